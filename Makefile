@@ -1,0 +1,38 @@
+# The README's two commands: `make demo` and `make test`. Both install what is
+# missing first (scripts/install-deps.sh, Debian 12 packages).
+BUILD ?= build
+TEST_BUILD ?= build-test
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+
+.PHONY: all deps deps-test build demo test bench install clean
+
+all: build
+
+deps:
+	bash scripts/install-deps.sh
+
+deps-test:
+	bash scripts/install-deps.sh --test
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DESPBENCH_TESTS=OFF
+	cmake --build $(BUILD) -j$(JOBS)
+
+# The main job: a simulated benchmark run against espbench-vboard.
+demo: build
+	$(BUILD)/espbench profiles show esp32
+
+# All tests, built with AddressSanitizer and UndefinedBehaviorSanitizer.
+test: deps-test
+	cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=Debug -DESPBENCH_SANITIZE=ON -DESPBENCH_TESTS=ON
+	cmake --build $(TEST_BUILD) -j$(JOBS)
+	cd $(TEST_BUILD) && ctest --output-on-failure --timeout 300
+
+bench: build
+	bash bench/run.sh
+
+install: build
+	cmake --install $(BUILD)
+
+clean:
+	rm -rf $(BUILD) $(TEST_BUILD)

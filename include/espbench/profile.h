@@ -1,0 +1,129 @@
+/* Chip and buffer-tier profiles, loaded from the YAML files in profiles/.
+ *
+ * A tier's settings are a table of fields (eb_field_desc): renderers, the
+ * validator, the board firmware protocol and the vboard all iterate the same
+ * table, so a new setting is one row here and one key in YAML. */
+#ifndef ESPBENCH_PROFILE_H
+#define ESPBENCH_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "espbench/error.h"
+
+/* The four tests of the docs' tables, in the docs' row order. */
+enum eb_test { EB_TEST_TCP_TX, EB_TEST_TCP_RX, EB_TEST_UDP_TX, EB_TEST_UDP_RX, EB_TEST_COUNT };
+const char *eb_test_name(int test);      /* "tcp_tx" */
+const char *eb_test_label(int test);     /* "TCP TX" */
+int eb_test_from_name(const char *name); /* -1 if unknown */
+
+/* Tier settings. Order = the docs' row order where the docs have the row. */
+enum eb_field {
+    EB_F_STATIC_RX,      /* WIFI_STATIC_RX_BUFFER_NUM */
+    EB_F_DYNAMIC_RX,     /* WIFI_DYNAMIC_RX_BUFFER_NUM */
+    EB_F_DYNAMIC_TX,     /* WIFI_DYNAMIC_TX_BUFFER_NUM (dynamic TX buffer type) */
+    EB_F_STATIC_TX,      /* WIFI_STATIC_TX_BUFFER_NUM (static TX buffer type; PSRAM tiers) */
+    EB_F_RX_BA_WIN,      /* WIFI_RX_BA_WIN; 0 = "Disable" (AMPDU RX off) */
+    EB_F_TCP_SND_BUF_KB, /* TCP_SND_BUF_DEFAULT (KB) */
+    EB_F_TCP_WND_KB,     /* TCP_WND_DEFAULT (KB) */
+    EB_F_TCP_MBOX,       /* LWIP_TCP_RECVMBOX_SIZE */
+    EB_F_UDP_MBOX,       /* LWIP_UDP_RECVMBOX_SIZE */
+    EB_F_TCPIP_MBOX,     /* LWIP_TCPIP_RECVMBOX_SIZE */
+    EB_F_WIFI_IRAM_OPT,  /* bool */
+    EB_F_WIFI_RX_IRAM_OPT,
+    EB_F_LWIP_IRAM_OPT,
+    EB_F_ICACHE_KB,      /* INSTRUCTION_CACHE size (KB) */
+    EB_F_ICACHE_LINE,    /* INSTRUCTION_CACHE_LINE (bytes) */
+    EB_F_ICACHE_WAYS,
+    EB_F_DCACHE_KB,
+    EB_F_DCACHE_LINE,
+    EB_F_DCACHE_WAYS,
+    EB_F_CPU_MHZ,        /* ESP8266 variants */
+    EB_F_AMPDU_RX,       /* bool; ESP8266 variants */
+    EB_F_FULL_CACHE,     /* bool; ESP8266 SOC_FULL_ICACHE */
+    EB_F_COUNT
+};
+
+enum eb_field_kind {
+    EB_FK_INT,  /* plain integer */
+    EB_FK_BOOL, /* ENABLE / DISABLE */
+    EB_FK_BA,   /* integer, or 0 shown as "Disable" */
+};
+
+typedef struct eb_field_desc {
+    const char *key;      /* YAML key: "static_rx" */
+    const char *kconfig;  /* docs' row name: "WIFI_STATIC_RX_BUFFER_NUM" */
+    const char *label;    /* docs' row label: "WIFI_STATIC_RX_BUFFER_NUM" or "TCP_SND_BUF_DEFAULT (KB)" */
+    enum eb_field_kind kind;
+    int min, max;         /* ESP-IDF Kconfig range (bools: 0..1) */
+    bool runtime;         /* default: changeable at run time via wifi_init_config_t */
+} eb_field_desc;
+
+const eb_field_desc *eb_field_desc_get(int field); /* NULL if out of range */
+int eb_field_from_key(const char *key);            /* -1 if unknown */
+
+typedef struct eb_tier {
+    char name[32];        /* "iperf", "tx-prior", ..., "psram-iperf", "psram-oct-default" */
+    char label[48];       /* docs' column header: "Iperf", "TX prior", "Memory saving" */
+    char label_zh[48];    /* zh_CN column header: "发送数据优先" */
+    char base[32];        /* inherited tier, "" if none (already resolved on load) */
+    bool psram;
+    bool set[EB_F_COUNT];
+    int value[EB_F_COUNT];
+    bool runtime[EB_F_COUNT];  /* per-field: may the firmware change it at run time */
+    /* Reference figures from the docs (NAN when the docs give none). */
+    double ref_avail_kb;
+    double ref_mbps[EB_TEST_COUNT];
+    char image[128];      /* stock-firmware image name in the manifest, "" if runtime-switchable */
+    /* Where the tier was defined, for error messages. */
+    char file[256];
+    int line, col;
+} eb_tier;
+
+typedef struct eb_chip {
+    char name[24];         /* "esp32s3" */
+    char display[32];      /* "ESP32-S3" */
+    uint32_t magic[6];     /* ROM magic values at 0x40001000 */
+    int n_magic;
+    int chip_id;           /* image/security chip id; -1 for ESP8266 (none) */
+    bool rom_security_info;/* ROM answers GET_SECURITY_INFO */
+    int rom_status_bytes;  /* 4 (ESP32 and later) or 2 (ESP8266) */
+    uint32_t efuse_mac_reg;/* address of the first eFuse MAC word (READ_REG) */
+    uint32_t spi_reg_base; /* SPI flash controller used for RDID (flash size detection) */
+    uint32_t bootloader_offset;
+    uint32_t flash_size;   /* default flash size, bytes */
+    bool has_psram;
+    char rom_banner[64];   /* "ESP-ROM:esp32s3-20210327" (ROM version line on boot) */
+    double cpu_mhz;
+    eb_tier *tiers;
+    int n_tiers;
+    char file[256];
+} eb_chip;
+
+typedef struct eb_profiles {
+    eb_chip *chips;
+    int n_chips;
+} eb_profiles;
+
+/* Loads every *.yaml of each directory in order; a later directory overlays
+ * (replaces whole chips and adds or replaces tiers of) an earlier one.
+ * Errors: EB_ECONFIG with "FILE:LINE:COL: message" (libyaml marks, 1-based). */
+int eb_profiles_load(eb_profiles *out, const char *const *dirs, int n_dirs, eb_error *err);
+/* Loads a single file (tests, tools). */
+int eb_profiles_load_file(eb_profiles *out, const char *path, eb_error *err);
+/* The standard search: installed or source profiles/, then $ESPBENCH_PROFILES,
+ * then user_dir (--profiles, may be NULL). */
+int eb_profiles_load_default(eb_profiles *out, const char *user_dir, eb_error *err);
+void eb_profiles_free(eb_profiles *p);
+
+const eb_chip *eb_profiles_chip(const eb_profiles *p, const char *name);
+const eb_tier *eb_chip_tier(const eb_chip *c, const char *tier_name);
+/* Chip lookups used by the ROM loader client. */
+const eb_chip *eb_profiles_chip_by_id(const eb_profiles *p, int chip_id);
+const eb_chip *eb_profiles_chip_by_magic(const eb_profiles *p, uint32_t magic);
+
+/* Validation of one tier against the Kconfig ranges and cross-field rules.
+ * Returns 0 or EB_ECONFIG with a message (no location prefix). */
+int eb_tier_validate(const eb_tier *t, eb_error *err);
+
+#endif

@@ -1,0 +1,97 @@
+/* The results matrix: one entry per board × chip × tier × test × repeat, plus
+ * per-board run metadata. Serialised as results.json (schema in
+ * docs/results-schema.json) and results.csv (RFC 4180). */
+#ifndef ESPBENCH_RESULTS_H
+#define ESPBENCH_RESULTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "espbench/error.h"
+#include "espbench/profile.h"
+
+#define EB_RESULTS_SCHEMA_VERSION 1
+
+/* One report interval from either side. Rates are decimal Mbit/s (1e6 bit/s),
+ * whatever unit the source printed. */
+typedef struct eb_interval {
+    double start_s, end_s;
+    double bytes;        /* may be derived from the rate when the source gives no byte count */
+    double mbps;
+    double jitter_ms;    /* UDP receiver; NAN when absent */
+    long lost, total;    /* UDP receiver datagrams; -1 when absent */
+} eb_interval;
+
+typedef struct eb_stats {
+    int n;               /* steady intervals used */
+    double mean, median, min, max, stddev;
+    double peak_1s;      /* largest 1-second interval: the figure Espressif's CI reports */
+} eb_stats;
+
+/* Statistics over the steady intervals: full-length intervals (end-start
+ * equal to the nominal interval within 10 %, summary lines excluded), after
+ * dropping the first warmup_s seconds. */
+void eb_stats_compute(const eb_interval *iv, int n, double interval_s, double warmup_s, eb_stats *out);
+
+typedef struct eb_entry {
+    char board[48];      /* lab board name, "sim" for --sim, "" for a lone board */
+    char chip[24];
+    char tier[32];
+    int test;            /* enum eb_test */
+    int repeat;          /* 0-based */
+    char status[16];     /* "ok", "failed" */
+    char error[256];     /* why it failed, "" if ok */
+    eb_interval *receiver; int n_receiver; /* the headline side */
+    eb_interval *sender;   int n_sender;
+    eb_stats rx_stats, tx_stats;
+    double mean_mbps;    /* = rx_stats.mean */
+    double peak_mbps;    /* = rx_stats.peak_1s */
+    double loss_pct;     /* UDP; NAN otherwise */
+    double jitter_ms;    /* UDP; NAN otherwise */
+    long free_heap;      /* bytes after the test; -1 unknown */
+    long min_free_heap;
+    long largest_block;
+    double ref_mbps;     /* the docs' figure; NAN if none */
+    double duration_s, interval_s, warmup_s, udp_rate_mbps;
+    char started[32], finished[32];
+} eb_entry;
+
+typedef struct eb_board_meta {
+    char board[48];
+    char chip[24];
+    char mac[24];
+    char port[256];
+    char dialect[32];    /* console dialect driver name */
+    char fw_project[64], fw_version[64], idf_version[64], fw_sha256[72];
+    char ap_ssid[64];
+    int rssi;            /* dBm; 0 unknown */
+    char board_ip[48], pc_ip[48];
+    char host[64];
+    char iperf_version[64];
+    char started[32], finished[32];
+} eb_board_meta;
+
+typedef struct eb_results {
+    char espbench_version[32];
+    char generated[32];
+    eb_board_meta *boards; int n_boards;
+    eb_entry *entries; int n_entries;
+} eb_results;
+
+void eb_results_init(eb_results *r);
+void eb_results_free(eb_results *r);
+/* Deep-copies e (and its interval arrays) into r; returns the new entry. */
+eb_entry *eb_results_add(eb_results *r, const eb_entry *e);
+eb_board_meta *eb_results_board(eb_results *r, const char *board, bool create);
+/* Finds an entry by key; NULL if none. */
+eb_entry *eb_results_find(eb_results *r, const char *board, const char *chip, const char *tier,
+                          int test, int repeat);
+void eb_entry_free(eb_entry *e);
+
+/* JSON: load validates the schema name and version, and every field's type. */
+int eb_results_load(eb_results *r, const char *path, eb_error *err);
+/* Writes atomically (temp file, fsync, rename), so a killed run leaves a valid file. */
+int eb_results_save_json(const eb_results *r, const char *path, eb_error *err);
+int eb_results_save_csv(const eb_results *r, const char *path, eb_error *err);
+
+#endif

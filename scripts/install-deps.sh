@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs exactly the Debian 12 packages espbench needs that are missing.
+# Used by `make demo`, `make test` and .ci/run. Idempotent and quiet when all is present.
+set -euo pipefail
+
+# Build and run time.
+pkgs=(build-essential cmake pkg-config
+      libserialport-dev libcurl4-openssl-dev libcjson-dev libyaml-dev zlib1g-dev libssl-dev
+      iperf)
+# Tests: unit tests, RFC 2217 through a real ser2net, HTTP server, esptool-js under Node,
+# HTML report rendering in Chromium, RST validation with docutils.
+if [ "${1:-}" = "--test" ]; then
+  pkgs+=(libcmocka-dev ser2net python3 python3-docutils chromium)
+  # Node.js (for esptool-js): the machine image may carry its own build with npm inside;
+  # take Debian's only when there is none.
+  command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ "${#missing[@]}" -eq 0 ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+echo "install-deps: installing ${missing[*]}" >&2
+$SUDO apt-get update -qq
+# iperf asks whether to start a daemon; answer no without a prompt.
+echo "iperf iperf/start_daemon boolean false" | $SUDO debconf-set-selections 2>/dev/null || true
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

@@ -1,0 +1,40 @@
+/* The espbench subcommands. Each lives in src/cli/cmd_<name>.c, parses its own
+ * arguments (getopt_long), calls libespbench and prints. It returns an exit code
+ * (enum eb_code) and prints errors with cli_error(). */
+#ifndef ESPBENCH_CLI_COMMANDS_H
+#define ESPBENCH_CLI_COMMANDS_H
+
+#include "espbench/error.h"
+
+typedef struct cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv);   /* argv[0] is the command name */
+    const char *summary;
+    const char *usage;                   /* full help text for `espbench help CMD` */
+} cli_command;
+
+int cmd_profiles(int argc, char **argv);
+int cmd_ports(int argc, char **argv);
+int cmd_detect(int argc, char **argv);
+int cmd_flash(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_parse(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+
+extern const char cmd_profiles_usage[], cmd_ports_usage[], cmd_detect_usage[], cmd_flash_usage[],
+    cmd_run_usage[], cmd_parse_usage[], cmd_report_usage[], cmd_compare_usage[], cmd_merge_usage[];
+
+/* Shared CLI helpers (cli_util.c). */
+/* Prints "espbench: <msg>" to stderr and returns err->code. */
+int cli_error(const eb_error *err);
+/* Prints "espbench CMD: <printf msg>" to stderr and returns EB_ECONFIG (usage errors). */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Global options parsed by main: --verbose / --quiet / --profiles DIR. */
+extern int cli_verbose;
+extern const char *cli_profiles_dir;
+/* True when stdout is a terminal (progress bars, colour). */
+int cli_stdout_is_tty(void);
+
+#endif

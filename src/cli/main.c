@@ -1,0 +1,115 @@
+/* espbench: argument parsing, dispatch and printing. All logic lives in libespbench. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "espbench/log.h"
+#include "espbench/version.h"
+
+static const cli_command commands[] = {
+    {"run", cmd_run, "flash, switch tiers and measure TCP/UDP TX/RX throughput", cmd_run_usage},
+    {"profiles", cmd_profiles, "list chips and tiers, show a tier's settings and the docs' figures", cmd_profiles_usage},
+    {"ports", cmd_ports, "list local serial ports with USB VID:PID and serial number", cmd_ports_usage},
+    {"detect", cmd_detect, "detect the chip, MAC and flash size on a port", cmd_detect_usage},
+    {"flash", cmd_flash, "write firmware images through the ROM loader (MD5 verified, unchanged skipped)", cmd_flash_usage},
+    {"parse", cmd_parse, "turn captured board console or iperf2 logs into results JSON", cmd_parse_usage},
+    {"report", cmd_report, "render results as CSV, JSON, RST, Markdown or HTML", cmd_report_usage},
+    {"compare", cmd_compare, "compare results with a baseline; exit 1 on a regression", cmd_compare_usage},
+    {"merge", cmd_merge, "merge results of several runs or shards into one matrix", cmd_merge_usage},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+int cli_verbose;
+const char *cli_profiles_dir;
+
+static void log_to_stderr(void *user, int level, const char *msg)
+{
+    (void)user;
+    static const char *const names[] = {"error", "warning", "info", "debug"};
+    if (level == EB_LOG_INFO)
+        fprintf(stderr, "espbench: %s\n", msg);
+    else
+        fprintf(stderr, "espbench: %s: %s\n", names[level], msg);
+}
+
+static void print_help(FILE *f)
+{
+    fprintf(f,
+            "usage: espbench [--verbose|--quiet] [--profiles DIR] COMMAND [ARGS]\n"
+            "       espbench --help | --version | help COMMAND\n\n"
+            "Benchmarks the Wi-Fi throughput of Espressif boards.\n\ncommands:\n");
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f,
+            "\nexit codes: 0 ok, 1 a benchmark fell short or regressed, 2 usage or configuration\n"
+            "error, 3 device or I/O error, 4 interrupted (results so far are kept).\n"
+            "See espbench(1) and espbench-profiles(5).\n");
+}
+
+static const cli_command *find_command(const char *name)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    int i = 1;
+    int quiet = 0;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            print_help(stdout);
+            return 0;
+        } else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+            printf("espbench %s\n", eb_version());
+            return 0;
+        } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
+            cli_verbose = 1;
+        } else if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+            quiet = 1;
+        } else if (!strcmp(a, "--profiles") && i + 1 < argc) {
+            cli_profiles_dir = argv[++i];
+        } else if (!strncmp(a, "--profiles=", 11)) {
+            cli_profiles_dir = a + 11;
+        } else {
+            fprintf(stderr, "espbench: unknown option '%s'; see 'espbench --help'\n", a);
+            return EB_ECONFIG;
+        }
+    }
+    eb_log_set_sink(log_to_stderr, NULL, quiet ? EB_LOG_ERROR : cli_verbose ? EB_LOG_DEBUG : EB_LOG_INFO);
+    if (i >= argc) {
+        print_help(stderr);
+        return EB_ECONFIG;
+    }
+    const char *name = argv[i];
+    if (!strcmp(name, "help")) {
+        if (i + 1 >= argc) {
+            print_help(stdout);
+            return 0;
+        }
+        const cli_command *c = find_command(argv[i + 1]);
+        if (!c) {
+            fprintf(stderr, "espbench: no command '%s'; see 'espbench --help'\n", argv[i + 1]);
+            return EB_ECONFIG;
+        }
+        fputs(c->usage, stdout);
+        return 0;
+    }
+    const cli_command *c = find_command(name);
+    if (!c) {
+        fprintf(stderr, "espbench: no command '%s'; see 'espbench --help'\n", name);
+        return EB_ECONFIG;
+    }
+    for (int j = i + 1; j < argc; j++) {
+        if (!strcmp(argv[j], "--help") || !strcmp(argv[j], "-h")) {
+            fputs(c->usage, stdout);
+            return 0;
+        }
+    }
+    return c->run(argc - i, argv + i);
+}

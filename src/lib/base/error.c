@@ -1,0 +1,58 @@
+#include "espbench/error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int eb_fail(eb_error *err, int code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        va_end(ap);
+        err->code = code;
+    }
+    return code;
+}
+
+int eb_error_prefix(eb_error *err, const char *fmt, ...)
+{
+    if (!err)
+        return 0;
+    char prefix[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    /* Shift the old message right and put the prefix in front, truncating at the end. */
+    size_t plen = strlen(prefix), olen = strlen(err->msg);
+    if (plen >= sizeof err->msg)
+        plen = sizeof err->msg - 1;
+    if (plen + olen >= sizeof err->msg)
+        olen = sizeof err->msg - 1 - plen;
+    memmove(err->msg + plen, err->msg, olen);
+    memcpy(err->msg, prefix, plen);
+    err->msg[plen + olen] = '\0';
+    return err->code;
+}
+
+void eb_error_clear(eb_error *err)
+{
+    if (err) {
+        err->code = EB_OK;
+        err->msg[0] = '\0';
+    }
+}
+
+const char *eb_code_name(int code)
+{
+    switch (code) {
+    case EB_OK: return "ok";
+    case EB_ESHORT: return "fell-short";
+    case EB_ECONFIG: return "config";
+    case EB_EIO: return "io";
+    case EB_EINTR: return "interrupted";
+    default: return "unknown";
+    }
+}
