@@ -1,0 +1,30 @@
+/* Board console dialects: which firmware speaks on the console. The same
+ * names are used by the parsers, the host-side console drivers, the vboard
+ * and results.json. See ../docs/console-dialects.md. */
+#ifndef ESPBENCH_DIALECT_H
+#define ESPBENCH_DIALECT_H
+
+enum eb_dialect {
+    EB_DIALECT_UNKNOWN = -1,
+    EB_DIALECT_IDF_LEGACY,    /* ESP-IDF v3.x–v4.3 iperf example ("esp32>" ≤v4.1, "iperf>" v4.2+) */
+    EB_DIALECT_ESP8266,       /* ESP8266_RTOS_SDK iperf example */
+    EB_DIALECT_IDF_V44,       /* ESP-IDF v4.4–v5.0 */
+    EB_DIALECT_IDF_V51,       /* ESP-IDF v5.1–v5.2 ("Mbits" = 2^20 bits) */
+    EB_DIALECT_IPERF_CMD_01,  /* ESP-IDF v5.3–v6.0: iperf-cmd 0.1.x + wifi-cmd (2^20 bits) */
+    EB_DIALECT_IPERF_CMD_10,  /* ESP-IDF v6.1+: iperf-cmd 1.0.x */
+    EB_DIALECT_ESPBENCH,      /* espbench firmware: runtime tiers, machine-readable replies */
+    EB_DIALECT_COUNT
+};
+
+const char *eb_dialect_name(int dialect);      /* "idf-v5.1"; "unknown" */
+int eb_dialect_from_name(const char *name);    /* EB_DIALECT_UNKNOWN if none */
+
+/* The dialect an application speaks, from its app descriptor: project name
+ * "espbench" selects EB_DIALECT_ESPBENCH; chip "esp8266" selects ESP8266;
+ * otherwise the ESP-IDF version ("v5.2.1", "v6.1-beta1", "5.3") decides. */
+int eb_dialect_from_app(const char *project_name, const char *idf_version, const char *chip);
+
+/* Bits per "Mbit" in the dialect's default interval lines (1e6 or 1048576). */
+double eb_dialect_mbit_base(int dialect);
+
+#endif
