@@ -1,0 +1,34 @@
+/* The ESP-IDF glue of the espbench firmware: thin adapters from the portable
+ * core's ebc_ops to ESP-IDF. All protocol logic lives in espbench_core. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "espbench_core.h"
+
+/* fw_console_io.c: console byte I/O on the UART or USB-Serial/JTAG console. */
+void fw_console_init(void);
+void fw_console_write(void *ctx, const char *data, size_t len);
+/* Reads one line into buf (no line end), echoing unless echo is false. */
+size_t fw_console_read_line(char *buf, size_t cap, bool echo);
+
+/* fw_wifi.c */
+void fw_wifi_setup(ebc_core *core);
+int fw_wifi_deinit(void *ctx);
+int fw_wifi_init(void *ctx, const ebc_wifi_cfg *cfg);
+int fw_wifi_connect(void *ctx, const char *ssid, const char *pass, ebc_ip_info *ip, int *reason);
+int fw_wifi_scan(void *ctx, const char *ssid, ebc_scan_ap *aps, int max, int *n);
+void fw_heap(void *ctx, ebc_heap *h);
+void fw_restart(void *ctx);
+/* The station's IPv4 address in network order (0 when not connected). */
+unsigned long fw_wifi_ip4(void);
+
+/* fw_iperf.c */
+void fw_iperf_setup(ebc_core *core);
+int fw_iperf_start(void *ctx, const ebc_iperf_args *a, char *msg, size_t msg_len);
+void fw_iperf_abort(void *ctx);
+bool fw_iperf_running(void *ctx);
+
+/* fw_build_info.c: what this image is, from its app descriptor and sdkconfig. */
+const ebc_build *fw_build_info(void);

@@ -1,0 +1,99 @@
+/* Console byte I/O. The console is read with a blocking driver (not the
+ * esp_console REPL) because the password line after `sta_connect SSID -` must
+ * not be echoed, and output from Wi-Fi and iperf tasks must not interleave
+ * mid-line with replies. */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "esp_idf_version.h"
+#include "freertos/FreeRTOS.h"
+#include "freertos/semphr.h"
+#include "sdkconfig.h"
+
+#if CONFIG_ESP_CONSOLE_USB_SERIAL_JTAG
+#include "driver/usb_serial_jtag.h"
+#if ESP_IDF_VERSION >= ESP_IDF_VERSION_VAL(5, 3, 0)
+#include "driver/usb_serial_jtag_vfs.h"
+#else
+#include "esp_vfs_usb_serial_jtag.h"
+#endif
+#else
+#include "driver/uart.h"
+#if ESP_IDF_VERSION >= ESP_IDF_VERSION_VAL(5, 3, 0)
+#include "driver/uart_vfs.h"
+#else
+#include "esp_vfs_dev.h"
+#endif
+#endif
+
+#include "fw.h"
+
+static SemaphoreHandle_t s_out_lock;
+
+void fw_console_init(void)
+{
+    s_out_lock = xSemaphoreCreateMutex();
+    setvbuf(stdin, NULL, _IONBF, 0);
+#if CONFIG_ESP_CONSOLE_USB_SERIAL_JTAG
+    usb_serial_jtag_driver_config_t cfg = USB_SERIAL_JTAG_DRIVER_CONFIG_DEFAULT();
+    ESP_ERROR_CHECK(usb_serial_jtag_driver_install(&cfg));
+#if ESP_IDF_VERSION >= ESP_IDF_VERSION_VAL(5, 3, 0)
+    usb_serial_jtag_vfs_use_driver();
+#else
+    esp_vfs_usb_serial_jtag_use_driver();
+#endif
+#else
+    ESP_ERROR_CHECK(uart_driver_install(CONFIG_ESP_CONSOLE_UART_NUM, 1024, 0, 0, NULL, 0));
+#if ESP_IDF_VERSION >= ESP_IDF_VERSION_VAL(5, 3, 0)
+    uart_vfs_dev_use_driver(CONFIG_ESP_CONSOLE_UART_NUM);
+#else
+    esp_vfs_dev_uart_use_driver(CONFIG_ESP_CONSOLE_UART_NUM);
+#endif
+#endif
+}
+
+void fw_console_write(void *ctx, const char *data, size_t len)
+{
+    (void)ctx;
+    xSemaphoreTake(s_out_lock, portMAX_DELAY);
+    fwrite(data, 1, len, stdout);
+    fflush(stdout);
+    xSemaphoreGive(s_out_lock);
+}
+
+size_t fw_console_read_line(char *buf, size_t cap, bool echo)
+{
+    size_t n = 0;
+    for (;;) {
+        int ch = fgetc(stdin);
+        if (ch == EOF) {
+            vTaskDelay(pdMS_TO_TICKS(10));
+            continue;
+        }
+        if (ch == '\r' || ch == '\n') {
+            if (n == 0 && ch == '\n')
+                continue; /* the \n of a \r\n pair */
+            if (echo)
+                fw_console_write(NULL, "\r\n", 2);
+            else
+                fw_console_write(NULL, "\r\n", 2); /* end the line, show nothing of it */
+            buf[n] = '\0';
+            return n;
+        }
+        if (ch == 0x08 || ch == 0x7f) {
+            if (n > 0) {
+                n--;
+                if (echo)
+                    fw_console_write(NULL, "\b \b", 3);
+            }
+            continue;
+        }
+        if (ch < 0x20 || n + 1 >= cap)
+            continue; /* control bytes (terminal probes) and overlong input are dropped */
+        buf[n++] = (char)ch;
+        if (echo) {
+            char c = (char)ch;
+            fw_console_write(NULL, &c, 1);
+        }
+    }
+}

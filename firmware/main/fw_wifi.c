@@ -1,0 +1,162 @@
+/* Wi-Fi glue: a tier is applied by esp_wifi_stop/deinit and esp_wifi_init with
+ * the tier's wifi_init_config_t fields (the runtime part of a tier). */
+#include <string.h>
+
+#include "esp_heap_caps.h"
+#include "esp_netif.h"
+#include "esp_system.h"
+#include "esp_wifi.h"
+#include "freertos/FreeRTOS.h"
+#include "freertos/event_groups.h"
+
+#include "fw.h"
+
+#define CONNECTED_BIT BIT0
+#define FAILED_BIT BIT1
+#define CONNECT_TIMEOUT_MS 15000
+#define SCAN_MAX 32
+
+static ebc_core *s_core;
+static esp_netif_t *s_sta;
+static EventGroupHandle_t s_events;
+static volatile int s_reason;
+static volatile bool s_connecting, s_connected;
+static esp_netif_ip_info_t s_ip;
+
+static void on_event(void *arg, esp_event_base_t base, int32_t id, void *data)
+{
+    (void)arg;
+    if (base == WIFI_EVENT && id == WIFI_EVENT_STA_DISCONNECTED) {
+        const wifi_event_sta_disconnected_t *d = data;
+        s_reason = d->reason;
+        bool was_connected = s_connected;
+        s_connected = false;
+        xEventGroupSetBits(s_events, FAILED_BIT);
+        /* A drop outside a connect attempt is news for the host. */
+        if (was_connected && !s_connecting)
+            ebc_event_wifi_disconnected(s_core, d->reason);
+    } else if (base == IP_EVENT && id == IP_EVENT_STA_GOT_IP) {
+        const ip_event_got_ip_t *e = data;
+        s_ip = e->ip_info;
+        s_connected = true;
+        xEventGroupSetBits(s_events, CONNECTED_BIT);
+    }
+}
+
+void fw_wifi_setup(ebc_core *core)
+{
+    s_core = core;
+    s_events = xEventGroupCreate();
+    s_sta = esp_netif_create_default_wifi_sta();
+    ESP_ERROR_CHECK(esp_event_handler_register(WIFI_EVENT, ESP_EVENT_ANY_ID, on_event, NULL));
+    ESP_ERROR_CHECK(esp_event_handler_register(IP_EVENT, IP_EVENT_STA_GOT_IP, on_event, NULL));
+}
+
+int fw_wifi_deinit(void *ctx)
+{
+    (void)ctx;
+    s_connected = false;
+    esp_wifi_disconnect();
+    esp_err_t e = esp_wifi_stop();
+    if (e != ESP_OK && e != ESP_ERR_WIFI_NOT_INIT)
+        return e;
+    e = esp_wifi_deinit();
+    return e == ESP_ERR_WIFI_NOT_INIT ? ESP_OK : e;
+}
+
+int fw_wifi_init(void *ctx, const ebc_wifi_cfg *c)
+{
+    (void)ctx;
+    wifi_init_config_t cfg = WIFI_INIT_CONFIG_DEFAULT();
+    cfg.static_rx_buf_num = c->static_rx_buf_num;
+    cfg.dynamic_rx_buf_num = c->dynamic_rx_buf_num;
+    cfg.tx_buf_type = c->tx_buf_type;
+    cfg.static_tx_buf_num = c->static_tx_buf_num;
+    cfg.dynamic_tx_buf_num = c->dynamic_tx_buf_num;
+    cfg.ampdu_rx_enable = c->ampdu_rx_enable;
+    cfg.rx_ba_win = c->ampdu_rx_enable ? c->rx_ba_win : 0;
+    esp_err_t e = esp_wifi_init(&cfg);
+    if (e == ESP_OK)
+        e = esp_wifi_set_storage(WIFI_STORAGE_RAM);
+    if (e == ESP_OK)
+        e = esp_wifi_set_mode(WIFI_MODE_STA);
+    if (e == ESP_OK)
+        e = esp_wifi_start();
+    if (e == ESP_OK)
+        e = esp_wifi_set_ps(WIFI_PS_NONE); /* throughput figures are measured without power save */
+    return e;
+}
+
+int fw_wifi_connect(void *ctx, const char *ssid, const char *pass, ebc_ip_info *ip, int *reason)
+{
+    (void)ctx;
+    wifi_config_t wc = {0};
+    strlcpy((char *)wc.sta.ssid, ssid, sizeof wc.sta.ssid);
+    strlcpy((char *)wc.sta.password, pass ? pass : "", sizeof wc.sta.password);
+    wc.sta.threshold.authmode = (pass && *pass) ? WIFI_AUTH_WPA2_PSK : WIFI_AUTH_OPEN;
+    esp_err_t e = esp_wifi_set_config(WIFI_IF_STA, &wc);
+    /* The config copy on the stack holds the password: clear it. */
+    memset(&wc, 0, sizeof wc);
+    if (e != ESP_OK) {
+        *reason = 0;
+        return e;
+    }
+    xEventGroupClearBits(s_events, CONNECTED_BIT | FAILED_BIT);
+    s_connecting = true;
+    s_reason = 0;
+    e = esp_wifi_connect();
+    EventBits_t bits = e == ESP_OK ? xEventGroupWaitBits(s_events, CONNECTED_BIT | FAILED_BIT, pdTRUE, pdFALSE,
+                                                         pdMS_TO_TICKS(CONNECT_TIMEOUT_MS))
+                                   : 0;
+    s_connecting = false;
+    if (bits & CONNECTED_BIT) {
+        snprintf(ip->ip, sizeof ip->ip, IPSTR, IP2STR(&s_ip.ip));
+        snprintf(ip->mask, sizeof ip->mask, IPSTR, IP2STR(&s_ip.netmask));
+        snprintf(ip->gw, sizeof ip->gw, IPSTR, IP2STR(&s_ip.gw));
+        return 0;
+    }
+    esp_wifi_disconnect();
+    *reason = s_reason ? s_reason : EBC_REASON_HANDSHAKE_TIMEOUT;
+    return -1;
+}
+
+int fw_wifi_scan(void *ctx, const char *ssid, ebc_scan_ap *aps, int max, int *n)
+{
+    (void)ctx;
+    wifi_scan_config_t sc = {.ssid = (uint8_t *)ssid, .show_hidden = false};
+    esp_err_t e = esp_wifi_scan_start(&sc, true);
+    if (e != ESP_OK)
+        return e;
+    static wifi_ap_record_t recs[SCAN_MAX];
+    uint16_t count = SCAN_MAX;
+    e = esp_wifi_scan_get_ap_records(&count, recs);
+    if (e != ESP_OK)
+        return e;
+    int k = 0;
+    for (int i = 0; i < count && k < max; i++, k++) {
+        strlcpy(aps[k].ssid, (const char *)recs[i].ssid, sizeof aps[k].ssid);
+        aps[k].rssi = recs[i].rssi;
+        aps[k].channel = recs[i].primary;
+    }
+    *n = k;
+    return 0;
+}
+
+unsigned long fw_wifi_ip4(void) { return s_connected ? s_ip.ip.addr : 0; }
+
+void fw_heap(void *ctx, ebc_heap *h)
+{
+    (void)ctx;
+    /* Internal RAM is what the docs' "available memory" compares with (PSRAM excluded). */
+    h->free_internal = heap_caps_get_free_size(MALLOC_CAP_INTERNAL);
+    h->min_internal = heap_caps_get_minimum_free_size(MALLOC_CAP_INTERNAL);
+    h->largest_internal = heap_caps_get_largest_free_block(MALLOC_CAP_INTERNAL);
+    h->free_default = esp_get_free_heap_size();
+    h->min_default = esp_get_minimum_free_heap_size();
+}
+
+void fw_restart(void *ctx)
+{
+    (void)ctx;
+    esp_restart();
+}
