@@ -69,5 +69,7 @@ typedef struct eb_port_info {
 } eb_port_info;
 
 int eb_port_list(eb_port_info **out, int *count, eb_error *err);
+/* The kind of USB-UART a VID:PID is ("CP210x", "Espressif USB-Serial/JTAG"), or NULL. */
+const char *eb_port_usb_kind(uint16_t vid, uint16_t pid);
 
 #endif

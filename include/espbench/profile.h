@@ -7,6 +7,7 @@
 #define ESPBENCH_PROFILE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "espbench/error.h"
@@ -41,6 +42,11 @@ enum eb_field {
     EB_F_CPU_MHZ,        /* ESP8266 variants */
     EB_F_AMPDU_RX,       /* bool; ESP8266 variants */
     EB_F_FULL_CACHE,     /* bool; ESP8266 SOC_FULL_ICACHE */
+    /* ESP8266_RTOS_SDK Wi-Fi buffers (the ESP8266 iperf example's tuned values). */
+    EB_F_RX_BUF_NUM,     /* ESP8266_WIFI_RX_BUFFER_NUM */
+    EB_F_RX_PKT_NUM,     /* ESP8266_WIFI_RX_PKT_NUM */
+    EB_F_TX_PKT_NUM,     /* ESP8266_WIFI_TX_PKT_NUM */
+    EB_F_CONT_RX_BUF_NUM,/* ESP8266_WIFI_LEFT_CONTINUOUS_RX_BUFFER_NUM */
     EB_F_COUNT
 };
 
@@ -125,5 +131,22 @@ const eb_chip *eb_profiles_chip_by_magic(const eb_profiles *p, uint32_t magic);
 /* Validation of one tier against the Kconfig ranges and cross-field rules.
  * Returns 0 or EB_ECONFIG with a message (no location prefix). */
 int eb_tier_validate(const eb_tier *t, eb_error *err);
+/* Same, and names the field the message is about (-1 if none), so a loader
+ * can point at the line that set it. */
+int eb_tier_validate_field(const eb_tier *t, int *bad_field, eb_error *err);
+
+/* A value as the docs print it into buf (n bytes): "Disable" for a BA field
+ * at 0, "ENABLE"/"DISABLE" for bools, else the number. Returns buf. */
+const char *eb_field_format(int field, int value, char *buf, size_t n);
+/* The docs' row label of a test's figures: "TCP TX throughput (Mbit/s)". */
+const char *eb_test_docs_label(int test);
+
+/* Renderings for `espbench profiles show` (malloc'd text, NULL on no memory;
+ * only = one tier, or NULL for all). The table has the docs' layout: rows =
+ * fields and reference figures, columns = tiers, one block per tier group
+ * (no PSRAM, psram-*, psram-quad-*, ...). The JSON lists the chip facts and
+ * every tier with its set fields, runtime flags and reference figures. */
+char *eb_chip_render_table(const eb_chip *c, const eb_tier *only);
+char *eb_chip_render_json(const eb_chip *c, const eb_tier *only);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "espbench/buf.h"
 #include "espbench/error.h"
 #include "espbench/profile.h"
 
@@ -54,6 +55,10 @@ typedef struct eb_entry {
     double ref_mbps;     /* the docs' figure; NAN if none */
     double duration_s, interval_s, warmup_s, udp_rate_mbps;
     char started[32], finished[32];
+    /* The tier's parameters at run time (from the profile), by enum eb_field;
+     * only fields with param_set[f] are meaningful. JSON: "tier_params". */
+    bool param_set[EB_F_COUNT];
+    int param[EB_F_COUNT];
 } eb_entry;
 
 typedef struct eb_board_meta {
@@ -93,5 +98,31 @@ int eb_results_load(eb_results *r, const char *path, eb_error *err);
 /* Writes atomically (temp file, fsync, rename), so a killed run leaves a valid file. */
 int eb_results_save_json(const eb_results *r, const char *path, eb_error *err);
 int eb_results_save_csv(const eb_results *r, const char *path, eb_error *err);
+
+
+/* ---- Additions (results module) ---- */
+
+/* An empty entry: figures NAN, memory -1, status "ok". Call before filling one in. */
+void eb_entry_init(eb_entry *e);
+/* Copies the tier's parameters (set fields and values) into e->param_set/param. */
+void eb_entry_set_tier_params(eb_entry *e, const eb_tier *t);
+/* Adds e, or replaces the entry with the same key (board, chip, tier, test,
+ * repeat) — for a run that redoes a test. Returns the stored entry. */
+eb_entry *eb_results_put(eb_results *r, const eb_entry *e);
+/* Deep copy of an entry into dst (dst uninitialised). */
+void eb_entry_copy(eb_entry *dst, const eb_entry *src);
+
+/* True when two entries hold the same key and the same figures, intervals and
+ * settings (NAN equals NAN): what merge calls an identical duplicate. */
+bool eb_entry_equal(const eb_entry *a, const eb_entry *b);
+
+/* Serialise to text (no I/O). JSON ends with a newline; CSV is RFC 4180 with CRLF line ends. */
+void eb_results_to_json(const eb_results *r, eb_buf *out);
+void eb_results_to_csv(const eb_results *r, eb_buf *out);
+/* Parses results JSON text; `name` (a file name) prefixes error messages:
+ * "NAME: entries[3].mean_mbps: expected a number" (EB_ECONFIG). */
+int eb_results_parse_json(eb_results *r, const char *text, size_t len, const char *name, eb_error *err);
+/* Writes a whole file atomically: temp file in the same directory, fsync, rename. */
+int eb_file_write_atomic(const char *path, const void *data, size_t len, eb_error *err);
 
 #endif

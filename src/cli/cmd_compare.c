@@ -1,13 +1,110 @@
-/* Placeholder until the compare command lands; replaced by its owner. */
+/* espbench compare: the regression gate. */
+#include <getopt.h>
 #include <stdio.h>
-#include "commands.h"
+#include <string.h>
 
-const char cmd_compare_usage[] = "usage: espbench compare ...\n";
+#include "commands.h"
+#include "espbench/compare.h"
+#include "espbench/merge.h"
+#include "espbench/report.h"
+
+const char cmd_compare_usage[] =
+    "usage: espbench compare BASELINE CURRENT... [--max-drop PCT] [--stat mean|peak] [--chip CHIP]\n"
+    "                        [--junit FILE]\n"
+    "       espbench compare --baseline docs CURRENT...   (or BASELINE = docs)\n"
+    "\n"
+    "Compares every chip x tier x test cell of CURRENT (results.json files, merged)\n"
+    "with BASELINE (a results.json) or with the profiles' reference figures (docs).\n"
+    "A cell's figure is the chosen statistic averaged over its boards and repeats.\n"
+    "A cell fails when it dropped by more than --max-drop (default 5%), when its\n"
+    "tests failed, or when it is in the baseline but missing from CURRENT; cells\n"
+    "without a baseline figure are reported as new and do not fail.\n"
+    "\n"
+    "  --max-drop PCT   allowed drop in percent, e.g. 5% or 2.5 (default 5%)\n"
+    "  --stat STAT      mean (default; steady receiver-side intervals) or peak (one second)\n"
+    "  --chip CHIP      only this chip\n"
+    "  --junit FILE     also write JUnit XML: one testcase per cell, classname\n"
+    "                   espbench.CHIP.TIER, name TEST, the figures as properties\n"
+    "  --baseline docs  compare with the docs' figures from the profiles\n"
+    "\n"
+    "exit status: 0 no regression, 1 a cell failed, 2 bad input.\n";
 
 int cmd_compare(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "espbench compare: not available in this build\n");
-    return EB_ECONFIG;
+    static const struct option opts[] = {
+        {"max-drop", required_argument, NULL, 'm'}, {"stat", required_argument, NULL, 's'},
+        {"chip", required_argument, NULL, 'c'},     {"junit", required_argument, NULL, 'j'},
+        {"baseline", required_argument, NULL, 'b'}, {NULL, 0, NULL, 0},
+    };
+    eb_compare_opts co = {.max_drop_pct = 5.0, .stat = EB_STAT_MEAN, .chip = NULL};
+    const char *junit = NULL, *baseline = NULL;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'm':
+            co.max_drop_pct = eb_parse_percent(optarg);
+            if (co.max_drop_pct < 0)
+                return cli_usage_error("compare", "--max-drop '%s': expected a percentage such as 5%%", optarg);
+            break;
+        case 's':
+            co.stat = eb_stat_from_name(optarg);
+            if (co.stat < 0)
+                return cli_usage_error("compare", "--stat '%s': expected mean or peak", optarg);
+            break;
+        case 'c': co.chip = optarg; break;
+        case 'j': junit = optarg; break;
+        case 'b': baseline = optarg; break;
+        default: return cli_usage_error("compare", "unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (baseline && strcmp(baseline, "docs") != 0)
+        return cli_usage_error("compare", "--baseline '%s': only 'docs' is a named baseline; give a file as the "
+                                          "first argument instead", baseline);
+    if (!baseline) {
+        if (optind >= argc)
+            return cli_usage_error("compare", "no BASELINE given");
+        baseline = argv[optind++];
+    }
+    if (optind >= argc)
+        return cli_usage_error("compare", "no CURRENT results given");
+    bool docs = strcmp(baseline, "docs") == 0;
+
+    eb_error err = {0};
+    eb_results cur, base;
+    eb_results_init(&base);
+    eb_profiles p = {0};
+    eb_compare cmp = {0};
+    int rc = eb_results_load_merged(&cur, (const char *const *)argv + optind, argc - optind, EB_MERGE_NEWEST, &err);
+    if (rc)
+        return cli_error(&err) == EB_EIO ? EB_EIO : EB_ECONFIG;
+    if (!docs)
+        rc = eb_results_load(&base, baseline, &err);
+    if (!rc)
+        rc = eb_profiles_load_default(&p, cli_profiles_dir, &err);
+    if (!rc)
+        rc = docs ? eb_compare_docs(&p, &cur, &co, &cmp, &err) : eb_compare_results(&base, &cur, &p, &co, &cmp, &err);
+    if (!rc) {
+        snprintf(cmp.baseline_name, sizeof cmp.baseline_name, "%s", baseline);
+        snprintf(cmp.current_name, sizeof cmp.current_name, "%s%s", argv[optind], argc - optind > 1 ? " ..." : "");
+        eb_buf out;
+        eb_buf_init(&out);
+        eb_compare_text(&cmp, &out);
+        fwrite(out.data, 1, out.len, stdout);
+        if (junit) {
+            eb_buf_reset(&out);
+            eb_compare_junit(&cmp, &out);
+            rc = eb_file_write_atomic(junit, out.data, out.len, &err);
+        }
+        eb_buf_free(&out);
+    }
+    int failed = cmp.n_failed;
+    eb_compare_free(&cmp);
+    eb_profiles_free(&p);
+    eb_results_free(&base);
+    eb_results_free(&cur);
+    if (rc)
+        return cli_error(&err);
+    return failed ? EB_ESHORT : 0;
 }

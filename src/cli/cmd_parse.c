@@ -1,13 +1,159 @@
-/* Placeholder until the parse command lands; replaced by its owner. */
+/* espbench parse: captured board console / PC iperf2 logs into results JSON. */
+#include <getopt.h>
+#include <math.h>
 #include <stdio.h>
-#include "commands.h"
+#include <stdlib.h>
+#include <string.h>
 
-const char cmd_parse_usage[] = "usage: espbench parse ...\n";
+#include "commands.h"
+#include "espbench/buf.h"
+#include "espbench/dialect.h"
+#include "espbench/parse_job.h"
+#include "espbench/profile.h"
+#include "espbench/results.h"
+#include "espbench/version.h"
+
+const char cmd_parse_usage[] =
+    "usage: espbench parse [--dialect auto|NAME] [--side board|pc|auto] [--test TEST]\n"
+    "                      [--chip CHIP] [--tier TIER] [--interval S] [--warmup S]\n"
+    "                      [-o results.json] LOG...\n"
+    "\n"
+    "Turns logs of a run done by hand -- a board's console log and/or the PC's\n"
+    "iperf2 output -- into the same results JSON as `espbench run`. Each log's side\n"
+    "and the board's dialect are detected; a log is cut into tests at each mode\n"
+    "line (board) or banner (PC), and the test is inferred from those lines.\n"
+    "A board log and a PC log of the same tests are paired in order, so an entry\n"
+    "holds the receiver's intervals (the headline) and the sender's.\n"
+    "\n"
+    "  --dialect NAME  board console dialect: idf-legacy, esp8266, idf-v4.4, idf-v5.1,\n"
+    "                  iperf-cmd-0.1, iperf-cmd-1.0, espbench (default: auto)\n"
+    "  --side SIDE     board, pc or auto (default)\n"
+    "  --test TEST     tcp_tx, tcp_rx, udp_tx or udp_rx, for logs that do not say\n"
+    "  --chip CHIP     chip name (default: from the boot log, else 'unknown')\n"
+    "  --tier TIER     tier name (default: 'unknown')\n"
+    "  --interval S    report interval (default: the mode line's, else the median)\n"
+    "  --warmup S      seconds left out of the statistics (default 1)\n"
+    "  -o FILE         write results.json there (atomically); default: JSON on stdout\n"
+    "\n"
+    "Exit status: 0 ok, 2 input that cannot be understood (with FILE:LINE), 3 a\n"
+    "file that cannot be read or written.\n";
+
+static int parse_seconds(const char *opt, const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v >= 0) || !isfinite(v))
+        return cli_usage_error("parse", "%s '%s': expected seconds (a number >= 0)", opt, s);
+    *out = v;
+    return 0;
+}
+
+static void print_summary(FILE *f, const eb_parse_out *out)
+{
+    fprintf(f, "%-7s %-8s %4s %4s %9s %9s %8s  %s\n", "test", "status", "rx", "tx", "mean", "peak1s", "loss%",
+            "note");
+    for (int i = 0; i < out->n_entries; i++) {
+        const eb_entry *e = &out->entries[i];
+        char loss[16] = "-";
+        if (!isnan(e->loss_pct))
+            snprintf(loss, sizeof loss, "%.2f", e->loss_pct);
+        fprintf(f, "%-7s %-8s %4d %4d %9.2f %9.2f %8s  %s\n", eb_test_name(e->test), e->status, e->rx_stats.n,
+                e->tx_stats.n, e->mean_mbps, e->peak_mbps, loss,
+                e->error[0] ? e->error : e->rx_stats.n > 0 ? "" : "sender side only");
+    }
+}
 
 int cmd_parse(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "espbench parse: not available in this build\n");
-    return EB_ECONFIG;
+    static const struct option opts[] = {
+        {"dialect", required_argument, NULL, 'd'}, {"side", required_argument, NULL, 's'},
+        {"test", required_argument, NULL, 't'},    {"chip", required_argument, NULL, 'c'},
+        {"tier", required_argument, NULL, 'T'},    {"interval", required_argument, NULL, 'i'},
+        {"warmup", required_argument, NULL, 'w'},  {"output", required_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0},
+    };
+    eb_parse_opts o;
+    eb_parse_opts_init(&o);
+    const char *output = NULL;
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            if (strcmp(optarg, "auto") == 0) {
+                o.dialect = EB_DIALECT_UNKNOWN;
+            } else {
+                o.dialect = eb_dialect_from_name(optarg);
+                if (o.dialect == EB_DIALECT_UNKNOWN) {
+                    char names[256] = "";
+                    for (int d = 0; d < EB_DIALECT_COUNT; d++) {
+                        strncat(names, d ? ", " : "", sizeof names - strlen(names) - 1);
+                        strncat(names, eb_dialect_name(d), sizeof names - strlen(names) - 1);
+                    }
+                    return cli_usage_error("parse", "--dialect '%s': unknown; one of auto, %s", optarg, names);
+                }
+            }
+            break;
+        case 's':
+            if (strcmp(optarg, "board") == 0)
+                o.side = EB_SIDE_BOARD;
+            else if (strcmp(optarg, "pc") == 0)
+                o.side = EB_SIDE_PC;
+            else if (strcmp(optarg, "auto") == 0)
+                o.side = EB_SIDE_AUTO;
+            else
+                return cli_usage_error("parse", "--side '%s': one of board, pc, auto", optarg);
+            break;
+        case 't':
+            o.test = eb_test_from_name(optarg);
+            if (o.test < 0)
+                return cli_usage_error("parse", "--test '%s': one of tcp_tx, tcp_rx, udp_tx, udp_rx", optarg);
+            break;
+        case 'c': o.chip = optarg; break;
+        case 'T': o.tier = optarg; break;
+        case 'i':
+            if (parse_seconds("--interval", optarg, &o.interval_s))
+                return EB_ECONFIG;
+            break;
+        case 'w':
+            if (parse_seconds("--warmup", optarg, &o.warmup_s))
+                return EB_ECONFIG;
+            break;
+        case 'o': output = optarg; break;
+        default: return cli_usage_error("parse", "unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        return cli_usage_error("parse", "no log files given");
+
+    eb_error err = {0};
+    eb_parse_out out;
+    eb_parse_out_init(&out);
+    int rc = 0;
+    for (int i = optind; i < argc && !rc; i++)
+        rc = eb_parse_log_file(&out, argv[i], &o, &err);
+    eb_results r;
+    eb_results_init(&r);
+    if (!rc) {
+        snprintf(r.espbench_version, sizeof r.espbench_version, "%s", eb_version());
+        rc = eb_parse_to_results(&out, &r, &err);
+    }
+    if (!rc && output) {
+        rc = eb_results_save_json(&r, output, &err);
+        if (!rc) {
+            print_summary(stdout, &out);
+            fprintf(stderr, "espbench parse: %d entries from %d logs (dialect %s) -> %s\n", out.n_entries, out.n_logs,
+                    out.meta.dialect[0] ? out.meta.dialect : "none", output);
+        }
+    } else if (!rc) {
+        eb_buf b;
+        eb_buf_init(&b);
+        eb_results_to_json(&r, &b);
+        fwrite(b.data, 1, b.len, stdout);
+        eb_buf_free(&b);
+    }
+    eb_results_free(&r);
+    eb_parse_out_free(&out);
+    return rc ? cli_error(&err) : 0;
 }

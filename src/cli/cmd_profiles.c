@@ -1,13 +1,136 @@
-/* Placeholder until the profiles command lands; replaced by its owner. */
+/* espbench profiles: list chips and tiers; show a chip's tiers as the docs'
+ * table or as JSON. */
+#include <getopt.h>
 #include <stdio.h>
-#include "commands.h"
+#include <stdlib.h>
+#include <string.h>
 
-const char cmd_profiles_usage[] = "usage: espbench profiles ...\n";
+#include "commands.h"
+#include "espbench/profile.h"
+
+const char cmd_profiles_usage[] =
+    "usage: espbench [--profiles DIR] profiles list\n"
+    "       espbench [--profiles DIR] profiles show CHIP [TIER] [--json]\n"
+    "\n"
+    "list   one line per chip: name, display name, tiers\n"
+    "show   the chip's facts and its tiers in the docs' layout (rows = settings and the\n"
+    "       docs' reference figures, columns = tiers); TIER shows one tier; --json prints\n"
+    "       the chip facts and every tier's settings, runtime flags and reference figures\n"
+    "\n"
+    "Profiles come from the installed (or source) profiles/ directory, then\n"
+    "$ESPBENCH_PROFILES, then --profiles DIR; see espbench-profiles(5).\n";
+
+static void names_of_chips(const eb_profiles *p, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < p->n_chips && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", p->chips[i].name);
+}
+
+static void names_of_tiers(const eb_chip *c, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < c->n_tiers && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", c->tiers[i].name);
+}
+
+static int do_list(const eb_profiles *p)
+{
+    int w = 4;
+    for (int i = 0; i < p->n_chips; i++)
+        if ((int)strlen(p->chips[i].display) > w)
+            w = (int)strlen(p->chips[i].display);
+    printf("%-10s %-*s  %s\n", "CHIP", w, "NAME", "TIERS");
+    for (int i = 0; i < p->n_chips; i++) {
+        char tiers[1024];
+        names_of_tiers(&p->chips[i], tiers, sizeof tiers);
+        printf("%-10s %-*s  %s\n", p->chips[i].name, w, p->chips[i].display, tiers);
+    }
+    return 0;
+}
+
+static int do_show(const eb_profiles *p, const char *chip, const char *tier, int json)
+{
+    const eb_chip *c = eb_profiles_chip(p, chip);
+    if (!c) {
+        char names[512];
+        names_of_chips(p, names, sizeof names);
+        fprintf(stderr, "espbench profiles: unknown chip '%s' (chips: %s)\n", chip, names);
+        return EB_ECONFIG;
+    }
+    const eb_tier *t = NULL;
+    if (tier) {
+        t = eb_chip_tier(c, tier);
+        if (!t) {
+            char names[1024];
+            names_of_tiers(c, names, sizeof names);
+            fprintf(stderr, "espbench profiles: unknown tier '%s' for %s (tiers: %s)\n", tier,
+                    chip, names);
+            return EB_ECONFIG;
+        }
+    }
+    char *text = json ? eb_chip_render_json(c, t) : eb_chip_render_table(c, t);
+    if (!text) {
+        fprintf(stderr, "espbench profiles: out of memory\n");
+        return EB_EIO;
+    }
+    fputs(text, stdout);
+    if (json)
+        fputc('\n', stdout);
+    free(text);
+    return 0;
+}
 
 int cmd_profiles(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "espbench profiles: not available in this build\n");
-    return EB_ECONFIG;
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    int json = 0, c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = 1; break;
+        case 'h': fputs(cmd_profiles_usage, stdout); return 0;
+        default: return cli_usage_error("profiles", "unknown option");
+        }
+    }
+    /* Options may also follow the operands: "show esp32 --json". */
+    const char *args[4];
+    int n = 0;
+    for (int i = optind; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            json = 1;
+        else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(cmd_profiles_usage, stdout);
+            return 0;
+        } else if (argv[i][0] == '-' && argv[i][1])
+            return cli_usage_error("profiles", "unknown option '%s'", argv[i]);
+        else if (n < 4)
+            args[n++] = argv[i];
+        else
+            return cli_usage_error("profiles", "too many arguments");
+    }
+    if (n == 0)
+        return cli_usage_error("profiles", "missing 'list' or 'show CHIP [TIER]'");
+    int is_list = !strcmp(args[0], "list"), is_show = !strcmp(args[0], "show");
+    if (!is_list && !is_show)
+        return cli_usage_error("profiles", "unknown action '%s' (list, show)", args[0]);
+    if (is_list && n != 1)
+        return cli_usage_error("profiles", "'list' takes no arguments");
+    if (is_show && (n < 2 || n > 3))
+        return cli_usage_error("profiles", "'show' takes CHIP [TIER]");
+
+    eb_profiles p;
+    eb_error err;
+    eb_error_clear(&err);
+    if (eb_profiles_load_default(&p, cli_profiles_dir, &err))
+        return cli_error(&err);
+    int rc = is_list ? do_list(&p) : do_show(&p, args[1], n == 3 ? args[2] : NULL, json);
+    eb_profiles_free(&p);
+    return rc;
 }

@@ -1,13 +1,588 @@
-/* Placeholder until the run command lands; replaced by its owner. */
+/* espbench run: flags, lab file, --sim boards, progress display and the
+ * summary table. The work is eb_run() (src/lib/jobs/run_job.c). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
-#include "commands.h"
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
-const char cmd_run_usage[] = "usage: espbench run ...\n";
+#include "commands.h"
+#include "espbench/iperf_proc.h"
+#include "espbench/lab.h"
+#include "espbench/merge.h"
+#include "espbench/profile.h"
+#include "espbench/run.h"
+#include "espbench/sim.h"
+
+const char cmd_run_usage[] =
+    "usage: espbench run --chip CHIP [--tier T[,T...]|all] (--port URL | --sim | --lab FILE) [options]\n"
+    "\n"
+    "Flashes (stock firmware) or switches (espbench firmware) each buffer tier, connects the\n"
+    "board to the AP, and measures TCP/UDP TX/RX throughput with iperf2 on this PC.\n"
+    "\n"
+    "boards:\n"
+    "  --chip CHIP           profile chip (esp32, esp32s3, ...); default from the lab file\n"
+    "  --port URL            the board's console: /dev/ttyUSB0, rfc2217://host:port, socket://host:port\n"
+    "  --sim                 start a virtual board (espbench-vboard) for the chip and run against it\n"
+    "  --sim-noise PCT       throughput noise of the virtual board (default 0: off)\n"
+    "  --sim-fault SPEC      a vboard fault (docs/vboard.md), repeatable\n"
+    "  --lab FILE            lab file: AP, PC address, boards (run concurrently); see docs/run.md\n"
+    "  --shard I/N           run only slice I of N of the chip x tier x test matrix\n"
+    "  --dialect NAME        console dialect instead of detecting it\n"
+    "network:\n"
+    "  --ssid SSID           the AP (default: lab file, or espbench-sim with --sim)\n"
+    "  --password-env VAR    environment variable holding the Wi-Fi password\n"
+    "                        (default ESPBENCH_WIFI_PASSWORD; never pass a password as a flag)\n"
+    "  --pc-address IP       this PC's address as the board sees it\n"
+    "  --iperf-port N        iperf port (default 5001)\n"
+    "tests:\n"
+    "  --tier LIST           tiers, comma separated or repeated; 'all' (default) = the tiers\n"
+    "                        without PSRAM (the docs' main table); 'psram' = the PSRAM tiers\n"
+    "  --tests LIST          subset of tcp_tx,tcp_rx,udp_tx,udp_rx (default all)\n"
+    "  --duration S          seconds per test (default 10)\n"
+    "  --interval S          report interval (default 1)\n"
+    "  --warmup S            seconds left out of the statistics (default one interval)\n"
+    "  --repeat N            runs of each test (default 1)\n"
+    "  --udp-rate MBPS       offered UDP rate (default 1.3 x the docs' figure of the tier, else 100)\n"
+    "  --retries N           retries of a test after a reboot or failure (default 2)\n"
+    "  --iperf PROGRAM       the PC's iperf2 (default $ESPBENCH_IPERF, else iperf in PATH)\n"
+    "results:\n"
+    "  --out DIR             results.json, results.csv, console and iperf logs\n"
+    "                        (default espbench-CHIP-YYYYMMDD-HHMMSS)\n"
+    "  --resume              continue the run in --out DIR, skipping finished tests\n"
+    "firmware (stock dialects):\n"
+    "  --manifest FILE       firmware manifest with each tier's image\n"
+    "  --firmware NAME       firmware name in the manifest (default iperf-example)\n"
+    "\n"
+    "exit: 0 all tests done; 2 usage/config; 3 device, network or iperf error (finished\n"
+    "results kept); 4 interrupted (results kept; continue with --resume).\n";
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    if (stop_flag) {
+        /* Second Ctrl-C: no more waiting. */
+        eb_iperf_kill_all();
+        _exit(EB_EINTR);
+    }
+    stop_flag = 1;
+}
+
+/* ------------------------------------------------------------ display */
+
+typedef struct row {
+    char board[48], chip[24], tier[32];
+    int test, repeat;
+    char status[16];
+    double mean, peak, ref, loss;
+    long free_heap, min_heap;
+    char error[256];
+} row;
+
+typedef struct display {
+    bool tty;
+    bool line_open;  /* a progress line without newline is on screen */
+    int n_boards;
+    row *rows;
+    int n_rows, cap_rows;
+} display;
+
+static void end_line(display *d)
+{
+    if (d->line_open) {
+        fputs("\r\033[K", stdout);
+        d->line_open = false;
+    }
+}
+
+static const char *who(const eb_run_progress *p, char *buf, size_t cap)
+{
+    if (p->board && p->board[0] && p->board[0] != 0)
+        snprintf(buf, cap, "%s %s/%s", p->board, p->chip, p->tier);
+    else
+        snprintf(buf, cap, "%s/%s", p->chip, p->tier);
+    return buf;
+}
+
+static void on_progress(void *user, const eb_run_progress *p)
+{
+    display *d = user;
+    char w[160];
+    switch (p->event) {
+    case EB_RUN_EV_INFO:
+        end_line(d);
+        printf("%s\n", p->message);
+        break;
+    case EB_RUN_EV_WARN:
+        end_line(d);
+        fprintf(stderr, "espbench: warning: %s\n", p->message);
+        break;
+    case EB_RUN_EV_TEST_START:
+        if (!d->tty) {
+            printf("[%d/%d] %s %s: started\n", p->index, p->total, who(p, w, sizeof w), eb_test_name(p->test));
+        }
+        break;
+    case EB_RUN_EV_PROGRESS:
+        /* One live line per test on a terminal (only one board: lines of
+         * concurrent boards would overwrite each other). */
+        if (d->tty && d->n_boards == 1) {
+            printf("\r\033[K[%d/%d] %s %-6s %5.1f/%g s  %7.2f Mbit/s", p->index, p->total, who(p, w, sizeof w),
+                   eb_test_name(p->test), p->elapsed_s, p->duration_s, p->current_mbps);
+            fflush(stdout);
+            d->line_open = true;
+        }
+        break;
+    case EB_RUN_EV_SKIP:
+        end_line(d);
+        printf("[%d/%d] %s %s: done before, skipped\n", p->index, p->total, who(p, w, sizeof w),
+               eb_test_name(p->test));
+        break;
+    case EB_RUN_EV_TEST_DONE: {
+        end_line(d);
+        const eb_entry *e = p->entry;
+        if (!strcmp(e->status, "ok"))
+            printf("[%d/%d] %s %-6s mean %.2f Mbit/s, peak 1-s %.2f, docs %.1f%s\n", p->index, p->total,
+                   who(p, w, sizeof w), eb_test_name(p->test), e->mean_mbps, e->peak_mbps, e->ref_mbps,
+                   isfinite(e->loss_pct) ? "" : "");
+        else
+            printf("[%d/%d] %s %-6s FAILED: %s\n", p->index, p->total, who(p, w, sizeof w),
+                   eb_test_name(p->test), e->error);
+        if (d->n_rows == d->cap_rows) {
+            d->cap_rows = d->cap_rows ? d->cap_rows * 2 : 32;
+            d->rows = realloc(d->rows, sizeof *d->rows * (size_t)d->cap_rows);
+            if (!d->rows)
+                abort();
+        }
+        row *r = &d->rows[d->n_rows++];
+        snprintf(r->board, sizeof r->board, "%s", e->board);
+        snprintf(r->chip, sizeof r->chip, "%s", e->chip);
+        snprintf(r->tier, sizeof r->tier, "%s", e->tier);
+        r->test = e->test;
+        r->repeat = e->repeat;
+        snprintf(r->status, sizeof r->status, "%s", e->status);
+        r->mean = e->mean_mbps;
+        r->peak = e->peak_mbps;
+        r->ref = e->ref_mbps;
+        r->loss = e->loss_pct;
+        r->free_heap = e->free_heap;
+        r->min_heap = e->min_free_heap;
+        snprintf(r->error, sizeof r->error, "%s", e->error);
+        break;
+    }
+    }
+    fflush(stdout);
+}
+
+static void fmt_num(char *buf, size_t cap, double v, const char *fmt)
+{
+    if (isfinite(v))
+        snprintf(buf, cap, fmt, v);
+    else
+        snprintf(buf, cap, "-");
+}
+
+static void print_summary(display *d, const eb_run_summary *s, const char *out_dir)
+{
+    end_line(d);
+    if (d->n_rows) {
+        printf("\n%-10s %-18s %-7s %10s %10s %8s %7s %7s %9s\n", "chip", "tier", "test", "mean", "peak 1-s",
+               "docs", "diff", "loss", "free KB");
+        for (int i = 0; i < d->n_rows; i++) {
+            row *r = &d->rows[i];
+            char mean[16], peak[16], ref[16], diff[16], loss[16], mem[16];
+            fmt_num(mean, sizeof mean, r->mean, "%.2f");
+            fmt_num(peak, sizeof peak, r->peak, "%.2f");
+            fmt_num(ref, sizeof ref, r->ref, "%.1f");
+            fmt_num(diff, sizeof diff, isfinite(r->ref) && r->ref > 0 ? (r->mean / r->ref - 1) * 100 : NAN, "%+.1f%%");
+            fmt_num(loss, sizeof loss, r->loss, "%.1f%%");
+            fmt_num(mem, sizeof mem, r->free_heap >= 0 ? r->free_heap / 1024.0 : NAN, "%.1f");
+            char tier[96];
+            snprintf(tier, sizeof tier, "%s%s%s", r->board[0] && d->n_boards > 1 ? r->board : "",
+                     r->board[0] && d->n_boards > 1 ? ":" : "", r->tier);
+            if (strcmp(r->status, "ok"))
+                printf("%-10s %-18s %-7s FAILED: %s\n", r->chip, tier, eb_test_name(r->test), r->error);
+            else
+                printf("%-10s %-18s %-7s %10s %10s %8s %7s %7s %9s\n", r->chip, tier, eb_test_name(r->test),
+                       mean, peak, ref, diff, loss, mem);
+        }
+        printf("(Mbit/s, receiver side, mean of the steady intervals; peak 1-s = the largest 1-second\n"
+               " interval, the figure Espressif's CI reports)\n");
+    }
+    printf("%d tests done, %d skipped, %d failed of %d; %.1f s (%.1f s of traffic). Results: %s/results.json\n",
+           s->done, s->skipped, s->failed, s->planned, s->wall_s, s->test_s, out_dir);
+}
+
+/* ------------------------------------------------------------ arguments */
+
+static int parse_double(const char *opt, const char *v, double lo, double *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (errno || end == v || *end || !(x >= lo))
+        return cli_usage_error("run", "%s needs a number >= %g, not '%s'", opt, lo, v);
+    *out = x;
+    return 0;
+}
+
+static int parse_int(const char *opt, const char *v, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (errno || end == v || *end || x < lo || x > hi)
+        return cli_usage_error("run", "%s needs a whole number %ld..%ld, not '%s'", opt, lo, hi, v);
+    *out = x;
+    return 0;
+}
+
+enum {
+    O_CHIP = 256, O_TIER, O_PORT, O_SIM, O_SIM_NOISE, O_SIM_FAULT, O_LAB, O_SHARD, O_DIALECT, O_SSID,
+    O_PASSWORD_ENV, O_PC, O_IPERF_PORT, O_TESTS, O_DURATION, O_INTERVAL, O_WARMUP, O_REPEAT, O_UDP_RATE,
+    O_RETRIES, O_OUT, O_RESUME, O_MANIFEST, O_FIRMWARE, O_BAUD, O_PASSWORD, O_IPERF,
+};
+
+static const struct option long_opts[] = {
+    {"chip", required_argument, 0, O_CHIP},
+    {"tier", required_argument, 0, O_TIER},
+    {"tiers", required_argument, 0, O_TIER},
+    {"port", required_argument, 0, O_PORT},
+    {"sim", no_argument, 0, O_SIM},
+    {"sim-noise", required_argument, 0, O_SIM_NOISE},
+    {"sim-fault", required_argument, 0, O_SIM_FAULT},
+    {"lab", required_argument, 0, O_LAB},
+    {"shard", required_argument, 0, O_SHARD},
+    {"dialect", required_argument, 0, O_DIALECT},
+    {"ssid", required_argument, 0, O_SSID},
+    {"password-env", required_argument, 0, O_PASSWORD_ENV},
+    {"password", required_argument, 0, O_PASSWORD},
+    {"pc-address", required_argument, 0, O_PC},
+    {"iperf-port", required_argument, 0, O_IPERF_PORT},
+    {"tests", required_argument, 0, O_TESTS},
+    {"duration", required_argument, 0, O_DURATION},
+    {"interval", required_argument, 0, O_INTERVAL},
+    {"warmup", required_argument, 0, O_WARMUP},
+    {"repeat", required_argument, 0, O_REPEAT},
+    {"udp-rate", required_argument, 0, O_UDP_RATE},
+    {"retries", required_argument, 0, O_RETRIES},
+    {"out", required_argument, 0, O_OUT},
+    {"resume", no_argument, 0, O_RESUME},
+    {"manifest", required_argument, 0, O_MANIFEST},
+    {"firmware", required_argument, 0, O_FIRMWARE},
+    {"baud", required_argument, 0, O_BAUD},
+    {"iperf", required_argument, 0, O_IPERF},
+    {0, 0, 0, 0},
+};
+
+static int add_tiers(eb_run_opts *o, char *list, bool *all)
+{
+    for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        if (!strcmp(t, "all"))
+            *all = true;
+        if (o->n_tiers >= EB_RUN_MAX_TIERS)
+            return cli_usage_error("run", "too many tiers (at most %d)", EB_RUN_MAX_TIERS);
+        o->tiers[o->n_tiers++] = t;
+    }
+    return 0;
+}
+
+static int parse_tests(const char *v, unsigned *mask)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", v);
+    *mask = 0;
+    for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int test = eb_test_from_name(t);
+        if (test < 0)
+            return cli_usage_error("run", "unknown test '%s' (tcp_tx, tcp_rx, udp_tx, udp_rx)", t);
+        *mask |= 1u << test;
+    }
+    return 0;
+}
+
+#define SIM_AP_PASSWORD "espbench-sim-wpa2"
 
 int cmd_run(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "espbench run: not available in this build\n");
-    return EB_ECONFIG;
+    eb_run_opts o = {0};
+    o.warmup_s = -1;
+    o.retries = -1;
+    const char *chip = NULL, *port = NULL, *lab_file = NULL, *dialect = NULL, *ssid = NULL;
+    const char *password_env = NULL, *pc = NULL, *out = NULL;
+    const char *sim_faults[EB_SIM_MAX_FAULTS];
+    int n_sim_faults = 0;
+    bool sim = false, all_tiers = false;
+    double sim_noise = 0;
+    long iperf_port = 5001;
+    long v;
+    int rc;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
+        switch (c) {
+        case O_CHIP: chip = optarg; break;
+        case O_TIER:
+            if ((rc = add_tiers(&o, optarg, &all_tiers)))
+                return rc;
+            break;
+        case O_PORT: port = optarg; break;
+        case O_SIM: sim = true; break;
+        case O_SIM_NOISE:
+            if ((rc = parse_double("--sim-noise", optarg, 0, &sim_noise)))
+                return rc;
+            break;
+        case O_SIM_FAULT:
+            if (n_sim_faults >= EB_SIM_MAX_FAULTS)
+                return cli_usage_error("run", "at most %d --sim-fault", EB_SIM_MAX_FAULTS);
+            sim_faults[n_sim_faults++] = optarg;
+            break;
+        case O_LAB: lab_file = optarg; break;
+        case O_SHARD: {
+            eb_error e = {0};
+            if (eb_shard_parse(optarg, &o.shard_index, &o.shard_total, &e))
+                return cli_usage_error("run", "--shard: %s", e.msg);
+            break;
+        }
+        case O_DIALECT: dialect = optarg; break;
+        case O_SSID: ssid = optarg; break;
+        case O_PASSWORD_ENV: password_env = optarg; break;
+        case O_PASSWORD:
+            return cli_usage_error("run", "the Wi-Fi password is never a flag (it would show in ps and shell "
+                                   "history): put it in an environment variable (--password-env VAR, default "
+                                   "%s) or in a file named by the lab file", EB_LAB_DEFAULT_PASSWORD_ENV);
+        case O_PC: pc = optarg; break;
+        case O_IPERF_PORT:
+            if ((rc = parse_int("--iperf-port", optarg, 1, 65535, &iperf_port)))
+                return rc;
+            break;
+        case O_TESTS:
+            if ((rc = parse_tests(optarg, &o.tests)))
+                return rc;
+            break;
+        case O_DURATION:
+            if ((rc = parse_double("--duration", optarg, 1, &o.duration_s)))
+                return rc;
+            break;
+        case O_INTERVAL:
+            if ((rc = parse_double("--interval", optarg, 0.1, &o.interval_s)))
+                return rc;
+            break;
+        case O_WARMUP:
+            if ((rc = parse_double("--warmup", optarg, 0, &o.warmup_s)))
+                return rc;
+            break;
+        case O_REPEAT:
+            if ((rc = parse_int("--repeat", optarg, 1, 1000, &v)))
+                return rc;
+            o.repeat = (int)v;
+            break;
+        case O_UDP_RATE:
+            if ((rc = parse_double("--udp-rate", optarg, 0.001, &o.udp_rate_mbps)))
+                return rc;
+            break;
+        case O_RETRIES:
+            if ((rc = parse_int("--retries", optarg, 0, 100, &v)))
+                return rc;
+            o.retries = (int)v;
+            break;
+        case O_OUT: out = optarg; break;
+        case O_IPERF: o.iperf = optarg; break;
+        case O_RESUME: o.resume = true; break;
+        case O_MANIFEST: o.manifest = optarg; break;
+        case O_FIRMWARE: o.firmware = optarg; break;
+        case O_BAUD:
+            if ((rc = parse_int("--baud", optarg, 300, 16000000, &v)))
+                return rc;
+            o.baud = (uint32_t)v;
+            break;
+        case ':':
+            return cli_usage_error("run", "%s needs a value", argv[optind - 1]);
+        default:
+            return cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+    (void)all_tiers;
+    if (o.duration_s > 0 && o.interval_s > 0 && o.interval_s > o.duration_s)
+        return cli_usage_error("run", "--interval (%g) is longer than --duration (%g)", o.interval_s, o.duration_s);
+    if (!!port + !!sim > 1 || (port && lab_file))
+        return cli_usage_error("run", "choose one of --port, --sim, --lab (--lab may be combined with --sim)");
+    if (!port && !sim && !lab_file)
+        return cli_usage_error("run", "which board? pass --port URL, --sim or --lab FILE");
+
+    eb_error err = {0};
+    eb_lab lab = {0};
+    eb_run_board single = {0};
+    char password[65] = "";
+    bool have_password = false;
+    if (lab_file) {
+        if ((rc = eb_lab_load(&lab, lab_file, &err)))
+            return cli_error(&err);
+        if (lab.has_password) {
+            snprintf(password, sizeof password, "%s", lab.password);
+            have_password = true;
+        }
+        if (!ssid && lab.ssid[0])
+            ssid = lab.ssid;
+        o.boards = lab.boards;
+        o.n_boards = lab.n_boards;
+        for (int i = 0; i < lab.n_boards; i++) {
+            if (chip && strcmp(chip, lab.boards[i].chip))
+                continue;
+            if (!sim && !lab.boards[i].port[0]) {
+                eb_lab_free(&lab);
+                return cli_usage_error("run", "lab board '%s' has no port", lab.boards[i].name);
+            }
+            if (dialect)
+                snprintf(lab.boards[i].dialect, sizeof lab.boards[i].dialect, "%s", dialect);
+        }
+        /* --chip with a lab file keeps that chip's boards. */
+        if (chip) {
+            int k = 0;
+            for (int i = 0; i < lab.n_boards; i++)
+                if (!strcmp(lab.boards[i].chip, chip))
+                    lab.boards[k++] = lab.boards[i];
+            o.n_boards = k;
+            if (!k) {
+                eb_lab_free(&lab);
+                return cli_usage_error("run", "no board of chip '%s' in %s", chip, lab_file);
+            }
+        }
+    } else {
+        if (!chip)
+            return cli_usage_error("run", "--chip is required");
+        snprintf(single.chip, sizeof single.chip, "%s", chip);
+        snprintf(single.name, sizeof single.name, "%s", sim ? "sim" : "");
+        if (port)
+            snprintf(single.port, sizeof single.port, "%s", port);
+        if (pc)
+            snprintf(single.pc_ip, sizeof single.pc_ip, "%s", pc);
+        single.iperf_port = (uint16_t)iperf_port;
+        if (dialect)
+            snprintf(single.dialect, sizeof single.dialect, "%s", dialect);
+        o.boards = &single;
+        o.n_boards = 1;
+    }
+    if (!have_password) {
+        const char *var = password_env ? password_env : EB_LAB_DEFAULT_PASSWORD_ENV;
+        if (getenv(var)) {
+            if (eb_password_from_env(var, password, sizeof password, &err))
+                return cli_error(&err);
+            have_password = true;
+        } else if (password_env) {
+            eb_password_from_env(var, password, sizeof password, &err);
+            return cli_error(&err);
+        }
+    }
+    if (sim) {
+        if (!ssid)
+            ssid = EB_SIM_SSID;
+        if (!have_password)
+            snprintf(password, sizeof password, "%s", SIM_AP_PASSWORD);
+    } else if (!ssid) {
+        return cli_usage_error("run", "--ssid is required (or ap.ssid in the lab file)");
+    }
+    for (int i = 0; i < o.n_boards; i++)
+        if (!sim && !o.boards[i].pc_ip[0])
+            return cli_usage_error("run", "--pc-address is required (or pc.address in the lab file)");
+
+    eb_profiles profiles = {0};
+    if ((rc = eb_profiles_load_default(&profiles, cli_profiles_dir, &err)))
+        return cli_error(&err);
+    for (int i = 0; i < o.n_boards; i++)
+        if (!eb_profiles_chip(&profiles, o.boards[i].chip)) {
+            eb_profiles_free(&profiles);
+            return cli_usage_error("run", "no profile for chip '%s' (see 'espbench profiles')", o.boards[i].chip);
+        }
+
+    char out_buf[256];
+    if (!out) {
+        char ts[32];
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        strftime(ts, sizeof ts, "%Y%m%d-%H%M%S", &tm);
+        snprintf(out_buf, sizeof out_buf, "espbench-%s-%s", o.boards[0].chip, ts);
+        out = out_buf;
+    }
+
+    struct sigaction sa = {0};
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    stop_flag = 0;
+
+    /* No iperf2 on this PC, no run: say so before starting anything. */
+    {
+        eb_iperf_version iv;
+        if ((rc = eb_iperf_probe(o.iperf ? o.iperf : eb_iperf_program(), &iv, &err))) {
+            eb_profiles_free(&profiles);
+            eb_lab_free(&lab);
+            return cli_error(&err);
+        }
+    }
+    display disp = {.tty = cli_stdout_is_tty(), .n_boards = o.n_boards};
+    eb_sim *sims[EB_LAB_MAX_BOARDS] = {0};
+    eb_run_summary sum = {0};
+    if (sim) {
+        for (int i = 0; i < o.n_boards && !stop_flag; i++) {
+            eb_run_board *b = &o.boards[i];
+            eb_sim_opts so = {
+                .profiles = &profiles, .chip = b->chip, .name = b->name[0] ? b->name : "sim",
+                .out_dir = out, .ssid = ssid, .ap_password = SIM_AP_PASSWORD, .noise_pct = sim_noise,
+                .seed = (uint32_t)(i + 1), .n_faults = n_sim_faults,
+            };
+            for (int k = 0; k < n_sim_faults; k++)
+                so.faults[k] = sim_faults[k];
+            printf("starting a virtual %s board%s%s...\n", b->chip, b->name[0] ? " " : "", b->name);
+            fflush(stdout);
+            rc = eb_sim_start(&sims[i], &so, &err);
+            if (rc)
+                goto out;
+            snprintf(b->port, sizeof b->port, "%s", eb_sim_port(sims[i]));
+            /* The PC end gets a loopback address of its own, so parallel runs never collide. */
+            if (!pc) {
+                rc = eb_sim_free_address(b->pc_ip, sizeof b->pc_ip, (uint32_t)(7919 * (i + 1)), &err);
+                if (rc)
+                    goto out;
+            } else {
+                snprintf(b->pc_ip, sizeof b->pc_ip, "%s", pc);
+            }
+        }
+    }
+    o.profiles = &profiles;
+    o.ssid = ssid;
+    o.password = have_password || sim ? password : NULL;
+    o.out_dir = out;
+    o.stop = &stop_flag;
+    o.progress = on_progress;
+    o.user = &disp;
+    rc = stop_flag ? eb_fail(&err, EB_EINTR, "interrupted") : eb_run(&o, &sum, &err);
+    if (rc != EB_ECONFIG || sum.planned)
+        print_summary(&disp, &sum, out);
+out:
+    for (int i = 0; i < EB_LAB_MAX_BOARDS; i++)
+        eb_sim_stop(sims[i]);
+    memset(password, 0, sizeof password);
+    eb_lab_free(&lab);
+    eb_profiles_free(&profiles);
+    free(disp.rows);
+    if (rc == EB_EINTR) {
+        fprintf(stderr, "espbench: interrupted; finished tests are kept in %s (continue with --resume)\n", out);
+        return EB_EINTR;
+    }
+    if (rc)
+        return cli_error(&err);
+    return 0;
 }

@@ -29,7 +29,15 @@ typedef struct vb_iperf_cfg {
     int zero_intervals;     /* fault: this many intervals with no traffic, from zero_from_s */
     double zero_from_s;
     bool stall;             /* fault: stop moving data and reporting until aborted */
+    /* Added by the traffic engine (0 = VB_IPERF_ACCEPT_TIMEOUT_MS): how long a
+     * server waits for its client and any test waits for data or a connect,
+     * like the firmware's IPERF_SOCKET_RX_TIMEOUT. The stall fault starts at
+     * zero_from_s (0 = at once). */
+    int accept_timeout_ms;
 } vb_iperf_cfg;
+
+/* The firmware's socket timeout (IPERF_SOCKET_RX_TIMEOUT, 10 s in v4.4-v6.0). */
+#define VB_IPERF_ACCEPT_TIMEOUT_MS 10000
 
 enum vb_iperf_event {
     VB_IPERF_SOCKET_CREATED, /* server listening / client socket ready */

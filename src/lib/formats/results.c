@@ -1,16 +1,807 @@
-/* Placeholder until the results module lands; replaced by its owner. */
+/* The results store: an in-memory matrix of entries and per-board metadata,
+ * serialised as results.json (schema "espbench-results", docs/results-schema.json)
+ * and results.csv (RFC 4180, columns documented in docs/results.md).
+ *
+ * JSON conventions: NAN figures are written as null and null reads back as NAN;
+ * unknown memory (-1) and unknown UDP counters (-1) are null too. Unknown keys
+ * are ignored on load (later schema versions may add keys); every known key
+ * is type-checked and errors name the JSON path. */
 #include "espbench/results.h"
 
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "espbench/clock.h"
+#include "espbench/version.h"
+
+#define RESULTS_SCHEMA_NAME "espbench-results"
+#define RESULTS_MAX_BYTES (256u << 20)
+
+/* ---------------------------------------------------------------- store */
 
 void eb_results_init(eb_results *r) { memset(r, 0, sizeof *r); }
-void eb_results_free(eb_results *r) { (void)r; }
-eb_entry *eb_results_add(eb_results *r, const eb_entry *e) { (void)r; (void)e; return NULL; }
-eb_board_meta *eb_results_board(eb_results *r, const char *board, bool create) { (void)r; (void)board; (void)create; return NULL; }
-eb_entry *eb_results_find(eb_results *r, const char *board, const char *chip, const char *tier, int test, int repeat)
-{ (void)r; (void)board; (void)chip; (void)tier; (void)test; (void)repeat; return NULL; }
-void eb_entry_free(eb_entry *e) { (void)e; }
-int eb_results_load(eb_results *r, const char *path, eb_error *err) { (void)r; return eb_fail(err, EB_EIO, "%s: results not available in this build", path); }
-int eb_results_save_json(const eb_results *r, const char *path, eb_error *err) { (void)r; return eb_fail(err, EB_EIO, "%s: results not available in this build", path); }
-int eb_results_save_csv(const eb_results *r, const char *path, eb_error *err) { (void)r; return eb_fail(err, EB_EIO, "%s: results not available in this build", path); }
+
+void eb_entry_free(eb_entry *e)
+{
+    if (!e)
+        return;
+    free(e->receiver);
+    free(e->sender);
+    e->receiver = e->sender = NULL;
+    e->n_receiver = e->n_sender = 0;
+}
+
+void eb_results_free(eb_results *r)
+{
+    if (!r)
+        return;
+    for (int i = 0; i < r->n_entries; i++)
+        eb_entry_free(&r->entries[i]);
+    free(r->entries);
+    free(r->boards);
+    memset(r, 0, sizeof *r);
+}
+
+static void stats_init(eb_stats *s)
+{
+    s->n = 0;
+    s->mean = s->median = s->min = s->max = s->stddev = s->peak_1s = NAN;
+}
+
+void eb_entry_init(eb_entry *e)
+{
+    memset(e, 0, sizeof *e);
+    snprintf(e->status, sizeof e->status, "ok");
+    stats_init(&e->rx_stats);
+    stats_init(&e->tx_stats);
+    e->mean_mbps = e->peak_mbps = e->loss_pct = e->jitter_ms = e->ref_mbps = NAN;
+    e->free_heap = e->min_free_heap = e->largest_block = -1;
+    e->duration_s = e->interval_s = e->warmup_s = e->udp_rate_mbps = NAN;
+}
+
+void eb_entry_set_tier_params(eb_entry *e, const eb_tier *t)
+{
+    for (int f = 0; f < EB_F_COUNT; f++) {
+        e->param_set[f] = t->set[f];
+        e->param[f] = t->set[f] ? t->value[f] : 0;
+    }
+}
+
+static eb_interval *dup_intervals(const eb_interval *iv, int n)
+{
+    if (!iv || n <= 0)
+        return NULL;
+    eb_interval *p = malloc(sizeof *p * (size_t)n);
+    if (!p)
+        abort();
+    memcpy(p, iv, sizeof *p * (size_t)n);
+    return p;
+}
+
+void eb_entry_copy(eb_entry *dst, const eb_entry *src)
+{
+    *dst = *src;
+    dst->receiver = dup_intervals(src->receiver, src->n_receiver);
+    dst->n_receiver = dst->receiver ? src->n_receiver : 0;
+    dst->sender = dup_intervals(src->sender, src->n_sender);
+    dst->n_sender = dst->sender ? src->n_sender : 0;
+}
+
+eb_entry *eb_results_add(eb_results *r, const eb_entry *e)
+{
+    eb_entry *p = realloc(r->entries, sizeof *p * (size_t)(r->n_entries + 1));
+    if (!p)
+        abort();
+    r->entries = p;
+    eb_entry *ne = &r->entries[r->n_entries++];
+    eb_entry_copy(ne, e);
+    return ne;
+}
+
+eb_entry *eb_results_put(eb_results *r, const eb_entry *e)
+{
+    eb_entry *old = eb_results_find(r, e->board, e->chip, e->tier, e->test, e->repeat);
+    if (!old)
+        return eb_results_add(r, e);
+    eb_entry tmp;
+    eb_entry_copy(&tmp, e);
+    eb_entry_free(old);
+    *old = tmp;
+    return old;
+}
+
+eb_board_meta *eb_results_board(eb_results *r, const char *board, bool create)
+{
+    const char *name = board ? board : "";
+    for (int i = 0; i < r->n_boards; i++)
+        if (strcmp(r->boards[i].board, name) == 0)
+            return &r->boards[i];
+    if (!create)
+        return NULL;
+    eb_board_meta *p = realloc(r->boards, sizeof *p * (size_t)(r->n_boards + 1));
+    if (!p)
+        abort();
+    r->boards = p;
+    eb_board_meta *b = &r->boards[r->n_boards++];
+    memset(b, 0, sizeof *b);
+    snprintf(b->board, sizeof b->board, "%s", name);
+    return b;
+}
+
+/* board NULL matches any board. */
+eb_entry *eb_results_find(eb_results *r, const char *board, const char *chip, const char *tier,
+                          int test, int repeat)
+{
+    for (int i = 0; i < r->n_entries; i++) {
+        eb_entry *e = &r->entries[i];
+        if ((!board || strcmp(e->board, board) == 0) && strcmp(e->chip, chip) == 0 &&
+            strcmp(e->tier, tier) == 0 && e->test == test && e->repeat == repeat)
+            return e;
+    }
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- JSON out */
+
+static void add_num(cJSON *o, const char *key, double v)
+{
+    if (isfinite(v))
+        cJSON_AddNumberToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+/* -1 (or any negative) = unknown = null. */
+static void add_count(cJSON *o, const char *key, long v)
+{
+    if (v >= 0)
+        cJSON_AddNumberToObject(o, key, (double)v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *stats_json(const eb_stats *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "n", s->n);
+    add_num(o, "mean", s->mean);
+    add_num(o, "median", s->median);
+    add_num(o, "min", s->min);
+    add_num(o, "max", s->max);
+    add_num(o, "stddev", s->stddev);
+    add_num(o, "peak_1s", s->peak_1s);
+    return o;
+}
+
+static cJSON *intervals_json(const eb_interval *iv, int n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        add_num(o, "start_s", iv[i].start_s);
+        add_num(o, "end_s", iv[i].end_s);
+        add_num(o, "bytes", iv[i].bytes);
+        add_num(o, "mbps", iv[i].mbps);
+        add_num(o, "jitter_ms", iv[i].jitter_ms);
+        add_count(o, "lost", iv[i].lost);
+        add_count(o, "total", iv[i].total);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
+static cJSON *entry_json(const eb_entry *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "board", e->board);
+    cJSON_AddStringToObject(o, "chip", e->chip);
+    cJSON_AddStringToObject(o, "tier", e->tier);
+    const char *tn = eb_test_name(e->test);
+    cJSON_AddStringToObject(o, "test", tn ? tn : "?");
+    cJSON_AddNumberToObject(o, "repeat", e->repeat);
+    cJSON_AddStringToObject(o, "status", e->status);
+    cJSON_AddStringToObject(o, "error", e->error);
+    add_num(o, "mean_mbps", e->mean_mbps);
+    add_num(o, "peak_mbps", e->peak_mbps);
+    add_num(o, "loss_pct", e->loss_pct);
+    add_num(o, "jitter_ms", e->jitter_ms);
+    add_count(o, "free_heap", e->free_heap);
+    add_count(o, "min_free_heap", e->min_free_heap);
+    add_count(o, "largest_block", e->largest_block);
+    add_num(o, "ref_mbps", e->ref_mbps);
+    cJSON *set = cJSON_AddObjectToObject(o, "settings");
+    add_num(set, "duration_s", e->duration_s);
+    add_num(set, "interval_s", e->interval_s);
+    add_num(set, "warmup_s", e->warmup_s);
+    add_num(set, "udp_rate_mbps", e->udp_rate_mbps);
+    cJSON *tp = cJSON_AddObjectToObject(o, "tier_params");
+    for (int f = 0; f < EB_F_COUNT; f++) {
+        const eb_field_desc *d = eb_field_desc_get(f);
+        if (e->param_set[f] && d)
+            cJSON_AddNumberToObject(tp, d->key, e->param[f]);
+    }
+    cJSON_AddItemToObject(o, "rx_stats", stats_json(&e->rx_stats));
+    cJSON_AddItemToObject(o, "tx_stats", stats_json(&e->tx_stats));
+    cJSON *iv = cJSON_AddObjectToObject(o, "intervals");
+    cJSON_AddItemToObject(iv, "receiver", intervals_json(e->receiver, e->n_receiver));
+    cJSON_AddItemToObject(iv, "sender", intervals_json(e->sender, e->n_sender));
+    cJSON_AddStringToObject(o, "started", e->started);
+    cJSON_AddStringToObject(o, "finished", e->finished);
+    return o;
+}
+
+bool eb_entry_equal(const eb_entry *a, const eb_entry *b)
+{
+    /* Compare the serialised forms: exactly the fields results.json keeps, with NAN == NAN. */
+    cJSON *ja = entry_json(a), *jb = entry_json(b);
+    char *ta = cJSON_PrintUnformatted(ja), *tb = cJSON_PrintUnformatted(jb);
+    bool eq = ta && tb && strcmp(ta, tb) == 0;
+    free(ta);
+    free(tb);
+    cJSON_Delete(ja);
+    cJSON_Delete(jb);
+    return eq;
+}
+
+static cJSON *board_json(const eb_board_meta *b)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "board", b->board);
+    cJSON_AddStringToObject(o, "chip", b->chip);
+    cJSON_AddStringToObject(o, "mac", b->mac);
+    cJSON_AddStringToObject(o, "port", b->port);
+    cJSON_AddStringToObject(o, "dialect", b->dialect);
+    cJSON_AddStringToObject(o, "fw_project", b->fw_project);
+    cJSON_AddStringToObject(o, "fw_version", b->fw_version);
+    cJSON_AddStringToObject(o, "idf_version", b->idf_version);
+    cJSON_AddStringToObject(o, "fw_sha256", b->fw_sha256);
+    cJSON_AddStringToObject(o, "ap_ssid", b->ap_ssid);
+    if (b->rssi != 0)
+        cJSON_AddNumberToObject(o, "rssi", b->rssi);
+    else
+        cJSON_AddNullToObject(o, "rssi");
+    cJSON_AddStringToObject(o, "board_ip", b->board_ip);
+    cJSON_AddStringToObject(o, "pc_ip", b->pc_ip);
+    cJSON_AddStringToObject(o, "host", b->host);
+    cJSON_AddStringToObject(o, "iperf_version", b->iperf_version);
+    cJSON_AddStringToObject(o, "started", b->started);
+    cJSON_AddStringToObject(o, "finished", b->finished);
+    return o;
+}
+
+void eb_results_to_json(const eb_results *r, eb_buf *out)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", RESULTS_SCHEMA_NAME);
+    cJSON_AddNumberToObject(root, "schema_version", EB_RESULTS_SCHEMA_VERSION);
+    cJSON_AddStringToObject(root, "espbench_version", r->espbench_version[0] ? r->espbench_version : eb_version());
+    char now[32];
+    if (!r->generated[0])
+        eb_iso8601_utc(now);
+    cJSON_AddStringToObject(root, "generated", r->generated[0] ? r->generated : now);
+    cJSON *boards = cJSON_AddArrayToObject(root, "boards");
+    for (int i = 0; i < r->n_boards; i++)
+        cJSON_AddItemToArray(boards, board_json(&r->boards[i]));
+    cJSON *entries = cJSON_AddArrayToObject(root, "entries");
+    for (int i = 0; i < r->n_entries; i++)
+        cJSON_AddItemToArray(entries, entry_json(&r->entries[i]));
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text)
+        abort();
+    eb_buf_append(out, text, strlen(text));
+    eb_buf_append_byte(out, '\n');
+    free(text);
+}
+
+/* ---------------------------------------------------------------- JSON in */
+
+/* Where we are in the document, for messages: "entries[3].rx_stats". */
+typedef struct jctx {
+    const char *file;
+    char path[96];
+    eb_error *err;
+} jctx;
+
+static int jfail(const jctx *c, const char *key, const char *what)
+{
+    return eb_fail(c->err, EB_ECONFIG, "%s: %s%s%s: %s", c->file, c->path, c->path[0] && key ? "." : "",
+                   key ? key : "", what);
+}
+
+enum { OPTIONAL = 0, REQUIRED = 1 };
+
+/* A number, or null (NAN). Missing optional keys leave *out alone. */
+static int get_num(const jctx *c, const cJSON *o, const char *key, double *out, int req)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v)
+        return req ? jfail(c, key, "missing (expected a number)") : 0;
+    if (cJSON_IsNull(v)) {
+        *out = NAN;
+        return 0;
+    }
+    if (!cJSON_IsNumber(v))
+        return jfail(c, key, "expected a number");
+    *out = v->valuedouble;
+    return 0;
+}
+
+/* An integer; null (if allowed) gives -1. */
+static int get_long(const jctx *c, const cJSON *o, const char *key, long *out, int req, bool nullable)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v)
+        return req ? jfail(c, key, "missing (expected an integer)") : 0;
+    if (nullable && cJSON_IsNull(v)) {
+        *out = -1;
+        return 0;
+    }
+    if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble) || fabs(v->valuedouble) > 9.0e15)
+        return jfail(c, key, nullable ? "expected an integer or null" : "expected an integer");
+    *out = (long)v->valuedouble;
+    return 0;
+}
+
+static int get_int(const jctx *c, const cJSON *o, const char *key, int *out, int req)
+{
+    long l = *out;
+    int rc = get_long(c, o, key, &l, req, false);
+    if (rc)
+        return rc;
+    if (l < INT_MIN || l > INT_MAX)
+        return jfail(c, key, "integer out of range");
+    *out = (int)l;
+    return 0;
+}
+
+static int get_str(const jctx *c, const cJSON *o, const char *key, char *out, size_t size, int req)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v)
+        return req ? jfail(c, key, "missing (expected a string)") : 0;
+    if (!cJSON_IsString(v))
+        return jfail(c, key, "expected a string");
+    if (strlen(v->valuestring) >= size) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "string longer than %zu bytes", size - 1);
+        return jfail(c, key, msg);
+    }
+    snprintf(out, size, "%s", v->valuestring);
+    return 0;
+}
+
+/* Descends into a child object; *child NULL if absent and optional. */
+static int get_obj(jctx *c, const cJSON *o, const char *key, const cJSON **child, int req)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    *child = NULL;
+    if (!v)
+        return req ? jfail(c, key, "missing (expected an object)") : 0;
+    if (!cJSON_IsObject(v))
+        return jfail(c, key, "expected an object");
+    *child = v;
+    return 0;
+}
+
+/* Pushes ".key" or "[i]" onto the path; returns the old length to pop back to. */
+static size_t path_push(jctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static size_t path_push(jctx *c, const char *fmt, ...)
+{
+    size_t old = strlen(c->path);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->path + old, sizeof c->path - old, fmt, ap);
+    va_end(ap);
+    return old;
+}
+
+static int parse_stats(jctx *c, const cJSON *o, const char *key, eb_stats *s)
+{
+    const cJSON *so;
+    int rc = get_obj(c, o, key, &so, OPTIONAL);
+    if (rc || !so)
+        return rc;
+    size_t old = path_push(c, "%s%s", c->path[0] ? "." : "", key);
+    rc = get_int(c, so, "n", &s->n, OPTIONAL);
+    if (!rc) rc = get_num(c, so, "mean", &s->mean, OPTIONAL);
+    if (!rc) rc = get_num(c, so, "median", &s->median, OPTIONAL);
+    if (!rc) rc = get_num(c, so, "min", &s->min, OPTIONAL);
+    if (!rc) rc = get_num(c, so, "max", &s->max, OPTIONAL);
+    if (!rc) rc = get_num(c, so, "stddev", &s->stddev, OPTIONAL);
+    if (!rc) rc = get_num(c, so, "peak_1s", &s->peak_1s, OPTIONAL);
+    c->path[old] = '\0';
+    return rc;
+}
+
+static int parse_intervals(jctx *c, const cJSON *o, const char *key, eb_interval **out, int *n_out)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!a)
+        return 0;
+    if (!cJSON_IsArray(a))
+        return jfail(c, key, "expected an array");
+    int n = cJSON_GetArraySize(a);
+    if (n == 0)
+        return 0;
+    eb_interval *iv = calloc((size_t)n, sizeof *iv);
+    if (!iv)
+        abort();
+    int i = 0, rc = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, a) {
+        size_t old = path_push(c, ".%s[%d]", key, i);
+        eb_interval *v = &iv[i];
+        v->start_s = v->end_s = v->bytes = v->mbps = v->jitter_ms = NAN;
+        v->lost = v->total = -1;
+        if (!cJSON_IsObject(it)) {
+            rc = jfail(c, NULL, "expected an object");
+        } else {
+            rc = get_num(c, it, "start_s", &v->start_s, REQUIRED);
+            if (!rc) rc = get_num(c, it, "end_s", &v->end_s, REQUIRED);
+            if (!rc) rc = get_num(c, it, "bytes", &v->bytes, OPTIONAL);
+            if (!rc) rc = get_num(c, it, "mbps", &v->mbps, REQUIRED);
+            if (!rc) rc = get_num(c, it, "jitter_ms", &v->jitter_ms, OPTIONAL);
+            if (!rc) rc = get_long(c, it, "lost", &v->lost, OPTIONAL, true);
+            if (!rc) rc = get_long(c, it, "total", &v->total, OPTIONAL, true);
+        }
+        c->path[old] = '\0';
+        if (rc)
+            break;
+        i++;
+    }
+    if (rc) {
+        free(iv);
+        return rc;
+    }
+    *out = iv;
+    *n_out = n;
+    return 0;
+}
+
+static int parse_entry(jctx *c, const cJSON *o, eb_entry *e)
+{
+    int rc;
+    char test[24];
+    if ((rc = get_str(c, o, "board", e->board, sizeof e->board, OPTIONAL)) ||
+        (rc = get_str(c, o, "chip", e->chip, sizeof e->chip, REQUIRED)) ||
+        (rc = get_str(c, o, "tier", e->tier, sizeof e->tier, REQUIRED)) ||
+        (rc = get_str(c, o, "test", test, sizeof test, REQUIRED)))
+        return rc;
+    e->test = eb_test_from_name(test);
+    if (e->test < 0)
+        return jfail(c, "test", "expected one of tcp_tx, tcp_rx, udp_tx, udp_rx");
+    if ((rc = get_int(c, o, "repeat", &e->repeat, OPTIONAL)))
+        return rc;
+    if (e->repeat < 0)
+        return jfail(c, "repeat", "expected an integer >= 0");
+    if ((rc = get_str(c, o, "status", e->status, sizeof e->status, REQUIRED)) ||
+        (rc = get_str(c, o, "error", e->error, sizeof e->error, OPTIONAL)) ||
+        (rc = get_num(c, o, "mean_mbps", &e->mean_mbps, REQUIRED)) ||
+        (rc = get_num(c, o, "peak_mbps", &e->peak_mbps, REQUIRED)) ||
+        (rc = get_num(c, o, "loss_pct", &e->loss_pct, OPTIONAL)) ||
+        (rc = get_num(c, o, "jitter_ms", &e->jitter_ms, OPTIONAL)) ||
+        (rc = get_long(c, o, "free_heap", &e->free_heap, OPTIONAL, true)) ||
+        (rc = get_long(c, o, "min_free_heap", &e->min_free_heap, OPTIONAL, true)) ||
+        (rc = get_long(c, o, "largest_block", &e->largest_block, OPTIONAL, true)) ||
+        (rc = get_num(c, o, "ref_mbps", &e->ref_mbps, OPTIONAL)) ||
+        (rc = get_str(c, o, "started", e->started, sizeof e->started, OPTIONAL)) ||
+        (rc = get_str(c, o, "finished", e->finished, sizeof e->finished, OPTIONAL)))
+        return rc;
+    if (strcmp(e->status, "ok") != 0 && strcmp(e->status, "failed") != 0)
+        return jfail(c, "status", "expected \"ok\" or \"failed\"");
+
+    const cJSON *so;
+    if ((rc = get_obj(c, o, "settings", &so, OPTIONAL)))
+        return rc;
+    if (so) {
+        size_t old = path_push(c, ".settings");
+        if (!(rc = get_num(c, so, "duration_s", &e->duration_s, OPTIONAL)) &&
+            !(rc = get_num(c, so, "interval_s", &e->interval_s, OPTIONAL)) &&
+            !(rc = get_num(c, so, "warmup_s", &e->warmup_s, OPTIONAL)))
+            rc = get_num(c, so, "udp_rate_mbps", &e->udp_rate_mbps, OPTIONAL);
+        c->path[old] = '\0';
+        if (rc)
+            return rc;
+    }
+    const cJSON *tp;
+    if ((rc = get_obj(c, o, "tier_params", &tp, OPTIONAL)))
+        return rc;
+    if (tp) {
+        size_t old = path_push(c, ".tier_params");
+        const cJSON *it;
+        cJSON_ArrayForEach(it, tp) {
+            int f = eb_field_from_key(it->string);
+            if (f < 0)
+                continue; /* a setting this version does not know: ignored */
+            long v = 0;
+            if ((rc = get_long(c, tp, it->string, &v, REQUIRED, false)))
+                break;
+            if (v < INT_MIN || v > INT_MAX) {
+                rc = jfail(c, it->string, "integer out of range");
+                break;
+            }
+            e->param_set[f] = true;
+            e->param[f] = (int)v;
+        }
+        c->path[old] = '\0';
+        if (rc)
+            return rc;
+    }
+    if ((rc = parse_stats(c, o, "rx_stats", &e->rx_stats)) || (rc = parse_stats(c, o, "tx_stats", &e->tx_stats)))
+        return rc;
+    const cJSON *io;
+    if ((rc = get_obj(c, o, "intervals", &io, OPTIONAL)))
+        return rc;
+    if (io) {
+        size_t old = path_push(c, ".intervals");
+        rc = parse_intervals(c, io, "receiver", &e->receiver, &e->n_receiver);
+        if (!rc)
+            rc = parse_intervals(c, io, "sender", &e->sender, &e->n_sender);
+        c->path[old] = '\0';
+    }
+    return rc;
+}
+
+static int parse_board(jctx *c, const cJSON *o, eb_board_meta *b)
+{
+    struct { const char *key; char *dst; size_t size; int req; } fields[] = {
+        {"board", b->board, sizeof b->board, OPTIONAL},
+        {"chip", b->chip, sizeof b->chip, OPTIONAL},
+        {"mac", b->mac, sizeof b->mac, OPTIONAL},
+        {"port", b->port, sizeof b->port, OPTIONAL},
+        {"dialect", b->dialect, sizeof b->dialect, OPTIONAL},
+        {"fw_project", b->fw_project, sizeof b->fw_project, OPTIONAL},
+        {"fw_version", b->fw_version, sizeof b->fw_version, OPTIONAL},
+        {"idf_version", b->idf_version, sizeof b->idf_version, OPTIONAL},
+        {"fw_sha256", b->fw_sha256, sizeof b->fw_sha256, OPTIONAL},
+        {"ap_ssid", b->ap_ssid, sizeof b->ap_ssid, OPTIONAL},
+        {"board_ip", b->board_ip, sizeof b->board_ip, OPTIONAL},
+        {"pc_ip", b->pc_ip, sizeof b->pc_ip, OPTIONAL},
+        {"host", b->host, sizeof b->host, OPTIONAL},
+        {"iperf_version", b->iperf_version, sizeof b->iperf_version, OPTIONAL},
+        {"started", b->started, sizeof b->started, OPTIONAL},
+        {"finished", b->finished, sizeof b->finished, OPTIONAL},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        int rc = get_str(c, o, fields[i].key, fields[i].dst, fields[i].size, fields[i].req);
+        if (rc)
+            return rc;
+    }
+    long rssi = 0;
+    int rc = get_long(c, o, "rssi", &rssi, OPTIONAL, true);
+    if (rc)
+        return rc;
+    b->rssi = rssi == -1 && cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(o, "rssi")) ? 0 : (int)rssi;
+    return 0;
+}
+
+static int parse_root(jctx *c, const cJSON *root, eb_results *r)
+{
+    int rc;
+    if (!cJSON_IsObject(root))
+        return eb_fail(c->err, EB_ECONFIG, "%s: expected a JSON object at the top level", c->file);
+    char schema[64] = "";
+    if ((rc = get_str(c, root, "schema", schema, sizeof schema, REQUIRED)))
+        return rc;
+    if (strcmp(schema, RESULTS_SCHEMA_NAME) != 0)
+        return eb_fail(c->err, EB_ECONFIG, "%s: schema: \"%s\" is not an espbench results file (expected \"%s\")",
+                       c->file, schema, RESULTS_SCHEMA_NAME);
+    int version = 0;
+    if ((rc = get_int(c, root, "schema_version", &version, REQUIRED)))
+        return rc;
+    if (version != EB_RESULTS_SCHEMA_VERSION)
+        return eb_fail(c->err, EB_ECONFIG,
+                       "%s: schema_version: %d is not supported by this espbench (reads version %d); "
+                       "use a matching espbench version",
+                       c->file, version, EB_RESULTS_SCHEMA_VERSION);
+    if ((rc = get_str(c, root, "espbench_version", r->espbench_version, sizeof r->espbench_version, OPTIONAL)) ||
+        (rc = get_str(c, root, "generated", r->generated, sizeof r->generated, OPTIONAL)))
+        return rc;
+
+    const cJSON *boards = cJSON_GetObjectItemCaseSensitive(root, "boards");
+    if (boards && !cJSON_IsArray(boards))
+        return jfail(c, "boards", "expected an array");
+    int i = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, boards) {
+        size_t old = path_push(c, "boards[%d]", i);
+        if (!cJSON_IsObject(it))
+            return jfail(c, NULL, "expected an object");
+        eb_board_meta b;
+        memset(&b, 0, sizeof b);
+        if ((rc = parse_board(c, it, &b)))
+            return rc;
+        c->path[old] = '\0';
+        if (eb_results_board(r, b.board, false))
+            return eb_fail(c->err, EB_ECONFIG, "%s: boards[%d]: board \"%s\" is listed twice", c->file, i, b.board);
+        *eb_results_board(r, b.board, true) = b;
+        i++;
+    }
+
+    const cJSON *entries = cJSON_GetObjectItemCaseSensitive(root, "entries");
+    if (!entries)
+        return jfail(c, "entries", "missing (expected an array)");
+    if (!cJSON_IsArray(entries))
+        return jfail(c, "entries", "expected an array");
+    i = 0;
+    cJSON_ArrayForEach(it, entries) {
+        size_t old = path_push(c, "entries[%d]", i);
+        if (!cJSON_IsObject(it))
+            return jfail(c, NULL, "expected an object");
+        eb_entry e;
+        eb_entry_init(&e);
+        rc = parse_entry(c, it, &e);
+        if (rc) {
+            eb_entry_free(&e);
+            return rc;
+        }
+        c->path[old] = '\0';
+        /* The store takes ownership of the interval arrays without copying. */
+        eb_entry *p = realloc(r->entries, sizeof *p * (size_t)(r->n_entries + 1));
+        if (!p)
+            abort();
+        r->entries = p;
+        r->entries[r->n_entries++] = e;
+        i++;
+    }
+    return 0;
+}
+
+int eb_results_parse_json(eb_results *r, const char *text, size_t len, const char *name, eb_error *err)
+{
+    eb_results_init(r);
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
+    if (!root) {
+        /* Turn the error position into line:col. */
+        const char *pos = cJSON_GetErrorPtr();
+        int line = 1, col = 1;
+        if (pos && pos >= text && pos <= text + len) {
+            for (const char *p = text; p < pos; p++) {
+                if (*p == '\n') {
+                    line++;
+                    col = 1;
+                } else {
+                    col++;
+                }
+            }
+        }
+        return eb_fail(err, EB_ECONFIG, "%s:%d:%d: not valid JSON", name, line, col);
+    }
+    for (const char *p = end; p && p < text + len; p++) {
+        if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
+            cJSON_Delete(root);
+            return eb_fail(err, EB_ECONFIG, "%s: unexpected text after the JSON document (offset %ld)", name,
+                           (long)(p - text));
+        }
+    }
+    jctx c = {.file = name, .path = "", .err = err};
+    int rc = parse_root(&c, root, r);
+    cJSON_Delete(root);
+    if (rc)
+        eb_results_free(r);
+    return rc;
+}
+
+int eb_results_load(eb_results *r, const char *path, eb_error *err)
+{
+    eb_results_init(r);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return eb_fail(err, errno == ENOENT ? EB_ECONFIG : EB_EIO, "%s: cannot open: %s", path, strerror(errno));
+    eb_buf b;
+    eb_buf_init(&b);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        eb_buf_append(&b, chunk, n);
+        if (b.len > RESULTS_MAX_BYTES) {
+            fclose(f);
+            eb_buf_free(&b);
+            return eb_fail(err, EB_ECONFIG, "%s: larger than %u MB; not a results file?", path, RESULTS_MAX_BYTES >> 20);
+        }
+    }
+    int rd_err = ferror(f);
+    fclose(f);
+    if (rd_err) {
+        eb_buf_free(&b);
+        return eb_fail(err, EB_EIO, "%s: read error", path);
+    }
+    int rc = eb_results_parse_json(r, b.len ? (const char *)b.data : "", b.len, path, err);
+    eb_buf_free(&b);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- files */
+
+int eb_file_write_atomic(const char *path, const void *data, size_t len, eb_error *err)
+{
+    /* The temp file sits next to the target so rename() stays within one file system. */
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 16);
+    if (!tmp)
+        abort();
+    const char *slash = strrchr(path, '/');
+    size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
+    snprintf(tmp, plen + 16, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        int e = errno;
+        free(tmp);
+        return eb_fail(err, EB_EIO, "%s: cannot create a temporary file next to it: %s", path, strerror(e));
+    }
+    const char *p = data;
+    size_t left = len;
+    while (left > 0) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int e = errno;
+            close(fd);
+            unlink(tmp);
+            free(tmp);
+            return eb_fail(err, EB_EIO, "%s: write failed: %s", path, strerror(e));
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    /* mkstemp creates 0600; results are ordinary files. */
+    mode_t mask = umask(0);
+    umask(mask);
+    (void)fchmod(fd, 0666 & ~mask);
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        int e = errno;
+        unlink(tmp);
+        free(tmp);
+        return eb_fail(err, EB_EIO, "%s: fsync failed: %s", path, strerror(e));
+    }
+    if (rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        free(tmp);
+        return eb_fail(err, EB_EIO, "%s: rename failed: %s", path, strerror(e));
+    }
+    free(tmp);
+    /* Make the rename itself durable. */
+    char *dir = dirlen ? strndup(path, dirlen) : strdup(".");
+    if (dir) {
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+        if (dfd >= 0) {
+            (void)fsync(dfd);
+            close(dfd);
+        }
+        free(dir);
+    }
+    return 0;
+}
+
+int eb_results_save_json(const eb_results *r, const char *path, eb_error *err)
+{
+    eb_buf b;
+    eb_buf_init(&b);
+    eb_results_to_json(r, &b);
+    int rc = eb_file_write_atomic(path, b.data, b.len, err);
+    eb_buf_free(&b);
+    return rc;
+}
+
+int eb_results_save_csv(const eb_results *r, const char *path, eb_error *err)
+{
+    eb_buf b;
+    eb_buf_init(&b);
+    eb_results_to_csv(r, &b);
+    int rc = eb_file_write_atomic(path, b.data, b.len, err);
+    eb_buf_free(&b);
+    return rc;
+}

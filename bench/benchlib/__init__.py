@@ -1,0 +1,1 @@
+"""espbench benchmark suite helpers (bench/run.sh -> bench/bench.py)."""

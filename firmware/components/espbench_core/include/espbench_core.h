@@ -1,0 +1,265 @@
+/* The espbench console protocol core: portable C, no ESP-IDF includes.
+ *
+ * Compiled into the board firmware (ESP-IDF component) and into
+ * espbench-vboard. It tokenizes console lines, runs the command table,
+ * validates buffer tiers, maps a tier to a wifi_init_config_t-like struct and
+ * formats the machine-readable "#EB:" lines. The platform (ESP-IDF glue or the
+ * vboard) is reached only through ebc_ops. See docs/console-protocol.md. */
+#ifndef ESPBENCH_CORE_H
+#define ESPBENCH_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define EBC_PROTO_VERSION 1
+#define EBC_PROMPT "espbench> "
+#define EBC_LINE_MAX 512  /* longest console line, in and out */
+#define EBC_MAX_ARGS 40
+
+/* Tier fields. Same order and keys as enum eb_field in include/espbench/profile.h
+ * (key = enum name in lower case without EB_F_); a host test checks it. */
+enum ebc_field {
+    EBC_F_STATIC_RX,
+    EBC_F_DYNAMIC_RX,
+    EBC_F_DYNAMIC_TX,
+    EBC_F_STATIC_TX,
+    EBC_F_RX_BA_WIN,
+    EBC_F_TCP_SND_BUF_KB,
+    EBC_F_TCP_WND_KB,
+    EBC_F_TCP_MBOX,
+    EBC_F_UDP_MBOX,
+    EBC_F_TCPIP_MBOX,
+    EBC_F_WIFI_IRAM_OPT,
+    EBC_F_WIFI_RX_IRAM_OPT,
+    EBC_F_LWIP_IRAM_OPT,
+    EBC_F_ICACHE_KB,
+    EBC_F_ICACHE_LINE,
+    EBC_F_ICACHE_WAYS,
+    EBC_F_DCACHE_KB,
+    EBC_F_DCACHE_LINE,
+    EBC_F_DCACHE_WAYS,
+    EBC_F_CPU_MHZ,
+    EBC_F_AMPDU_RX,
+    EBC_F_FULL_CACHE,
+    EBC_F_RX_BUF_NUM,      /* ESP8266_RTOS_SDK build options */
+    EBC_F_RX_PKT_NUM,
+    EBC_F_TX_PKT_NUM,
+    EBC_F_CONT_RX_BUF_NUM,
+    EBC_F_COUNT
+};
+
+typedef struct ebc_field_info {
+    const char *key;  /* "static_rx" */
+    int min, max;     /* Kconfig range on a chip without 802.11ax and without PSRAM */
+    bool runtime;     /* changeable through wifi_init_config_t (stop, deinit, init) */
+    bool is_bool;     /* 0/1 */
+} ebc_field_info;
+
+const ebc_field_info *ebc_field_get(int field); /* NULL if out of range */
+int ebc_field_from_key(const char *key);         /* -1 if unknown */
+
+/* A tier as key=value fields; unset fields take the image's values. */
+typedef struct ebc_tier {
+    char name[32];
+    bool set[EBC_F_COUNT];
+    int value[EBC_F_COUNT];
+} ebc_tier;
+
+/* The wifi_init_config_t fields a tier changes, mirrored portably. */
+typedef struct ebc_wifi_cfg {
+    int static_rx_buf_num;
+    int dynamic_rx_buf_num;  /* 0 = unlimited */
+    int tx_buf_type;         /* 0 static, 1 dynamic (as ESP-IDF) */
+    int static_tx_buf_num;
+    int dynamic_tx_buf_num;
+    bool ampdu_rx_enable;
+    int rx_ba_win;           /* unused when !ampdu_rx_enable */
+} ebc_wifi_cfg;
+
+/* What the running image is. */
+typedef struct ebc_build {
+    const char *fw_version;  /* "0.1.0" */
+    const char *idf_version; /* "v5.5" */
+    const char *chip;        /* "esp32" */
+    bool he;                 /* 802.11ax chip: wider Kconfig ranges (static_rx ≤128, BA ≤64) */
+    bool psram;              /* SPIRAM_TRY_ALLOCATE_WIFI_LWIP: TX buffers must be static */
+    /* The tier compiled into the image: runtime fields are the boot defaults,
+     * build-time fields are the values every tier_set must match. */
+    ebc_tier image;
+} ebc_build;
+
+/* ---- validation and mapping (pure) ---- */
+
+/* Error codes of #EB:ERR lines. */
+#define EBC_ERR_SYNTAX "SYNTAX"
+#define EBC_ERR_UNKNOWN_CMD "UNKNOWN_CMD"
+#define EBC_ERR_UNKNOWN_FIELD "UNKNOWN_FIELD"
+#define EBC_ERR_RANGE "RANGE"
+#define EBC_ERR_CONSTRAINT "CONSTRAINT"
+#define EBC_ERR_BUILD_ONLY "BUILD_ONLY"
+#define EBC_ERR_BUSY "BUSY"
+#define EBC_ERR_NOT_CONNECTED "NOT_CONNECTED"
+#define EBC_ERR_NO_AP "NO_AP"
+#define EBC_ERR_AUTH "AUTH"
+#define EBC_ERR_WIFI "WIFI"
+#define EBC_ERR_IPERF "IPERF"
+
+typedef struct ebc_status {
+    const char *code;  /* one of EBC_ERR_*, NULL when ok */
+    char msg[160];
+} ebc_status;
+
+/* The field's range for this build (he/psram widen some). */
+void ebc_field_range(const ebc_build *b, int field, int *min, int *max);
+/* Builds the requested tier from key=value arguments (argv[0] is the first
+ * field, "name=" sets the label): starts from the image tier, applies the
+ * fields, checks ranges, build-time fields and cross-field constraints.
+ * Returns 0, or -1 with st filled (out is then unspecified). */
+int ebc_tier_from_args(const ebc_build *b, int argc, char **argv, ebc_tier *out, ebc_status *st);
+/* Cross-field constraints of a complete tier. */
+int ebc_tier_check(const ebc_build *b, const ebc_tier *t, ebc_status *st);
+void ebc_tier_to_wifi_cfg(const ebc_tier *t, ebc_wifi_cfg *cfg);
+
+/* ---- tokenizer ---- */
+
+/* Splits line in place into argv: blanks separate tokens; double quotes group
+ * (anywhere in a token, so ssid="my ap" is one token), \" and \\ escape inside
+ * quotes. Returns argc, or -1 with *err set (unterminated quote, too many). */
+int ebc_tokenize(char *line, char **argv, int max_args, const char **err);
+
+/* ---- line formatting ---- */
+
+typedef struct ebc_line {
+    char buf[EBC_LINE_MAX];
+    size_t len;
+} ebc_line;
+
+void ebc_line_start(ebc_line *l, const char *head);  /* "#EB:OK", "#EB:EV wifi.scan" */
+void ebc_line_kv_int(ebc_line *l, const char *key, long long v);
+void ebc_line_kv_fixed(ebc_line *l, const char *key, double v, int decimals);
+/* Bare token when it is one ([A-Za-z0-9._:/,+-]), else a quoted string with
+ * \" and \\ escapes; control bytes become '?'. */
+void ebc_line_kv_str(ebc_line *l, const char *key, const char *v);
+/* Appends "\r\n" and returns the text (length in *len if not NULL). */
+const char *ebc_line_finish(ebc_line *l, size_t *len);
+
+/* ---- line parsing (host side and tests) ---- */
+
+enum ebc_kind { EBC_KIND_NONE, EBC_KIND_OK, EBC_KIND_ERR, EBC_KIND_EV };
+
+#define EBC_MAX_KV 24
+typedef struct ebc_parsed {
+    enum ebc_kind kind;
+    char event[32];  /* EV only */
+    int n_kv;
+    char key[EBC_MAX_KV][24];
+    char val[EBC_MAX_KV][160];
+} ebc_parsed;
+
+/* Finds "#EB:" anywhere in the line (a prompt or echo may precede it) and
+ * parses it. Returns 0, or -1 if the line has no well-formed #EB: line. */
+int ebc_parse_line(const char *line, ebc_parsed *out);
+const char *ebc_parsed_get(const ebc_parsed *p, const char *key); /* NULL if absent */
+
+/* ---- the platform ---- */
+
+typedef struct ebc_ip_info {
+    char ip[16], mask[16], gw[16];
+} ebc_ip_info;
+
+typedef struct ebc_scan_ap {
+    char ssid[33];
+    int rssi;
+    int channel;
+} ebc_scan_ap;
+
+typedef struct ebc_heap {
+    uint32_t free_internal;     /* heap_caps_get_free_size(MALLOC_CAP_INTERNAL) */
+    uint32_t min_internal;      /* heap_caps_get_minimum_free_size(MALLOC_CAP_INTERNAL) */
+    uint32_t largest_internal;  /* heap_caps_get_largest_free_block(MALLOC_CAP_INTERNAL) */
+    uint32_t free_default;      /* esp_get_free_heap_size() (the stock `free`) */
+    uint32_t min_default;       /* esp_get_minimum_free_heap_size() (the stock `heap`) */
+} ebc_heap;
+
+typedef struct ebc_iperf_args {
+    bool server, udp, abort;
+    char host[64];       /* -c */
+    uint16_t port;       /* -p, default 5001 */
+    uint32_t len;        /* -l, 0 = engine default */
+    double interval_s;   /* -i, default 1 */
+    double time_s;       /* -t, default 10 */
+    double bw_mbps;      /* -b (decimal Mbit/s), 0 = unlimited */
+} ebc_iperf_args;
+
+/* Disconnect reasons (ESP-IDF wifi_err_reason_t values) used in events. */
+#define EBC_REASON_AUTH_EXPIRE 2
+#define EBC_REASON_ASSOC_LEAVE 8
+#define EBC_REASON_4WAY_HANDSHAKE_TIMEOUT 15
+#define EBC_REASON_BEACON_TIMEOUT 200
+#define EBC_REASON_NO_AP_FOUND 201
+#define EBC_REASON_AUTH_FAIL 202
+#define EBC_REASON_HANDSHAKE_TIMEOUT 204
+
+typedef struct ebc_ops {
+    void *ctx;
+    /* Console output (already formatted, "\r\n" line ends). */
+    void (*write)(void *ctx, const char *data, size_t len);
+    /* esp_wifi_stop + esp_wifi_deinit. 0 ok. */
+    int (*wifi_deinit)(void *ctx);
+    /* esp_wifi_init(cfg with these fields) + set mode STA + esp_wifi_start. 0 ok. */
+    int (*wifi_init)(void *ctx, const ebc_wifi_cfg *cfg);
+    /* Connects and waits (bounded) for an address. 0 ok with ip filled;
+     * otherwise non-zero with *reason (EBC_REASON_*). pass may be "". */
+    int (*wifi_connect)(void *ctx, const char *ssid, const char *pass, ebc_ip_info *ip, int *reason);
+    /* Scans (ssid NULL = all). 0 ok, *n set. */
+    int (*wifi_scan)(void *ctx, const char *ssid, ebc_scan_ap *aps, int max, int *n);
+    /* Starts iperf; progress comes back through the ebc_event_iperf_* calls.
+     * 0 ok, else msg filled. */
+    int (*iperf_start)(void *ctx, const ebc_iperf_args *a, char *msg, size_t msg_len);
+    void (*iperf_abort)(void *ctx);
+    bool (*iperf_running)(void *ctx);
+    void (*heap)(void *ctx, ebc_heap *h);
+    /* Reboots (does not return on the firmware). */
+    void (*restart)(void *ctx);
+} ebc_ops;
+
+typedef struct ebc_core {
+    const ebc_ops *ops;
+    const ebc_build *build;
+    ebc_tier tier;            /* the tier running now */
+    bool wifi_up;
+    bool connected;
+    char ssid[33];
+    char pass[65];            /* kept for the reconnect after tier_set; never printed */
+    ebc_ip_info ip;
+    bool want_secret;         /* the next line is a password (sta_connect SSID -) */
+} ebc_core;
+
+void ebc_core_init(ebc_core *c, const ebc_ops *ops, const ebc_build *b);
+/* Boot: brings Wi-Fi up with the image tier and emits the boot event. */
+int ebc_core_start(ebc_core *c);
+/* One console line (without its line end). Writes the reply: optional text
+ * lines, events, then exactly one status line. Empty lines produce nothing.
+ * After "sta_connect SSID -" the next line is taken as the password. */
+void ebc_feed_line(ebc_core *c, const char *line);
+/* True while the core waits for a password line: the platform must not echo it. */
+bool ebc_wants_secret(const ebc_core *c);
+
+/* Asynchronous events reported by the platform. */
+void ebc_event_wifi_disconnected(ebc_core *c, int reason);
+void ebc_event_iperf_connected(ebc_core *c, const char *peer_ip, unsigned peer_port);
+/* lost/total/jitter only for a UDP server (has_udp). jitter_ms < 0 = unknown. */
+void ebc_event_iperf_interval(ebc_core *c, double start, double end, unsigned long long bytes,
+                              bool has_udp, long lost, long total, double jitter_ms);
+void ebc_event_iperf_summary(ebc_core *c, double start, double end, unsigned long long bytes,
+                             bool has_udp, long lost, long total);
+void ebc_event_iperf_error(ebc_core *c, const char *msg);
+void ebc_event_iperf_done(ebc_core *c);
+
+/* Writes one formatted line through ops->write. */
+void ebc_emit(ebc_core *c, ebc_line *l);
+/* Writes "#EB:ERR code=.. msg=..". */
+void ebc_reply_err(ebc_core *c, const char *code, const char *msg);
+
+#endif

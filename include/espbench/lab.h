@@ -1,0 +1,40 @@
+/* The lab file (`run --lab lab.yaml`): the AP, the PC address and the boards
+ * of a bench. The Wi-Fi password is never in the file itself: the file names
+ * an environment variable (ap.password_env) or a file (ap.password_file,
+ * relative to the lab file) that holds it. Format: docs/run.md. */
+#ifndef ESPBENCH_LAB_H
+#define ESPBENCH_LAB_H
+
+#include <stdbool.h>
+
+#include "espbench/error.h"
+#include "espbench/run.h"
+
+#define EB_LAB_MAX_BOARDS 64
+#define EB_LAB_DEFAULT_PASSWORD_ENV "ESPBENCH_WIFI_PASSWORD"
+
+typedef struct eb_lab {
+    char ssid[33];
+    char password[65];      /* zeroed by eb_lab_free */
+    bool has_password;
+    char password_source[300]; /* "env LAB_PASS" / "file /path", for messages */
+    char pc_ip[48];
+    eb_run_board boards[EB_LAB_MAX_BOARDS];
+    int n_boards;
+    char file[512];
+} eb_lab;
+
+/* Loads and checks a lab file. Errors: EB_ECONFIG "FILE:LINE:COL: message". */
+int eb_lab_load(eb_lab *lab, const char *path, eb_error *err);
+/* Parses lab YAML text (tests); base_dir resolves password_file. */
+int eb_lab_parse(eb_lab *lab, const char *text, size_t len, const char *name, const char *base_dir,
+                 eb_error *err);
+void eb_lab_free(eb_lab *lab);
+
+/* Reads a password from an environment variable; 0 if set (may be empty
+ * for an open AP only when allow_empty), EB_ECONFIG naming the variable. */
+int eb_password_from_env(const char *var, char *out, size_t cap, eb_error *err);
+/* Reads the first line of a file as the password. */
+int eb_password_from_file(const char *path, char *out, size_t cap, eb_error *err);
+
+#endif

@@ -1,0 +1,209 @@
+/* Firmware downloads into the XDG cache with libcurl: resumable through a
+ * ".part" file and a range request, size-limited, and checked against the
+ * expected SHA-256 before anyone uses the file. */
+#include <curl/curl.h>
+#include <errno.h>
+#include <openssl/evp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "espbench/fetch.h"
+#include "espbench/log.h"
+
+static int mkdir_p(const char *path)
+{
+    char tmp[1024];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    for (char *p = tmp + 1; *p; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    }
+    return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+int eb_cache_dir(char *out, size_t cap, eb_error *err)
+{
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n;
+    if (xdg && xdg[0] == '/')
+        n = snprintf(out, cap, "%s/espbench", xdg);
+    else if (home && *home)
+        n = snprintf(out, cap, "%s/.cache/espbench", home);
+    else
+        return eb_fail(err, EB_EIO, "no cache directory: set XDG_CACHE_HOME or HOME");
+    if (n < 0 || (size_t)n >= cap)
+        return eb_fail(err, EB_EIO, "cache directory path too long");
+    if (mkdir_p(out) != 0)
+        return eb_fail(err, EB_EIO, "cannot create the cache directory %s: %s", out, strerror(errno));
+    return EB_OK;
+}
+
+int eb_sha256_file(const char *path, char hex[65], eb_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return eb_fail(err, EB_EIO, "cannot read %s: %s", path, strerror(errno));
+    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    uint8_t buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        EVP_DigestUpdate(ctx, buf, n);
+    int bad = ferror(f);
+    fclose(f);
+    uint8_t md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    EVP_DigestFinal_ex(ctx, md, &len);
+    EVP_MD_CTX_free(ctx);
+    if (bad)
+        return eb_fail(err, EB_EIO, "error reading %s", path);
+    for (unsigned i = 0; i < 32; i++)
+        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    return EB_OK;
+}
+
+static bool valid_sha(const char *s)
+{
+    if (!s || strlen(s) != 64)
+        return false;
+    for (int i = 0; i < 64; i++)
+        if (!strchr("0123456789abcdefABCDEF", s[i]))
+            return false;
+    return true;
+}
+
+typedef struct {
+    FILE *f;
+    curl_off_t have;    /* bytes in the .part file */
+    curl_off_t limit;
+    bool too_big;
+} sink;
+
+static size_t on_data(char *ptr, size_t size, size_t nmemb, void *user)
+{
+    sink *s = user;
+    size_t n = size * nmemb;
+    if (s->have + (curl_off_t)n > s->limit) {
+        s->too_big = true;
+        return 0; /* aborts the transfer */
+    }
+    if (fwrite(ptr, 1, n, s->f) != n)
+        return 0;
+    s->have += (curl_off_t)n;
+    return n;
+}
+
+/* One transfer attempt; resume says whether to send a range request. */
+static CURLcode transfer(const char *url, const char *part, bool resume, sink *s, long timeout_s, long *http,
+                         char *cerr)
+{
+    struct stat st;
+    s->have = resume && stat(part, &st) == 0 ? (curl_off_t)st.st_size : 0;
+    s->f = fopen(part, s->have ? "ab" : "wb");
+    if (!s->f)
+        return CURLE_WRITE_ERROR;
+    CURL *h = curl_easy_init();
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https,file");
+    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
+    curl_easy_setopt(h, CURLOPT_FAILONERROR, 1L);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT, timeout_s);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 15L);
+    curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, s->limit);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, s);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
+    if (s->have)
+        curl_easy_setopt(h, CURLOPT_RESUME_FROM_LARGE, s->have);
+    CURLcode rc = curl_easy_perform(h);
+    *http = 0;
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, http);
+    curl_easy_cleanup(h);
+    if (fclose(s->f) != 0 && rc == CURLE_OK)
+        rc = CURLE_WRITE_ERROR;
+    return rc;
+}
+
+int eb_fetch(const char *url, const eb_fetch_opts *opts, char *path, size_t path_cap, eb_error *err)
+{
+    if (!valid_sha(opts->sha256))
+        return eb_fail(err, EB_ECONFIG, "%s: a 64-hex-digit sha256 is required to download it", url);
+    char dir[900], want[65];
+    for (int i = 0; i < 64; i++)
+        want[i] = (char)(opts->sha256[i] | 0x20); /* lowercase hex */
+    want[64] = '\0';
+    if (opts->cache_dir) {
+        snprintf(dir, sizeof dir, "%s", opts->cache_dir);
+        if (mkdir_p(dir) != 0)
+            return eb_fail(err, EB_EIO, "cannot create %s: %s", dir, strerror(errno));
+    } else if (eb_cache_dir(dir, sizeof dir, err) != EB_OK) {
+        return EB_EIO;
+    }
+    char final[1024], part[1040], have[65];
+    snprintf(final, sizeof final, "%s/%s", dir, want);
+    snprintf(part, sizeof part, "%s.part", final);
+    if (snprintf(path, path_cap, "%s", final) >= (int)path_cap)
+        return eb_fail(err, EB_EIO, "cache path too long");
+    eb_error e;
+    if (access(final, R_OK) == 0) {
+        if (eb_sha256_file(final, have, &e) == EB_OK && !strcmp(have, want))
+            return EB_OK;
+        unlink(final); /* corrupted cache entry: fetch again */
+    }
+    static bool curl_ready;
+    if (!curl_ready) {
+        curl_global_init(CURL_GLOBAL_DEFAULT);
+        curl_ready = true;
+    }
+    sink s = {.limit = (curl_off_t)(opts->max_bytes ? opts->max_bytes : 64u << 20)};
+    long timeout = opts->timeout_s > 0 ? opts->timeout_s : 120, http = 0;
+    char cerr[CURL_ERROR_SIZE] = "";
+    CURLcode rc = transfer(url, part, true, &s, timeout, &http, cerr);
+    if (rc == CURLE_RANGE_ERROR || (rc == CURLE_HTTP_RETURNED_ERROR && http == 416)) {
+        /* The server cannot resume (or the part is already whole): check the
+         * part, else start over. */
+        if (eb_sha256_file(part, have, &e) == EB_OK && !strcmp(have, want))
+            rc = CURLE_OK;
+        else
+            rc = transfer(url, part, false, &s, timeout, &http, cerr);
+    }
+    if (s.too_big || rc == CURLE_FILESIZE_EXCEEDED) {
+        unlink(part);
+        return eb_fail(err, EB_EIO, "%s: larger than the %lld-byte limit; refusing it", url, (long long)s.limit);
+    }
+    if (rc != CURLE_OK) {
+        if (rc == CURLE_HTTP_RETURNED_ERROR) {
+            unlink(part);
+            return eb_fail(err, EB_EIO, "%s: HTTP %ld; check the URL in the manifest", url, http);
+        }
+        if (rc == CURLE_PARTIAL_FILE || rc == CURLE_OPERATION_TIMEDOUT || rc == CURLE_RECV_ERROR)
+            return eb_fail(err, EB_EIO, "%s: download interrupted after %lld bytes (%s); run again to resume", url,
+                           (long long)s.have, cerr[0] ? cerr : curl_easy_strerror(rc));
+        unlink(part);
+        return eb_fail(err, EB_EIO, "%s: %s", url, cerr[0] ? cerr : curl_easy_strerror(rc));
+    }
+    if (eb_sha256_file(part, have, &e) != EB_OK) {
+        unlink(part);
+        *err = e;
+        return EB_EIO;
+    }
+    if (strcmp(have, want) != 0) {
+        unlink(part);
+        return eb_fail(err, EB_EIO, "%s: sha256 %s does not match the expected %s; the download was deleted", url, have, want);
+    }
+    if (rename(part, final) != 0)
+        return eb_fail(err, EB_EIO, "cannot move %s into place: %s", final, strerror(errno));
+    eb_log(EB_LOG_DEBUG, "fetched %s into %s", url, final);
+    return EB_OK;
+}

@@ -1,0 +1,930 @@
+/* Board console line classifier for every dialect (see board_parse.h and
+ * ../shared/reference/board-console-dialects.md). A line is cleaned (ANSI,
+ * NUL, CR), a leading prompt and the ESP log prefix are skipped, then the
+ * message is matched: interval lines first (they dominate a log), then
+ * prefixes, then a table of phrases. */
+#include "espbench/board_parse.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/line_scan.h"
+
+#define LINE_MAX_CLEAN 1024
+
+size_t eb_board_clean_line(const char *line, size_t len, char *out, size_t cap)
+{
+    size_t n = 0;
+    if (cap == 0)
+        return 0;
+    for (size_t i = 0; i < len && n + 1 < cap; i++) {
+        unsigned char c = (unsigned char)line[i];
+        if (c == 0x1b) { /* CSI: ESC [ params final; other ESC x: two bytes */
+            if (i + 1 < len && line[i + 1] == '[') {
+                i += 2;
+                while (i < len && !((unsigned char)line[i] >= 0x40 && (unsigned char)line[i] <= 0x7e))
+                    i++;
+            } else {
+                i++;
+            }
+            continue;
+        }
+        if (c == 0 || c == '\r' || c == '\n')
+            continue;
+        out[n++] = (char)c;
+    }
+    while (n > 0 && (out[n - 1] == ' ' || out[n - 1] == '\t'))
+        n--;
+    out[n] = '\0';
+    return n;
+}
+
+/* --------------------------------------------------------------- #EB: */
+
+static bool eb_token_char(char c) { return c > ' ' && c != '=' && c != '"' && c != 0x7f; }
+
+bool eb_ebline_parse(const char *line, size_t len, eb_ebline *out)
+{
+    const char *p = line, *e = line + len;
+    ls_rtrim(p, &e);
+    out->status[0] = out->name[0] = '\0';
+    out->n_kv = 0;
+    if (!ls_lit(&p, e, "#EB:"))
+        return false;
+    if (ls_lit(&p, e, "OK"))
+        strcpy(out->status, "OK");
+    else if (ls_lit(&p, e, "ERR"))
+        strcpy(out->status, "ERR");
+    else if (ls_lit(&p, e, "EV"))
+        strcpy(out->status, "EV");
+    else
+        return false;
+    if (p < e && !ls_is_space(*p))
+        return false;
+    ls_skip_ws(&p, e);
+    if (out->status[1] == 'V') {
+        const char *s = p;
+        while (p < e && eb_token_char(*p))
+            p++;
+        if (p == s)
+            return false;
+        ls_copy(out->name, sizeof out->name, s, p);
+        if (p < e && !ls_is_space(*p))
+            return false;
+        ls_skip_ws(&p, e);
+    }
+    while (p < e) {
+        const char *ks = p;
+        while (p < e && eb_token_char(*p))
+            p++;
+        if (p == ks || p >= e || *p != '=')
+            return false;
+        if (out->n_kv == EB_EBLINE_MAX_KV)
+            return false;
+        ls_copy(out->kv[out->n_kv].key, sizeof out->kv[out->n_kv].key, ks, p);
+        p++;
+        char *v = out->kv[out->n_kv].value;
+        size_t vn = 0, vcap = sizeof out->kv[out->n_kv].value;
+        if (p < e && *p == '"') {
+            p++;
+            bool closed = false;
+            while (p < e) {
+                char c = *p++;
+                if (c == '"') {
+                    closed = true;
+                    break;
+                }
+                if (c == '\\') {
+                    if (p >= e)
+                        return false;
+                    c = *p++;
+                }
+                if (vn + 1 < vcap)
+                    v[vn++] = c;
+            }
+            if (!closed)
+                return false;
+        } else {
+            while (p < e && !ls_is_space(*p)) {
+                if (*p == '"')
+                    return false;
+                if (vn + 1 < vcap)
+                    v[vn++] = *p;
+                p++;
+            }
+        }
+        v[vn] = '\0';
+        out->n_kv++;
+        if (p < e && !ls_is_space(*p))
+            return false;
+        ls_skip_ws(&p, e);
+    }
+    return true;
+}
+
+const char *eb_ebline_get(const eb_ebline *l, const char *k)
+{
+    for (int i = 0; i < l->n_kv; i++)
+        if (strcmp(l->kv[i].key, k) == 0)
+            return l->kv[i].value;
+    return NULL;
+}
+
+static bool kv_num(const eb_ebline *l, const char *k, double *v)
+{
+    const char *s = eb_ebline_get(l, k);
+    if (!s)
+        return false;
+    const char *p = s, *e = s + strlen(s);
+    return ls_num(&p, e, v) && p == e;
+}
+
+static void kv_copy(const eb_ebline *l, const char *k, char *dst, size_t cap)
+{
+    const char *s = eb_ebline_get(l, k);
+    ls_copy(dst, cap, s ? s : "", s ? s + strlen(s) : "");
+}
+
+/* "IP:PORT" into ip and port. */
+static void split_peer(const char *s, eb_board_line *out)
+{
+    const char *colon = strrchr(s, ':');
+    if (!colon) {
+        ls_copy(out->ip, sizeof out->ip, s, s + strlen(s));
+        return;
+    }
+    ls_copy(out->ip, sizeof out->ip, s, colon);
+    out->port = atoi(colon + 1);
+}
+
+static const struct {
+    const char *name;
+    int event;
+} eb_events[] = {
+    {"boot", EB_BEV_BOOT},
+    {"wifi.scan", EB_BEV_SCAN},
+    {"wifi.scan_done", EB_BEV_SCAN_DONE},
+    {"wifi.connected", EB_BEV_WIFI_CONNECTED},
+    {"wifi.got_ip", EB_BEV_GOT_IP},
+    {"wifi.disconnected", EB_BEV_WIFI_DISCONNECTED},
+    {"iperf.started", EB_BEV_MODE},
+    {"iperf.connected", EB_BEV_CONNECTED},
+    {"iperf.interval", EB_BEV_INTERVAL},
+    {"iperf.summary", EB_BEV_SUMMARY},
+    {"iperf.done", EB_BEV_IPERF_DONE},
+    {"iperf.error", EB_BEV_ERROR},
+};
+
+static void classify_eb(const char *p, const char *e, eb_board_line *out, eb_ebline *scratch)
+{
+    eb_ebline local;
+    eb_ebline *l = scratch ? scratch : &local;
+    if (!eb_ebline_parse(p, (size_t)(e - p), l))
+        return;
+    out->eb = scratch;
+    if (l->status[0] == 'O') {
+        out->event = EB_BEV_EB_OK;
+        return;
+    }
+    if (l->status[0] == 'E' && l->status[1] == 'R') {
+        out->event = EB_BEV_EB_ERR;
+        kv_copy(l, "code", out->name, sizeof out->name);
+        kv_copy(l, "msg", out->text, sizeof out->text);
+        return;
+    }
+    out->event = EB_BEV_EB_EVENT;
+    ls_copy(out->name, sizeof out->name, l->name, l->name + strlen(l->name));
+    for (size_t i = 0; i < sizeof eb_events / sizeof eb_events[0]; i++)
+        if (strcmp(l->name, eb_events[i].name) == 0)
+            out->event = eb_events[i].event;
+    double v;
+    const char *s;
+    switch (out->event) {
+    case EB_BEV_BOOT:
+        kv_copy(l, "chip", out->text, sizeof out->text);
+        break;
+    case EB_BEV_SCAN:
+        kv_copy(l, "ssid", out->ssid, sizeof out->ssid);
+        out->rssi = kv_num(l, "rssi", &v) ? (int)v : 0;
+        out->channel = kv_num(l, "ch", &v) ? (int)v : 0;
+        kv_copy(l, "bssid", out->mac, sizeof out->mac);
+        break;
+    case EB_BEV_SCAN_DONE:
+        out->value = kv_num(l, "count", &v) ? (long)v : -1;
+        break;
+    case EB_BEV_GOT_IP:
+        kv_copy(l, "ip", out->ip, sizeof out->ip);
+        kv_copy(l, "mask", out->mask, sizeof out->mask);
+        kv_copy(l, "gw", out->gw, sizeof out->gw);
+        break;
+    case EB_BEV_WIFI_DISCONNECTED:
+        out->value = kv_num(l, "reason", &v) ? (long)v : -1;
+        break;
+    case EB_BEV_MODE:
+        s = eb_ebline_get(l, "proto");
+        out->udp = s && strcmp(s, "udp") == 0;
+        s = eb_ebline_get(l, "role");
+        out->server = s && strcmp(s, "server") == 0;
+        out->interval_s = kv_num(l, "interval", &v) ? (int)v : 0;
+        out->time_s = kv_num(l, "time", &v) ? (int)v : 0;
+        break;
+    case EB_BEV_CONNECTED:
+        s = eb_ebline_get(l, "peer");
+        if (s)
+            split_peer(s, out);
+        break;
+    case EB_BEV_INTERVAL:
+    case EB_BEV_SUMMARY: {
+        double start, end, bytes;
+        if (!kv_num(l, "start", &start) || !kv_num(l, "end", &end) || !kv_num(l, "bytes", &bytes)) {
+            out->event = EB_BEV_EB_EVENT; /* malformed: keep it visible, not measured */
+            break;
+        }
+        out->style = EB_IVS_EB;
+        out->bytes_exact = true;
+        out->iv.start_s = start;
+        out->iv.end_s = end;
+        out->iv.bytes = bytes;
+        out->iv.mbps = end > start ? bytes * 8.0 / (end - start) / 1e6 : 0.0;
+        if (kv_num(l, "lost", &v))
+            out->iv.lost = (long)v;
+        if (kv_num(l, "total", &v))
+            out->iv.total = (long)v;
+        if (kv_num(l, "jitter_ms", &v))
+            out->iv.jitter_ms = v;
+        break;
+    }
+    case EB_BEV_ERROR:
+        out->error = EB_BERR_IPERF;
+        kv_copy(l, "msg", out->text, sizeof out->text);
+        break;
+    default:
+        break;
+    }
+}
+
+/* ------------------------------------------------------- interval line */
+
+static int prefix_power(char c)
+{
+    switch (c) {
+    case 'K': case 'k': return 1;
+    case 'M': case 'm': return 2;
+    case 'G': case 'g': return 3;
+    default: return -1;
+    }
+}
+
+/* "[  1]  1.0- 2.0 sec\t2.95 MBytes\t23.63 Mbits/sec", " 0.0- 2.0 sec  24.36 Mbits/sec",
+ * "   0-   3 sec       8.43 Mbits/sec" (the unit char may have been a NUL: "bits/sec"). */
+static bool parse_interval(int dialect, const char *p, const char *e, eb_board_line *out)
+{
+    int id = 0;
+    if (p < e && *p == '[') {
+        const char *q = p + 1;
+        ls_skip_ws(&q, e);
+        uint64_t n;
+        if (!ls_u64(&q, e, &n) || q >= e || *q != ']')
+            return false;
+        id = (int)n;
+        p = q + 1;
+    }
+    ls_skip_ws(&p, e);
+    const char *s0 = p;
+    double start, end;
+    if (!ls_num(&p, e, &start))
+        return false;
+    bool decimal = memchr(s0, '.', (size_t)(p - s0)) != NULL;
+    ls_skip_ws(&p, e);
+    if (p >= e || *p != '-')
+        return false;
+    p++;
+    ls_skip_ws(&p, e);
+    if (!ls_num(&p, e, &end))
+        return false;
+    ls_skip_ws(&p, e);
+    if (!ls_lit(&p, e, "sec"))
+        return false;
+    ls_skip_ws(&p, e);
+    double v;
+    if (!ls_num(&p, e, &v))
+        return false;
+    ls_skip_ws(&p, e);
+    double xfer = NAN;
+    int xpow = 0;
+    /* optional transfer column: "2.95 MBytes" (no "/sec") */
+    {
+        const char *q = p;
+        int k = 0;
+        if (q < e && prefix_power(*q) >= 0) {
+            k = prefix_power(*q);
+            q++;
+        }
+        if (ls_lit(&q, e, "Bytes") && (q >= e || *q != '/')) {
+            xfer = v;
+            xpow = k;
+            ls_skip_ws(&q, e);
+            p = q;
+            if (!ls_num(&p, e, &v))
+                return false;
+            ls_skip_ws(&p, e);
+        }
+    }
+    int k = 0;
+    if (p < e && prefix_power(*p) >= 0) {
+        k = prefix_power(*p);
+        p++;
+    }
+    bool bytes_rate;
+    if (ls_lit(&p, e, "bits/sec"))
+        bytes_rate = false;
+    else if (ls_lit(&p, e, "Bytes/sec"))
+        bytes_rate = true;
+    else
+        return false;
+    /* The dialect's base for bit prefixes: 2^20 "Mbits" (v5.1–v6.0) or 1e6. Byte
+     * prefixes are 1024-based everywhere. */
+    double kbase_bits = eb_dialect_mbit_base(dialect) == 1048576.0 ? 1024.0 : 1000.0;
+    double bits = bytes_rate ? v * pow(1024.0, k) * 8.0 : v * pow(kbase_bits, k);
+    out->event = EB_BEV_INTERVAL;
+    out->id = id;
+    out->style = id > 0 || !isnan(xfer) ? EB_IVS_ID_BYTES : decimal ? EB_IVS_DECIMAL : EB_IVS_INT;
+    out->iv.start_s = start;
+    out->iv.end_s = end;
+    out->iv.mbps = bits / 1e6;
+    if (!isnan(xfer)) /* iperf-cmd 1.0: 'm' prints MBytes of 1e6, 'M' of 2^20 */
+        out->iv.bytes = xfer * pow(bytes_rate ? 1024.0 : 1000.0, xpow);
+    else
+        out->iv.bytes = bits / 8.0 * (end - start);
+    return true;
+}
+
+/* --------------------------------------------------------------- phrases */
+
+/* "sta ip: A, mask: M, gw: G" */
+static bool parse_got_ip(const char *m, eb_board_line *out)
+{
+    const char *s = strstr(m, "sta ip: ");
+    if (s) {
+        s += 8;
+        const char *c = strchr(s, ',');
+        if (!c)
+            return false;
+        ls_copy(out->ip, sizeof out->ip, s, c);
+        const char *mk = strstr(c, "mask: ");
+        const char *gw = strstr(c, "gw: ");
+        if (mk) {
+            mk += 6;
+            const char *c2 = strchr(mk, ',');
+            ls_copy(out->mask, sizeof out->mask, mk, c2 ? c2 : mk + strlen(mk));
+        }
+        if (gw) {
+            gw += 4;
+            ls_copy(out->gw, sizeof out->gw, gw, gw + strcspn(gw, " ,"));
+        }
+        return true;
+    }
+    /* wifi-cmd: 'IP_EVENT_STA_GOT_IP: Interface "sta" address: A' and '- IPv4 address: A,' */
+    const char *a = strstr(m, "IP_EVENT_STA_GOT_IP");
+    const char *key = a ? "address: " : "- IPv4 address: ";
+    if (!a && strncmp(m, key, strlen(key)) != 0)
+        return false;
+    s = strstr(a ? a : m, "address: ");
+    if (!s)
+        return a != NULL;
+    s += 9;
+    ls_copy(out->ip, sizeof out->ip, s, s + strcspn(s, " ,"));
+    return true;
+}
+
+/* "[ssid][rssi=-34]" anywhere; "+SCAN:[MAC][ssid][rssi=-34][authmode=3][ch=11]..." */
+static bool parse_scan(const char *m, eb_board_line *out)
+{
+    const char *r = strstr(m, "][rssi=");
+    if (!r)
+        return false;
+    const char *open = r;
+    while (open > m && *open != '[')
+        open--;
+    if (*open != '[')
+        return false;
+    ls_copy(out->ssid, sizeof out->ssid, open + 1, r);
+    out->rssi = atoi(r + 7);
+    out->channel = 0;
+    out->mac[0] = '\0';
+    const char *ch = strstr(r, "[ch=");
+    if (ch)
+        out->channel = atoi(ch + 4);
+    if (strncmp(m, "+SCAN:[", 7) == 0) {
+        const char *c = strchr(m + 7, ']');
+        if (c)
+            ls_copy(out->mac, sizeof out->mac, m + 7, c);
+    }
+    return true;
+}
+
+/* "mode=tcp-server sip=192.168.10.248:5001, dip=0.0.0.0:5001, interval=3, time=1000" */
+static bool parse_mode(const char *m, eb_board_line *out)
+{
+    const char *s = strstr(m, "mode=");
+    if (!s)
+        return false;
+    s += 5;
+    if (strncmp(s, "tcp-", 4) == 0)
+        out->udp = false;
+    else if (strncmp(s, "udp-", 4) == 0)
+        out->udp = true;
+    else
+        return false;
+    s += 4;
+    if (strncmp(s, "server", 6) == 0)
+        out->server = true;
+    else if (strncmp(s, "client", 6) == 0)
+        out->server = false;
+    else
+        return false;
+    const char *iv = strstr(s, "interval=");
+    const char *t = strstr(s, "time=");
+    out->interval_s = iv ? atoi(iv + 9) : 0;
+    out->time_s = t ? atoi(t + 5) : 0;
+    out->mode_spaced = strstr(s, ",  ") != NULL;
+    out->mode_localhost = strstr(s, "sip=localhost") != NULL;
+    const char *dip = strstr(s, "dip=");
+    if (dip) {
+        dip += 4;
+        const char *c = strrchr(dip, ':');
+        const char *comma = strchr(dip, ',');
+        if (c && (!comma || c < comma)) {
+            ls_copy(out->ip, sizeof out->ip, dip, c);
+            out->port = atoi(c + 1);
+        }
+    }
+    out->event = EB_BEV_MODE;
+    return true;
+}
+
+enum phrase_match { PM_PREFIX, PM_CONTAINS };
+
+/* Fixed phrases, in priority order. text_after: copy the rest of the message into text. */
+static const struct {
+    const char *phrase;
+    enum phrase_match how;
+    int event;
+    int error;
+    bool text_after;
+} phrases[] = {
+    {"Project name:", PM_PREFIX, EB_BEV_APP_PROJECT, 0, true},
+    {"ESP-IDF:", PM_PREFIX, EB_BEV_APP_IDF, 0, true},
+    {"App version:", PM_PREFIX, EB_BEV_APP_VERSION, 0, true},
+    {"Guru Meditation Error", PM_CONTAINS, EB_BEV_PANIC, 0, false},
+    {"abort() was called", PM_CONTAINS, EB_BEV_PANIC, 0, false},
+    {"Backtrace:", PM_PREFIX, EB_BEV_PANIC, 0, false},
+    {"rst:0x", PM_PREFIX, EB_BEV_BOOT, 0, false},
+    {"sta has no IP", PM_CONTAINS, EB_BEV_ERROR, EB_BERR_NO_IP, false},
+    {"Socket unable to connect", PM_CONTAINS, EB_BEV_ERROR, EB_BERR_CONNECT, false},
+    {"iperf is already running", PM_CONTAINS, EB_BEV_ERROR, EB_BERR_ALREADY_RUNNING, false},
+    {"Unrecognized command", PM_CONTAINS, EB_BEV_ERROR, EB_BERR_UNRECOGNIZED, false},
+    {"Command returned non-zero error code", PM_CONTAINS, EB_BEV_ERROR, EB_BERR_COMMAND_FAILED, false},
+    {"Internal error:", PM_PREFIX, EB_BEV_ERROR, EB_BERR_COMMAND_FAILED, false},
+    {"recv error, error code:", PM_CONTAINS, EB_BEV_ERROR, EB_BERR_RECV, false},
+    {"Socket created, sending to ", PM_CONTAINS, EB_BEV_SOCKET_CREATED, 0, false},
+    {"Socket created", PM_CONTAINS, EB_BEV_SOCKET_CREATED, 0, false},
+    {"server create successfully", PM_CONTAINS, EB_BEV_SOCKET_CREATED, 0, false},
+    {"Socket bound, port ", PM_CONTAINS, EB_BEV_SOCKET_BOUND, 0, false},
+    {"accept: ", PM_PREFIX, EB_BEV_ACCEPTED, 0, false},
+    {"Successfully connected", PM_CONTAINS, EB_BEV_CONNECTED, 0, false},
+    {"Socket server is closed", PM_CONTAINS, EB_BEV_SOCKET_CLOSED, 0, false},
+    {"socket server is closed", PM_CONTAINS, EB_BEV_SOCKET_CLOSED, 0, false},
+    {"Socket client is closed", PM_CONTAINS, EB_BEV_SOCKET_CLOSED, 0, false},
+    {"socket client is closed", PM_CONTAINS, EB_BEV_SOCKET_CLOSED, 0, false},
+    {"iperf exit", PM_CONTAINS, EB_BEV_IPERF_DONE, 0, false},
+    {"DONE.IPERF_STOP,OK", PM_CONTAINS, EB_BEV_IPERF_DONE, 0, false},
+    {"min heap size: ", PM_CONTAINS, EB_BEV_HEAP_MIN, 0, false},
+    {"sta scan done", PM_CONTAINS, EB_BEV_SCAN_DONE, 0, false},
+    {"SCAN_DONE: ", PM_PREFIX, EB_BEV_SCAN_DONE, 0, false},
+    {"WIFI_EVENT_STA_DISCONNECTED", PM_CONTAINS, EB_BEV_WIFI_DISCONNECTED, 0, false},
+    {"state: run -> init", PM_PREFIX, EB_BEV_WIFI_DISCONNECTED, 0, false},
+    {"WIFI_EVENT_STA_CONNECTED", PM_CONTAINS, EB_BEV_WIFI_CONNECTED, 0, false},
+    {"connected with ", PM_PREFIX, EB_BEV_WIFI_CONNECTED, 0, false},
+};
+
+/* Copies the message after a "Label:" prefix, without the padding. */
+static void text_after(const char *m, size_t skip, eb_board_line *out)
+{
+    const char *s = m + skip;
+    while (*s == ' ' || *s == '\t')
+        s++;
+    ls_copy(out->text, sizeof out->text, s, s + strlen(s));
+}
+
+static long number_after(const char *s)
+{
+    while (*s && !ls_is_digit(*s))
+        s++;
+    return *s ? strtol(s, NULL, 10) : -1;
+}
+
+/* Details for phrase events that carry values. */
+static void phrase_details(const char *m, const char *hit, eb_board_line *out)
+{
+    switch (out->event) {
+    case EB_BEV_SOCKET_CREATED: {
+        const char *to = strstr(m, "sending to ");
+        if (to) { /* v4.4/5.0 print the IPv4 as a raw uint32: "sending to 1678092480:5001" */
+            split_peer(to + 11, out);
+            const char *ip = out->ip;
+            if (*ip && strspn(ip, "0123456789") == strlen(ip)) {
+                unsigned long a = strtoul(ip, NULL, 10); /* network order read as little-endian */
+                snprintf(out->ip, sizeof out->ip, "%lu.%lu.%lu.%lu", a & 255, (a >> 8) & 255, (a >> 16) & 255,
+                         (a >> 24) & 255);
+            }
+        }
+        break;
+    }
+    case EB_BEV_SOCKET_BOUND:
+        out->port = (int)number_after(hit + strlen("Socket bound, port "));
+        break;
+    case EB_BEV_ACCEPTED: {
+        const char *s = hit + 8, *c = strchr(s, ',');
+        if (c) {
+            ls_copy(out->ip, sizeof out->ip, s, c);
+            out->port = atoi(c + 1);
+        }
+        break;
+    }
+    case EB_BEV_HEAP_MIN:
+        out->value = number_after(hit + 15);
+        break;
+    case EB_BEV_SCAN_DONE:
+        out->value = strstr(m, "No AP found") ? 0 : strstr(m, "Found ") ? number_after(strstr(m, "Found ")) : -1;
+        break;
+    case EB_BEV_WIFI_DISCONNECTED: {
+        const char *r = strstr(m, "reason");
+        out->value = r ? number_after(r) : -1;
+        break;
+    }
+    case EB_BEV_WIFI_CONNECTED:
+        if (strncmp(m, "connected with ", 15) == 0) {
+            const char *s = m + 15;
+            ls_copy(out->ssid, sizeof out->ssid, s, s + strcspn(s, ","));
+        }
+        break;
+    case EB_BEV_ERROR:
+        ls_copy(out->text, sizeof out->text, m, m + strlen(m));
+        if (out->error == EB_BERR_CONNECT) {
+            const char *er = strstr(m, "errno");
+            out->value = er ? number_after(er) : -1;
+        } else if (out->error == EB_BERR_RECV) {
+            out->value = number_after(strstr(m, "error code:"));
+        } else if (out->error == EB_BERR_COMMAND_FAILED) {
+            const char *x = strstr(m, "0x");
+            out->value = x ? strtol(x, NULL, 16) : -1;
+        }
+        break;
+    case EB_BEV_PANIC:
+        ls_copy(out->text, sizeof out->text, m, m + strlen(m));
+        break;
+    default:
+        break;
+    }
+}
+
+/* Boot markers with the chip: "ESP-ROM:esp32s3-20210327", "ets Jun  8 2016 00:22:57". */
+static bool parse_boot_banner(const char *m, eb_board_line *out)
+{
+    if (strncmp(m, "ESP-ROM:", 8) == 0) {
+        const char *s = m + 8;
+        ls_copy(out->text, sizeof out->text, s, s + strcspn(s, "-"));
+        out->event = EB_BEV_BOOT;
+        return true;
+    }
+    if (strncmp(m, "ets ", 4) == 0) {
+        if (strstr(m, "Jun  8 2016"))
+            strcpy(out->text, "esp32");
+        else if (strstr(m, "Jan  8 2013"))
+            strcpy(out->text, "esp8266");
+        else
+            return false;
+        out->event = EB_BEV_BOOT;
+        return true;
+    }
+    return false;
+}
+
+/* "ESP-IDF v5.2.1 2nd stage bootloader" */
+static bool parse_bootloader(const char *m, eb_board_line *out)
+{
+    const char *s = strstr(m, "ESP-IDF ");
+    if (!s || !strstr(s, "2nd stage bootloader"))
+        return false;
+    s += 8;
+    ls_copy(out->text, sizeof out->text, s, s + strcspn(s, " "));
+    out->event = EB_BEV_BOOTLOADER;
+    return true;
+}
+
+/* Skips the ESP log prefix "I (12345) tag: " (or "I (12:34:56.789) tag: ");
+ * sets the tag (pointer and length). Returns the message start. */
+static const char *skip_log_prefix(const char *m, const char **tag, size_t *tag_len)
+{
+    *tag = NULL;
+    *tag_len = 0;
+    if (!strchr("EWIDV", m[0]) || m[0] == '\0' || m[1] != ' ' || m[2] != '(')
+        return m;
+    const char *close = strchr(m + 3, ')');
+    if (!close || close[1] != ' ')
+        return m;
+    const char *t = close + 2;
+    const char *colon = strchr(t, ':');
+    if (!colon)
+        return m;
+    *tag = t;
+    *tag_len = (size_t)(colon - t);
+    const char *s = colon + 1;
+    if (*s == ' ')
+        s++;
+    return s;
+}
+
+static const char *const prompts[] = {"esp32>", "iperf>", "espbench>"};
+
+/* Strips leading prompts; returns the rest. */
+static const char *skip_prompts(const char *m, bool *had)
+{
+    bool again = true;
+    while (again) {
+        again = false;
+        for (size_t i = 0; i < sizeof prompts / sizeof prompts[0]; i++) {
+            size_t n = strlen(prompts[i]);
+            if (strncmp(m, prompts[i], n) == 0 && (m[n] == ' ' || m[n] == '\0')) {
+                m += n;
+                while (*m == ' ')
+                    m++;
+                *had = again = true;
+            }
+        }
+    }
+    return m;
+}
+
+void eb_board_parse_line(int dialect, const char *line, size_t len, eb_board_line *out, eb_ebline *scratch)
+{
+    out->event = EB_BEV_NONE;
+    out->after_prompt = false;
+    out->id = 0;
+    out->style = EB_IVS_INT;
+    out->bytes_exact = false;
+    out->iv.start_s = out->iv.end_s = out->iv.bytes = out->iv.mbps = 0;
+    out->iv.jitter_ms = NAN;
+    out->iv.lost = out->iv.total = -1;
+    out->error = EB_BERR_NONE;
+    out->value = -1;
+    out->port = 0;
+    out->udp = out->server = out->mode_spaced = out->mode_localhost = false;
+    out->interval_s = out->time_s = 0;
+    out->rssi = out->channel = 0;
+    out->ip[0] = out->mask[0] = out->gw[0] = out->ssid[0] = out->mac[0] = '\0';
+    out->name[0] = out->text[0] = '\0';
+    out->eb = NULL;
+
+    char buf[LINE_MAX_CLEAN];
+    size_t n = eb_board_clean_line(line, len, buf, sizeof buf);
+    const char *m = buf;
+    while (*m == ' ' || *m == '\t')
+        m++;
+    if (!*m)
+        return;
+    bool had_prompt = false;
+    m = skip_prompts(m, &had_prompt);
+    out->after_prompt = had_prompt;
+    if (!*m) {
+        out->event = had_prompt ? EB_BEV_PROMPT : EB_BEV_NONE;
+        return;
+    }
+    const char *end = buf + n;
+    if (m[0] == '#' && strncmp(m, "#EB:", 4) == 0) {
+        classify_eb(m, end, out, scratch);
+        return;
+    }
+    const char *tag;
+    size_t tag_len;
+    const char *msg = skip_log_prefix(m, &tag, &tag_len);
+
+    /* the hot path: interval lines */
+    if (ls_is_digit(*msg) || *msg == '[' || *msg == ' ') {
+        const char *q = msg;
+        while (*q == ' ')
+            q++;
+        if (*q == '[' && strstr(q, "] local ") && strstr(q, " connected to ")) {
+            /* iperf-cmd 1.0: "[  1] local 192.168.1.5:5001 connected to 192.168.1.2:43726" */
+            const char *to = strstr(q, " connected to ") + 14;
+            char peer[64];
+            ls_copy(peer, sizeof peer, to, to + strcspn(to, " "));
+            split_peer(peer, out);
+            out->event = EB_BEV_CONNECTED;
+            return;
+        }
+        if (parse_interval(dialect, q, end, out))
+            return;
+        /* `free`: the current free heap as a bare integer */
+        if (!tag && ls_is_digit(*q) && strspn(q, "0123456789") == strlen(q)) {
+            out->event = EB_BEV_FREE_HEAP;
+            out->value = strtol(q, NULL, 10);
+            return;
+        }
+    }
+    if (strstr(msg, "Interval") && strstr(msg, "Bandwidth")) {
+        out->event = EB_BEV_TABLE_HEADER;
+        return;
+    }
+    if (parse_mode(msg, out) || parse_boot_banner(msg, out) || parse_bootloader(msg, out))
+        return;
+    if (parse_got_ip(msg, out)) {
+        out->event = EB_BEV_GOT_IP;
+        return;
+    }
+    if (parse_scan(msg, out)) {
+        out->event = EB_BEV_SCAN;
+        return;
+    }
+    for (size_t i = 0; i < sizeof phrases / sizeof phrases[0]; i++) {
+        const char *hit = phrases[i].how == PM_PREFIX
+                              ? (strncmp(msg, phrases[i].phrase, strlen(phrases[i].phrase)) == 0 ? msg : NULL)
+                              : strstr(msg, phrases[i].phrase);
+        if (!hit)
+            continue;
+        out->event = phrases[i].event;
+        out->error = phrases[i].error;
+        if (phrases[i].text_after)
+            text_after(msg, strlen(phrases[i].phrase), out);
+        phrase_details(msg, hit, out);
+        return;
+    }
+    /* wifi-cmd result lines: "DONE.WIFI_CONNECT_START,OK." / "DONE.SET_AP_CONFIG,FAIL.12293,ESP_ERR_WIFI_MODE" */
+    const char *done = strncmp(msg, "DONE.", 5) == 0 ? msg + 5 : NULL;
+    if (done) {
+        const char *comma = strchr(done, ',');
+        if (comma && strncmp(comma + 1, "FAIL.", 5) == 0) {
+            out->event = EB_BEV_ERROR;
+            out->error = EB_BERR_DONE_FAIL;
+            ls_copy(out->name, sizeof out->name, done, comma);
+            out->value = strtol(comma + 6, NULL, 10);
+            ls_copy(out->text, sizeof out->text, msg, msg + strlen(msg));
+        }
+    }
+}
+
+/* ------------------------------------------------------------ detection */
+
+void eb_board_detect_init(eb_board_detect *d) { memset(d, 0, sizeof *d); }
+
+static void set_str(char *dst, size_t cap, const char *src)
+{
+    ls_copy(dst, cap, src, src + strlen(src));
+}
+
+void eb_board_detect_line(eb_board_detect *d, const char *line, size_t len)
+{
+    if (memmem(line, len, "\0bits/sec", 9))
+        d->nul_unit = true;
+    eb_ebline scratch;
+    eb_board_line l;
+    eb_board_parse_line(EB_DIALECT_UNKNOWN, line, len, &l, &scratch);
+    switch (l.event) {
+    case EB_BEV_APP_PROJECT:
+        set_str(d->project, sizeof d->project, l.text);
+        break;
+    case EB_BEV_APP_IDF:
+        set_str(d->idf, sizeof d->idf, l.text);
+        break;
+    case EB_BEV_BOOTLOADER:
+        if (!d->idf[0])
+            set_str(d->idf, sizeof d->idf, l.text);
+        break;
+    case EB_BEV_BOOT:
+        if (l.eb) {
+            d->espbench = true;
+            const char *v = eb_ebline_get(l.eb, "idf");
+            if (v)
+                set_str(d->idf, sizeof d->idf, v);
+        }
+        if (l.text[0])
+            set_str(d->chip, sizeof d->chip, l.text);
+        if (strcmp(l.text, "esp8266") == 0)
+            d->esp8266 = true;
+        break;
+    case EB_BEV_INTERVAL:
+        if (l.style == EB_IVS_ID_BYTES)
+            d->iperf_cmd_10 = true;
+        else if (l.style == EB_IVS_DECIMAL)
+            d->iperf_cmd_01 = true;
+        else if (l.style == EB_IVS_INT)
+            d->int_intervals = true;
+        break;
+    case EB_BEV_MODE:
+        if (l.mode_localhost)
+            d->iperf_cmd_01 = true;
+        if (l.mode_spaced)
+            d->mode_spaced = true;
+        else if (!l.eb)
+            d->mode_plain = true;
+        break;
+    case EB_BEV_SOCKET_CREATED:
+        d->socket_created = true;
+        break;
+    default:
+        break;
+    }
+    if (l.eb || l.event == EB_BEV_EB_OK || l.event == EB_BEV_EB_ERR || l.event == EB_BEV_EB_EVENT)
+        d->espbench = true;
+    if (l.event == EB_BEV_SCAN && l.mac[0])
+        d->wifi_cmd = true;
+    if (memmem(line, len, "IP_EVENT_STA_GOT_IP", 19) || memmem(line, len, "DONE.", 5))
+        d->wifi_cmd = true;
+    if (memmem(line, len, " iperf(id=", 10))
+        d->iperf_cmd_tag = true;
+}
+
+int eb_board_detect_result(const eb_board_detect *d, char *why, size_t why_cap)
+{
+    if (d->espbench) {
+        snprintf(why, why_cap, "#EB: lines of the espbench firmware");
+        return EB_DIALECT_ESPBENCH;
+    }
+    if (d->project[0] || d->idf[0] || d->esp8266) {
+        int r = eb_dialect_from_app(d->project, d->idf[0] ? d->idf : NULL, d->esp8266 ? "esp8266" : d->chip);
+        if (r != EB_DIALECT_UNKNOWN) {
+            snprintf(why, why_cap, "boot log: project '%s', ESP-IDF '%s'", d->project, d->idf);
+            return r;
+        }
+    }
+    if (d->iperf_cmd_10 || d->iperf_cmd_tag) {
+        snprintf(why, why_cap, "iperf-cmd 1.0 report lines ('[  1]  0.0- 1.0 sec ... Bytes')");
+        return EB_DIALECT_IPERF_CMD_10;
+    }
+    if (d->iperf_cmd_01 || d->wifi_cmd) {
+        snprintf(why, why_cap, "iperf-cmd 0.1 lines (' 0.0- 1.0 sec', wifi-cmd output)");
+        return EB_DIALECT_IPERF_CMD_01;
+    }
+    if (d->int_intervals || d->mode_plain || d->mode_spaced) {
+        if (d->mode_spaced || d->nul_unit) {
+            snprintf(why, why_cap, "ESP-IDF v5.1-v5.2 mode line (runs of spaces) or NUL unit char");
+            return EB_DIALECT_IDF_V51;
+        }
+        if (d->mode_plain) {
+            snprintf(why, why_cap, "ESP-IDF <= v5.0 mode line%s",
+                     d->socket_created ? " and 'Socket created'" : "");
+            return d->socket_created ? EB_DIALECT_IDF_V44 : EB_DIALECT_IDF_LEGACY;
+        }
+        snprintf(why, why_cap,
+                 "integer 'N- M sec' interval lines are printed both by ESP-IDF <= v5.0 (Mbit = 1e6 bits) and "
+                 "v5.1-v5.2 (Mbit = 2^20 bits), and the log has no boot log or mode= line to tell them apart; "
+                 "pass --dialect");
+        return EB_DIALECT_UNKNOWN;
+    }
+    snprintf(why, why_cap, "no boot log, #EB: lines, mode= line or interval lines to tell the dialect from; "
+                           "pass --dialect");
+    return EB_DIALECT_UNKNOWN;
+}
+
+/* --------------------------------------------------------- stateful */
+
+void eb_board_parser_init(eb_board_parser *p, int dialect)
+{
+    memset(p, 0, sizeof *p);
+    p->dialect = dialect;
+}
+
+void eb_board_parser_line(eb_board_parser *p, const char *line, size_t len, eb_board_line *out)
+{
+    eb_board_parse_line(p->dialect, line, len, out, &p->scratch);
+    if (out->event == EB_BEV_MODE) {
+        p->interval_s = out->interval_s;
+        p->time_s = out->time_s;
+        p->have_interval = false;
+        p->last_end = 0;
+        return;
+    }
+    if (out->event != EB_BEV_INTERVAL)
+        return;
+    double span = out->iv.end_s - out->iv.start_s;
+    bool summary = false;
+    if (out->iv.start_s < 1e-6) {
+        /* the whole test: -t of the mode line (iperf-cmd 1.0 may stop a second short),
+         * or a line reaching as far as the previous interval */
+        if (p->have_interval && out->iv.end_s >= p->last_end - 1e-6)
+            summary = true;
+        else if (p->time_s > 0 && p->interval_s > 0 && span > p->interval_s + 1e-6 && span <= p->time_s + 1e-6)
+            summary = true;
+    }
+    if (summary) {
+        out->event = EB_BEV_SUMMARY;
+        p->have_interval = false;
+        p->last_end = 0;
+        return;
+    }
+    p->have_interval = true;
+    p->last_end = out->iv.end_s;
+}

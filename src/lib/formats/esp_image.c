@@ -1,0 +1,305 @@
+/* ESP application image: parse and build (see include/espbench/esp_image.h).
+ * Layout: 8-byte header, 16-byte extended header (ESP32 and later), segments
+ * (u32 load address, u32 length, data), zero padding up to 16n-1, one checksum
+ * byte (0xEF XOR all segment data) and, when flagged, a SHA-256 of everything
+ * before it. The app descriptor (esp_app_desc_t, 256 bytes) opens the first
+ * segment. */
+#include "espbench/esp_image.h"
+
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <string.h>
+
+#define HDR_LEN 8u
+#define EXT_HDR_LEN 16u
+#define SEG_HDR_LEN 8u
+#define MAX_SEGMENTS 16u
+#define SHA256_LEN 32u
+#define APP_DESC_LEN 256u
+#define EB_ROM_CHECKSUM_SEED_IMAGE 0xEFu /* same seed as the loader's data checksum */
+
+/* esp_app_desc_t field offsets */
+#define DESC_VERSION 16u
+#define DESC_PROJECT 48u
+#define DESC_TIME 80u
+#define DESC_DATE 96u
+#define DESC_IDF 112u
+
+static void sha256(const uint8_t *data, size_t len, uint8_t out[SHA256_LEN])
+{
+    unsigned int n = SHA256_LEN;
+    EVP_Digest(data, len, out, &n, EVP_sha256(), NULL);
+}
+
+static void copy_field(char *dst, size_t dst_size, const uint8_t *src, size_t src_len)
+{
+    size_t n = 0;
+    while (n < src_len && n + 1 < dst_size && src[n])
+        n++;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+uint32_t eb_image_flash_size_bytes(uint8_t flash_size_freq)
+{
+    unsigned nib = flash_size_freq >> 4;
+    return nib <= 7 ? (1024u * 1024u) << nib : 0;
+}
+
+int eb_image_parse(const uint8_t *data, size_t len, bool esp8266, eb_image_info *out, eb_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (len < 1)
+        return eb_fail(err, EB_ECONFIG, "truncated: empty image (expected an 8-byte header)");
+    if (data[0] != EB_IMAGE_MAGIC)
+        return eb_fail(err, EB_ECONFIG, "not an ESP image: first byte 0x%02x (expected 0xE9)", data[0]);
+    size_t hdr = esp8266 ? HDR_LEN : HDR_LEN + EXT_HDR_LEN;
+    if (len < hdr)
+        return eb_fail(err, EB_ECONFIG, "truncated: %zu bytes, the image header needs %zu", len, hdr);
+    out->segments = data[1];
+    out->spi_mode = data[2];
+    out->flash_size_freq = data[3];
+    out->entry = eb_rd32le(data + 4);
+    out->has_ext_header = !esp8266;
+    if (!esp8266) {
+        out->chip_id = eb_rd16le(data + 12);
+        out->hash_appended = data[23] == 1;
+    }
+    if (out->segments == 0 || out->segments > MAX_SEGMENTS)
+        return eb_fail(err, EB_ECONFIG, "bad image header: %u segments (expected 1..%u)", out->segments,
+                       MAX_SEGMENTS);
+
+    uint8_t sum = EB_ROM_CHECKSUM_SEED_IMAGE;
+    size_t off = hdr;
+    for (unsigned i = 0; i < out->segments; i++) {
+        if (len - off < SEG_HDR_LEN)
+            return eb_fail(err, EB_ECONFIG, "truncated: segment %u header at offset 0x%zx is past the end (%zu bytes)",
+                           i, off, len);
+        uint32_t seg_len = eb_rd32le(data + off + 4);
+        off += SEG_HDR_LEN;
+        if (seg_len > len - off)
+            return eb_fail(err, EB_ECONFIG,
+                           "truncated: segment %u at offset 0x%zx has length %u but only %zu bytes follow", i,
+                           off - SEG_HDR_LEN, seg_len, len - off);
+        const uint8_t *seg = data + off;
+        if (i == 0 && !esp8266 && seg_len >= APP_DESC_LEN && eb_rd32le(seg) == EB_APP_DESC_MAGIC) {
+            out->has_app_desc = true;
+            copy_field(out->version, sizeof out->version, seg + DESC_VERSION, 32);
+            copy_field(out->project_name, sizeof out->project_name, seg + DESC_PROJECT, 32);
+            copy_field(out->time, sizeof out->time, seg + DESC_TIME, 16);
+            copy_field(out->date, sizeof out->date, seg + DESC_DATE, 16);
+            copy_field(out->idf_ver, sizeof out->idf_ver, seg + DESC_IDF, 32);
+        }
+        for (uint32_t k = 0; k < seg_len; k++)
+            sum ^= seg[k];
+        off += seg_len;
+    }
+    /* Zero padding so that the checksum byte sits at offset 16n-1. */
+    size_t cks_at = off | 15u;
+    if (cks_at >= len)
+        return eb_fail(err, EB_ECONFIG, "truncated: checksum byte at offset 0x%zx is past the end (%zu bytes)",
+                       cks_at, len);
+    out->checksum_ok = data[cks_at] == sum;
+    out->image_len = cks_at + 1;
+    out->sha256_ok = true;
+    if (out->hash_appended) {
+        if (len - out->image_len < SHA256_LEN)
+            return eb_fail(err, EB_ECONFIG, "truncated: appended SHA-256 at offset 0x%zx is past the end (%zu bytes)",
+                           out->image_len, len);
+        uint8_t digest[SHA256_LEN];
+        sha256(data, out->image_len, digest);
+        out->sha256_ok = memcmp(digest, data + out->image_len, SHA256_LEN) == 0;
+        out->image_len += SHA256_LEN;
+    }
+    return 0;
+}
+
+/* ---- building ---------------------------------------------------------- */
+
+typedef struct rng {
+    uint64_t s;
+} rng;
+
+static uint32_t rng_next(rng *r)
+{
+    /* xorshift64*: deterministic content for a given seed */
+    r->s ^= r->s >> 12;
+    r->s ^= r->s << 25;
+    r->s ^= r->s >> 27;
+    return (uint32_t)((r->s * 0x2545F4914F6CDD1DULL) >> 32);
+}
+
+static uint32_t rng_below(rng *r, uint32_t n) { return n ? rng_next(r) % n : 0; }
+
+/* Words and formats that read like the strings of a real firmware's rodata. */
+static const char *const words[] = {
+    "wifi", "esp_netif", "lwip", "tcpip", "iperf", "socket", "connect", "failed", "init", "buffer",
+    "event", "handler", "timeout", "station", "scan", "ssid", "rssi", "channel", "heap", "task",
+    "queue", "semaphore", "nvs", "partition", "flash", "config", "invalid", "argument", "error", "state",
+    "start", "stop", "bandwidth", "interval", "memory", "alloc", "free", "size", "mode", "phy",
+};
+static const char *const fmts[] = {
+    "%s: %s %s (0x%x)\n", "E (%d) %s: %s %s\n", "W (%lu) %s: %s=%d\n", "I (%u) %s: %s %s %d\n",
+    "%s_%s_%s", "assert failed: %s %s:%d (%s)\n", "%s.%s", "%s %s %s: %s\n",
+};
+
+static void gen_strings(rng *r, uint8_t *p, size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        char s[160];
+        const char *f = fmts[rng_below(r, sizeof fmts / sizeof fmts[0])];
+        int k = snprintf(s, sizeof s, "%s%s%s", f, words[rng_below(r, sizeof words / sizeof words[0])],
+                         words[rng_below(r, sizeof words / sizeof words[0])]);
+        size_t m = (size_t)k + 1; /* with its NUL, as in rodata */
+        if (m > n - i)
+            m = n - i;
+        memcpy(p + i, s, m);
+        i += m;
+        while (i < n && (i & 3)) /* 4-byte alignment padding */
+            p[i++] = 0;
+    }
+}
+
+/* Instruction-like words: a small opcode vocabulary with register fields and
+ * short immediates, runs of common prologue/epilogue sequences and literal pools. */
+static void gen_code(rng *r, uint8_t *p, size_t n)
+{
+    static const uint32_t ops[] = {0x00000413, 0x00112623, 0x00c12083, 0x01010113, 0xff010113, 0x00008067,
+                                   0x00050513, 0x000005b7, 0x00000097, 0x000080e7, 0x00f70733, 0x00a12423};
+    size_t i = 0;
+    while (i + 4 <= n) {
+        uint32_t roll = rng_below(r, 100);
+        uint32_t w;
+        if (roll < 52)
+            w = ops[rng_below(r, sizeof ops / sizeof ops[0])] | (rng_below(r, 8) << 7) | (rng_below(r, 8) << 15);
+        else if (roll < 80)
+            w = ops[rng_below(r, sizeof ops / sizeof ops[0])] | (rng_below(r, 4096) << 20);
+        else if (roll < 87)
+            w = 0x3f400000u | (rng_below(r, 0x10000) << 2); /* literal pool: addresses */
+        else
+            w = rng_next(r);
+        eb_wr32le(p + i, w);
+        i += 4;
+    }
+    while (i < n)
+        p[i++] = 0;
+}
+
+static void gen_random(rng *r, uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)rng_next(r);
+}
+
+static void put_str(uint8_t *dst, size_t cap, const char *s)
+{
+    size_t n = s ? strlen(s) : 0;
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, s ? s : "", n);
+}
+
+typedef struct seg_plan {
+    uint32_t load;
+    unsigned share;           /* percent of the payload */
+    void (*fill)(rng *, uint8_t *, size_t);
+} seg_plan;
+
+static void gen_rodata(rng *r, uint8_t *p, size_t n)
+{
+    /* rodata: strings with a table of constants every so often */
+    size_t i = 0;
+    while (i < n) {
+        size_t chunk = 1024 + rng_below(r, 3072);
+        if (chunk > n - i)
+            chunk = n - i;
+        if (rng_below(r, 100) < 22)
+            gen_random(r, p + i, chunk);
+        else
+            gen_strings(r, p + i, chunk);
+        i += chunk;
+    }
+}
+
+int eb_image_build(const eb_image_spec *spec, eb_buf *out, eb_error *err)
+{
+    bool esp8266 = spec->chip_id < 0;
+    size_t total = spec->size ? spec->size : 256u * 1024u;
+    if (total < 4096)
+        return eb_fail(err, EB_ECONFIG, "image size %zu is too small (at least 4096 bytes)", total);
+    if (total > 64u * 1024u * 1024u)
+        return eb_fail(err, EB_ECONFIG, "image size %zu is too large (at most 64 MiB)", total);
+
+    static const seg_plan plan32[] = {
+        {0x3f400020u, 28, gen_rodata}, /* DROM: app descriptor, strings, constants */
+        {0x3ffb0000u, 4, gen_random},  /* DRAM initialised data */
+        {0x40080000u, 12, gen_code},   /* IRAM */
+        {0x400d0020u, 56, gen_code},   /* IROM: most of the code */
+    };
+    static const seg_plan plan8266[] = {
+        {0x40100000u, 30, gen_code},
+        {0x3ffe8000u, 25, gen_rodata},
+        {0x3ffe8a00u, 45, gen_code},
+    };
+    const seg_plan *plan = esp8266 ? plan8266 : plan32;
+    unsigned nseg = esp8266 ? 3 : 4;
+
+    size_t hdr = esp8266 ? HDR_LEN : HDR_LEN + EXT_HDR_LEN;
+    size_t overhead = hdr + nseg * SEG_HDR_LEN + 16 + (esp8266 ? 0 : SHA256_LEN);
+    size_t payload = total > overhead + 1024 ? total - overhead : 1024;
+
+    rng r = {spec->seed ? (uint64_t)spec->seed * 0x9E3779B97F4A7C15ULL : 0x853C49E6748FEA9BULL};
+    size_t start = out->len;
+    eb_buf_reserve(out, total + 64);
+    uint8_t h[HDR_LEN + EXT_HDR_LEN] = {0};
+    h[0] = EB_IMAGE_MAGIC;
+    h[1] = (uint8_t)nseg;
+    h[2] = 2; /* DIO */
+    h[3] = spec->flash_size_freq;
+    eb_wr32le(h + 4, esp8266 ? 0x40100004u : 0x40080404u);
+    if (!esp8266) {
+        h[8] = 0xEE;                           /* WP pin disabled */
+        eb_wr16le(h + 12, (uint16_t)spec->chip_id);
+        eb_wr16le(h + 17, 0xFFFF);             /* max_rev_full: any */
+        h[23] = 1;                             /* SHA-256 appended */
+    }
+    eb_buf_append(out, h, hdr);
+
+    uint8_t sum = EB_ROM_CHECKSUM_SEED_IMAGE;
+    size_t used = 0;
+    for (unsigned i = 0; i < nseg; i++) {
+        size_t len = i + 1 == nseg ? payload - used : payload * plan[i].share / 100;
+        len &= ~(size_t)3; /* segments are word-aligned */
+        used += len;
+        uint8_t sh[SEG_HDR_LEN];
+        eb_wr32le(sh, plan[i].load);
+        eb_wr32le(sh + 4, (uint32_t)len);
+        eb_buf_append(out, sh, sizeof sh);
+        eb_buf_reserve(out, len);
+        uint8_t *seg = out->data + out->len;
+        plan[i].fill(&r, seg, len);
+        if (i == 0 && !esp8266) {
+            memset(seg, 0, APP_DESC_LEN);
+            eb_wr32le(seg, EB_APP_DESC_MAGIC);
+            put_str(seg + DESC_VERSION, 32, spec->version ? spec->version : "1");
+            put_str(seg + DESC_PROJECT, 32, spec->project_name);
+            put_str(seg + DESC_TIME, 16, "12:00:00");
+            put_str(seg + DESC_DATE, 16, "Jan  1 2026");
+            put_str(seg + DESC_IDF, 32, spec->idf_ver);
+            gen_random(&r, seg + 144, 32); /* app_elf_sha256 */
+        }
+        for (size_t k = 0; k < len; k++)
+            sum ^= seg[k];
+        out->len += len;
+    }
+    while (((out->len - start) & 15u) != 15u)
+        eb_buf_append_byte(out, 0);
+    eb_buf_append_byte(out, sum);
+    if (!esp8266) {
+        uint8_t digest[SHA256_LEN];
+        sha256(out->data + start, out->len - start, digest);
+        eb_buf_append(out, digest, sizeof digest);
+    }
+    return 0;
+}

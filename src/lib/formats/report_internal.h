@@ -1,0 +1,62 @@
+/* Helpers shared by the report renderers (report_*.c); not a public interface. */
+#ifndef ESPBENCH_REPORT_INTERNAL_H
+#define ESPBENCH_REPORT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "espbench/report.h"
+
+#define REP_MAX_CHIPS 64
+#define REP_MAX_TIERS 64
+
+enum rep_label_id { REP_L_RANK, REP_L_MEMORY, REP_L_ENABLE, REP_L_DISABLE, REP_L_BA_OFF, REP_L_DOCS, REP_L_DIFF };
+
+const eb_tier *rep_tier(const eb_profiles *p, const char *chip, const char *tier);
+const char *rep_tier_label(const eb_profiles *p, const char *chip, const char *tier, int lang);
+const char *rep_chip_display(const eb_profiles *p, const char *chip);
+double rep_ref(const eb_profiles *p, const char *chip, const char *tier, int test);
+double rep_ref_avail_kb(const eb_profiles *p, const char *chip, const char *tier);
+bool rep_param(const eb_results *r, const eb_profiles *p, const char *chip, const char *tier, int field, int *value);
+const char *rep_label(int what, int lang);
+const char *rep_throughput_label(int test, int lang);
+void rep_format_param(char *out, size_t size, int field, int value, int lang);
+void rep_format_mbps(char *out, size_t size, double v);
+void rep_format_diff(char *out, size_t size, double measured, double ref);
+/* The parameter rows of a rank table, in the docs' row order (see report_common.c). */
+int rep_row_fields(const eb_results *r, const eb_profiles *p, const char *chip, const char *const *tiers, int n_tiers,
+                   int *fields);
+/* Chips to report (opts->chip or all): the count, or 0 with err set (EB_ECONFIG) if none. */
+int rep_select_chips(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const char **chips, int max,
+                     eb_error *err);
+
+/* One sentence saying which statistic the tables show. */
+const char *rep_stat_note(int stat, int lang);
+
+/* A table as rows of cells, rendered by the RST, Markdown and HTML writers. */
+#define REP_CELL 96
+typedef struct rep_table {
+    int n_rows, n_cols;
+    char (*cells)[REP_CELL]; /* n_rows * n_cols */
+} rep_table;
+void rep_table_init(rep_table *t, int n_rows, int n_cols);
+void rep_table_free(rep_table *t);
+char *rep_cell(rep_table *t, int row, int col);
+/* Tier groups: the docs give the PSRAM tiers a table of their own. */
+enum { REP_GROUP_PLAIN, REP_GROUP_PSRAM, REP_GROUP_COUNT };
+/* Tiers of a chip in one group, in profile order (unknown tiers are plain). */
+int rep_group_tiers(const eb_results *r, const eb_profiles *p, const char *chip, int group, const char **out, int max);
+/* A tier's label for charts, where both groups share an axis: "Iperf (PSRAM)". */
+void rep_tier_label_full(char *out, size_t size, const eb_profiles *p, const char *chip, const char *tier, int lang);
+
+/* The docs' rank table for a chip's tier group (row 0 = header); 0 rows if the group is empty. */
+void rep_rank_table(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const char *chip, int group,
+                    rep_table *t);
+/* The throughput summary for a chip: Type/Throughput rows UDP RX, UDP TX, TCP RX, TCP TX. */
+void rep_summary_table(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const char *chip,
+                       rep_table *t);
+/* The ESP8266-README style table: |Mbits/sec|TCP TX|TCP RX|UDP TX|UDP RX| with a row per tier. */
+void rep_tier_table(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const char *chip, int group,
+                    rep_table *t);
+
+#endif

@@ -1,0 +1,71 @@
+/* Markdown: per chip, the ESP8266 example README's
+ * `|Mbits/sec|TCP TX|TCP RX|UDP TX|UDP RX|` table (one row per tier), the
+ * docs' rank table and the throughput summary, as pipe tables. */
+#include <stdio.h>
+#include <string.h>
+
+#include "report_internal.h"
+
+static void md_cell(eb_buf *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|' || *s == '\\')
+            eb_buf_append_byte(out, '\\');
+        eb_buf_append_byte(out, (uint8_t)(*s == '\n' || *s == '\r' ? ' ' : *s));
+    }
+}
+
+static void md_table(eb_buf *out, rep_table *t)
+{
+    for (int r = 0; r < t->n_rows; r++) {
+        eb_buf_append_byte(out, '|');
+        for (int c = 0; c < t->n_cols; c++) {
+            md_cell(out, rep_cell(t, r, c));
+            eb_buf_append_byte(out, '|');
+        }
+        eb_buf_append_byte(out, '\n');
+        if (r == 0) {
+            eb_buf_append_byte(out, '|');
+            for (int c = 0; c < t->n_cols; c++)
+                eb_buf_append(out, c == 0 ? "---|" : "---:|", c == 0 ? 4 : 5);
+            eb_buf_append_byte(out, '\n');
+        }
+    }
+    eb_buf_append_byte(out, '\n');
+}
+
+int eb_report_md(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, eb_buf *out, eb_error *err)
+{
+    const char *chips[REP_MAX_CHIPS];
+    int n = rep_select_chips(r, p, o, chips, REP_MAX_CHIPS, err);
+    if (n == 0)
+        return err ? err->code : EB_ECONFIG;
+    bool zh = o->lang == EB_LANG_ZH_CN;
+    for (int i = 0; i < n; i++) {
+        eb_buf_printf(out, "## %s\n\n%s\n\n", rep_chip_display(p, chips[i]), rep_stat_note(o->stat, o->lang));
+        rep_table t;
+        for (int g = 0; g < REP_GROUP_COUNT; g++) {
+            rep_tier_table(r, p, o, chips[i], g, &t);
+            if (t.n_rows) {
+                if (g == REP_GROUP_PSRAM)
+                    eb_buf_printf(out, "%s\n\n", zh ? "使用 PSRAM：" : "With PSRAM:");
+                md_table(out, &t);
+            }
+            rep_table_free(&t);
+        }
+        for (int g = 0; g < REP_GROUP_COUNT; g++) {
+            rep_rank_table(r, p, o, chips[i], g, &t);
+            if (t.n_rows) {
+                eb_buf_printf(out, "### %s%s\n\n", zh ? "等级" : "Rank table",
+                              g == REP_GROUP_PSRAM ? (zh ? "（使用 PSRAM）" : " (with PSRAM)") : "");
+                md_table(out, &t);
+            }
+            rep_table_free(&t);
+        }
+        eb_buf_printf(out, "### %s\n\n", zh ? "最佳吞吐量" : "Best throughput");
+        rep_summary_table(r, p, o, chips[i], &t);
+        md_table(out, &t);
+        rep_table_free(&t);
+    }
+    return 0;
+}

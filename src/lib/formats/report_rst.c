@@ -1,0 +1,73 @@
+/* reStructuredText: per chip, the docs' rank table as a `.. list-table::`
+ * (header `Rank` then the tiers in the profile's order) and the throughput
+ * summary table, so that the docs page can be regenerated from measurements. */
+#include <stdio.h>
+#include <string.h>
+
+#include "report_internal.h"
+
+/* Cells are single-line; a leading character RST would read as markup is escaped. */
+static void rst_cell(eb_buf *out, const char *s)
+{
+    if (!*s) {
+        eb_buf_append(out, "\n", 1);
+        return;
+    }
+    eb_buf_append_byte(out, ' ');
+    if (strchr("*-+#`|_\\:", s[0]) && !(s[0] == '-' && s[1] >= '0' && s[1] <= '9'))
+        eb_buf_append_byte(out, '\\');
+    for (; *s; s++)
+        eb_buf_append_byte(out, (uint8_t)(*s == '\n' || *s == '\r' ? ' ' : *s));
+    eb_buf_append_byte(out, '\n');
+}
+
+static void rst_list_table(eb_buf *out, const char *title, rep_table *t)
+{
+    eb_buf_printf(out, ".. list-table:: %s\n   :header-rows: 1\n\n", title);
+    for (int r = 0; r < t->n_rows; r++) {
+        for (int c = 0; c < t->n_cols; c++) {
+            eb_buf_printf(out, "   %s -", c == 0 ? "*" : " ");
+            rst_cell(out, rep_cell(t, r, c));
+        }
+    }
+    eb_buf_append(out, "\n", 1);
+}
+
+static void rst_heading(eb_buf *out, const char *text, char ch)
+{
+    eb_buf_printf(out, "%s\n", text);
+    /* Byte length >= display width, also for CJK text. */
+    for (size_t i = 0; i < strlen(text); i++)
+        eb_buf_append_byte(out, (uint8_t)ch);
+    eb_buf_append(out, "\n\n", 2);
+}
+
+int eb_report_rst(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, eb_buf *out, eb_error *err)
+{
+    const char *chips[REP_MAX_CHIPS];
+    int n = rep_select_chips(r, p, o, chips, REP_MAX_CHIPS, err);
+    if (n == 0)
+        return err ? err->code : EB_ECONFIG;
+    bool zh = o->lang == EB_LANG_ZH_CN;
+    for (int i = 0; i < n; i++) {
+        const char *disp = rep_chip_display(p, chips[i]);
+        rst_heading(out, disp, '=');
+        eb_buf_printf(out, "%s\n\n", rep_stat_note(o->stat, o->lang));
+        rep_table t;
+        char title[160];
+        for (int g = 0; g < REP_GROUP_COUNT; g++) {
+            rep_rank_table(r, p, o, chips[i], g, &t);
+            if (t.n_rows) {
+                snprintf(title, sizeof title, zh ? "%s 不同等级的吞吐量%s" : "%s throughput by rank%s", disp,
+                         g == REP_GROUP_PSRAM ? (zh ? "（使用 PSRAM）" : " (with PSRAM)") : "");
+                rst_list_table(out, title, &t);
+            }
+            rep_table_free(&t);
+        }
+        rep_summary_table(r, p, o, chips[i], &t);
+        snprintf(title, sizeof title, zh ? "%s 最佳吞吐量" : "%s best throughput", disp);
+        rst_list_table(out, title, &t);
+        rep_table_free(&t);
+    }
+    return 0;
+}

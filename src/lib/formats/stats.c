@@ -1,0 +1,144 @@
+/* Statistics over a test's steady intervals (see results.h).
+ *
+ * Steady intervals: length within 10 % of the nominal interval (so summary
+ * lines and short partial last intervals drop out), starting at or after
+ * warmup_s. interval_s <= 0 means "unknown": the median interval length is
+ * taken as nominal.
+ *
+ * peak_1s, the figure Espressif's CI reports (its max over 1-second rows):
+ *  - intervals of 1 s: the largest steady rate;
+ *  - intervals that divide a second evenly (0.5 s, 0.25 s, 0.1 s ...): the
+ *    largest mean over a whole second [k, k+1) fully covered by steady
+ *    intervals; when no second is fully covered, the largest steady rate;
+ *  - any other length (2 s, 3 s, 0.3 s ...): the largest steady rate, which
+ *    is the closest figure the data allows.
+ * n == 0 gives NAN everywhere; n == 1 gives stddev 0. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "espbench/results.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+static double nominal_interval(const eb_interval *iv, int n)
+{
+    if (n <= 0)
+        return 0;
+    double *spans = malloc((size_t)n * sizeof *spans);
+    if (!spans)
+        abort();
+    for (int i = 0; i < n; i++)
+        spans[i] = iv[i].end_s - iv[i].start_s;
+    double m = median_of(spans, n);
+    free(spans);
+    return m;
+}
+
+/* Largest mean over whole seconds fully covered by k steady intervals. */
+static double peak_whole_seconds(const eb_interval *iv, const int *idx, int n, double interval_s, int k,
+                                 bool *found)
+{
+    double best = -INFINITY;
+    *found = false;
+    int i = 0;
+    while (i < n) {
+        const eb_interval *first = &iv[idx[i]];
+        double sec = floor(first->start_s + 1e-6);
+        if (fabs(first->start_s - sec) > interval_s * 0.1) {
+            i++;
+            continue;
+        }
+        /* k consecutive steady intervals tiling [sec, sec+1) */
+        double sum = 0, at = sec;
+        int j = 0;
+        for (; j < k && i + j < n; j++) {
+            const eb_interval *x = &iv[idx[i + j]];
+            if (fabs(x->start_s - at) > interval_s * 0.1)
+                break;
+            sum += x->mbps;
+            at = x->end_s;
+        }
+        if (j == k && fabs(at - (sec + 1.0)) <= interval_s * 0.1) {
+            double mean = sum / k;
+            if (mean > best)
+                best = mean;
+            *found = true;
+            i += k;
+        } else {
+            i++;
+        }
+    }
+    return best;
+}
+
+void eb_stats_compute(const eb_interval *iv, int n, double interval_s, double warmup_s, eb_stats *out)
+{
+    out->n = 0;
+    out->mean = out->median = out->min = out->max = out->stddev = out->peak_1s = NAN;
+    if (!iv || n <= 0)
+        return;
+    if (!(interval_s > 0))
+        interval_s = nominal_interval(iv, n);
+    if (!(interval_s > 0))
+        return;
+
+    int *idx = malloc((size_t)n * sizeof *idx);
+    double *rates = malloc((size_t)n * sizeof *rates);
+    if (!idx || !rates)
+        abort();
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        double span = iv[i].end_s - iv[i].start_s;
+        if (fabs(span - interval_s) > interval_s * 0.1 || !isfinite(iv[i].mbps))
+            continue;
+        if (iv[i].start_s < warmup_s - 1e-6)
+            continue;
+        idx[m] = i;
+        rates[m] = iv[i].mbps;
+        m++;
+    }
+    if (m == 0) {
+        free(idx);
+        free(rates);
+        return;
+    }
+    double sum = 0, mn = INFINITY, mx = -INFINITY;
+    for (int i = 0; i < m; i++) {
+        sum += rates[i];
+        if (rates[i] < mn)
+            mn = rates[i];
+        if (rates[i] > mx)
+            mx = rates[i];
+    }
+    double mean = sum / m, ss = 0;
+    for (int i = 0; i < m; i++)
+        ss += (rates[i] - mean) * (rates[i] - mean);
+    out->n = m;
+    out->mean = mean;
+    out->min = mn;
+    out->max = mx;
+    out->stddev = m > 1 ? sqrt(ss / (m - 1)) : 0.0;
+    out->peak_1s = mx;
+    double per_second = 1.0 / interval_s;
+    double k = round(per_second);
+    if (interval_s < 0.95 && k >= 2 && fabs(per_second - k) < 1e-6 * k) {
+        bool found;
+        double peak = peak_whole_seconds(iv, idx, m, interval_s, (int)k, &found);
+        if (found)
+            out->peak_1s = peak;
+    }
+    out->median = median_of(rates, m);
+    free(idx);
+    free(rates);
+}

@@ -1,0 +1,354 @@
+/* The flasher job: connect (reset + sync), detect, check regions, write with
+ * MD5 skip and verify, reset into the application. */
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "espbench/esp_image.h"
+#include "espbench/flash.h"
+#include "espbench/log.h"
+#include "espbench/reset.h"
+#include "espbench/rom_proto.h"
+
+struct eb_flash_session {
+    eb_port *port;
+    eb_rom_client *rom;
+    eb_flash_opts opts;
+    eb_rom_chip_info info;
+    uint32_t baud;
+    bool lines_ok;
+};
+
+const eb_rom_chip_info *eb_flash_chip(const eb_flash_session *s) { return &s->info; }
+uint32_t eb_flash_baud(const eb_flash_session *s) { return s->baud; }
+eb_rom_client *eb_flash_rom(eb_flash_session *s) { return s->rom; }
+
+void eb_flash_close(eb_flash_session *s)
+{
+    if (!s)
+        return;
+    eb_rom_client_free(s->rom);
+    eb_port_close(s->port);
+    free(s);
+}
+
+eb_port *eb_flash_release_port(eb_flash_session *s, eb_error *err)
+{
+    eb_port *p = s->port;
+    if (p->baud != EB_ROM_BAUD && eb_port_set_baud(p, EB_ROM_BAUD, err) != EB_OK)
+        return NULL;
+    s->port = NULL;
+    eb_rom_client_free(s->rom);
+    s->rom = NULL;
+    return p;
+}
+
+static bool is_no_reply(const eb_error *e) { return strstr(e->msg, "no reply") != NULL; }
+
+/* Resets into download mode and syncs. With default-reset on a non-USB-JTAG
+ * port, alternates the tight and classic sequences with a short and a long
+ * boot-strap wait, as esptool does. */
+static int connect_loader(eb_flash_session *s, eb_error *err)
+{
+    const char *before = s->opts.before ? s->opts.before : "default-reset";
+    const eb_reset_seq *seq = eb_reset_before(before, s->port->usb_vid, s->port->usb_pid);
+    if (!seq)
+        return eb_fail(err, EB_ECONFIG, "unknown --before '%s' (expected one of: %s)", before, eb_reset_before_names());
+    bool cycle = !strcmp(before, "default-reset") && strcmp(seq->name, "usb-reset") != 0;
+    int attempts = s->opts.connect_attempts > 0 ? s->opts.connect_attempts : 4;
+    eb_error e;
+    eb_error_clear(&e);
+    for (int i = 0; i < attempts; i++) {
+        const eb_reset_seq *use = seq;
+        if (cycle)
+            use = eb_reset_before((i / 2) % 2 ? "classic" : "tight", 0, 0);
+        int rc = eb_reset_run(s->port, use, i % 2 ? 500 : 0, &e);
+        if (rc != EB_OK && rc != 1) {
+            *err = e;
+            return rc;
+        }
+        if (!seq->syncs)
+            return EB_OK;
+        rc = eb_rom_sync(s->rom, 5, &e);
+        if (rc == EB_OK)
+            return EB_OK;
+        if (!is_no_reply(&e)) {
+            *err = e;
+            return rc;
+        }
+    }
+    *err = e;
+    return EB_EIO;
+}
+
+static int setup_flash(eb_flash_session *s, eb_error *err)
+{
+    const eb_chip *chip = s->info.chip;
+    int rc = eb_rom_read_mac(s->rom, s->info.mac, err);
+    if (rc)
+        return rc;
+    if (chip->chip_id >= 0 && (rc = eb_rom_spi_attach(s->rom, err)))
+        return rc;
+    uint32_t id = 0, size = 0;
+    eb_error e;
+    if (eb_rom_read_flash_id(s->rom, &id, &e) == EB_OK)
+        size = eb_rom_flash_size_from_id(id);
+    s->info.flash_id = id;
+    if (size) {
+        s->info.flash_size = size;
+        s->info.flash_size_detected = true;
+    } else {
+        s->info.flash_size = chip->flash_size;
+        eb_log(EB_LOG_WARN, "%s: could not read the flash id (0x%06x); assuming the %s default of %u MB",
+               s->port->url, id, chip->display, chip->flash_size >> 20);
+    }
+    return eb_rom_spi_set_params(s->rom, s->info.flash_size, err);
+}
+
+static int check_opts(const eb_flash_opts *opts, eb_error *err)
+{
+    if (!opts || !opts->profiles)
+        return eb_fail(err, EB_ECONFIG, "flash: no chip profiles loaded");
+    if (opts->expect_chip && !eb_profiles_chip(opts->profiles, opts->expect_chip))
+        return eb_fail(err, EB_ECONFIG, "unknown chip '%s'; see 'espbench profiles'", opts->expect_chip);
+    if (opts->after && !eb_reset_after(opts->after, 0, 0))
+        return eb_fail(err, EB_ECONFIG, "unknown --after '%s' (expected one of: %s)", opts->after, eb_reset_after_names());
+    if (opts->before && !eb_reset_before(opts->before, 0, 0))
+        return eb_fail(err, EB_ECONFIG, "unknown --before '%s' (expected one of: %s)", opts->before, eb_reset_before_names());
+    return EB_OK;
+}
+
+int eb_flash_open(eb_flash_session **out, const char *url, const eb_flash_opts *opts, eb_error *err)
+{
+    *out = NULL;
+    int rc = check_opts(opts, err);
+    if (rc)
+        return rc;
+    eb_port *port;
+    if ((rc = eb_port_open(&port, url, EB_ROM_BAUD, err)))
+        return rc;
+    return eb_flash_open_port(out, port, opts, err);
+}
+
+int eb_flash_open_port(eb_flash_session **out, eb_port *port, const eb_flash_opts *opts, eb_error *err)
+{
+    *out = NULL;
+    int rc = check_opts(opts, err);
+    if (rc) {
+        eb_port_close(port);
+        return rc;
+    }
+    const char *url = port->url;
+    eb_flash_session *s = calloc(1, sizeof *s);
+    if (!s) {
+        eb_port_close(port);
+        return eb_fail(err, EB_EIO, "out of memory");
+    }
+    s->opts = *opts;
+    s->baud = port->baud;
+    s->port = port;
+    s->rom = eb_rom_client_new(s->port, opts->profiles);
+    if (opts->progress) {
+        eb_flash_progress p = {.phase = "connect"};
+        opts->progress(opts->progress_user, &p);
+    }
+    if ((rc = connect_loader(s, err)) || (rc = eb_rom_detect_chip(s->rom, &s->info, err)))
+        goto fail;
+    if (opts->expect_chip && strcmp(opts->expect_chip, s->info.chip->name) != 0) {
+        const eb_chip *want = eb_profiles_chip(opts->profiles, opts->expect_chip);
+        rc = eb_fail(err, EB_EIO, "wrong chip: expected %s (--chip %s) but %s has an %s; check --port or --chip",
+                     want->display, opts->expect_chip, url, s->info.chip->display);
+        goto fail;
+    }
+    uint32_t baud = opts->baud ? opts->baud : EB_FLASH_DEFAULT_BAUD;
+    if (baud != EB_ROM_BAUD) {
+        if (!strcmp(s->port->ops->name, "socket")) {
+            eb_log_once("socket-no-baud", EB_LOG_INFO, "%s: raw TCP port: staying at %u baud", url, EB_ROM_BAUD);
+        } else {
+            eb_error e;
+            rc = eb_rom_change_baud(s->rom, baud, &e);
+            if (rc == EB_OK) {
+                s->baud = baud;
+            } else if (strstr(e.msg, "still at")) {
+                eb_log(EB_LOG_WARN, "%s; continuing at %u baud", e.msg, EB_ROM_BAUD);
+            } else if (strstr(e.msg, "error 0x")) {
+                eb_log(EB_LOG_WARN, "%s: the ROM refused %u baud; continuing at %u", url, baud, EB_ROM_BAUD);
+            } else {
+                *err = e;
+                goto fail;
+            }
+            rc = EB_OK;
+        }
+    }
+    if ((rc = setup_flash(s, err)))
+        goto fail;
+    *out = s;
+    return EB_OK;
+fail:
+    eb_flash_close(s);
+    return rc ? rc : EB_EIO;
+}
+
+int eb_flash_check_region(const eb_chip *chip, uint32_t flash_size, const eb_flash_region *r, eb_error *err)
+{
+    const char *name = r->name ? r->name : "image";
+    if (r->offset % 0x1000)
+        return eb_fail(err, EB_ECONFIG, "%s: offset 0x%x is not a multiple of 4 KiB (0x1000)", name, r->offset);
+    if (r->len == 0)
+        return eb_fail(err, EB_ECONFIG, "%s: empty image", name);
+    if ((uint64_t)r->offset + r->len > flash_size)
+        return eb_fail(err, EB_EIO, "%s: %zu bytes at 0x%x do not fit in the %u MB flash of this %s (ends at 0x%llx, flash ends at 0x%x)",
+                       name, r->len, r->offset, flash_size >> 20, chip->display,
+                       (unsigned long long)r->offset + r->len, flash_size);
+    /* The bootloader and the first app slot must be ESP images; anything else
+     * that looks like one is checked too. */
+    bool must_be_image = r->offset == chip->bootloader_offset || r->offset == 0x10000;
+    if (!must_be_image && r->data[0] != EB_IMAGE_MAGIC)
+        return EB_OK;
+    eb_image_info info;
+    eb_error e;
+    bool esp8266 = chip->chip_id < 0;
+    if (eb_image_parse(r->data, r->len, esp8266, &info, &e) != EB_OK)
+        return eb_fail(err, EB_EIO, "%s: corrupt image header at 0x%x: %s", name, r->offset, e.msg);
+    if (!info.checksum_ok || !info.sha256_ok)
+        return eb_fail(err, EB_EIO, "%s: corrupt image: %s does not match its contents; rebuild or re-download it",
+                       name, !info.checksum_ok ? "checksum" : "appended SHA-256");
+    if (!esp8266 && info.has_ext_header && info.chip_id != chip->chip_id)
+        return eb_fail(err, EB_EIO, "%s: image is built for chip id %u, but the board is an %s (chip id %d); use the %s build",
+                       name, info.chip_id, chip->display, chip->chip_id, chip->name);
+    return EB_OK;
+}
+
+static void md5_hex(const uint8_t *d, size_t n, char hex[33])
+{
+    uint8_t md[EVP_MAX_MD_SIZE];
+    unsigned int len = 0;
+    EVP_Digest(d, n, md, &len, EVP_md5(), NULL);
+    for (unsigned i = 0; i < 16; i++)
+        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+}
+
+typedef struct {
+    eb_flash_session *s;
+    eb_flash_progress p;
+    uint64_t t0;
+} progress_ctx;
+
+static void on_rom_progress(void *user, size_t done, size_t total, size_t wire_done, size_t wire_total)
+{
+    progress_ctx *pc = user;
+    pc->p.done = done;
+    pc->p.total = total;
+    pc->p.wire_done = wire_done;
+    pc->p.wire_total = wire_total;
+    pc->p.elapsed_ms = eb_now_ms() - pc->t0;
+    if (pc->s->opts.progress)
+        pc->s->opts.progress(pc->s->opts.progress_user, &pc->p);
+}
+
+static void report(eb_flash_session *s, progress_ctx *pc, const char *phase)
+{
+    if (!s->opts.progress)
+        return;
+    pc->p.phase = phase;
+    pc->p.elapsed_ms = eb_now_ms() - pc->t0;
+    s->opts.progress(s->opts.progress_user, &pc->p);
+}
+
+static int write_region(eb_flash_session *s, const eb_flash_region *r, int idx, int n, eb_flash_region_result *res,
+                        eb_error *err)
+{
+    /* The ROM hashes and writes whole 32-bit words: pad with erased-flash bytes. */
+    size_t len = (r->len + 3) & ~(size_t)3;
+    uint8_t *data = malloc(len);
+    if (!data)
+        return eb_fail(err, EB_EIO, "out of memory");
+    memcpy(data, r->data, r->len);
+    memset(data + r->len, 0xFF, len - r->len);
+    char want[33], have[33];
+    md5_hex(data, len, want);
+    memcpy(res->md5, want, 33);
+    progress_ctx pc = {.s = s, .t0 = eb_now_ms()};
+    pc.p.region = idx;
+    pc.p.n_regions = n;
+    pc.p.offset = r->offset;
+    pc.p.total = len;
+    int rc = EB_OK;
+    if (!s->opts.no_skip) {
+        report(s, &pc, "check");
+        if ((rc = eb_rom_flash_md5(s->rom, r->offset, (uint32_t)len, have, err)))
+            goto out;
+        if (!strcmp(have, want)) {
+            res->skipped = true;
+            pc.p.done = len;
+            report(s, &pc, "skip");
+            goto out;
+        }
+    }
+    report(s, &pc, "write");
+    rc = eb_rom_flash_deflate(s->rom, r->offset, data, len, on_rom_progress, &pc, err);
+    if (rc) {
+        eb_error_prefix(err, "writing %s at 0x%x: ", r->name ? r->name : "image", r->offset);
+        goto out;
+    }
+    res->written = true;
+    res->wire_bytes = pc.p.wire_total;
+    if (!s->opts.no_verify) {
+        report(s, &pc, "verify");
+        if ((rc = eb_rom_flash_md5(s->rom, r->offset, (uint32_t)len, have, err)))
+            goto out;
+        if (strcmp(have, want)) {
+            rc = eb_fail(err, EB_EIO, "%s at 0x%x: MD5 of the flash (%s) does not match the image (%s) after writing; retry, or lower --baud",
+                         r->name ? r->name : "image", r->offset, have, want);
+            goto out;
+        }
+    }
+    report(s, &pc, "done");
+out:
+    res->ms = eb_now_ms() - pc.t0;
+    free(data);
+    return rc;
+}
+
+int eb_flash_write(eb_flash_session *s, const eb_flash_region *regions, int n, eb_flash_region_result *results,
+                   eb_error *err)
+{
+    const eb_chip *chip = s->info.chip;
+    for (int i = 0; i < n; i++) {
+        int rc = eb_flash_check_region(chip, s->info.flash_size, &regions[i], err);
+        if (rc)
+            return rc;
+        for (int j = 0; j < i; j++) {
+            const eb_flash_region *a = &regions[j], *b = &regions[i];
+            if (a->offset < b->offset + b->len && b->offset < a->offset + a->len)
+                return eb_fail(err, EB_ECONFIG, "%s at 0x%x overlaps %s at 0x%x", b->name ? b->name : "image",
+                               b->offset, a->name ? a->name : "image", a->offset);
+        }
+    }
+    eb_flash_region_result local;
+    for (int i = 0; i < n; i++) {
+        eb_flash_region_result *res = results ? &results[i] : &local;
+        memset(res, 0, sizeof *res);
+        int rc = write_region(s, &regions[i], i, n, res, err);
+        if (rc)
+            return rc;
+    }
+    return EB_OK;
+}
+
+int eb_flash_reset_after(eb_flash_session *s, eb_error *err)
+{
+    const eb_reset_seq *seq = eb_reset_after(s->opts.after, s->port->usb_vid, s->port->usb_pid);
+    if (!seq)
+        return eb_fail(err, EB_ECONFIG, "unknown --after '%s'", s->opts.after);
+    if (!seq->steps || seq->steps[0].op == EB_RS_END)
+        return EB_OK;
+    int rc = eb_reset_run(s->port, seq, 0, err);
+    if (rc == 1) {
+        /* No lines to pulse EN: ask the ROM to leave the loader and run the
+         * app (FLASH_BEGIN 0 + FLASH_END "reboot"), as esptool's soft reset. */
+        rc = eb_rom_leave_loader(s->rom, err);
+    }
+    return rc;
+}

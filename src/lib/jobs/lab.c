@@ -1,0 +1,301 @@
+/* Lab file loader (libyaml document API). Layout:
+ *
+ *   ap:
+ *     ssid: bench-ap
+ *     password_env: LAB_WIFI_PASSWORD     # or password_file: wifi.secret
+ *   pc:
+ *     address: 192.168.10.2
+ *   boards:
+ *     - name: s3-a
+ *       chip: esp32s3
+ *       port: /dev/ttyUSB0               # any port URL (rfc2217://, socket://)
+ *       iperf_port: 5001                 # default 5001 + index
+ *       pc_address: 192.168.10.3         # optional, overrides pc.address
+ *       dialect: espbench                # optional, default: detect
+ *
+ * A "password:" key is refused: the secret lives outside the file. */
+#include "espbench/lab.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+typedef struct lctx {
+    yaml_document_t *doc;
+    const char *name;
+    eb_error *err;
+} lctx;
+
+__attribute__((format(printf, 3, 4))) static int fail_at(lctx *x, const yaml_node_t *n, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return eb_fail(x->err, EB_ECONFIG, "%s:%d:%d: %s", x->name, (int)n->start_mark.line + 1,
+                   (int)n->start_mark.column + 1, msg);
+}
+
+static const char *scalar_of(lctx *x, yaml_node_t *n, const char *key)
+{
+    if (n->type != YAML_SCALAR_NODE) {
+        fail_at(x, n, "'%s' must be a single value", key);
+        return NULL;
+    }
+    return (const char *)n->data.scalar.value;
+}
+
+static int copy_str(lctx *x, yaml_node_t *n, const char *key, char *out, size_t cap)
+{
+    const char *v = scalar_of(x, n, key);
+    if (!v)
+        return EB_ECONFIG;
+    if (strlen(v) >= cap)
+        return fail_at(x, n, "'%s' is too long (at most %zu characters)", key, cap - 1);
+    snprintf(out, cap, "%s", v);
+    return 0;
+}
+
+static int get_port(lctx *x, yaml_node_t *n, const char *key, uint16_t *out)
+{
+    const char *v = scalar_of(x, n, key);
+    if (!v)
+        return EB_ECONFIG;
+    char *end;
+    long p = strtol(v, &end, 10);
+    if (!*v || *end || p < 1 || p > 65535)
+        return fail_at(x, n, "'%s' must be a port number 1..65535, not '%s'", key, v);
+    *out = (uint16_t)p;
+    return 0;
+}
+
+int eb_password_from_env(const char *var, char *out, size_t cap, eb_error *err)
+{
+    const char *v = getenv(var);
+    if (!v)
+        return eb_fail(err, EB_ECONFIG, "the Wi-Fi password is read from the environment variable %s, "
+                       "which is not set", var);
+    if (strlen(v) >= cap)
+        return eb_fail(err, EB_ECONFIG, "the Wi-Fi password in %s is longer than %zu characters", var, cap - 1);
+    snprintf(out, cap, "%s", v);
+    return 0;
+}
+
+int eb_password_from_file(const char *path, char *out, size_t cap, eb_error *err)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return eb_fail(err, EB_ECONFIG, "cannot read the Wi-Fi password file %s: %s", path, strerror(errno));
+    char line[256] = "";
+    if (!fgets(line, sizeof line, f))
+        line[0] = 0;
+    fclose(f);
+    line[strcspn(line, "\r\n")] = 0;
+    if (strlen(line) >= cap) {
+        memset(line, 0, sizeof line);
+        return eb_fail(err, EB_ECONFIG, "the Wi-Fi password in %s is longer than %zu characters", path, cap - 1);
+    }
+    snprintf(out, cap, "%s", line);
+    memset(line, 0, sizeof line);
+    return 0;
+}
+
+static int parse_ap(lctx *x, eb_lab *lab, yaml_node_t *map, const char *base_dir)
+{
+    if (map->type != YAML_MAPPING_NODE)
+        return fail_at(x, map, "'ap' must be a mapping (ssid, password_env or password_file)");
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = yaml_document_get_node(x->doc, p->key), *v = yaml_document_get_node(x->doc, p->value);
+        const char *key = k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "";
+        int rc = 0;
+        if (!strcmp(key, "ssid")) {
+            rc = copy_str(x, v, key, lab->ssid, sizeof lab->ssid);
+        } else if (!strcmp(key, "password_env")) {
+            char var[128];
+            rc = copy_str(x, v, key, var, sizeof var);
+            if (!rc) {
+                snprintf(lab->password_source, sizeof lab->password_source, "env %s", var);
+                rc = eb_password_from_env(var, lab->password, sizeof lab->password, x->err);
+                if (rc)
+                    return fail_at(x, v, "%s", x->err->msg);
+                lab->has_password = true;
+            }
+        } else if (!strcmp(key, "password_file")) {
+            char file[256], path[600];
+            rc = copy_str(x, v, key, file, sizeof file);
+            if (!rc) {
+                if (file[0] == '/' || !base_dir)
+                    snprintf(path, sizeof path, "%s", file);
+                else
+                    snprintf(path, sizeof path, "%s/%s", base_dir, file);
+                snprintf(lab->password_source, sizeof lab->password_source, "file %.290s", path);
+                rc = eb_password_from_file(path, lab->password, sizeof lab->password, x->err);
+                if (rc)
+                    return fail_at(x, v, "%s", x->err->msg);
+                lab->has_password = true;
+            }
+        } else if (!strcmp(key, "password")) {
+            return fail_at(x, k, "a password is never written in the lab file: use password_env: VAR "
+                           "or password_file: FILE");
+        } else {
+            return fail_at(x, k, "unknown key 'ap.%s' (ssid, password_env, password_file)", key);
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int parse_board(lctx *x, eb_lab *lab, yaml_node_t *map, int index)
+{
+    if (map->type != YAML_MAPPING_NODE)
+        return fail_at(x, map, "each board must be a mapping (name, chip, port, iperf_port)");
+    if (lab->n_boards >= EB_LAB_MAX_BOARDS)
+        return fail_at(x, map, "too many boards (at most %d)", EB_LAB_MAX_BOARDS);
+    eb_run_board *b = &lab->boards[lab->n_boards];
+    memset(b, 0, sizeof *b);
+    b->iperf_port = (uint16_t)(5001 + index);
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = yaml_document_get_node(x->doc, p->key), *v = yaml_document_get_node(x->doc, p->value);
+        const char *key = k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "";
+        int rc;
+        if (!strcmp(key, "name"))
+            rc = copy_str(x, v, key, b->name, sizeof b->name);
+        else if (!strcmp(key, "chip"))
+            rc = copy_str(x, v, key, b->chip, sizeof b->chip);
+        else if (!strcmp(key, "port"))
+            rc = copy_str(x, v, key, b->port, sizeof b->port);
+        else if (!strcmp(key, "iperf_port"))
+            rc = get_port(x, v, key, &b->iperf_port);
+        else if (!strcmp(key, "pc_address"))
+            rc = copy_str(x, v, key, b->pc_ip, sizeof b->pc_ip);
+        else if (!strcmp(key, "dialect"))
+            rc = copy_str(x, v, key, b->dialect, sizeof b->dialect);
+        else
+            return fail_at(x, k, "unknown key '%s' in a board (name, chip, port, iperf_port, pc_address, dialect)",
+                           key);
+        if (rc)
+            return rc;
+    }
+    if (!b->name[0])
+        return fail_at(x, map, "board %d has no name", index + 1);
+    if (!b->chip[0])
+        return fail_at(x, map, "board '%s' has no chip", b->name);
+    for (int i = 0; i < lab->n_boards; i++) {
+        if (!strcmp(lab->boards[i].name, b->name))
+            return fail_at(x, map, "two boards are named '%s'", b->name);
+        if (lab->boards[i].iperf_port == b->iperf_port)
+            return fail_at(x, map, "boards '%s' and '%s' share iperf_port %u: each board needs its own",
+                           lab->boards[i].name, b->name, b->iperf_port);
+    }
+    lab->n_boards++;
+    return 0;
+}
+
+int eb_lab_parse(eb_lab *lab, const char *text, size_t len, const char *name, const char *base_dir,
+                 eb_error *err)
+{
+    memset(lab, 0, sizeof *lab);
+    snprintf(lab->file, sizeof lab->file, "%s", name);
+    yaml_parser_t parser;
+    yaml_document_t doc;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    if (!yaml_parser_load(&parser, &doc)) {
+        int rc = eb_fail(err, EB_ECONFIG, "%s:%d:%d: %s", name, (int)parser.problem_mark.line + 1,
+                         (int)parser.problem_mark.column + 1, parser.problem ? parser.problem : "YAML error");
+        yaml_parser_delete(&parser);
+        return rc;
+    }
+    lctx x = {&doc, name, err};
+    int rc = 0;
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    if (!root || root->type != YAML_MAPPING_NODE) {
+        rc = eb_fail(err, EB_ECONFIG, "%s: a lab file is a mapping with ap, pc and boards", name);
+        goto out;
+    }
+    yaml_node_t *boards = NULL;
+    for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top && !rc; p++) {
+        yaml_node_t *k = yaml_document_get_node(&doc, p->key), *v = yaml_document_get_node(&doc, p->value);
+        const char *key = k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "";
+        if (!strcmp(key, "ap")) {
+            rc = parse_ap(&x, lab, v, base_dir);
+        } else if (!strcmp(key, "pc")) {
+            if (v->type != YAML_MAPPING_NODE) {
+                rc = fail_at(&x, v, "'pc' must be a mapping (address)");
+                break;
+            }
+            for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top && !rc; q++) {
+                yaml_node_t *qk = yaml_document_get_node(&doc, q->key), *qv = yaml_document_get_node(&doc, q->value);
+                const char *qkey = qk->type == YAML_SCALAR_NODE ? (const char *)qk->data.scalar.value : "";
+                if (!strcmp(qkey, "address"))
+                    rc = copy_str(&x, qv, "pc.address", lab->pc_ip, sizeof lab->pc_ip);
+                else
+                    rc = fail_at(&x, qk, "unknown key 'pc.%s' (address)", qkey);
+            }
+        } else if (!strcmp(key, "boards")) {
+            boards = v;
+        } else {
+            rc = fail_at(&x, k, "unknown key '%s' (ap, pc, boards)", key);
+        }
+    }
+    if (rc)
+        goto out;
+    if (!boards || boards->type != YAML_SEQUENCE_NODE) {
+        rc = eb_fail(err, EB_ECONFIG, "%s: no 'boards:' list", name);
+        goto out;
+    }
+    int i = 0;
+    for (yaml_node_item_t *it = boards->data.sequence.items.start; it < boards->data.sequence.items.top && !rc;
+         it++, i++)
+        rc = parse_board(&x, lab, yaml_document_get_node(&doc, *it), i);
+    if (!rc && lab->n_boards == 0)
+        rc = eb_fail(err, EB_ECONFIG, "%s: the boards list is empty", name);
+    for (int b = 0; !rc && b < lab->n_boards; b++)
+        if (!lab->boards[b].pc_ip[0])
+            snprintf(lab->boards[b].pc_ip, sizeof lab->boards[b].pc_ip, "%s", lab->pc_ip);
+out:
+    yaml_document_delete(&doc);
+    yaml_parser_delete(&parser);
+    if (rc)
+        eb_lab_free(lab);
+    return rc;
+}
+
+int eb_lab_load(eb_lab *lab, const char *path, eb_error *err)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return eb_fail(err, EB_ECONFIG, "cannot read lab file %s: %s", path, strerror(errno));
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        if (len + n + 1 > cap) {
+            cap = (len + n + 1) * 2;
+            text = realloc(text, cap);
+            if (!text)
+                abort();
+        }
+        memcpy(text + len, buf, n);
+        len += n;
+    }
+    fclose(f);
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s", path);
+    int rc = eb_lab_parse(lab, text ? text : "", len, path, dirname(dir), err);
+    free(text);
+    return rc;
+}
+
+void eb_lab_free(eb_lab *lab)
+{
+    memset(lab->password, 0, sizeof lab->password);
+    lab->has_password = false;
+}

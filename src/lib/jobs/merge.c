@@ -1,0 +1,115 @@
+/* Merging results matrices (runs, hosts, CI shards) and the shard function. */
+#include "espbench/merge.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void widen_range(eb_board_meta *dst, const eb_board_meta *src)
+{
+    /* ISO 8601 UTC strings of one format compare like the times they stand for. */
+    if (src->started[0] && (!dst->started[0] || strcmp(src->started, dst->started) < 0))
+        snprintf(dst->started, sizeof dst->started, "%s", src->started);
+    if (src->finished[0] && strcmp(src->finished, dst->finished) > 0)
+        snprintf(dst->finished, sizeof dst->finished, "%s", src->finished);
+}
+
+int eb_results_merge(eb_results *dst, const eb_results *src, const char *src_name, int prefer, eb_error *err)
+{
+    /* Check every conflict first so a refused merge leaves dst untouched. */
+    if (prefer == EB_MERGE_REFUSE) {
+        for (int i = 0; i < src->n_entries; i++) {
+            const eb_entry *e = &src->entries[i];
+            const eb_entry *old = eb_results_find(dst, e->board, e->chip, e->tier, e->test, e->repeat);
+            if (old && !eb_entry_equal(old, e))
+                return eb_fail(err, EB_ECONFIG,
+                               "%s: entries[%d]: board \"%s\" %s/%s/%s repeat %d is already in the merged results "
+                               "with different figures (%.2f vs %.2f Mbit/s); drop one input or pass --prefer newest",
+                               src_name, i, e->board, e->chip, e->tier, eb_test_name(e->test), e->repeat,
+                               old->mean_mbps, e->mean_mbps);
+        }
+    }
+    for (int i = 0; i < src->n_entries; i++) {
+        const eb_entry *e = &src->entries[i];
+        eb_entry *old = eb_results_find(dst, e->board, e->chip, e->tier, e->test, e->repeat);
+        if (!old)
+            eb_results_add(dst, e);
+        else if (!eb_entry_equal(old, e) && strcmp(e->finished, old->finished) > 0)
+            eb_results_put(dst, e); /* EB_MERGE_NEWEST: the later run wins */
+    }
+    for (int i = 0; i < src->n_boards; i++) {
+        const eb_board_meta *b = &src->boards[i];
+        eb_board_meta *old = eb_results_board(dst, b->board, false);
+        if (old)
+            widen_range(old, b);
+        else
+            *eb_results_board(dst, b->board, true) = *b;
+    }
+    if (!dst->espbench_version[0])
+        snprintf(dst->espbench_version, sizeof dst->espbench_version, "%s", src->espbench_version);
+    return 0;
+}
+
+int eb_results_load_merged(eb_results *out, const char *const *paths, int n, int prefer, eb_error *err)
+{
+    eb_results_init(out);
+    for (int i = 0; i < n; i++) {
+        eb_results one;
+        int rc = eb_results_load(&one, paths[i], err);
+        if (!rc) {
+            rc = eb_results_merge(out, &one, paths[i], prefer, err);
+            if (!out->generated[0] || strcmp(one.generated, out->generated) > 0)
+                snprintf(out->generated, sizeof out->generated, "%s", one.generated);
+        }
+        eb_results_free(&one);
+        if (rc) {
+            eb_results_free(out);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+uint32_t eb_shard_hash(const char *key)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
+        h ^= *p;
+        h *= 16777619u;
+    }
+    return h;
+}
+
+bool eb_shard_select(int index, int total, const char *key)
+{
+    if (total <= 1)
+        return true;
+    if (index < 1 || index > total)
+        return false;
+    return (int)(eb_shard_hash(key) % (uint32_t)total) == index - 1;
+}
+
+void eb_shard_key(char *out, size_t size, const char *chip, const char *tier, int test)
+{
+    const char *t = eb_test_name(test);
+    snprintf(out, size, "%s/%s/%s", chip, tier, t ? t : "?");
+}
+
+int eb_shard_parse(const char *s, int *index, int *total, eb_error *err)
+{
+    char *end;
+    errno = 0;
+    long i = strtol(s, &end, 10);
+    if (end == s || *end != '/' || errno)
+        goto bad;
+    const char *p = end + 1;
+    long n = strtol(p, &end, 10);
+    if (end == p || *end || errno || n < 1 || n > 10000 || i < 1 || i > n)
+        goto bad;
+    *index = (int)i;
+    *total = (int)n;
+    return 0;
+bad:
+    return eb_fail(err, EB_ECONFIG, "'%s' is not a shard: expected I/N with 1 <= I <= N (e.g. 1/4, as CI_NODE_INDEX/CI_NODE_TOTAL)", s);
+}

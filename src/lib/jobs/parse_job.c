@@ -1,0 +1,672 @@
+/* `espbench parse`: logs of a run done by hand into results entries.
+ * See parse_job.h for the rules (side and dialect detection, cutting a log
+ * into tests, pairing board and PC logs). */
+#include "espbench/parse_job.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "espbench/board_parse.h"
+#include "espbench/buf.h"
+#include "espbench/dialect.h"
+#include "espbench/iperf_parse.h"
+#include "espbench/profile.h"
+
+void eb_parse_opts_init(eb_parse_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->dialect = EB_DIALECT_UNKNOWN;
+    o->side = EB_SIDE_AUTO;
+    o->test = -1;
+    o->warmup_s = 1.0;
+}
+
+void eb_parse_out_init(eb_parse_out *out)
+{
+    memset(out, 0, sizeof *out);
+    out->meta.rssi = 0;
+}
+
+void eb_parse_out_free(eb_parse_out *out)
+{
+    for (int i = 0; i < out->n_entries; i++) {
+        free(out->entries[i].receiver);
+        free(out->entries[i].sender);
+    }
+    free(out->entries);
+    memset(out, 0, sizeof *out);
+}
+
+/* ------------------------------------------------------------ helpers */
+
+typedef struct line_iter {
+    const char *p, *e;
+    long lineno;
+} line_iter;
+
+static bool next_line(line_iter *it, const char **line, size_t *len)
+{
+    if (it->p >= it->e)
+        return false;
+    const char *nl = memchr(it->p, '\n', (size_t)(it->e - it->p));
+    const char *end = nl ? nl : it->e;
+    *line = it->p;
+    *len = (size_t)(end - it->p);
+    it->p = nl ? nl + 1 : it->e;
+    it->lineno++;
+    return true;
+}
+
+/* A growable interval list. */
+typedef struct iv_list {
+    eb_interval *v;
+    int n, cap;
+} iv_list;
+
+static void iv_push(iv_list *l, const eb_interval *iv)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 32;
+        eb_interval *p = realloc(l->v, (size_t)cap * sizeof *p);
+        if (!p)
+            abort();
+        l->v = p;
+        l->cap = cap;
+    }
+    l->v[l->n++] = *iv;
+}
+
+/* Truncating copies: messages and names are cut, never overflowed. */
+static void copy_str(char *dst, size_t cap, const char *src)
+{
+    size_t n = src ? strlen(src) : 0;
+    if (n >= cap)
+        n = cap - 1;
+    if (n)
+        memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+static void fmt_trunc(char *dst, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fmt_trunc(char *dst, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dst, cap, fmt, ap);
+    va_end(ap);
+}
+
+static int test_of(bool udp, bool board_receives)
+{
+    return udp ? (board_receives ? EB_TEST_UDP_RX : EB_TEST_UDP_TX)
+               : (board_receives ? EB_TEST_TCP_RX : EB_TEST_TCP_TX);
+}
+
+static bool test_board_receives(int test) { return test == EB_TEST_TCP_RX || test == EB_TEST_UDP_RX; }
+
+/* One test found in one log. */
+typedef struct seg {
+    int test;            /* -1 unknown */
+    long line;           /* where it starts */
+    bool receiver;       /* the intervals are the receiving side's */
+    iv_list iv;
+    bool has_summary;
+    eb_interval summary;
+    double interval_s, time_s;
+    char error[256];
+    long free_heap, min_free_heap, largest_block;
+    bool running;        /* intervals seen, no end yet */
+    bool has_report;     /* PC UDP client: receiver's final */
+    eb_interval report;
+} seg;
+
+typedef struct seg_list {
+    seg *v;
+    int n, cap;
+} seg_list;
+
+static seg *seg_new(seg_list *l, long line)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 8;
+        seg *p = realloc(l->v, (size_t)cap * sizeof *p);
+        if (!p)
+            abort();
+        l->v = p;
+        l->cap = cap;
+    }
+    seg *s = &l->v[l->n++];
+    memset(s, 0, sizeof *s);
+    s->test = -1;
+    s->line = line;
+    s->free_heap = s->min_free_heap = s->largest_block = -1;
+    s->report.lost = s->report.total = -1;
+    s->report.jitter_ms = NAN;
+    return s;
+}
+
+static void seg_list_free(seg_list *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->v[i].iv.v);
+    free(l->v);
+}
+
+/* ------------------------------------------------------- side detection */
+
+static int detect_side(const char *data, size_t len)
+{
+    int board = 0, pc = 0;
+    line_iter it = {data, data + len, 0};
+    const char *line;
+    size_t n;
+    eb_iperf_line il;
+    eb_board_line bl;
+    while (next_line(&it, &line, &n) && it.lineno <= 5000) {
+        bool tab = memchr(line, '\t', n) != NULL;
+        eb_iperf_parse_line(line, n, &il);
+        switch (il.kind) {
+        case EB_IPL_SERVER_BANNER:
+        case EB_IPL_CLIENT_BANNER: pc += 10; break;
+        case EB_IPL_DATA: pc += il.csv ? 2 : tab ? 0 : 1; break;
+        case EB_IPL_CONNECTED: pc += 3; break;
+        case EB_IPL_SENT:
+        case EB_IPL_SERVER_REPORT: pc += 3; break;
+        default: break;
+        }
+        eb_board_parse_line(EB_DIALECT_UNKNOWN, line, n, &bl, NULL);
+        switch (bl.event) {
+        case EB_BEV_MODE: board += 10; break;
+        case EB_BEV_INTERVAL:
+            board += bl.style == EB_IVS_ID_BYTES ? (tab ? 2 : 0) : 2;
+            break;
+        case EB_BEV_NONE:
+        case EB_BEV_TABLE_HEADER:
+        case EB_BEV_FREE_HEAP: break;
+        default: board += memmem(line, n, "#EB:", 4) ? 10 : 1; break;
+        }
+    }
+    if (board == 0 && pc == 0)
+        return EB_SIDE_AUTO;
+    return board > pc ? EB_SIDE_BOARD : EB_SIDE_PC;
+}
+
+/* ------------------------------------------------------------ board log */
+
+static void eb_heap_kv(const eb_ebline *l, seg *s, eb_board_meta *meta)
+{
+    (void)meta;
+    static const struct {
+        const char *key;
+        size_t off;
+    } keys[] = {
+        {"free", offsetof(seg, free_heap)},         {"free_heap", offsetof(seg, free_heap)},
+        {"min", offsetof(seg, min_free_heap)},      {"min_free", offsetof(seg, min_free_heap)},
+        {"min_free_heap", offsetof(seg, min_free_heap)}, {"largest", offsetof(seg, largest_block)},
+        {"largest_block", offsetof(seg, largest_block)},
+    };
+    if (!s)
+        return;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        const char *v = eb_ebline_get(l, keys[i].key);
+        if (v && *v) {
+            char *end;
+            long x = strtol(v, &end, 10);
+            if (*end == '\0')
+                *(long *)((char *)s + keys[i].off) = x;
+        }
+    }
+}
+
+static int parse_board(eb_parse_out *out, const char *name, const char *data, size_t len, const eb_parse_opts *o,
+                       seg_list *segs, eb_error *err)
+{
+    int dialect = o->dialect;
+    line_iter it;
+    const char *line;
+    size_t n;
+    eb_board_detect det;
+    eb_board_detect_init(&det);
+    it = (line_iter){data, data + len, 0};
+    while (next_line(&it, &line, &n))
+        eb_board_detect_line(&det, line, n);
+    char why[320];
+    int detected = eb_board_detect_result(&det, why, sizeof why);
+    if (dialect == EB_DIALECT_UNKNOWN) {
+        dialect = detected;
+        if (dialect == EB_DIALECT_UNKNOWN)
+            return eb_fail(err, EB_ECONFIG, "%s: cannot tell the board's console dialect: %s", name, why);
+    }
+    copy_str(out->meta.dialect, sizeof out->meta.dialect, eb_dialect_name(dialect));
+    if (det.project[0])
+        copy_str(out->meta.fw_project, sizeof out->meta.fw_project, det.project);
+    if (det.idf[0])
+        copy_str(out->meta.idf_version, sizeof out->meta.idf_version, det.idf);
+    if (det.chip[0] && !out->meta.chip[0])
+        copy_str(out->meta.chip, sizeof out->meta.chip, det.chip);
+
+    eb_board_parser bp;
+    eb_board_parser_init(&bp, dialect);
+    eb_board_line bl;
+    seg *cur = NULL;
+    char first_error[200] = "";
+    long first_error_line = 0;
+    it = (line_iter){data, data + len, 0};
+    while (next_line(&it, &line, &n)) {
+        eb_board_parser_line(&bp, line, n, &bl);
+        switch (bl.event) {
+        case EB_BEV_MODE:
+            cur = seg_new(segs, it.lineno);
+            cur->test = test_of(bl.udp, bl.server);
+            cur->receiver = bl.server;
+            cur->interval_s = bl.interval_s;
+            cur->time_s = bl.time_s;
+            break;
+        case EB_BEV_INTERVAL:
+            if (!cur || (!cur->running && cur->has_summary))
+                cur = seg_new(segs, it.lineno);
+            iv_push(&cur->iv, &bl.iv);
+            cur->running = true;
+            break;
+        case EB_BEV_SUMMARY:
+            if (!cur)
+                cur = seg_new(segs, it.lineno);
+            cur->has_summary = true;
+            cur->summary = bl.iv;
+            cur->running = false;
+            break;
+        case EB_BEV_IPERF_DONE:
+        case EB_BEV_SOCKET_CLOSED:
+            if (cur)
+                cur->running = false;
+            break;
+        case EB_BEV_ERROR:
+        case EB_BEV_EB_ERR:
+            if (!first_error[0]) {
+                copy_str(first_error, sizeof first_error, bl.text[0] ? bl.text : bl.name);
+                first_error_line = it.lineno;
+            }
+            if (cur && cur->iv.n == 0 && !cur->error[0])
+                fmt_trunc(cur->error, sizeof cur->error, "%s:%ld: board: %s", name, it.lineno,
+                         bl.text[0] ? bl.text : bl.name);
+            break;
+        case EB_BEV_PANIC:
+        case EB_BEV_BOOT:
+            if (cur && cur->running && !cur->error[0])
+                fmt_trunc(cur->error, sizeof cur->error, "%s:%ld: board %s during the test", name, it.lineno,
+                         bl.event == EB_BEV_PANIC ? "panicked" : "rebooted");
+            if (cur)
+                cur->running = false;
+            if (bl.event == EB_BEV_BOOT && bl.text[0] && !bl.eb)
+                copy_str(out->meta.chip, sizeof out->meta.chip, bl.text);
+            if (bl.eb) {
+                const char *v;
+                copy_str(out->meta.fw_project, sizeof out->meta.fw_project, "espbench");
+                if ((v = eb_ebline_get(bl.eb, "fw")))
+                    copy_str(out->meta.fw_version, sizeof out->meta.fw_version, v);
+                if ((v = eb_ebline_get(bl.eb, "idf")))
+                    copy_str(out->meta.idf_version, sizeof out->meta.idf_version, v);
+                if ((v = eb_ebline_get(bl.eb, "chip")))
+                    copy_str(out->meta.chip, sizeof out->meta.chip, v);
+            }
+            break;
+        case EB_BEV_HEAP_MIN:
+            if (cur)
+                cur->min_free_heap = bl.value;
+            break;
+        case EB_BEV_FREE_HEAP:
+            if (cur)
+                cur->free_heap = bl.value;
+            break;
+        case EB_BEV_EB_OK:
+            if (bl.eb)
+                eb_heap_kv(bl.eb, cur, &out->meta);
+            break;
+        case EB_BEV_GOT_IP:
+            copy_str(out->meta.board_ip, sizeof out->meta.board_ip, bl.ip);
+            break;
+        case EB_BEV_SCAN:
+            if (!out->meta.ap_ssid[0] || strcmp(out->meta.ap_ssid, bl.ssid) == 0) {
+                copy_str(out->meta.ap_ssid, sizeof out->meta.ap_ssid, bl.ssid);
+                out->meta.rssi = bl.rssi;
+            }
+            break;
+        case EB_BEV_APP_VERSION:
+            copy_str(out->meta.fw_version, sizeof out->meta.fw_version, bl.text);
+            break;
+        default:
+            break;
+        }
+    }
+    int with_data = 0;
+    for (int i = 0; i < segs->n; i++)
+        with_data += segs->v[i].iv.n > 0 || segs->v[i].has_summary;
+    if (with_data == 0) {
+        if (first_error[0])
+            return eb_fail(err, EB_ECONFIG, "%s: no interval lines (%ld lines read); the board said at line %ld: %s",
+                           name, it.lineno, first_error_line, first_error);
+        return eb_fail(err, EB_ECONFIG, "%s: no interval lines in the board log (%ld lines read)", name, it.lineno);
+    }
+    return 0;
+}
+
+/* --------------------------------------------------------------- PC log */
+
+static void close_pc_seg(eb_iperf_run *run, seg *s, bool csv_client_final, const char *name)
+{
+    eb_iperf_finish(run);
+    int role = run->role;
+    if (role == EB_IPERF_ROLE_UNKNOWN) /* CSV has no banner: the client's final row says total -1 */
+        role = csv_client_final ? EB_IPERF_ROLE_CLIENT : EB_IPERF_ROLE_SERVER;
+    bool udp = run->proto == EB_IPERF_PROTO_UDP;
+    /* PC server = the board sends (TX); PC client = the board receives (RX) */
+    s->test = test_of(udp, role == EB_IPERF_ROLE_CLIENT);
+    s->receiver = role == EB_IPERF_ROLE_SERVER;
+    for (int i = 0; i < run->n_intervals; i++)
+        iv_push(&s->iv, &run->intervals[i]);
+    if (run->has_final) {
+        s->has_summary = true;
+        s->summary = run->final;
+    }
+    if (run->has_server_report) {
+        s->has_report = true;
+        s->report = run->server_report;
+    }
+    if (run->status != EB_IPERF_OK) {
+        const char *msg = run->message;
+        const char *colon = strstr(msg, ": ");
+        if (run->error_line > 0 && colon)
+            fmt_trunc(s->error, sizeof s->error, "%s:%ld: iperf failed: %s", name, run->error_line, colon + 2);
+        else
+            fmt_trunc(s->error, sizeof s->error, "%s: %s", name, msg);
+    }
+}
+
+static int parse_pc(const char *name, const char *data, size_t len, seg_list *segs, eb_error *err)
+{
+    eb_iperf_run run;
+    eb_iperf_run_init(&run);
+    seg *cur = NULL;
+    bool csv_client_final = false;
+    line_iter it = {data, data + len, 0};
+    const char *line;
+    size_t n;
+    eb_iperf_line il;
+    while (next_line(&it, &line, &n)) {
+        eb_iperf_parse_line(line, n, &il);
+        bool banner = il.kind == EB_IPL_SERVER_BANNER || il.kind == EB_IPL_CLIENT_BANNER;
+        if (banner && cur && run.n_samples > 0) {
+            close_pc_seg(&run, cur, csv_client_final, name);
+            eb_iperf_run_free(&run);
+            eb_iperf_run_init(&run);
+            cur = NULL;
+            csv_client_final = false;
+        }
+        if (!cur)
+            cur = seg_new(segs, it.lineno);
+        if (il.kind == EB_IPL_DATA && il.csv && il.udp && il.iv.total < 0)
+            csv_client_final = true;
+        eb_iperf_feed_line(&run, line, n);
+    }
+    if (cur)
+        close_pc_seg(&run, cur, csv_client_final, name);
+    int with_data = 0;
+    const char *first_error = NULL;
+    for (int i = 0; i < segs->n; i++) {
+        with_data += segs->v[i].iv.n > 0 || segs->v[i].has_summary;
+        if (!first_error && segs->v[i].error[0])
+            first_error = segs->v[i].error;
+    }
+    eb_iperf_run_free(&run);
+    if (with_data == 0)
+        return eb_fail(err, EB_ECONFIG, "%s", first_error ? first_error : "no interval lines in iperf output");
+    return 0;
+}
+
+/* -------------------------------------------------------------- entries */
+
+static double median_span(const eb_interval *iv, int n)
+{
+    if (n <= 0)
+        return NAN;
+    double *s = malloc((size_t)n * sizeof *s);
+    if (!s)
+        abort();
+    for (int i = 0; i < n; i++)
+        s[i] = iv[i].end_s - iv[i].start_s;
+    for (int i = 1; i < n; i++) /* insertion sort: n is small */
+        for (int j = i; j > 0 && s[j] < s[j - 1]; j--) {
+            double t = s[j];
+            s[j] = s[j - 1];
+            s[j - 1] = t;
+        }
+    double m = s[n / 2];
+    free(s);
+    return m;
+}
+
+/* UDP loss and jitter of the receiving side: its intervals (lost/total summed,
+ * jitter averaged), or the receiver's final relayed to the PC client. */
+static void udp_figures(eb_entry *e, const seg *report_src)
+{
+    long lost = 0, total = 0;
+    double jsum = 0;
+    int jn = 0;
+    for (int i = 0; i < e->n_receiver; i++) {
+        const eb_interval *iv = &e->receiver[i];
+        if (iv->total > 0) {
+            lost += iv->lost;
+            total += iv->total;
+        }
+        if (!isnan(iv->jitter_ms)) {
+            jsum += iv->jitter_ms;
+            jn++;
+        }
+    }
+    if (report_src && report_src->has_report && report_src->report.total > 0) {
+        lost = report_src->report.lost;
+        total = report_src->report.total;
+        if (!isnan(report_src->report.jitter_ms)) {
+            jsum = report_src->report.jitter_ms;
+            jn = 1;
+        }
+    }
+    if (total > 0)
+        e->loss_pct = 100.0 * (double)lost / (double)total;
+    if (jn > 0)
+        e->jitter_ms = jsum / jn;
+}
+
+/* The two sides may report at different intervals (board -i 1, PC -i 0.5):
+ * each side uses the entry's interval when its own lines have that length,
+ * else its median length. */
+static double side_interval(const eb_entry *e, const eb_interval *iv, int n)
+{
+    double m = median_span(iv, n);
+    if (!isnan(e->interval_s) && !isnan(m) && fabs(m - e->interval_s) <= 0.1 * e->interval_s)
+        return e->interval_s;
+    return isnan(m) ? 0 : m;
+}
+
+static void refresh_stats(eb_entry *e)
+{
+    double wu = isnan(e->warmup_s) ? 0 : e->warmup_s;
+    eb_stats_compute(e->receiver, e->n_receiver, side_interval(e, e->receiver, e->n_receiver), wu, &e->rx_stats);
+    eb_stats_compute(e->sender, e->n_sender, side_interval(e, e->sender, e->n_sender), wu, &e->tx_stats);
+    /* The headline is the receiver; a lone sender-side log (a PC client, a
+     * board client) is all there is, so its figures stand in. */
+    const eb_stats *h = e->rx_stats.n > 0 ? &e->rx_stats : &e->tx_stats;
+    e->mean_mbps = h->mean;
+    e->peak_mbps = h->peak_1s;
+}
+
+static eb_entry *find_slot(eb_parse_out *out, int test, int occurrence, bool receiver)
+{
+    int seen = 0;
+    for (int i = 0; i < out->n_entries; i++) {
+        eb_entry *e = &out->entries[i];
+        if (e->test != test)
+            continue;
+        if (seen++ == occurrence) {
+            bool free_slot = receiver ? e->n_receiver == 0 : e->n_sender == 0;
+            return free_slot ? e : NULL;
+        }
+    }
+    return NULL;
+}
+
+static eb_entry *new_entry(eb_parse_out *out, int test, const eb_parse_opts *o)
+{
+    eb_entry *p = realloc(out->entries, (size_t)(out->n_entries + 1) * sizeof *p);
+    if (!p)
+        abort();
+    out->entries = p;
+    eb_entry *e = &out->entries[out->n_entries++];
+    eb_entry_init(e);
+    e->test = test;
+    int repeat = 0;
+    for (int i = 0; i < out->n_entries - 1; i++)
+        if (out->entries[i].test == test)
+            repeat++;
+    e->repeat = repeat;
+    copy_str(e->tier, sizeof e->tier, o->tier ? o->tier : "unknown");
+    e->warmup_s = o->warmup_s;
+    return e;
+}
+
+static int add_segments(eb_parse_out *out, const char *name, seg_list *segs, const eb_parse_opts *o, bool board_side,
+                        eb_error *err)
+{
+    int occurrences[EB_TEST_COUNT] = {0};
+    for (int i = 0; i < segs->n; i++) {
+        seg *s = &segs->v[i];
+        if (s->iv.n == 0 && !s->has_summary && !s->error[0])
+            continue;
+        if (o->test >= 0) {
+            s->test = o->test;
+            s->receiver = board_side ? test_board_receives(o->test) : !test_board_receives(o->test);
+        }
+        if (s->test < 0)
+            return eb_fail(err, EB_ECONFIG,
+                           "%s:%ld: interval lines without a mode= line to tell which test ran; pass --test", name,
+                           s->line);
+        eb_entry *e = find_slot(out, s->test, occurrences[s->test], s->receiver);
+        if (!e)
+            e = new_entry(out, s->test, o);
+        occurrences[s->test]++;
+        eb_interval *copy = NULL;
+        if (s->iv.n > 0) {
+            copy = malloc((size_t)s->iv.n * sizeof *copy);
+            if (!copy)
+                abort();
+            memcpy(copy, s->iv.v, (size_t)s->iv.n * sizeof *copy);
+        }
+        if (s->receiver) {
+            e->receiver = copy;
+            e->n_receiver = s->iv.n;
+        } else {
+            e->sender = copy;
+            e->n_sender = s->iv.n;
+        }
+        double interval = o->interval_s > 0 ? o->interval_s : s->interval_s > 0 ? s->interval_s : NAN;
+        if (isnan(interval) && isnan(e->interval_s))
+            interval = median_span(s->iv.v, s->iv.n);
+        if (!isnan(interval))
+            e->interval_s = interval;
+        double dur = s->time_s > 0 ? s->time_s
+                     : s->has_summary ? s->summary.end_s - s->summary.start_s
+                     : s->iv.n > 0 ? s->iv.v[s->iv.n - 1].end_s : NAN;
+        if (isnan(e->duration_s) || (board_side && s->time_s > 0))
+            e->duration_s = dur;
+        if (s->free_heap >= 0)
+            e->free_heap = s->free_heap;
+        if (s->min_free_heap >= 0)
+            e->min_free_heap = s->min_free_heap;
+        if (s->largest_block >= 0)
+            e->largest_block = s->largest_block;
+        if (s->error[0] && (s->iv.n == 0 || !e->error[0])) {
+            copy_str(e->error, sizeof e->error, s->error);
+            if (s->iv.n == 0 || strstr(s->error, "during the test"))
+                copy_str(e->status, sizeof e->status, "failed");
+        }
+        if (s->test == EB_TEST_UDP_TX || s->test == EB_TEST_UDP_RX)
+            udp_figures(e, s);
+        refresh_stats(e);
+    }
+    return 0;
+}
+
+int eb_parse_log_buffer(eb_parse_out *out, const char *name, const char *data, size_t len, const eb_parse_opts *o,
+                        eb_error *err)
+{
+    eb_parse_opts defaults;
+    if (!o) {
+        eb_parse_opts_init(&defaults);
+        o = &defaults;
+    }
+    int side = o->side;
+    if (side == EB_SIDE_AUTO) {
+        side = detect_side(data, len);
+        if (side == EB_SIDE_AUTO)
+            return eb_fail(err, EB_ECONFIG,
+                           "%s: neither a board console log nor iperf2 output (no interval, mode= or banner "
+                           "lines); pass --side",
+                           name);
+    }
+    seg_list segs = {0};
+    int rc = side == EB_SIDE_BOARD ? parse_board(out, name, data, len, o, &segs, err)
+                                   : parse_pc(name, data, len, &segs, err);
+    if (rc == 0)
+        rc = add_segments(out, name, &segs, o, side == EB_SIDE_BOARD, err);
+    seg_list_free(&segs);
+    if (rc == 0) {
+        out->n_logs++;
+        const char *chip = o->chip ? o->chip : out->meta.chip[0] ? out->meta.chip : "unknown";
+        for (int i = 0; i < out->n_entries; i++)
+            copy_str(out->entries[i].chip, sizeof out->entries[i].chip, chip);
+        if (o->chip)
+            copy_str(out->meta.chip, sizeof out->meta.chip, o->chip);
+    }
+    return rc;
+}
+
+int eb_parse_log_file(eb_parse_out *out, const char *path, const eb_parse_opts *o, eb_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return eb_fail(err, EB_EIO, "%s: cannot read: %s", path, strerror(errno));
+    eb_buf b;
+    eb_buf_init(&b);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        eb_buf_append(&b, chunk, n);
+    bool bad = ferror(f);
+    int saved = errno;
+    fclose(f);
+    if (bad) {
+        eb_buf_free(&b);
+        return eb_fail(err, EB_EIO, "%s: cannot read: %s", path, strerror(saved));
+    }
+    int rc = eb_parse_log_buffer(out, path, b.data ? (const char *)b.data : "", b.len, o, err);
+    eb_buf_free(&b);
+    return rc;
+}
+
+int eb_parse_to_results(const eb_parse_out *out, eb_results *r, eb_error *err)
+{
+    eb_board_meta *m = eb_results_board(r, "", true);
+    if (!m)
+        return eb_fail(err, EB_EIO, "results: cannot add the board's metadata");
+    *m = out->meta;
+    m->board[0] = '\0';
+    for (int i = 0; i < out->n_entries; i++)
+        if (!eb_results_add(r, &out->entries[i]))
+            return eb_fail(err, EB_EIO, "results: cannot add entry %s", eb_test_name(out->entries[i].test));
+    return 0;
+}

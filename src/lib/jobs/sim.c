@@ -1,0 +1,322 @@
+/* `run --sim`: start espbench-vboard for a chip, build the espbench firmware
+ * image with `espbench-vboard mkimage`, flash it through the ROM loader, and
+ * hand back the pty. From there the run takes the hardware path.
+ *
+ * The vboard is forked (not posix_spawn'ed) so that it can ask the kernel to
+ * kill it when espbench dies (PR_SET_PDEATHSIG): a SIGKILLed run must not
+ * leave a board behind holding its address. */
+#include "espbench/sim.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "espbench/buf.h"
+#include "espbench/clock.h"
+#include "espbench/flash.h"
+#include "espbench/log.h"
+
+#define SIM_APP_OFFSET 0x10000u
+#define SIM_AP_ENV "ESPBENCH_SIM_AP_PASSWORD"
+
+struct eb_sim {
+    pid_t pid;
+    int out_fd;         /* the vboard's stdout, kept open so it never sees EPIPE */
+    char pty[256];
+    char ip[16];
+};
+
+const char *eb_sim_port(const eb_sim *s) { return s->pty; }
+const char *eb_sim_ip(const eb_sim *s) { return s->ip; }
+pid_t eb_sim_pid(const eb_sim *s) { return s->pid; }
+
+void eb_sim_vboard_path(char *out, size_t cap)
+{
+    const char *e = getenv("ESPBENCH_VBOARD");
+    if (e && *e) {
+        snprintf(out, cap, "%s", e);
+        return;
+    }
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = 0;
+        char *slash = strrchr(self, '/');
+        if (slash) {
+            *slash = 0;
+            snprintf(out, cap, "%s/espbench-vboard", self);
+            if (access(out, X_OK) == 0)
+                return;
+        }
+    }
+    snprintf(out, cap, "espbench-vboard");
+}
+
+/* Is any socket bound to this exact address? (/proc/net/{tcp,udp}) */
+static bool address_in_use(uint32_t be_addr)
+{
+    static const char *const files[] = {"/proc/net/tcp", "/proc/net/udp"};
+    for (int i = 0; i < 2; i++) {
+        FILE *f = fopen(files[i], "re");
+        if (!f)
+            continue;
+        char line[512];
+        bool used = false;
+        while (!used && fgets(line, sizeof line, f)) {
+            unsigned la;
+            if (sscanf(line, " %*d: %x:", &la) == 1 && la == be_addr)
+                used = true;
+        }
+        fclose(f);
+        if (used)
+            return true;
+    }
+    return false;
+}
+
+int eb_sim_free_address(char *out, size_t cap, uint32_t salt, eb_error *err)
+{
+    uint32_t x = (uint32_t)getpid() * 2654435761u ^ salt * 40503u ^ (uint32_t)eb_now_us();
+    for (int tries = 0; tries < 256; tries++, x = x * 1103515245u + 12345u) {
+        unsigned a = 1 + (x >> 8) % 254, b = 1 + (x >> 16) % 254, c = 2 + (x >> 24) % 252;
+        char ip[16];
+        snprintf(ip, sizeof ip, "127.%u.%u.%u", a, b, c);
+        struct in_addr in;
+        inet_pton(AF_INET, ip, &in);
+        if (!address_in_use(in.s_addr)) {
+            snprintf(out, cap, "%s", ip);
+            return 0;
+        }
+    }
+    return eb_fail(err, EB_EIO, "sim: no free 127.X.Y.Z address found");
+}
+
+/* Runs the vboard with args to completion (mkimage); output to log. */
+static int run_tool(const char *prog, char *const *args, const char *log, eb_error *err)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return eb_fail(err, EB_EIO, "sim: fork: %s", strerror(errno));
+    if (pid == 0) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+        }
+        execvp(prog, args);
+        _exit(127);
+    }
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+        return eb_fail(err, EB_ECONFIG, "sim: cannot run '%s': build it (espbench-vboard) or set ESPBENCH_VBOARD",
+                       prog);
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return eb_fail(err, EB_EIO, "sim: '%s %s' failed (see %s)", prog, args[1], log);
+    return 0;
+}
+
+static int read_file(const char *path, eb_buf *b, eb_error *err)
+{
+    FILE *f = fopen(path, "rbe");
+    if (!f)
+        return eb_fail(err, EB_EIO, "sim: cannot read %s: %s", path, strerror(errno));
+    char tmp[65536];
+    size_t n;
+    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
+        eb_buf_append(b, tmp, n);
+    fclose(f);
+    return 0;
+}
+
+static int flash_app(const eb_sim_opts *o, const char *port, const char *image, eb_error *err)
+{
+    eb_buf img;
+    eb_buf_init(&img);
+    int rc = read_file(image, &img, err);
+    if (rc)
+        return rc;
+    eb_flash_opts fo = {.profiles = o->profiles, .expect_chip = o->chip};
+    eb_flash_session *fs = NULL;
+    eb_flash_region reg = {SIM_APP_OFFSET, img.data, img.len, image};
+    rc = eb_flash_open(&fs, port, &fo, err);
+    if (!rc)
+        rc = eb_flash_write(fs, &reg, 1, NULL, err);
+    if (!rc)
+        rc = eb_flash_reset_after(fs, err);
+    eb_flash_close(fs);
+    eb_buf_free(&img);
+    if (rc)
+        eb_error_prefix(err, "sim: flashing the espbench firmware: ");
+    return rc;
+}
+
+int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
+{
+    char prog[PATH_MAX];
+    if (o->vboard)
+        snprintf(prog, sizeof prog, "%s", o->vboard);
+    else
+        eb_sim_vboard_path(prog, sizeof prog);
+    const char *name = o->name && *o->name ? o->name : "sim";
+    char image[PATH_MAX], flashf[PATH_MAX], link[PATH_MAX], log[PATH_MAX], pidf[PATH_MAX];
+    snprintf(image, sizeof image, "%s/%s-espbench-%s.bin", o->out_dir, name, o->chip);
+    snprintf(flashf, sizeof flashf, "%s/%s-flash.bin", o->out_dir, name);
+    snprintf(link, sizeof link, "%s/%s.tty", o->out_dir, name);
+    snprintf(log, sizeof log, "%s/%s-vboard.log", o->out_dir, name);
+    snprintf(pidf, sizeof pidf, "%s/%s-vboard.pid", o->out_dir, name);
+    if (mkdir(o->out_dir, 0777) != 0 && errno != EEXIST)
+        return eb_fail(err, EB_EIO, "cannot create %s: %s", o->out_dir, strerror(errno));
+
+    /* The espbench firmware image for this chip. */
+    {
+        char *args[] = {prog, "mkimage", "--chip", (char *)o->chip, "--project", "espbench",
+                        "--idf", (char *)(o->idf ? o->idf : "v5.3"), "-o", image, NULL};
+        int rc = run_tool(prog, args, log, err);
+        if (rc)
+            return rc;
+    }
+
+    eb_sim *s = calloc(1, sizeof *s);
+    if (!s)
+        abort();
+    s->out_fd = -1;
+    uint32_t salt = 0;
+    for (const char *p = name; *p; p++)
+        salt = salt * 31 + (unsigned char)*p;
+    int rc = eb_sim_free_address(s->ip, sizeof s->ip, salt, err);
+    if (rc) {
+        free(s);
+        return rc;
+    }
+    char ap[160], noise[32], seed[32], rssi[16];
+    snprintf(rssi, sizeof rssi, "%d", o->rssi ? o->rssi : -40);
+    snprintf(ap, sizeof ap, "%s:env:%s:%s", o->ssid ? o->ssid : EB_SIM_SSID, SIM_AP_ENV, rssi);
+    snprintf(noise, sizeof noise, "%g", o->noise_pct);
+    snprintf(seed, sizeof seed, "%u", o->seed);
+    char *args[40];
+    int n = 0;
+    args[n++] = prog;
+    args[n++] = "--chip";
+    args[n++] = (char *)o->chip;
+    args[n++] = "--flash";
+    args[n++] = flashf;
+    args[n++] = "--link";
+    args[n++] = link;
+    args[n++] = "--ip";
+    args[n++] = s->ip;
+    args[n++] = "--ap";
+    args[n++] = ap;
+    args[n++] = "--noise";
+    args[n++] = noise;
+    args[n++] = "--seed";
+    args[n++] = seed;
+    for (int i = 0; i < o->n_faults && i < EB_SIM_MAX_FAULTS; i++) {
+        args[n++] = "--fault";
+        args[n++] = (char *)o->faults[i];
+    }
+    args[n] = NULL;
+
+    int po[2];
+    if (pipe2(po, O_CLOEXEC) != 0) {
+        free(s);
+        return eb_fail(err, EB_EIO, "sim: pipe: %s", strerror(errno));
+    }
+    pid_t parent = getpid();
+    s->pid = fork();
+    if (s->pid < 0) {
+        s->out_fd = -1;
+        close(po[0]);
+        close(po[1]);
+        free(s);
+        return eb_fail(err, EB_EIO, "sim: fork: %s", strerror(errno));
+    }
+    if (s->pid == 0) {
+        /* Dies with espbench, whatever kills espbench. */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent)
+            _exit(1);
+        setpgid(0, 0);
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        signal(SIGPIPE, SIG_DFL);
+        setenv(SIM_AP_ENV, o->ap_password ? o->ap_password : "", 1);
+        dup2(po[1], 1);
+        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+        if (fd >= 0)
+            dup2(fd, 2);
+        execvp(prog, args);
+        _exit(127);
+    }
+    close(po[1]);
+    /* First stdout line: the pty path. */
+    char line[512];
+    size_t len = 0;
+    eb_deadline d = eb_deadline_in(10000);
+    while (len < sizeof line - 1 && !memchr(line, '\n', len) && !eb_deadline_passed(d)) {
+        struct pollfd pf = {po[0], POLLIN, 0};
+        if (poll(&pf, 1, eb_deadline_left_ms(d)) <= 0)
+            continue;
+        ssize_t r = read(po[0], line + len, sizeof line - 1 - len);
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+    }
+    line[len] = 0;
+    s->out_fd = po[0];
+    line[strcspn(line, "\r\n")] = 0;
+    if (!line[0] || line[0] != '/') {
+        eb_sim_stop(s);
+        return eb_fail(err, EB_EIO, "sim: %s did not report its pty (see %s)", prog, log);
+    }
+    snprintf(s->pty, sizeof s->pty, "%.255s", line);
+    FILE *pf = fopen(pidf, "we");
+    if (pf) {
+        fprintf(pf, "%d\n", (int)s->pid);
+        fclose(pf);
+    }
+    eb_log(EB_LOG_DEBUG, "sim: %s %s at %s on %s", prog, o->chip, s->ip, s->pty);
+    rc = flash_app(o, s->pty, image, err);
+    if (rc) {
+        eb_sim_stop(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+void eb_sim_stop(eb_sim *s)
+{
+    if (!s)
+        return;
+    if (s->pid > 0) {
+        kill(s->pid, SIGTERM);
+        eb_deadline d = eb_deadline_in(2000);
+        int st;
+        pid_t r;
+        while ((r = waitpid(s->pid, &st, WNOHANG)) == 0 && !eb_deadline_passed(d))
+            eb_sleep_ms(10);
+        if (r == 0) {
+            kill(s->pid, SIGKILL);
+            while (waitpid(s->pid, &st, 0) < 0 && errno == EINTR)
+                ;
+        }
+    }
+    if (s->out_fd >= 0)
+        close(s->out_fd);
+    free(s);
+}

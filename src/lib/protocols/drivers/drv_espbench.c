@@ -1,0 +1,418 @@
+/* Driver for the espbench firmware (docs/console-protocol.md): every reply
+ * ends with "#EB:OK [k=v ...]" or "#EB:ERR code=NAME msg=\"text\"", events
+ * are "#EB:EV <event> k=v ...". Tiers switch at run time with tier_set. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drivers.h"
+#include "espbench/dialect.h"
+
+#define EB_OK_TAG "#EB:OK"
+#define EB_ERR_TAG "#EB:ERR"
+#define EB_EV_TAG "#EB:EV "
+
+static const char *const espbench_prompts[] = {"espbench> ", NULL};
+
+/* Value of key in a "k=v k2=\"quoted text\"" line; false if absent. */
+static bool kv(const char *line, const char *key, char *out, size_t cap)
+{
+    size_t kl = strlen(key);
+    for (const char *p = line; (p = strstr(p, key)) != NULL; p += kl) {
+        if ((p != line && p[-1] != ' ') || p[kl] != '=')
+            continue;
+        const char *v = p + kl + 1;
+        size_t n;
+        if (*v == '"') {
+            v++;
+            const char *e = strchr(v, '"');
+            n = e ? (size_t)(e - v) : strlen(v);
+        } else {
+            n = strcspn(v, " ");
+        }
+        if (n >= cap)
+            n = cap - 1;
+        memcpy(out, v, n);
+        out[n] = 0;
+        return true;
+    }
+    return false;
+}
+
+static bool kv_num(const char *line, const char *key, double *out)
+{
+    char v[48];
+    if (!kv(line, key, v, sizeof v))
+        return false;
+    char *end;
+    double x = strtod(v, &end);
+    if (end == v)
+        return false;
+    *out = x;
+    return true;
+}
+
+/* The first of several accepted key spellings. */
+static long kv_long_any(const char *line, const char *const *keys)
+{
+    for (int i = 0; keys[i]; i++) {
+        double x;
+        if (kv_num(line, keys[i], &x))
+            return (long)x;
+    }
+    return -1;
+}
+
+static bool is_event(const char *line, const char *name)
+{
+    size_t tl = strlen(EB_EV_TAG), nl = strlen(name);
+    return !strncmp(line, EB_EV_TAG, tl) && !strncmp(line + tl, name, nl) &&
+           (line[tl + nl] == ' ' || line[tl + nl] == 0);
+}
+
+/* The command's first word, for messages (never the arguments: sta_connect
+ * carries the password). */
+static void cmd_word(const char *cmd, char *out, size_t cap)
+{
+    size_t n = strcspn(cmd, " ");
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(out, cmd, n);
+    out[n] = 0;
+}
+
+/* Sends cmd and reads until its #EB:OK (copied to ok) or #EB:ERR (an error).
+ * Other lines go to on_line. A reboot in between fails. */
+static int command(eb_console *c, const char *cmd, char *ok, size_t okcap,
+                   void (*on_line)(void *u, const char *line), void *u, eb_deadline d, eb_error *err)
+{
+    char word[32], what[64], line[EB_CONSOLE_LINE_MAX];
+    cmd_word(cmd, word, sizeof word);
+    snprintf(what, sizeof what, "reply to '%s'", word);
+    int rc = eb_console_send(c, cmd, d, err);
+    if (rc)
+        return rc;
+    static const char *const tags[] = {EB_OK_TAG, EB_ERR_TAG, NULL};
+    int which;
+    rc = eb_drv_expect(c, tags, line, sizeof line, on_line, u, what, d, err, &which);
+    if (rc)
+        return rc;
+    if (which == 1) {
+        char code[48] = "?", msg[200] = "";
+        kv(line, "code", code, sizeof code);
+        kv(line, "msg", msg, sizeof msg);
+        return eb_fail(err, EB_EIO, "console %s: '%s' failed: %s: %s", eb_console_port(c)->url,
+                       word, code, msg);
+    }
+    if (ok)
+        snprintf(ok, okcap, "%s", line);
+    return 0;
+}
+
+static int espbench_ready(const eb_console_driver *drv, eb_console *c, eb_deadline d, eb_error *err)
+{
+    (void)drv;
+    return eb_console_sync(c, d, err);
+}
+
+static int espbench_identify(const eb_console_driver *drv, eb_console *c, eb_console_boot_info *b,
+                             eb_deadline d, eb_error *err)
+{
+    (void)drv;
+    char ok[EB_CONSOLE_LINE_MAX];
+    int rc = command(c, "version", ok, sizeof ok, NULL, NULL, d, err);
+    if (rc)
+        return rc;
+    snprintf(b->project, sizeof b->project, "espbench");
+    if (!kv(ok, "fw", b->app_version, sizeof b->app_version))
+        kv(ok, "version", b->app_version, sizeof b->app_version);
+    kv(ok, "idf", b->idf_version, sizeof b->idf_version);
+    kv(ok, "chip", b->chip, sizeof b->chip);
+    kv(ok, "mac", b->mac, sizeof b->mac);
+    return 0;
+}
+
+static int espbench_set_tier(const eb_console_driver *drv, eb_console *c, const eb_tier *t,
+                             eb_deadline d, eb_error *err)
+{
+    (void)drv;
+    char cmd[EB_CONSOLE_LINE_MAX];
+    int n = snprintf(cmd, sizeof cmd, "tier_set name=%s", t->name);
+    for (int f = 0; f < EB_F_COUNT; f++) {
+        const eb_field_desc *fd = eb_field_desc_get(f);
+        if (!fd || !t->set[f] || !t->runtime[f])
+            continue;
+        n += snprintf(cmd + n, sizeof cmd - (size_t)n, " %s=%d", fd->key, t->value[f]);
+        if ((size_t)n >= sizeof cmd)
+            return eb_fail(err, EB_ECONFIG, "tier %s: too many settings for one command", t->name);
+    }
+    int rc = command(c, cmd, NULL, 0, NULL, NULL, d, err);
+    if (rc)
+        eb_error_prefix(err, "tier %s: ", t->name);
+    return rc;
+}
+
+struct scan_ctx {
+    const char *ssid;
+    eb_wifi_info *w;
+    bool found;
+};
+
+static void scan_line(void *u, const char *line)
+{
+    struct scan_ctx *s = u;
+    char ssid[40];
+    double rssi, ch;
+    if (is_event(line, "wifi.scan") && kv(line, "ssid", ssid, sizeof ssid) &&
+        !strcmp(ssid, s->ssid) && kv_num(line, "rssi", &rssi)) {
+        /* Several BSSs may share the SSID: keep the strongest. */
+        if (!s->found || (int)rssi > s->w->rssi) {
+            s->w->rssi = (int)rssi;
+            s->w->channel = kv_num(line, "ch", &ch) ? (int)ch : 0;
+        }
+        s->found = true;
+    }
+}
+
+/* Quotes an SSID or password with spaces for the console's argument parser. */
+static void arg_quote(char *out, size_t cap, const char *s)
+{
+    if (!strpbrk(s, " \"\\"))
+        snprintf(out, cap, "%s", s);
+    else {
+        size_t o = 0;
+        if (cap < 3)
+            return;
+        out[o++] = '"';
+        for (; *s && o + 3 < cap; s++) {
+            if (*s == '"' || *s == '\\')
+                out[o++] = '\\';
+            out[o++] = *s;
+        }
+        out[o++] = '"';
+        out[o] = 0;
+    }
+}
+
+static int espbench_scan(const eb_console_driver *drv, eb_console *c, const char *ssid,
+                         eb_wifi_info *w, eb_deadline d, eb_error *err)
+{
+    (void)drv;
+    char cmd[128], q[80];
+    arg_quote(q, sizeof q, ssid);
+    snprintf(cmd, sizeof cmd, "sta_scan %s", q);
+    struct scan_ctx s = {ssid, w, false};
+    int rc = command(c, cmd, NULL, 0, scan_line, &s, d, err);
+    if (rc)
+        return rc;
+    if (!s.found)
+        return eb_fail(err, EB_EIO, "AP '%s' not found in the scan by the board on %s: check the SSID "
+                       "and that the AP is on and in range", ssid, eb_console_port(c)->url);
+    snprintf(w->ssid, sizeof w->ssid, "%s", ssid);
+    return 0;
+}
+
+/* Wi-Fi disconnect reasons worth a hint (esp_wifi_types.h). */
+static const struct {
+    int reason;
+    const char *hint;
+} disconnect_hints[] = {
+    {2, "authentication expired: wrong password?"},
+    {15, "4-way handshake timeout: wrong password"},
+    {201, "AP not found"},
+    {202, "authentication failed: wrong password"},
+    {204, "handshake timeout: wrong password"},
+    {205, "connection failed"},
+};
+
+static const char *hint_for(int reason)
+{
+    for (size_t i = 0; i < sizeof disconnect_hints / sizeof disconnect_hints[0]; i++)
+        if (disconnect_hints[i].reason == reason)
+            return disconnect_hints[i].hint;
+    return "see the Wi-Fi reason codes";
+}
+
+static int espbench_connect(const eb_console_driver *drv, eb_console *c, const char *ssid,
+                            const char *pass, eb_wifi_info *w, eb_deadline d, eb_error *err)
+{
+    (void)drv;
+    char cmd[256], qs[80], line[EB_CONSOLE_LINE_MAX];
+    arg_quote(qs, sizeof qs, ssid);
+    /* "sta_connect SSID -": the firmware reads the password from the next
+     * line without echoing it, so it never appears in a command line. */
+    bool with_pass = pass && *pass;
+    snprintf(cmd, sizeof cmd, with_pass ? "sta_connect %s -" : "sta_connect %s", qs);
+    int rc = eb_console_send(c, cmd, d, err);
+    if (!rc && with_pass)
+        rc = eb_console_send_secret(c, pass, d, err);
+    if (rc)
+        return rc;
+    /* got_ip may come before or after the command's #EB:OK. */
+    bool ok = false, got_ip = false;
+    static const char *const tags[] = {EB_OK_TAG, EB_ERR_TAG, EB_EV_TAG "wifi.got_ip",
+                                       EB_EV_TAG "wifi.disconnected", NULL};
+    while (!(ok && got_ip)) {
+        int which;
+        rc = eb_drv_expect(c, tags, line, sizeof line, NULL, NULL, "an IP address from the AP", d,
+                           err, &which);
+        if (rc)
+            return rc;
+        if (which == 0) {
+            ok = true;
+        } else if (which == 1) {
+            char code[48] = "?", msg[200] = "";
+            kv(line, "code", code, sizeof code);
+            kv(line, "msg", msg, sizeof msg);
+            /* The firmware's codes (espbench_core.h) with what they usually mean. */
+            const char *hint = !strcmp(code, "AUTH")    ? ": wrong password?"
+                               : !strcmp(code, "NO_AP") ? ": AP not found"
+                                                        : "";
+            return eb_fail(err, EB_EIO, "Wi-Fi connect to '%s' failed on %s: %s: %s%s", ssid,
+                           eb_console_port(c)->url, code, msg, hint);
+        } else if (which == 2) {
+            kv(line, "ip", w->ip, sizeof w->ip);
+            kv(line, "mask", w->mask, sizeof w->mask);
+            kv(line, "gw", w->gw, sizeof w->gw);
+            got_ip = true;
+        } else {
+            double reason = 0;
+            kv_num(line, "reason", &reason);
+            return eb_fail(err, EB_EIO, "Wi-Fi connect to '%s' failed on %s: disconnected, reason %d (%s)",
+                           ssid, eb_console_port(c)->url, (int)reason, hint_for((int)reason));
+        }
+    }
+    snprintf(w->ssid, sizeof w->ssid, "%s", ssid);
+    return 0;
+}
+
+static int espbench_memory(const eb_console_driver *drv, eb_console *c, eb_mem_info *m,
+                           eb_deadline d, eb_error *err)
+{
+    (void)drv;
+    char ok[EB_CONSOLE_LINE_MAX];
+    int rc = command(c, "mem", ok, sizeof ok, NULL, NULL, d, err);
+    if (rc)
+        return rc;
+    static const char *const k_free[] = {"internal_free", "free_internal", "free", NULL};
+    static const char *const k_min[] = {"min_internal", "internal_min", "min_free_internal", "internal_min_free",
+                                        "min_free", "min", NULL};
+    static const char *const k_big[] = {"largest_internal", "largest", "largest_block", NULL};
+    m->free_internal = kv_long_any(ok, k_free);
+    m->min_free_internal = kv_long_any(ok, k_min);
+    m->largest_block = kv_long_any(ok, k_big);
+    if (m->free_internal < 0)
+        return eb_fail(err, EB_EIO, "console %s: 'mem' reply has no free memory figure: %s",
+                       eb_console_port(c)->url, ok);
+    return 0;
+}
+
+static void espbench_iperf_line(const eb_console_driver *drv, const eb_board_iperf *cfg,
+                                const char *line, eb_board_run *run)
+{
+    (void)drv;
+    if (strncmp(line, EB_EV_TAG "iperf.", strlen(EB_EV_TAG "iperf.")) != 0)
+        return;
+    if (is_event(line, "iperf.started")) {
+        run->started = true;
+    } else if (is_event(line, "iperf.connected")) {
+        run->connected = true;
+    } else if (is_event(line, "iperf.interval")) {
+        double s, e, bytes, jitter = NAN, lost = -1, total = -1;
+        if (!kv_num(line, "start", &s) || !kv_num(line, "end", &e) || !kv_num(line, "bytes", &bytes) ||
+            e <= s)
+            return;
+        kv_num(line, "jitter_ms", &jitter);
+        kv_num(line, "lost", &lost);
+        kv_num(line, "total", &total);
+        if (eb_board_is_summary(s, e, cfg->interval_s))
+            return;
+        eb_board_run_add(run, s, e, bytes, bytes * 8 / (e - s) / 1e6, jitter, (long)lost, (long)total);
+    } else if (is_event(line, "iperf.summary")) {
+        double s = 0, e = 0, bytes = 0, mbps;
+        if (kv_num(line, "mbps", &mbps))
+            run->summary_mbps = mbps;
+        else if (kv_num(line, "start", &s) && kv_num(line, "end", &e) && kv_num(line, "bytes", &bytes) &&
+                 e > s)
+            run->summary_mbps = bytes * 8 / (e - s) / 1e6;
+    } else if (is_event(line, "iperf.done")) {
+        run->done = true;
+    } else if (is_event(line, "iperf.error")) {
+        run->failed = true;
+        if (!kv(line, "msg", run->msg, sizeof run->msg))
+            snprintf(run->msg, sizeof run->msg, "%s", line + strlen(EB_EV_TAG));
+    }
+}
+
+struct start_ctx {
+    const eb_console_driver *drv;
+    const eb_board_iperf *cfg;
+    eb_board_run *run;
+};
+
+static void start_line(void *u, const char *line)
+{
+    struct start_ctx *s = u;
+    s->drv->iperf_line(s->drv, s->cfg, line, s->run);
+}
+
+static int espbench_iperf_start(const eb_console_driver *drv, eb_console *c,
+                                const eb_board_iperf *cfg, eb_board_run *run, eb_deadline d,
+                                eb_error *err)
+{
+    char cmd[256];
+    int n;
+    if (cfg->board_sends)
+        n = snprintf(cmd, sizeof cmd, "iperf -c %s -p %u -i %g -t %g", cfg->peer, cfg->port,
+                     cfg->interval_s, cfg->time_s);
+    else
+        n = snprintf(cmd, sizeof cmd, "iperf -s -p %u -i %g -t %g", cfg->port, cfg->interval_s,
+                     cfg->time_s);
+    if (cfg->udp)
+        n += snprintf(cmd + n, sizeof cmd - (size_t)n, " -u");
+    if (cfg->board_sends && cfg->udp && cfg->udp_rate_mbps > 0)
+        snprintf(cmd + n, sizeof cmd - (size_t)n, " -b %gm", cfg->udp_rate_mbps);
+    struct start_ctx s = {drv, cfg, run};
+    int rc = command(c, cmd, NULL, 0, start_line, &s, d, err);
+    if (rc)
+        return rc;
+    /* iperf.started may trail the #EB:OK. */
+    char line[EB_CONSOLE_LINE_MAX];
+    while (!run->started && !run->failed && !run->done) {
+        int ev = eb_console_next(c, line, sizeof line, d, err);
+        if (ev < 0)
+            return -ev;
+        if (ev == EB_CON_TIMEOUT)
+            return eb_fail(err, EB_EIO, "console %s: board iperf did not start", eb_console_port(c)->url);
+        if (ev == EB_CON_LINE)
+            drv->iperf_line(drv, cfg, line, run);
+    }
+    if (run->failed)
+        return eb_fail(err, EB_EIO, "console %s: board iperf failed: %s", eb_console_port(c)->url, run->msg);
+    return 0;
+}
+
+static int espbench_iperf_abort(const eb_console_driver *drv, eb_console *c, eb_deadline d,
+                                eb_error *err)
+{
+    (void)drv;
+    return command(c, "iperf --abort", NULL, 0, NULL, NULL, d, err);
+}
+
+const eb_console_driver eb_driver_espbench = {
+    .dialect = EB_DIALECT_ESPBENCH,
+    .name = "espbench",
+    .prompts = espbench_prompts,
+    .runtime_tiers = true,
+    .row = NULL,
+    .ready = espbench_ready,
+    .identify = espbench_identify,
+    .set_tier = espbench_set_tier,
+    .scan = espbench_scan,
+    .connect = espbench_connect,
+    .memory = espbench_memory,
+    .iperf_start = espbench_iperf_start,
+    .iperf_line = espbench_iperf_line,
+    .iperf_abort = espbench_iperf_abort,
+};

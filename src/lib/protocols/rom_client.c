@@ -1,0 +1,629 @@
+/* ROM serial loader client: one request at a time, SLIP framed, every read
+ * bounded by a deadline. Facts: docs/flashing.md and the ROM protocol notes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "espbench/log.h"
+#include "espbench/rom_client.h"
+#include "espbench/rom_proto.h"
+#include "espbench/slip.h"
+
+struct eb_rom_client {
+    eb_port *port;
+    const eb_profiles *profiles;
+    const eb_chip *chip;
+    eb_rom_timeouts to;
+    eb_slip_decoder dec;
+    eb_buf rx;        /* received bytes not yet fed to the decoder */
+    eb_buf resp;      /* the last matching response packet */
+    eb_rom_response last;
+    int last_rom_error; /* error byte of the last failed command, -1 none */
+    bool unsupported;   /* the last command was rejected as unknown */
+};
+
+static const eb_rom_timeouts default_timeouts = {
+    .sync_ms = 100, .command_ms = 3000, .erase_per_mb_ms = 40000, .md5_per_mb_ms = 8000,
+};
+
+eb_rom_client *eb_rom_client_new(eb_port *port, const eb_profiles *profiles)
+{
+    eb_rom_client *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->port = port;
+    c->profiles = profiles;
+    c->to = default_timeouts;
+    eb_slip_decoder_init(&c->dec);
+    eb_buf_init(&c->rx);
+    eb_buf_init(&c->resp);
+    c->last_rom_error = -1;
+    return c;
+}
+
+void eb_rom_client_free(eb_rom_client *c)
+{
+    if (!c)
+        return;
+    eb_slip_decoder_free(&c->dec);
+    eb_buf_free(&c->rx);
+    eb_buf_free(&c->resp);
+    free(c);
+}
+
+void eb_rom_client_set_timeouts(eb_rom_client *c, const eb_rom_timeouts *t) { c->to = *t; }
+eb_port *eb_rom_client_port(eb_rom_client *c) { return c->port; }
+void eb_rom_set_chip(eb_rom_client *c, const eb_chip *chip) { c->chip = chip; }
+int eb_rom_status_bytes(const eb_rom_client *c) { return c->chip ? c->chip->rom_status_bytes : 4; }
+
+/* esptool's timeout_per_mb: at least the command timeout. */
+static unsigned per_mb(const eb_rom_client *c, unsigned ms_per_mb, size_t bytes)
+{
+    double ms = (double)ms_per_mb * (double)bytes / 1e6;
+    return ms < c->to.command_ms ? c->to.command_ms : (unsigned)ms;
+}
+
+static void drop_input(eb_rom_client *c)
+{
+    eb_port_flush_input(c->port);
+    eb_buf_reset(&c->rx);
+    eb_slip_decoder_next(&c->dec);
+    c->dec.in_frame = 0;
+    c->dec.escape = 0;
+}
+
+/* Waits for the next whole SLIP packet. 1 = packet in c->dec.packet,
+ * 0 = deadline, negative = port error. */
+static int next_packet(eb_rom_client *c, eb_deadline d, eb_error *err)
+{
+    for (;;) {
+        if (c->rx.len) {
+            int done = 0;
+            size_t used = eb_slip_decode(&c->dec, c->rx.data, c->rx.len, &done, NULL);
+            eb_buf_consume(&c->rx, used);
+            if (done)
+                return 1;
+            if (used == 0)
+                eb_buf_reset(&c->rx);
+            continue;
+        }
+        /* A board that keeps talking (console output) must not hold us past the deadline. */
+        if (eb_deadline_passed(d))
+            return 0;
+        uint8_t tmp[4096];
+        long n = eb_port_read(c->port, tmp, sizeof tmp, d, err);
+        if (n < 0)
+            return (int)n;
+        if (n == 0)
+            return 0;
+        eb_buf_append(&c->rx, tmp, (size_t)n);
+    }
+}
+
+/* What to do about a ROM error, appended to its message. */
+static const char *error_hint(int code)
+{
+    static const struct {
+        int code;
+        const char *hint;
+    } hints[] = {
+        {EB_ROM_ERR_CHECKSUM, "; check the cable or lower --baud"},
+        {EB_ROM_ERR_FLASH_WRITE, "; the flash did not take the write: retry, and check the board's flash if it repeats"},
+        {EB_ROM_ERR_FLASH_READ, "; the flash could not be read: retry, and check the board's flash if it repeats"},
+        {EB_ROM_ERR_DEFLATE, "; the compressed data arrived damaged: retry or lower --baud"},
+        {EB_ROM_ERR_DEFLATE_ADLER, "; the compressed data arrived damaged: retry or lower --baud"},
+    };
+    for (size_t i = 0; i < sizeof hints / sizeof hints[0]; i++)
+        if (hints[i].code == code)
+            return hints[i].hint;
+    return "";
+}
+
+/* Sends a request and waits for the response with the same opcode.
+ * Returns EB_OK (status ok), EB_EIO with err set, or 1 = the ROM answered
+ * with a failure status (c->last_rom_error holds the code; err set too). */
+static int command(eb_rom_client *c, uint8_t op, const uint8_t *body, size_t body_len, uint32_t checksum,
+                   size_t expect_payload, unsigned timeout_ms, eb_error *err)
+{
+    eb_buf req, frame;
+    eb_buf_init(&req);
+    eb_buf_init(&frame);
+    eb_rom_build_request(&req, op, body, body_len, checksum);
+    eb_slip_encode(&frame, req.data, req.len);
+    eb_deadline d = eb_deadline_in(timeout_ms);
+    c->last_rom_error = -1;
+    c->unsupported = false;
+    int rc = eb_port_write(c->port, frame.data, frame.len, eb_deadline_in(timeout_ms + 2000), err);
+    eb_buf_free(&req);
+    eb_buf_free(&frame);
+    if (rc != EB_OK)
+        return rc;
+    for (int packets = 0; packets < 100; packets++) {
+        int r = next_packet(c, d, err);
+        if (r < 0)
+            return -r;
+        if (r == 0)
+            return eb_fail(err, EB_EIO, "%s: no reply to %s within %u ms", c->port->url, eb_rom_op_name(op),
+                           timeout_ms);
+        eb_rom_response resp;
+        int parsed = eb_rom_parse_response(c->dec.packet.data, c->dec.packet.len, expect_payload, &resp);
+        if (parsed != 0) {
+            eb_slip_decoder_next(&c->dec);
+            continue;
+        }
+        if (resp.op != op) {
+            /* A ROM that does not know a command may answer under another opcode. */
+            bool unknown = resp.data_len >= 2 && resp.data[0] != 0 && resp.data[1] == EB_ROM_ERR_INVALID_MSG;
+            eb_slip_decoder_next(&c->dec);
+            if (unknown && resp.op != EB_ROM_SYNC) {
+                c->unsupported = true;
+                c->last_rom_error = EB_ROM_ERR_INVALID_MSG;
+                eb_fail(err, EB_EIO, "%s: the ROM does not support %s", c->port->url, eb_rom_op_name(op));
+                return 1;
+            }
+            continue;
+        }
+        eb_buf_reset(&c->resp);
+        eb_buf_append(&c->resp, c->dec.packet.data, c->dec.packet.len);
+        eb_slip_decoder_next(&c->dec);
+        eb_rom_parse_response(c->resp.data, c->resp.len, expect_payload, &c->last);
+        if (c->last.status != 0) {
+            c->last_rom_error = c->last.error;
+            c->unsupported = c->last.error == EB_ROM_ERR_INVALID_MSG;
+            eb_fail(err, EB_EIO, "%s: the ROM answered %s with error 0x%02x (%s)%s", c->port->url,
+                    eb_rom_op_name(op), c->last.error, eb_rom_err_name(c->last.error), error_hint(c->last.error));
+            return 1;
+        }
+        return EB_OK;
+    }
+    return eb_fail(err, EB_EIO, "%s: no matching reply to %s (100 other packets)", c->port->url, eb_rom_op_name(op));
+}
+
+/* Command whose ROM failure is an error like any other (EB_EIO). */
+static int command_ok(eb_rom_client *c, uint8_t op, const uint8_t *body, size_t len, size_t expect, unsigned ms,
+                      eb_error *err)
+{
+    int rc = command(c, op, body, len, 0, expect, ms, err);
+    return rc == 1 ? EB_EIO : rc;
+}
+
+/* Reads and drops whatever arrives until the line has been quiet for ms. */
+static void drain_quiet(eb_rom_client *c, unsigned ms)
+{
+    eb_error e;
+    eb_deadline stop = eb_deadline_in(ms * 4);
+    while (!eb_deadline_passed(stop)) {
+        uint8_t tmp[512];
+        long n = eb_port_read(c->port, tmp, sizeof tmp, eb_deadline_in(ms), &e);
+        if (n <= 0)
+            break;
+    }
+    eb_buf_reset(&c->rx);
+    eb_slip_decoder_next(&c->dec);
+    c->dec.in_frame = 0;
+}
+
+int eb_rom_sync(eb_rom_client *c, int tries, eb_error *err)
+{
+    uint8_t body[36] = {0x07, 0x07, 0x12, 0x20};
+    memset(body + 4, 0x55, 32);
+    for (int i = 0; i < tries; i++) {
+        drop_input(c);
+        eb_error e;
+        int rc = command(c, EB_ROM_SYNC, body, sizeof body, 0, 0, c->to.sync_ms, &e);
+        if (rc == EB_OK) {
+            /* The ROM answers SYNC eight times; take the rest off the line. */
+            drain_quiet(c, 50);
+            return EB_OK;
+        }
+        if (rc == EB_EIO && strstr(e.msg, "no reply") == NULL) {
+            *err = e;
+            return EB_EIO; /* port gone */
+        }
+        eb_sleep_ms(50);
+    }
+    return eb_fail(err, EB_EIO,
+                   "%s: no reply to SYNC from the ROM loader; hold BOOT (IO0) while pressing RESET, or check that this is the board's port",
+                   c->port->url);
+}
+
+int eb_rom_read_reg(eb_rom_client *c, uint32_t addr, uint32_t *value, eb_error *err)
+{
+    uint8_t b[4];
+    eb_wr32le(b, addr);
+    int rc = command(c, EB_ROM_READ_REG, b, 4, 0, 0, c->to.command_ms, err);
+    if (rc == EB_OK)
+        *value = c->last.value;
+    return rc;
+}
+
+int eb_rom_write_reg(eb_rom_client *c, uint32_t addr, uint32_t value, eb_error *err)
+{
+    uint8_t b[16];
+    eb_wr32le(b, addr);
+    eb_wr32le(b + 4, value);
+    eb_wr32le(b + 8, 0xFFFFFFFFu);
+    eb_wr32le(b + 12, 0);
+    return command_ok(c, EB_ROM_WRITE_REG, b, 16, 0, c->to.command_ms, err);
+}
+
+/* --- chip detection --- */
+
+int eb_rom_detect_chip(eb_rom_client *c, eb_rom_chip_info *info, eb_error *err)
+{
+    memset(info, 0, sizeof *info);
+    info->chip_id = -1;
+    eb_error e;
+    int rc = command(c, EB_ROM_GET_SECURITY_INFO, NULL, 0, 0, 20, c->to.command_ms, &e);
+    if (rc == EB_EIO && strstr(e.msg, "no reply") == NULL) {
+        *err = e;
+        return EB_EIO;
+    }
+    if (rc == EB_OK && c->last.data_len >= 20 + 2) {
+        int id = (int)eb_rd32le(c->last.data + 12);
+        const eb_chip *chip = eb_profiles_chip_by_id(c->profiles, id);
+        if (!chip)
+            return eb_fail(err, EB_EIO, "%s: chip id %d (from GET_SECURITY_INFO) matches no chip in profiles/", c->port->url, id);
+        info->chip = chip;
+        info->chip_id = id;
+        info->by_security_info = true;
+    } else {
+        /* ESP32 / ESP8266 ROMs do not know the command (and may need a fresh
+         * sync after it); ESP32-S2 answers without a chip id. */
+        if (rc != EB_OK) {
+            drain_quiet(c, 50);
+            if (eb_rom_sync(c, 3, err) != EB_OK)
+                return EB_EIO;
+        }
+        uint32_t magic = 0;
+        if (eb_rom_read_reg(c, EB_ROM_CHIP_MAGIC_REG, &magic, err) != EB_OK)
+            return EB_EIO;
+        const eb_chip *chip = eb_profiles_chip_by_magic(c->profiles, magic);
+        if (!chip)
+            return eb_fail(err, EB_EIO, "%s: chip magic 0x%08x matches no chip in profiles/", c->port->url, magic);
+        info->chip = chip;
+        info->chip_id = chip->chip_id;
+        info->magic = magic;
+    }
+    c->chip = info->chip;
+    return EB_OK;
+}
+
+/* How each chip family lays out the MAC in eFuse. */
+static bool is_esp8266(const eb_chip *chip) { return chip && chip->chip_id < 0; }
+
+int eb_rom_read_mac(eb_rom_client *c, uint8_t mac[6], eb_error *err)
+{
+    if (!c->chip)
+        return eb_fail(err, EB_EIO, "read MAC: chip not detected yet");
+    uint32_t base = c->chip->efuse_mac_reg, w0, w1;
+    if (eb_rom_read_reg(c, base, &w0, err) || eb_rom_read_reg(c, base + 4, &w1, err))
+        return EB_EIO;
+    if (is_esp8266(c->chip)) {
+        /* ESP8266: OUI from a third word or from an id byte (esptool's rules). */
+        uint32_t w3;
+        if (eb_rom_read_reg(c, base + 12, &w3, err))
+            return EB_EIO;
+        static const uint8_t oui0[3] = {0x18, 0xFE, 0x34}, oui1[3] = {0x5C, 0xCF, 0x7F};
+        if (w3 != 0) {
+            mac[0] = (uint8_t)(w3 >> 16), mac[1] = (uint8_t)(w3 >> 8), mac[2] = (uint8_t)w3;
+        } else if (((w1 >> 16) & 0xFF) == 0) {
+            memcpy(mac, oui0, 3);
+        } else if (((w1 >> 16) & 0xFF) == 1) {
+            memcpy(mac, oui1, 3);
+        } else {
+            return eb_fail(err, EB_EIO, "%s: unknown ESP8266 MAC OUI in eFuse (0x%08x)", c->port->url, w1);
+        }
+        mac[3] = (uint8_t)(w1 >> 8), mac[4] = (uint8_t)w1, mac[5] = (uint8_t)(w0 >> 24);
+        return EB_OK;
+    }
+    /* ESP32 and later: the MAC is the low 16 bits of the second word, then the first word, big-endian. */
+    mac[0] = (uint8_t)(w1 >> 8), mac[1] = (uint8_t)w1;
+    mac[2] = (uint8_t)(w0 >> 24), mac[3] = (uint8_t)(w0 >> 16), mac[4] = (uint8_t)(w0 >> 8), mac[5] = (uint8_t)w0;
+    return EB_OK;
+}
+
+/* SPI controller register offsets for the user-command (RDID) sequence. */
+typedef struct {
+    const char *chip; /* NULL = the layout of ESP32-S2 and later */
+    uint32_t usr, usr1, usr2, mosi_dlen, miso_dlen, w0;
+} spi_layout;
+
+static const spi_layout spi_layouts[] = {
+    {"esp8266", 0x1C, 0x20, 0x24, 0, 0, 0x40},
+    {"esp32", 0x1C, 0x20, 0x24, 0x28, 0x2C, 0x80},
+    {NULL, 0x18, 0x1C, 0x20, 0x24, 0x28, 0x58},
+};
+
+static const spi_layout *layout_for(const eb_chip *chip)
+{
+    size_t i = 0;
+    for (; spi_layouts[i].chip; i++)
+        if (!strcmp(spi_layouts[i].chip, chip->name))
+            break;
+    return &spi_layouts[i];
+}
+
+enum { SPI_CMD_USR = 1u << 18, SPI_USR_COMMAND = 1u << 31, SPI_USR_MISO = 1u << 28, RDID = 0x9F };
+
+int eb_rom_read_flash_id(eb_rom_client *c, uint32_t *jedec, eb_error *err)
+{
+    *jedec = 0;
+    if (!c->chip)
+        return eb_fail(err, EB_EIO, "read flash id: chip not detected yet");
+    const spi_layout *l = layout_for(c->chip);
+    uint32_t base = c->chip->spi_reg_base, old_usr, old_usr2, v = 0;
+    if (eb_rom_read_reg(c, base + l->usr, &old_usr, err) || eb_rom_read_reg(c, base + l->usr2, &old_usr2, err))
+        return EB_EIO;
+    int rc;
+    if (l->miso_dlen)
+        rc = eb_rom_write_reg(c, base + l->miso_dlen, 24 - 1, err);
+    else
+        rc = eb_rom_write_reg(c, base + l->usr1, (24 - 1) << 8, err);
+    if (!rc)
+        rc = eb_rom_write_reg(c, base + l->usr, SPI_USR_COMMAND | SPI_USR_MISO, err);
+    if (!rc)
+        rc = eb_rom_write_reg(c, base + l->usr2, (7u << 28) | RDID, err);
+    if (!rc)
+        rc = eb_rom_write_reg(c, base + l->w0, 0, err);
+    if (!rc)
+        rc = eb_rom_write_reg(c, base, SPI_CMD_USR, err);
+    for (int i = 0; !rc; i++) {
+        uint32_t cmd;
+        rc = eb_rom_read_reg(c, base, &cmd, err);
+        if (rc || !(cmd & SPI_CMD_USR))
+            break;
+        if (i == 10) {
+            rc = eb_fail(err, EB_EIO, "%s: SPI RDID command did not complete", c->port->url);
+            break;
+        }
+    }
+    if (!rc)
+        rc = eb_rom_read_reg(c, base + l->w0, &v, err);
+    if (!rc)
+        rc = eb_rom_write_reg(c, base + l->usr, old_usr, err);
+    if (!rc)
+        rc = eb_rom_write_reg(c, base + l->usr2, old_usr2, err);
+    if (rc)
+        return EB_EIO;
+    *jedec = v & 0xFFFFFF;
+    return EB_OK;
+}
+
+uint32_t eb_rom_flash_size_from_id(uint32_t jedec)
+{
+    /* Capacity byte -> log2(size): 0x12..0x1C as is; 0x20..0x22 (64-256 MB
+     * parts); 0x32..0x3A (some vendors offset by 0x20). */
+    static const struct {
+        uint8_t lo, hi, base; /* log2(size) = capacity byte - base */
+    } ranges[] = {{0x12, 0x1C, 0}, {0x20, 0x22, 0x20 - 26}, {0x32, 0x3A, 0x20}};
+    uint8_t cap = (uint8_t)(jedec >> 16);
+    for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; i++)
+        if (cap >= ranges[i].lo && cap <= ranges[i].hi)
+            return 1u << (cap - ranges[i].base);
+    return 0;
+}
+
+int eb_rom_change_baud(eb_rom_client *c, uint32_t baud, eb_error *err)
+{
+    uint32_t old = c->port->baud;
+    uint8_t b[8];
+    eb_wr32le(b, baud);
+    eb_wr32le(b + 4, 0); /* 0 = the ROM, which knows its own clock */
+    int rc = command_ok(c, EB_ROM_CHANGE_BAUDRATE, b, 8, 0, c->to.command_ms, err);
+    if (rc)
+        return rc;
+    if ((rc = eb_port_set_baud(c->port, baud, err)))
+        return rc;
+    eb_sleep_ms(50);
+    drop_input(c);
+    eb_error e;
+    if (eb_rom_sync(c, 3, &e) == EB_OK)
+        return EB_OK;
+    /* The board did not follow; go back to the old rate if it is still there. */
+    eb_port_set_baud(c->port, old, &e);
+    drop_input(c);
+    if (eb_rom_sync(c, 3, &e) == EB_OK)
+        return eb_fail(err, EB_EIO, "%s: the board did not answer at %u baud; still at %u", c->port->url, baud, old);
+    return eb_fail(err, EB_EIO, "%s: lost the board after switching to %u baud; reset it and retry with --baud %u",
+                   c->port->url, baud, old);
+}
+
+int eb_rom_spi_attach(eb_rom_client *c, eb_error *err)
+{
+    uint8_t b[8] = {0};
+    /* The ROM takes a second "is legacy" word after the pin config. */
+    return command_ok(c, EB_ROM_SPI_ATTACH, b, 8, 0, c->to.command_ms, err);
+}
+
+int eb_rom_spi_set_params(eb_rom_client *c, uint32_t flash_size, eb_error *err)
+{
+    uint8_t b[24];
+    eb_wr32le(b, 0);
+    eb_wr32le(b + 4, flash_size);
+    eb_wr32le(b + 8, 64 * 1024);
+    eb_wr32le(b + 12, 4 * 1024);
+    eb_wr32le(b + 16, 256);
+    eb_wr32le(b + 20, 0xFFFF);
+    return command_ok(c, EB_ROM_SPI_SET_PARAMS, b, 24, 0, c->to.command_ms, err);
+}
+
+static int hexval(int ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    if (ch >= 'a' && ch <= 'f')
+        return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F')
+        return ch - 'A' + 10;
+    return -1;
+}
+
+int eb_rom_flash_md5(eb_rom_client *c, uint32_t offset, uint32_t len, char hex[33], eb_error *err)
+{
+    uint8_t b[16] = {0};
+    eb_wr32le(b, offset);
+    eb_wr32le(b + 4, len);
+    int rc = command_ok(c, EB_ROM_SPI_FLASH_MD5, b, 16, 32, per_mb(c, c->to.md5_per_mb_ms, len), err);
+    if (rc)
+        return rc;
+    const uint8_t *d = c->last.data;
+    size_t n = c->last.data_len;
+    static const char digits[] = "0123456789abcdef";
+    if (n >= 32 + 2) {
+        for (int i = 0; i < 32; i++) {
+            if (hexval(d[i]) < 0)
+                return eb_fail(err, EB_EIO, "%s: malformed MD5 reply", c->port->url);
+            hex[i] = digits[hexval(d[i])];
+        }
+    } else if (n >= 16 + 2) { /* a stub's raw digest */
+        for (int i = 0; i < 16; i++) {
+            hex[2 * i] = digits[d[i] >> 4];
+            hex[2 * i + 1] = digits[d[i] & 15];
+        }
+    } else {
+        return eb_fail(err, EB_EIO, "%s: short MD5 reply (%zu bytes)", c->port->url, n);
+    }
+    hex[32] = '\0';
+    return EB_OK;
+}
+
+/* --- writing --- */
+
+enum { WRITE_BLOCK_ATTEMPTS = 3 };
+
+static bool begin_takes_encrypt_word(const eb_chip *chip)
+{
+    /* ROMs of ESP32-S2 and later take a 5th "encrypted" word; ESP32/ESP8266 do not. */
+    return chip && chip->chip_id > 0;
+}
+
+static int send_block(eb_rom_client *c, uint8_t op, uint32_t seq, const uint8_t *data, size_t len,
+                      unsigned timeout_ms, eb_error *err)
+{
+    for (int attempt = 1;; attempt++) {
+        eb_buf body;
+        eb_buf_init(&body);
+        uint8_t hdr[16];
+        eb_wr32le(hdr, (uint32_t)len);
+        eb_wr32le(hdr + 4, seq);
+        eb_wr32le(hdr + 8, 0);
+        eb_wr32le(hdr + 12, 0);
+        eb_buf_append(&body, hdr, 16);
+        eb_buf_append(&body, data, len);
+        int rc = command(c, op, body.data, body.len, eb_rom_checksum(data, len), 0, timeout_ms, err);
+        eb_buf_free(&body);
+        if (rc != 1)
+            return rc;
+        bool checksum = c->last_rom_error == EB_ROM_ERR_CHECKSUM || c->last_rom_error == EB_STUB_ERR_BAD_CHECKSUM;
+        if (!checksum)
+            return EB_EIO;
+        if (attempt == WRITE_BLOCK_ATTEMPTS)
+            return eb_fail(err, EB_EIO, "%s: block %u rejected with a checksum error %d times; check the cable or lower --baud",
+                           c->port->url, seq, attempt);
+        eb_log(EB_LOG_WARN, "%s: block %u: checksum error, resending (attempt %d of %d)", c->port->url, seq,
+               attempt + 1, WRITE_BLOCK_ATTEMPTS);
+    }
+}
+
+static int flash_plain(eb_rom_client *c, uint32_t offset, const uint8_t *data, size_t len,
+                       eb_rom_progress_fn progress, void *user, eb_error *err)
+{
+    const size_t bs = EB_ROM_FLASH_BLOCK;
+    uint32_t blocks = (uint32_t)((len + bs - 1) / bs);
+    uint8_t b[20];
+    eb_wr32le(b, (uint32_t)len);
+    eb_wr32le(b + 4, blocks);
+    eb_wr32le(b + 8, (uint32_t)bs);
+    eb_wr32le(b + 12, offset);
+    eb_wr32le(b + 16, 0);
+    int rc = command_ok(c, EB_ROM_FLASH_BEGIN, b, begin_takes_encrypt_word(c->chip) ? 20 : 16, 0,
+                        per_mb(c, c->to.erase_per_mb_ms, len), err);
+    if (rc)
+        return rc;
+    uint8_t *blk = malloc(bs);
+    if (!blk)
+        return eb_fail(err, EB_EIO, "out of memory");
+    for (uint32_t seq = 0; seq < blocks && !rc; seq++) {
+        size_t off = (size_t)seq * bs, n = len - off < bs ? len - off : bs;
+        memset(blk, 0xFF, bs); /* pad the last block */
+        memcpy(blk, data + off, n);
+        rc = send_block(c, EB_ROM_FLASH_DATA, seq, blk, bs, per_mb(c, c->to.erase_per_mb_ms, bs), err);
+        if (!rc && progress)
+            progress(user, off + n, len, off + bs, (size_t)blocks * bs);
+    }
+    free(blk);
+    return rc;
+}
+
+int eb_rom_flash_deflate(eb_rom_client *c, uint32_t offset, const uint8_t *data, size_t len,
+                         eb_rom_progress_fn progress, void *user, eb_error *err)
+{
+    if (offset % 0x1000)
+        return eb_fail(err, EB_ECONFIG, "offset 0x%x is not a multiple of 4 KiB (the ROM erases whole sectors)", offset);
+    if (len == 0)
+        return EB_OK;
+    uLongf clen = compressBound((uLong)len);
+    uint8_t *z = malloc(clen);
+    if (!z)
+        return eb_fail(err, EB_EIO, "out of memory compressing %zu bytes", len);
+    if (compress2(z, &clen, data, (uLong)len, 9) != Z_OK) {
+        free(z);
+        return eb_fail(err, EB_EIO, "zlib could not compress the image");
+    }
+    const size_t bs = EB_ROM_FLASH_BLOCK;
+    uint32_t blocks = (uint32_t)((clen + bs - 1) / bs);
+    uint32_t erase_size = (uint32_t)((len + bs - 1) / bs * bs);
+    uint8_t b[20];
+    eb_wr32le(b, erase_size);
+    eb_wr32le(b + 4, blocks);
+    eb_wr32le(b + 8, (uint32_t)bs);
+    eb_wr32le(b + 12, offset);
+    eb_wr32le(b + 16, 0);
+    int rc = command(c, EB_ROM_FLASH_DEFL_BEGIN, b, begin_takes_encrypt_word(c->chip) ? 20 : 16, 0, 0,
+                     per_mb(c, c->to.erase_per_mb_ms, erase_size), err);
+    if (rc == 1 && c->unsupported) {
+        /* A ROM without the deflate commands: write the plain bytes. */
+        free(z);
+        eb_log_once("rom-no-deflate", EB_LOG_DEBUG, "%s: the ROM has no compressed write; writing uncompressed",
+                    c->port->url);
+        return flash_plain(c, offset, data, len, progress, user, err);
+    }
+    if (rc) {
+        free(z);
+        return rc == 1 ? EB_EIO : rc;
+    }
+    /* The ROM writes each block before it answers, so each block may take an erase/write time. */
+    unsigned block_ms = per_mb(c, c->to.erase_per_mb_ms, (size_t)((double)len / blocks + bs));
+    for (uint32_t seq = 0; seq < blocks && !rc; seq++) {
+        size_t off = (size_t)seq * bs, n = clen - off < bs ? clen - off : bs;
+        rc = send_block(c, EB_ROM_FLASH_DEFL_DATA, seq, z + off, n, block_ms, err);
+        if (!rc && progress) {
+            size_t wire = off + n;
+            size_t done = wire == clen ? len : (size_t)((double)len * (double)wire / (double)clen);
+            progress(user, done, len, wire, clen);
+        }
+    }
+    free(z);
+    return rc;
+}
+
+int eb_rom_leave_loader(eb_rom_client *c, eb_error *err)
+{
+    uint8_t b[20] = {0};
+    eb_wr32le(b + 8, EB_ROM_FLASH_BLOCK);
+    int rc = command_ok(c, EB_ROM_FLASH_BEGIN, b, begin_takes_encrypt_word(c->chip) ? 20 : 16, 0, c->to.command_ms, err);
+    if (rc)
+        return rc;
+    uint8_t end[4];
+    eb_wr32le(end, 1); /* 1 = leave the loader and run the application */
+    eb_error e;
+    rc = command(c, EB_ROM_FLASH_END, end, 4, 0, 0, 300, &e);
+    /* The ROM may jump to the app before answering. */
+    if (rc == EB_EIO && !strstr(e.msg, "no reply")) {
+        *err = e;
+        return EB_EIO;
+    }
+    return EB_OK;
+}

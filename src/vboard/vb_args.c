@@ -1,0 +1,145 @@
+/* Command-line parsing for espbench-vboard (see vb_args.h). */
+#include "vb_args.h"
+
+#include <arpa/inet.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vb_faults.h"
+
+const char vb_usage[] =
+    "usage: espbench-vboard --chip CHIP [--link PATH] [--flash FILE] [--ip 127.X.Y.Z]\n"
+    "                       [--ap SSID:PASS:RSSI | --ap SSID:env:VAR:RSSI]... [--baud-timing|--no-baud-timing]\n"
+    "                       [--seed N] [--noise PCT] [--fault SPEC]... [--control PATH] [--profiles DIR]\n"
+    "       espbench-vboard mkimage --chip CHIP --project NAME --idf VERSION [--version V] [--size BYTES]\n"
+    "                       [--seed N] [--profiles DIR] -o FILE\n";
+
+int vb_parse_ip(const char *s, char out[16], eb_error *err)
+{
+    struct in_addr a;
+    if (strlen(s) >= 16 || inet_pton(AF_INET, s, &a) != 1 || (ntohl(a.s_addr) >> 24) != 127)
+        return eb_fail(err, EB_ECONFIG, "--ip %s: not a loopback address 127.X.Y.Z", s);
+    strcpy(out, s);
+    return 0;
+}
+
+int vb_parse_ap(const char *spec, vb_ap *ap, eb_error *err)
+{
+    memset(ap, 0, sizeof *ap);
+    const char *last = strrchr(spec, ':');
+    const char *first = strchr(spec, ':');
+    if (!last || last == first)
+        return eb_fail(err, EB_ECONFIG, "--ap: expected SSID:PASS:RSSI or SSID:env:VAR:RSSI, got %zu characters "
+                                        "without two ':'", strlen(spec));
+    char *end;
+    long rssi = strtol(last + 1, &end, 10);
+    if (!last[1] || *end || rssi < -100 || rssi > 0)
+        return eb_fail(err, EB_ECONFIG, "--ap: RSSI \"%s\" is not a number from -100 to 0", last + 1);
+    size_t ssid_len = (size_t)(first - spec);
+    if (ssid_len == 0 || ssid_len > 32)
+        return eb_fail(err, EB_ECONFIG, "--ap: the SSID must have 1 to 32 characters");
+    memcpy(ap->ssid, spec, ssid_len);
+    const char *pass = first + 1;
+    size_t pass_len = (size_t)(last - pass);
+    char var[128];
+    if (pass_len > 4 && strncmp(pass, "env:", 4) == 0) {
+        size_t vlen = pass_len - 4;
+        if (vlen >= sizeof var)
+            return eb_fail(err, EB_ECONFIG, "--ap %s: environment variable name too long", ap->ssid);
+        memcpy(var, pass + 4, vlen);
+        var[vlen] = '\0';
+        const char *v = getenv(var);
+        if (!v)
+            return eb_fail(err, EB_ECONFIG, "--ap %s: environment variable %s is not set (it holds the password)",
+                           ap->ssid, var);
+        pass = v;
+        pass_len = strlen(v);
+    }
+    if (pass_len > 64 || (pass_len > 0 && pass_len < 8))
+        return eb_fail(err, EB_ECONFIG, "--ap %s: a WPA password has 8 to 64 characters (or none for an open AP)",
+                       ap->ssid);
+    memcpy(ap->pass, pass, pass_len); /* never echoed: messages name the SSID only */
+    ap->rssi = (int)rssi;
+    return 0;
+}
+
+enum { OPT_BAUD = 256, OPT_NO_BAUD, OPT_SEED, OPT_NOISE, OPT_FAULT, OPT_CONTROL, OPT_PROFILES, OPT_AP, OPT_IP };
+
+int vb_args_parse(int argc, char **argv, vb_opts *o, eb_error *err)
+{
+    static const struct option longopts[] = {
+        {"chip", required_argument, NULL, 'c'},
+        {"link", required_argument, NULL, 'l'},
+        {"flash", required_argument, NULL, 'f'},
+        {"ip", required_argument, NULL, OPT_IP},
+        {"ap", required_argument, NULL, OPT_AP},
+        {"baud-timing", no_argument, NULL, OPT_BAUD},
+        {"no-baud-timing", no_argument, NULL, OPT_NO_BAUD},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"noise", required_argument, NULL, OPT_NOISE},
+        {"fault", required_argument, NULL, OPT_FAULT},
+        {"control", required_argument, NULL, OPT_CONTROL},
+        {"profiles", required_argument, NULL, OPT_PROFILES},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    strcpy(o->ip, "127.0.0.1");
+    o->baud_timing = true;
+    o->seed = 1;
+    optind = 1;
+    opterr = 0;
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'c': o->chip = optarg; break;
+        case 'l': o->link = optarg; break;
+        case 'f': o->flash = optarg; break;
+        case OPT_CONTROL: o->control = optarg; break;
+        case OPT_PROFILES: o->profiles = optarg; break;
+        case OPT_BAUD: o->baud_timing = true; break;
+        case OPT_NO_BAUD: o->baud_timing = false; break;
+        case OPT_IP:
+            if (vb_parse_ip(optarg, o->ip, err))
+                return EB_ECONFIG;
+            break;
+        case OPT_AP:
+            if (o->n_aps == VB_MAX_APS)
+                return eb_fail(err, EB_ECONFIG, "--ap: at most %d access points", VB_MAX_APS);
+            if (vb_parse_ap(optarg, &o->aps[o->n_aps], err))
+                return EB_ECONFIG;
+            o->n_aps++;
+            break;
+        case OPT_SEED: {
+            unsigned long v = strtoul(optarg, &end, 0);
+            if (!*optarg || *end || v > 0xFFFFFFFFul)
+                return eb_fail(err, EB_ECONFIG, "--seed %s: not a number from 0 to 4294967295", optarg);
+            o->seed = (uint32_t)v;
+            break;
+        }
+        case OPT_NOISE:
+            o->noise_pct = strtod(optarg, &end);
+            if (!*optarg || *end || o->noise_pct < 0 || o->noise_pct > 100)
+                return eb_fail(err, EB_ECONFIG, "--noise %s: not a percentage from 0 to 100", optarg);
+            break;
+        case OPT_FAULT:
+            if (o->n_faults == VB_MAX_FAULTS)
+                return eb_fail(err, EB_ECONFIG, "--fault: at most %d faults", VB_MAX_FAULTS);
+            if (vb_fault_parse(optarg, &o->faults[o->n_faults], err))
+                return EB_ECONFIG;
+            o->n_faults++;
+            break;
+        case ':':
+            return eb_fail(err, EB_ECONFIG, "%s needs a value", argv[optind - 1]);
+        default:
+            return eb_fail(err, EB_ECONFIG, "unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return eb_fail(err, EB_ECONFIG, "unexpected argument \"%s\"", argv[optind]);
+    if (!o->chip)
+        return eb_fail(err, EB_ECONFIG, "--chip is required (e.g. --chip esp32s3)");
+    return 0;
+}

@@ -1,0 +1,36 @@
+/* espbench-vboard's command line (docs/vboard.md). */
+#ifndef VB_ARGS_H
+#define VB_ARGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "espbench/error.h"
+#include "vb_board.h"
+
+typedef struct vb_opts {
+    const char *chip;
+    const char *link;
+    const char *flash;
+    const char *control;
+    const char *profiles;
+    char ip[16];
+    vb_ap aps[VB_MAX_APS];
+    int n_aps;
+    bool baud_timing;
+    uint32_t seed;
+    double noise_pct;
+    vb_fault faults[VB_MAX_FAULTS];
+    int n_faults;
+} vb_opts;
+
+extern const char vb_usage[];
+
+/* Parses the board's options (argv[0] is the program). EB_ECONFIG on error. */
+int vb_args_parse(int argc, char **argv, vb_opts *o, eb_error *err);
+/* "SSID:PASS:RSSI" or "SSID:env:VAR:RSSI" (password from the environment). */
+int vb_parse_ap(const char *spec, vb_ap *ap, eb_error *err);
+/* A loopback address 127.X.Y.Z. */
+int vb_parse_ip(const char *s, char out[16], eb_error *err);
+
+#endif

@@ -1,0 +1,271 @@
+/* The espbench firmware's console on the vboard: the same espbench_core the
+ * firmware runs, with vboard ops (emulated Wi-Fi, vb_traffic iperf, the
+ * tier's reference memory). See docs/console-protocol.md. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "espbench/dialect.h"
+#include "vb_dialect.h"
+
+/* 802.11ax chips: wider Kconfig ranges (static RX buffers, BA window). */
+static const char *const he_chips[] = {"esp32c5", "esp32c6", "esp32c61"};
+
+static bool is_he(const char *chip)
+{
+    for (size_t i = 0; i < sizeof he_chips / sizeof he_chips[0]; i++)
+        if (strcmp(chip, he_chips[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The image as issue 7 builds it: the chip's iperf tier at boot, and for
+ * build-time fields the largest value among the chip's non-PSRAM tiers (the
+ * largest lwIP windows and mailboxes, IRAM options on). */
+static void make_build(vb_console *c)
+{
+    const eb_chip *chip = c->b->chip;
+    ebc_build *b = &c->build;
+    memset(b, 0, sizeof *b);
+    snprintf(c->build_fw, sizeof c->build_fw, "%s", c->app_version);
+    snprintf(c->build_idf, sizeof c->build_idf, "%s", c->idf);
+    snprintf(c->build_chip, sizeof c->build_chip, "%s", chip ? chip->name : "esp32");
+    b->fw_version = c->build_fw;
+    b->idf_version = c->build_idf;
+    b->chip = c->build_chip;
+    b->he = is_he(c->build_chip);
+    const eb_tier *boot = vb_con_boot_tier(c);
+    snprintf(b->image.name, sizeof b->image.name, "%s", boot ? boot->name : "default");
+    for (int f = 0; f < EBC_F_COUNT && f < EB_F_COUNT; f++) {
+        const ebc_field_info *fi = ebc_field_get(f);
+        if (fi->runtime) {
+            if (boot && boot->set[f]) {
+                b->image.set[f] = true;
+                b->image.value[f] = boot->value[f];
+            }
+            continue;
+        }
+        for (int i = 0; chip && i < chip->n_tiers; i++) {
+            const eb_tier *t = &chip->tiers[i];
+            if (t->psram || !t->set[f])
+                continue;
+            if (!b->image.set[f] || t->value[f] > b->image.value[f])
+                b->image.value[f] = t->value[f];
+            b->image.set[f] = true;
+        }
+    }
+    /* Without a profile row: the ESP-IDF defaults (WIFI_INIT_CONFIG_DEFAULT). */
+    if (!b->image.set[EBC_F_STATIC_RX]) {
+        b->image.set[EBC_F_STATIC_RX] = b->image.set[EBC_F_DYNAMIC_RX] = true;
+        b->image.value[EBC_F_STATIC_RX] = 10;
+        b->image.value[EBC_F_DYNAMIC_RX] = 32;
+    }
+    if (!b->image.set[EBC_F_DYNAMIC_TX] && !b->image.set[EBC_F_STATIC_TX]) {
+        b->image.set[EBC_F_DYNAMIC_TX] = true;
+        b->image.value[EBC_F_DYNAMIC_TX] = 32;
+    }
+    if (!b->image.set[EBC_F_RX_BA_WIN]) {
+        b->image.set[EBC_F_RX_BA_WIN] = true;
+        b->image.value[EBC_F_RX_BA_WIN] = 6;
+    }
+}
+
+/* The profile row the applied tier corresponds to: by name, else by equal
+ * runtime fields; NULL if none (the model then keeps the previous figures). */
+static const eb_tier *profile_tier_for(vb_console *c, const ebc_tier *t)
+{
+    const eb_tier *byname = vb_con_find_tier(c, t->name);
+    if (byname)
+        return byname;
+    const eb_chip *chip = c->b->chip;
+    for (int i = 0; chip && i < chip->n_tiers; i++) {
+        const eb_tier *p = &chip->tiers[i];
+        bool same = true;
+        for (int f = 0; f < EBC_F_COUNT && f < EB_F_COUNT && same; f++)
+            if (ebc_field_get(f)->runtime)
+                same = p->set[f] == t->set[f] && (!t->set[f] || p->value[f] == t->value[f]);
+        if (same)
+            return p;
+    }
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ ops */
+
+static void op_write(void *ctx, const char *data, size_t len) { vb_con_write(ctx, data, len); }
+
+static int op_wifi_deinit(void *ctx)
+{
+    vb_console *c = ctx;
+    c->connected = false;
+    return 0;
+}
+
+static int op_wifi_init(void *ctx, const ebc_wifi_cfg *cfg)
+{
+    (void)ctx;
+    return cfg->static_rx_buf_num > 0 ? 0 : -1;
+}
+
+static int op_wifi_connect(void *ctx, const char *ssid, const char *pass, ebc_ip_info *ip, int *reason)
+{
+    vb_console *c = ctx;
+    int r = vb_con_wifi_connect(c, ssid, pass, VB_REASON_HANDSHAKE_TIMEOUT);
+    if (r != 0) {
+        *reason = r;
+        return -1;
+    }
+    snprintf(ip->ip, sizeof ip->ip, "%s", c->ip);
+    snprintf(ip->mask, sizeof ip->mask, "%s", c->mask);
+    snprintf(ip->gw, sizeof ip->gw, "%s", c->gw);
+    return 0;
+}
+
+static int op_wifi_scan(void *ctx, const char *ssid, ebc_scan_ap *aps, int max, int *n)
+{
+    vb_console *c = ctx;
+    vb_wifi_scan_entry e[VB_MAX_APS];
+    int k = vb_con_wifi_scan(c, ssid, e, VB_MAX_APS);
+    *n = 0;
+    for (int i = 0; i < k && *n < max; i++, (*n)++) {
+        snprintf(aps[i].ssid, sizeof aps[i].ssid, "%s", e[i].ssid);
+        aps[i].rssi = e[i].rssi;
+        aps[i].channel = e[i].channel;
+    }
+    return 0;
+}
+
+static int op_iperf_start(void *ctx, const ebc_iperf_args *a, char *msg, size_t msg_len)
+{
+    vb_console *c = ctx;
+    vb_iperf_req q;
+    memset(&q, 0, sizeof q);
+    q.server = a->server;
+    q.udp = a->udp;
+    snprintf(q.host, sizeof q.host, "%s", a->host);
+    q.port = a->port;
+    q.len = (int)a->len;
+    q.interval_s = a->interval_s;
+    q.time_s = a->time_s;
+    q.bw_mbps = a->bw_mbps;
+    c->run.req = q;
+    c->run.fmt = 'm';
+    return vb_con_iperf_start(c, msg, msg_len);
+}
+
+static void op_iperf_abort(void *ctx)
+{
+    vb_console *c = ctx;
+    bool was = vb_con_iperf_running(c);
+    vb_con_iperf_abort(c);
+    if (was)
+        ebc_event_iperf_done(&c->core);
+}
+
+static bool op_iperf_running(void *ctx) { return vb_con_iperf_running(ctx); }
+
+static void op_heap(void *ctx, ebc_heap *h)
+{
+    vb_console *c = ctx;
+    h->free_internal = h->free_default = c->heap_free;
+    h->min_internal = h->min_default = c->heap_min;
+    /* Fragmentation: the largest block is a bit under half of what is free. */
+    h->largest_internal = (c->heap_free * 9 / 20) & ~3u;
+}
+
+static void op_restart(void *ctx)
+{
+    vb_console *c = ctx;
+    c->running_app = false;
+    vb_con_restart(c);
+}
+
+/* ------------------------------------------------------------------ driver */
+
+static const char *eb_prompt(vb_console *c)
+{
+    (void)c;
+    return EBC_PROMPT;
+}
+
+static void eb_banner(vb_console *c)
+{
+    /* The firmware uses the ESP-IDF REPL: same probe and dumb-mode banner. */
+    vb_con_write(c, "\x1b[5n", 4);
+    vb_con_printf(c, "\r\nType 'help' to get the list of commands.\r\n"
+                     "Use UP/DOWN arrows to navigate through command history.\r\n"
+                     "Press TAB when typing command name to auto-complete.\r\n"
+                     "\r\nYour terminal application does not support escape sequences.\r\n\r\n"
+                     "Line editing and history features are disabled.\r\n\r\n"
+                     "On Windows, try using Windows Terminal or Putty instead.\r\n");
+}
+
+static void eb_line(vb_console *c, char *line)
+{
+    ebc_feed_line(&c->core, line);
+    c->connected = c->core.connected;
+    const eb_tier *t = profile_tier_for(c, &c->core.tier);
+    if (t && t != c->tier)
+        vb_con_set_tier(c, t);
+}
+
+static void eb_report(vb_console *c, const vb_iperf_report *r)
+{
+    bool udp_rx = c->run.req.udp && c->run.req.server;
+    switch (r->event) {
+    case VB_IPERF_SOCKET_CREATED:
+        break;
+    case VB_IPERF_CONNECTED:
+        ebc_event_iperf_connected(&c->core, r->peer_ip, r->peer_port);
+        break;
+    case VB_IPERF_INTERVAL:
+        ebc_event_iperf_interval(&c->core, r->start_s, r->end_s, r->bytes, udp_rx, r->udp_lost, r->udp_total, -1);
+        break;
+    case VB_IPERF_SUMMARY:
+        ebc_event_iperf_summary(&c->core, r->start_s, r->end_s, r->bytes, udp_rx, c->run.udp_lost, c->run.udp_total);
+        break;
+    case VB_IPERF_ERROR:
+        ebc_event_iperf_error(&c->core, r->text);
+        break;
+    case VB_IPERF_DONE:
+        ebc_event_iperf_done(&c->core);
+        break;
+    }
+}
+
+static void eb_wifi_lost(vb_console *c, int reason)
+{
+    /* The firmware reports the drop and leaves reconnecting to the host. */
+    ebc_event_wifi_disconnected(&c->core, reason);
+}
+
+static const vb_dialect_driver espbench_driver = {
+    .dialect = EB_DIALECT_ESPBENCH,
+    .banner = eb_banner,
+    .prompt = eb_prompt,
+    .line = eb_line,
+    .report = eb_report,
+    .wifi_lost = eb_wifi_lost,
+};
+
+const vb_dialect_driver *vb_dialect_espbench_driver(void) { return &espbench_driver; }
+
+void vb_dialect_espbench_boot(vb_console *c)
+{
+    make_build(c);
+    c->ops = (ebc_ops){
+        .ctx = c,
+        .write = op_write,
+        .wifi_deinit = op_wifi_deinit,
+        .wifi_init = op_wifi_init,
+        .wifi_connect = op_wifi_connect,
+        .wifi_scan = op_wifi_scan,
+        .iperf_start = op_iperf_start,
+        .iperf_abort = op_iperf_abort,
+        .iperf_running = op_iperf_running,
+        .heap = op_heap,
+        .restart = op_restart,
+    };
+    ebc_core_init(&c->core, &c->ops, &c->build);
+    ebc_core_start(&c->core);
+}

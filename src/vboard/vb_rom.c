@@ -1,0 +1,695 @@
+/* The ROM serial loader (see vb_rom.h and docs/vboard.md).
+ *
+ * Requests are dispatched through a table of opcode handlers that states the
+ * accepted data sizes. ROM mode answers with the chip's status bytes (4, or 2
+ * on ESP8266) as [1, error, 0, 0] on failure; after MEM_END with an entry
+ * point the board behaves as the flasher stub: 2 status bytes [code, 0],
+ * 0x4000-byte blocks, raw MD5, ERASE_*, READ_FLASH. */
+#include "vb_rom.h"
+
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "espbench/rom_proto.h"
+#include "espbench/slip.h"
+#include "vb_faults.h"
+
+#define MAX_REGS 256
+#define SPI_CMD_USR (1u << 18)
+#define SIZE_ANY 0xFFFFu
+
+typedef struct reg_slot {
+    uint32_t addr, value;
+} reg_slot;
+
+typedef struct xfer {
+    bool active;
+    bool deflate;
+    uint32_t offset, size, blocks, block_size;
+    uint32_t next_seq;
+    uint64_t written;  /* uncompressed bytes written so far */
+    z_stream z;
+    bool z_init, z_end;
+} xfer;
+
+struct vb_rom {
+    vb_board *b;
+    vb_flash *flash;
+    vb_rom_hooks hooks;
+    eb_slip_decoder dec;
+    bool stub;
+    reg_slot regs[MAX_REGS];
+    int n_regs;
+    xfer fl;
+    struct {
+        bool active;
+        uint32_t total, blocks, block_size, addr, next_seq, received;
+    } mem;
+    int checksum_faults; /* remaining _DATA blocks to answer with a checksum error */
+    eb_buf out;          /* response frames being assembled */
+};
+
+typedef void (*rom_handler)(vb_rom *r, const eb_rom_request *q);
+
+/* ---- chip facts not in the profile ------------------------------------ */
+
+/* UART0 CLKDIV register by chip family (esptool reads it to tell the crystal). */
+static uint32_t uart_clkdiv_reg(const eb_chip *c)
+{
+    if (strcmp(c->name, "esp32") == 0)
+        return 0x3FF40014u;
+    if (strcmp(c->name, "esp32s2") == 0)
+        return 0x3F400014u;
+    return 0x60000014u; /* ESP8266 and the later chips */
+}
+
+static uint32_t spi_w0_offset(const eb_chip *c)
+{
+    if (strcmp(c->name, "esp32") == 0)
+        return 0x80;
+    if (c->chip_id < 0)
+        return 0x40; /* ESP8266 */
+    return 0x58;
+}
+
+uint32_t vb_flash_jedec_id(size_t flash_size)
+{
+    unsigned cap = 0;
+    while (cap < 31 && ((size_t)1 << cap) < flash_size)
+        cap++;
+    return (uint32_t)cap << 16 | 0x40u << 8 | 0xEFu; /* Winbond-style W25Qxx id */
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+void vb_board_mac(const vb_board *b, uint8_t mac[6])
+{
+    uint64_t h = b->seed;
+    for (const char *s = b->chip->name; *s; s++)
+        h = mix64(h ^ (uint8_t)*s);
+    h = mix64(h);
+    bool esp8266 = b->chip->chip_id < 0;
+    mac[0] = esp8266 ? 0x18 : 0x7C; /* Espressif OUIs */
+    mac[1] = esp8266 ? 0xFE : 0xDF;
+    mac[2] = esp8266 ? 0x34 : 0xA1;
+    mac[3] = (uint8_t)h;
+    mac[4] = (uint8_t)(h >> 8);
+    mac[5] = (uint8_t)(h >> 16);
+}
+
+/* ---- registers --------------------------------------------------------- */
+
+static reg_slot *reg_find(vb_rom *r, uint32_t addr, bool create)
+{
+    for (int i = 0; i < r->n_regs; i++)
+        if (r->regs[i].addr == addr)
+            return &r->regs[i];
+    if (!create)
+        return NULL;
+    if (r->n_regs == MAX_REGS)
+        memmove(r->regs, r->regs + 1, sizeof r->regs[0] * (MAX_REGS - 1)), r->n_regs--;
+    reg_slot *s = &r->regs[r->n_regs++];
+    s->addr = addr;
+    s->value = 0;
+    return s;
+}
+
+static void reg_set(vb_rom *r, uint32_t addr, uint32_t v) { reg_find(r, addr, true)->value = v; }
+
+static uint32_t reg_get(vb_rom *r, uint32_t addr)
+{
+    const eb_chip *c = r->b->chip;
+    if (addr == EB_ROM_CHIP_MAGIC_REG)
+        return c->n_magic > 0 ? c->magic[0] : 0;
+    if (addr == uart_clkdiv_reg(c)) {
+        uint32_t baud = r->hooks.current_baud ? r->hooks.current_baud(r->hooks.ctx) : 115200;
+        uint64_t xtal = c->chip_id < 0 ? 26000000ull * 2 : 40000000ull; /* ESP8266 divides by 2 */
+        return baud ? (uint32_t)((xtal + baud / 2) / baud) & 0xFFFFFu : 347;
+    }
+    uint8_t mac[6];
+    vb_board_mac(r->b, mac);
+    uint32_t m = c->efuse_mac_reg;
+    if (m && c->chip_id < 0) { /* ESP8266 OTP layout: OUI 18:FE:34 implied by mac1[23:16] == 0 */
+        if (addr == m)
+            return (uint32_t)mac[5] << 24;
+        if (addr == m + 4)
+            return (uint32_t)mac[3] << 8 | mac[4];
+        if (addr == m + 8 || addr == m + 12)
+            return 0;
+    } else if (m) {
+        if (addr == m)
+            return (uint32_t)mac[2] << 24 | (uint32_t)mac[3] << 16 | (uint32_t)mac[4] << 8 | mac[5];
+        if (addr == m + 4)
+            return (uint32_t)mac[0] << 8 | mac[1];
+    }
+    reg_slot *s = reg_find(r, addr, false);
+    return s ? s->value : 0;
+}
+
+/* A write of SPI_CMD with USR set runs the user command configured in USR2
+ * (command bit length 7 in bits 28..31, opcode below): RDID returns the JEDEC id
+ * in W0, anything else returns 0. The USR bit then reads back clear. */
+static void spi_maybe_run(vb_rom *r, uint32_t addr, uint32_t value)
+{
+    uint32_t base = r->b->chip->spi_reg_base;
+    if (!base || addr != base || !(value & SPI_CMD_USR))
+        return;
+    uint32_t cmd = 0;
+    for (uint32_t off = 0x20; off <= 0x24; off += 4) {
+        reg_slot *s = reg_find(r, base + off, false);
+        if (s && (s->value >> 28) == 7)
+            cmd = s->value & 0xFFFF;
+    }
+    uint32_t result = cmd == 0x9F ? vb_flash_jedec_id(r->flash->size) : 0;
+    reg_set(r, base + spi_w0_offset(r->b->chip), result);
+    reg_set(r, base, value & ~SPI_CMD_USR);
+}
+
+/* ---- replies ----------------------------------------------------------- */
+
+static int status_bytes(const vb_rom *r)
+{
+    if (r->stub)
+        return 2;
+    return r->b->chip->rom_status_bytes ? r->b->chip->rom_status_bytes : 4;
+}
+
+static void frame(vb_rom *r, const uint8_t *pkt, size_t len) { eb_slip_encode(&r->out, pkt, len); }
+
+static void reply(vb_rom *r, uint8_t op, uint32_t value, const uint8_t *payload, size_t n)
+{
+    eb_buf pkt;
+    eb_buf_init(&pkt);
+    eb_rom_build_response(&pkt, op, value, payload, n, 0, 0, status_bytes(r));
+    frame(r, pkt.data, pkt.len);
+    eb_buf_free(&pkt);
+}
+
+/* ROM: [1, code]; stub: [code, 0] (its status word is the code). */
+static void reply_err(vb_rom *r, uint8_t op, uint8_t code)
+{
+    eb_buf pkt;
+    eb_buf_init(&pkt);
+    if (r->stub)
+        eb_rom_build_response(&pkt, op, 0, NULL, 0, code, 0, 2);
+    else
+        eb_rom_build_response(&pkt, op, 0, NULL, 0, 1, code, status_bytes(r));
+    frame(r, pkt.data, pkt.len);
+    eb_buf_free(&pkt);
+}
+
+static void flush_out(vb_rom *r)
+{
+    if (r->out.len)
+        r->b->write(r->b, r->out.data, r->out.len);
+    eb_buf_reset(&r->out);
+}
+
+/* ---- flash transfers --------------------------------------------------- */
+
+static void xfer_end(xfer *x)
+{
+    if (x->z_init)
+        inflateEnd(&x->z);
+    memset(x, 0, sizeof *x);
+}
+
+static void begin_xfer(vb_rom *r, const eb_rom_request *q, bool deflate)
+{
+    uint32_t size = eb_rd32le(q->data), blocks = eb_rd32le(q->data + 4);
+    uint32_t bsize = eb_rd32le(q->data + 8), offset = eb_rd32le(q->data + 12);
+    if (bsize > EB_STUB_FLASH_BLOCK) {
+        reply_err(r, q->op, r->stub ? EB_STUB_ERR_BAD_BLOCKSIZE : 0x01);
+        return;
+    }
+    if ((uint64_t)offset + size > r->flash->size) {
+        reply_err(r, q->op, r->stub ? EB_STUB_ERR_TOO_MUCH_DATA : EB_ROM_ERR_FAILED);
+        return;
+    }
+    xfer_end(&r->fl);
+    xfer *x = &r->fl;
+    x->active = true;
+    x->deflate = deflate;
+    x->offset = offset;
+    x->size = size;
+    x->blocks = blocks;
+    x->block_size = bsize;
+    if (deflate) {
+        if (inflateInit(&x->z) != Z_OK) {
+            reply_err(r, q->op, r->stub ? EB_STUB_ERR_INFLATE : EB_ROM_ERR_DEFLATE);
+            return;
+        }
+        x->z_init = true;
+    }
+    /* The ROM erases the whole region up front; so does this stub (its writes
+     * then only clear bits, as on NOR flash). Uncompressed ROM writes may also
+     * run past erase_size (ESP8266 erase-size workaround): cover the blocks. */
+    uint64_t span = size;
+    if (!deflate && (uint64_t)blocks * bsize > span)
+        span = (uint64_t)blocks * bsize;
+    vb_flash_erase(r->flash, offset, (size_t)span);
+    reply(r, q->op, 0, NULL, 0);
+}
+
+static void h_flash_begin(vb_rom *r, const eb_rom_request *q) { begin_xfer(r, q, false); }
+static void h_defl_begin(vb_rom *r, const eb_rom_request *q) { begin_xfer(r, q, true); }
+
+/* Checks a _DATA request's header, checksum and sequence. Returns the payload
+ * length, or -1 after replying with an error. */
+static long check_data(vb_rom *r, const eb_rom_request *q, uint32_t expected_seq, uint32_t block_size)
+{
+    if (q->size < EB_ROM_DATA_HDR) {
+        reply_err(r, q->op, r->stub ? EB_STUB_ERR_BAD_DATA_LEN : EB_ROM_ERR_INVALID_MSG);
+        return -1;
+    }
+    uint32_t len = eb_rd32le(q->data);
+    const uint8_t *payload = q->data + EB_ROM_DATA_HDR;
+    if (len != q->size - EB_ROM_DATA_HDR || (block_size && len > block_size)) {
+        reply_err(r, q->op, r->stub ? EB_STUB_ERR_BAD_DATA_LEN : EB_ROM_ERR_INVALID_MSG);
+        return -1;
+    }
+    if (r->checksum_faults == 0) {
+        vb_fault f;
+        if (vb_board_take_fault(r->b, "rom-checksum", NULL, &f))
+            r->checksum_faults = (int)vb_fault_arg_long(&f, 1);
+    }
+    bool forced = r->checksum_faults > 0;
+    if (forced)
+        r->checksum_faults--;
+    if (forced || (q->checksum & 0xFF) != eb_rom_checksum(payload, len)) {
+        reply_err(r, q->op, r->stub ? EB_STUB_ERR_BAD_CHECKSUM : EB_ROM_ERR_CHECKSUM);
+        return -1;
+    }
+    if (eb_rd32le(q->data + 4) != expected_seq) {
+        reply_err(r, q->op, EB_ROM_ERR_BAD_SEQ);
+        return -1;
+    }
+    return (long)len;
+}
+
+static bool take_write_fault(vb_rom *r, uint8_t op)
+{
+    if (!vb_board_take_fault(r->b, "flash-write", NULL, NULL))
+        return false;
+    reply_err(r, op, EB_ROM_ERR_FLASH_WRITE);
+    return true;
+}
+
+static bool duplicate_block(vb_rom *r, const eb_rom_request *q)
+{
+    /* A host that missed our ack resends the block it just sent: ack again. */
+    return q->size >= EB_ROM_DATA_HDR && r->fl.next_seq > 0 && eb_rd32le(q->data + 4) == r->fl.next_seq - 1 &&
+           (q->checksum & 0xFF) == eb_rom_checksum(q->data + EB_ROM_DATA_HDR, q->size - EB_ROM_DATA_HDR);
+}
+
+static void h_flash_data(vb_rom *r, const eb_rom_request *q)
+{
+    xfer *x = &r->fl;
+    if (!x->active || x->deflate) {
+        reply_err(r, q->op, r->stub ? 0xC6 : EB_ROM_ERR_FAILED); /* not in flash mode */
+        return;
+    }
+    if (duplicate_block(r, q)) {
+        reply(r, q->op, 0, NULL, 0);
+        return;
+    }
+    long len = check_data(r, q, x->next_seq, x->block_size);
+    if (len < 0 || take_write_fault(r, q->op))
+        return;
+    uint64_t at = (uint64_t)x->offset + (uint64_t)x->next_seq * x->block_size;
+    if (at + (uint64_t)len > r->flash->size) {
+        reply_err(r, q->op, r->stub ? EB_STUB_ERR_TOO_MUCH_DATA : EB_ROM_ERR_FLASH_WRITE);
+        return;
+    }
+    vb_flash_program(r->flash, (size_t)at, q->data + EB_ROM_DATA_HDR, (size_t)len);
+    x->written += (uint64_t)len;
+    x->next_seq++;
+    reply(r, q->op, 0, NULL, 0);
+}
+
+static void h_defl_data(vb_rom *r, const eb_rom_request *q)
+{
+    xfer *x = &r->fl;
+    if (!x->active || !x->deflate) {
+        reply_err(r, q->op, r->stub ? 0xC6 : EB_ROM_ERR_FAILED);
+        return;
+    }
+    if (duplicate_block(r, q)) {
+        reply(r, q->op, 0, NULL, 0);
+        return;
+    }
+    long len = check_data(r, q, x->next_seq, 0);
+    if (len < 0 || take_write_fault(r, q->op))
+        return;
+    uint8_t outbuf[16384];
+    x->z.next_in = (Bytef *)(q->data + EB_ROM_DATA_HDR);
+    x->z.avail_in = (uInt)len;
+    while (x->z.avail_in > 0 && !x->z_end) {
+        x->z.next_out = outbuf;
+        x->z.avail_out = sizeof outbuf;
+        int zr = inflate(&x->z, Z_NO_FLUSH);
+        size_t got = sizeof outbuf - x->z.avail_out;
+        if (zr != Z_OK && zr != Z_STREAM_END && !(zr == Z_BUF_ERROR && got)) {
+            reply_err(r, q->op, r->stub ? EB_STUB_ERR_INFLATE : EB_ROM_ERR_DEFLATE);
+            return;
+        }
+        uint64_t at = (uint64_t)x->offset + x->written;
+        if (x->written + got > x->size || at + got > r->flash->size) {
+            reply_err(r, q->op, r->stub ? EB_STUB_ERR_TOO_MUCH_DATA : EB_ROM_ERR_DEFLATE);
+            return;
+        }
+        vb_flash_program(r->flash, (size_t)at, outbuf, got);
+        x->written += got;
+        if (zr == Z_STREAM_END)
+            x->z_end = true;
+    }
+    x->next_seq++;
+    reply(r, q->op, 0, NULL, 0);
+}
+
+/* FLASH_END / FLASH_DEFL_END: arg 0 reboots into the app; 1 stays (stub) or
+ * runs the app (ROM, which exits the loader). */
+static void h_flash_end(vb_rom *r, const eb_rom_request *q)
+{
+    bool stay = eb_rd32le(q->data) != 0;
+    if (r->stub && r->fl.active && r->fl.written < r->fl.size) {
+        xfer_end(&r->fl);
+        reply_err(r, q->op, EB_STUB_ERR_BAD_DATA_LEN);
+        return;
+    }
+    xfer_end(&r->fl);
+    reply(r, q->op, 0, NULL, 0);
+    if (!stay || !r->stub) {
+        flush_out(r);
+        r->b->request_reset(r->b, false, "sw");
+    }
+}
+
+/* ---- the other commands ------------------------------------------------ */
+
+bool vb_rom_is_sync(const uint8_t *pkt, size_t len)
+{
+    eb_rom_request q;
+    if (eb_rom_parse_request(pkt, len, &q) != 0 || q.op != EB_ROM_SYNC || q.size != 36)
+        return false;
+    if (eb_rd32le(q.data) != EB_ROM_SYNC_WORD)
+        return false;
+    for (int i = 4; i < 36; i++)
+        if (q.data[i] != 0x55)
+            return false;
+    return true;
+}
+
+static void h_sync(vb_rom *r, const eb_rom_request *q)
+{
+    if (eb_rd32le(q->data) != EB_ROM_SYNC_WORD) {
+        reply_err(r, q->op, r->stub ? EB_STUB_ERR_BAD_DATA_LEN : EB_ROM_ERR_INVALID_MSG);
+        return;
+    }
+    /* Eight identical answers; value 0 tells hosts the stub is running. */
+    for (int i = 0; i < 8; i++)
+        reply(r, q->op, r->stub ? 0 : EB_ROM_SYNC_WORD, NULL, 0);
+}
+
+static void h_read_reg(vb_rom *r, const eb_rom_request *q) { reply(r, q->op, reg_get(r, eb_rd32le(q->data)), NULL, 0); }
+
+static void h_write_reg(vb_rom *r, const eb_rom_request *q)
+{
+    if (q->size == 0 || q->size % 16) {
+        reply_err(r, q->op, r->stub ? EB_STUB_ERR_BAD_DATA_LEN : EB_ROM_ERR_INVALID_MSG);
+        return;
+    }
+    for (size_t off = 0; off < q->size; off += 16) {
+        uint32_t addr = eb_rd32le(q->data + off), value = eb_rd32le(q->data + off + 4);
+        uint32_t mask = eb_rd32le(q->data + off + 8);
+        uint32_t old = reg_get(r, addr);
+        uint32_t v = (old & ~mask) | (value & mask);
+        reg_set(r, addr, v);
+        spi_maybe_run(r, addr, v);
+    }
+    reply(r, q->op, 0, NULL, 0);
+}
+
+static void h_security_info(vb_rom *r, const eb_rom_request *q)
+{
+    const eb_chip *c = r->b->chip;
+    if (!c->rom_security_info) {
+        reply_err(r, q->op, r->stub ? EB_STUB_ERR_INVALID_COMMAND : EB_ROM_ERR_INVALID_MSG);
+        return;
+    }
+    /* u32 flags, u8 flash_crypt_cnt, u8 key_purposes[7], u32 chip_id, u32 eco_version */
+    uint8_t info[20] = {0};
+    eb_wr32le(info + 12, (uint32_t)c->chip_id);
+    reply(r, q->op, 0, info, c->chip_id == 2 ? 12 : 20); /* the ESP32-S2 ROM stops after the key purposes */
+}
+
+static void h_ok(vb_rom *r, const eb_rom_request *q) { reply(r, q->op, 0, NULL, 0); }
+
+static void h_change_baud(vb_rom *r, const eb_rom_request *q)
+{
+    uint32_t baud = eb_rd32le(q->data);
+    if (baud < 300 || baud > 5000000) {
+        reply_err(r, q->op, r->stub ? EB_STUB_ERR_BAD_DATA_LEN : 0x01);
+        return;
+    }
+    reply(r, q->op, 0, NULL, 0);
+    flush_out(r);
+    if (r->hooks.set_baud_after_reply)
+        r->hooks.set_baud_after_reply(r->hooks.ctx, baud);
+}
+
+static bool md5_region(vb_rom *r, uint32_t addr, uint32_t size, uint8_t digest[16])
+{
+    if ((uint64_t)addr + size > r->flash->size)
+        return false;
+    unsigned n = 16;
+    EVP_Digest(r->flash->data + addr, size, digest, &n, EVP_md5(), NULL);
+    return true;
+}
+
+static void h_md5(vb_rom *r, const eb_rom_request *q)
+{
+    uint8_t d[16];
+    if (!md5_region(r, eb_rd32le(q->data), eb_rd32le(q->data + 4), d)) {
+        reply_err(r, q->op, r->stub ? EB_STUB_ERR_BAD_DATA_LEN : EB_ROM_ERR_FLASH_READ_LEN);
+        return;
+    }
+    if (r->stub) {
+        reply(r, q->op, 0, d, 16);
+        return;
+    }
+    char hex[33];
+    for (int i = 0; i < 16; i++)
+        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    reply(r, q->op, 0, (const uint8_t *)hex, 32);
+}
+
+static void h_read_flash_slow(vb_rom *r, const eb_rom_request *q)
+{
+    uint32_t addr = eb_rd32le(q->data), size = eb_rd32le(q->data + 4);
+    if (size > 64 || (uint64_t)addr + size > r->flash->size) {
+        reply_err(r, q->op, EB_ROM_ERR_FLASH_READ_LEN);
+        return;
+    }
+    reply(r, q->op, 0, r->flash->data + addr, size);
+}
+
+static void h_mem_begin(vb_rom *r, const eb_rom_request *q)
+{
+    r->mem.active = true;
+    r->mem.total = eb_rd32le(q->data);
+    r->mem.blocks = eb_rd32le(q->data + 4);
+    r->mem.block_size = eb_rd32le(q->data + 8);
+    r->mem.addr = eb_rd32le(q->data + 12);
+    r->mem.next_seq = 0;
+    r->mem.received = 0;
+    reply(r, q->op, 0, NULL, 0);
+}
+
+static void h_mem_data(vb_rom *r, const eb_rom_request *q)
+{
+    if (!r->mem.active) {
+        reply_err(r, q->op, r->stub ? 0xC6 : EB_ROM_ERR_FAILED);
+        return;
+    }
+    long len = check_data(r, q, r->mem.next_seq, 0);
+    if (len < 0)
+        return;
+    if (r->mem.received + (uint32_t)len > r->mem.total) {
+        reply_err(r, q->op, r->stub ? EB_STUB_ERR_TOO_MUCH_DATA : 0x0E); /* invalid RAM binary size */
+        return;
+    }
+    r->mem.received += (uint32_t)len; /* the code itself is not run: the board becomes the stub */
+    r->mem.next_seq++;
+    reply(r, q->op, 0, NULL, 0);
+}
+
+static void h_mem_end(vb_rom *r, const eb_rom_request *q)
+{
+    uint32_t entry = eb_rd32le(q->data + 4);
+    r->mem.active = false;
+    reply(r, q->op, 0, NULL, 0);
+    if (entry != 0 && !r->stub) {
+        r->stub = true;
+        xfer_end(&r->fl);
+        static const uint8_t ohai[] = {'O', 'H', 'A', 'I'};
+        frame(r, ohai, sizeof ohai); /* the stub's greeting */
+    }
+}
+
+static void h_erase_flash(vb_rom *r, const eb_rom_request *q)
+{
+    vb_flash_erase(r->flash, 0, r->flash->size);
+    reply(r, q->op, 0, NULL, 0);
+}
+
+static void h_erase_region(vb_rom *r, const eb_rom_request *q)
+{
+    uint32_t off = eb_rd32le(q->data), size = eb_rd32le(q->data + 4);
+    if (off % VB_FLASH_SECTOR || size % VB_FLASH_SECTOR || (uint64_t)off + size > r->flash->size) {
+        reply_err(r, q->op, EB_STUB_ERR_BAD_DATA_LEN);
+        return;
+    }
+    vb_flash_erase(r->flash, off, size);
+    reply(r, q->op, 0, NULL, 0);
+}
+
+/* READ_FLASH: ack, then the data in packet_size frames, then the raw MD5. The
+ * host's progress acks arrive as short frames and are ignored. */
+static void h_read_flash(vb_rom *r, const eb_rom_request *q)
+{
+    uint32_t off = eb_rd32le(q->data), len = eb_rd32le(q->data + 4), psize = eb_rd32le(q->data + 8);
+    if (!psize || psize > EB_STUB_FLASH_BLOCK || (uint64_t)off + len > r->flash->size) {
+        reply_err(r, q->op, EB_STUB_ERR_BAD_DATA_LEN);
+        return;
+    }
+    reply(r, q->op, 0, NULL, 0);
+    for (uint32_t done = 0; done < len; done += psize) {
+        uint32_t n = len - done < psize ? len - done : psize;
+        frame(r, r->flash->data + off + done, n);
+        if (r->out.len > 65536)
+            flush_out(r);
+    }
+    uint8_t d[16];
+    md5_region(r, off, len, d);
+    frame(r, d, 16);
+}
+
+static void h_run_user_code(vb_rom *r, const eb_rom_request *q)
+{
+    (void)q;
+    flush_out(r);
+    r->b->request_reset(r->b, false, "sw");
+}
+
+typedef struct rom_cmd {
+    uint8_t op;
+    uint16_t size_a, size_b; /* accepted data sizes; SIZE_ANY: checked by the handler */
+    bool stub_only, rom_only;
+    rom_handler fn;
+} rom_cmd;
+
+static const rom_cmd commands[] = {
+    {EB_ROM_FLASH_BEGIN, 16, 20, false, false, h_flash_begin},
+    {EB_ROM_FLASH_DATA, SIZE_ANY, SIZE_ANY, false, false, h_flash_data},
+    {EB_ROM_FLASH_END, 4, 4, false, false, h_flash_end},
+    {EB_ROM_MEM_BEGIN, 16, 16, false, false, h_mem_begin},
+    {EB_ROM_MEM_END, 8, 8, false, false, h_mem_end},
+    {EB_ROM_MEM_DATA, SIZE_ANY, SIZE_ANY, false, false, h_mem_data},
+    {EB_ROM_SYNC, 36, 36, false, false, h_sync},
+    {EB_ROM_WRITE_REG, SIZE_ANY, SIZE_ANY, false, false, h_write_reg},
+    {EB_ROM_READ_REG, 4, 4, false, false, h_read_reg},
+    {EB_ROM_SPI_SET_PARAMS, 24, 24, false, false, h_ok},
+    {EB_ROM_SPI_ATTACH, 4, 8, false, false, h_ok},
+    {EB_ROM_READ_FLASH_SLOW, 8, 8, false, true, h_read_flash_slow},
+    {EB_ROM_CHANGE_BAUDRATE, 8, 8, false, false, h_change_baud},
+    {EB_ROM_FLASH_DEFL_BEGIN, 16, 20, false, false, h_defl_begin},
+    {EB_ROM_FLASH_DEFL_DATA, SIZE_ANY, SIZE_ANY, false, false, h_defl_data},
+    {EB_ROM_FLASH_DEFL_END, 4, 4, false, false, h_flash_end},
+    {EB_ROM_SPI_FLASH_MD5, 16, 16, false, false, h_md5},
+    {EB_ROM_GET_SECURITY_INFO, 0, 0, false, false, h_security_info},
+    {EB_ROM_ERASE_FLASH, 0, 0, true, false, h_erase_flash},
+    {EB_ROM_ERASE_REGION, 8, 8, true, false, h_erase_region},
+    {EB_ROM_READ_FLASH, 16, 16, true, false, h_read_flash},
+    {EB_ROM_RUN_USER_CODE, 0, 0, true, false, h_run_user_code},
+};
+
+void vb_rom_handle(vb_rom *r, const uint8_t *pkt, size_t len)
+{
+    eb_rom_request q;
+    if (eb_rom_parse_request(pkt, len, &q) != 0)
+        return; /* not a request (a host's READ_FLASH ack, line noise): no answer */
+    const rom_cmd *cmd = NULL;
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (commands[i].op == q.op)
+            cmd = &commands[i];
+    if (!cmd || (cmd->stub_only && !r->stub) || (cmd->rom_only && r->stub)) {
+        reply_err(r, q.op, r->stub ? EB_STUB_ERR_INVALID_COMMAND : EB_ROM_ERR_INVALID_MSG);
+    } else if (cmd->size_a != SIZE_ANY && q.size != cmd->size_a && q.size != cmd->size_b) {
+        reply_err(r, q.op, r->stub ? EB_STUB_ERR_BAD_DATA_LEN : EB_ROM_ERR_INVALID_MSG);
+    } else {
+        cmd->fn(r, &q);
+    }
+    flush_out(r);
+}
+
+void vb_rom_feed(vb_rom *r, const uint8_t *data, size_t len)
+{
+    while (len) {
+        int done = 0;
+        size_t used = eb_slip_decode(&r->dec, data, len, &done, NULL);
+        data += used;
+        len -= used;
+        if (done) {
+            if (!r->dec.bad_escape && !r->dec.overflow)
+                vb_rom_handle(r, r->dec.packet.data, r->dec.packet.len);
+            eb_slip_decoder_next(&r->dec);
+        }
+    }
+}
+
+vb_rom *vb_rom_new(vb_board *b, vb_flash *flash, const vb_rom_hooks *hooks)
+{
+    vb_rom *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->b = b;
+    r->flash = flash;
+    if (hooks)
+        r->hooks = *hooks;
+    eb_slip_decoder_init(&r->dec);
+    r->dec.max_len = EB_STUB_FLASH_BLOCK + 64;
+    eb_buf_init(&r->out);
+    return r;
+}
+
+void vb_rom_reset(vb_rom *r)
+{
+    xfer_end(&r->fl);
+    memset(&r->mem, 0, sizeof r->mem);
+    r->stub = false;
+    r->n_regs = 0;
+    r->checksum_faults = 0;
+    eb_slip_decoder_next(&r->dec);
+}
+
+void vb_rom_free(vb_rom *r)
+{
+    if (!r)
+        return;
+    xfer_end(&r->fl);
+    eb_slip_decoder_free(&r->dec);
+    eb_buf_free(&r->out);
+    free(r);
+}
+
+bool vb_rom_stub_running(const vb_rom *r) { return r->stub; }

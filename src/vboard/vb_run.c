@@ -1,0 +1,480 @@
+/* The virtual board's main loop (see vb_run.h and docs/vboard.md).
+ *
+ * One thread owns the board: it reads the pty, runs the ROM loader, serves the
+ * control socket, drives boot timers and performs resets that any thread
+ * requested through b->request_reset (signalled over a pipe). Output goes
+ * through vb_pty's paced writer thread. */
+#include "vb_run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "espbench/clock.h"
+#include "espbench/slip.h"
+#include "vb_boot.h"
+#include "vb_control.h"
+#include "vb_faults.h"
+#include "vb_flash.h"
+#include "vb_pty.h"
+#include "vb_rom.h"
+
+#define MAX_POLL 16
+
+enum boot_timer { T_NONE, T_SLOW_BOOT, T_INVALID_LOOP };
+
+typedef struct vb_run_state {
+    const vb_opts *o;
+    eb_profiles prof;
+    bool prof_loaded;
+    vb_board b;
+    vb_flash flash;
+    vb_pty *pty;
+    vb_rom *rom;
+    vb_control *ctl;
+    int wake[2];
+    int sfd;
+    bool powered;      /* the first power-on waits for a host to open the port */
+    bool host;
+    bool quit;
+    pthread_mutex_t rlock; /* guards the pending reset */
+    bool reset_pending, reset_download;
+    char reset_reason[24];
+    eb_slip_decoder appdec; /* watches for SYNC outside download mode */
+    eb_image_info app;
+    bool app_valid;
+    enum boot_timer timer;
+    uint64_t timer_at;
+    int loop_lines;
+    vb_reset_cause cause;
+    uint32_t seed_state;
+} vb_run_state;
+
+/* ---- board callbacks --------------------------------------------------- */
+
+static void board_write(vb_board *b, const void *data, size_t len)
+{
+    vb_run_state *s = b->impl;
+    vb_pty_write(s->pty, data, len);
+}
+
+static void board_request_reset(vb_board *b, bool download, const char *reason)
+{
+    vb_run_state *s = b->impl;
+    pthread_mutex_lock(&s->rlock);
+    s->reset_pending = true;
+    s->reset_download = download;
+    snprintf(s->reset_reason, sizeof s->reset_reason, "%s", reason ? reason : "sw");
+    pthread_mutex_unlock(&s->rlock);
+    ssize_t w = write(s->wake[1], "r", 1);
+    (void)w;
+}
+
+static void rom_set_baud(void *ctx, uint32_t baud)
+{
+    vb_run_state *s = ctx;
+    vb_pty_set_baud_after_queued(s->pty, baud);
+}
+
+static uint32_t rom_current_baud(void *ctx)
+{
+    vb_run_state *s = ctx;
+    return vb_pty_baud(s->pty);
+}
+
+static void set_mode(vb_run_state *s, enum vb_mode m)
+{
+    pthread_mutex_lock(&s->b.lock);
+    s->b.mode = m;
+    pthread_mutex_unlock(&s->b.lock);
+}
+
+static enum vb_mode get_mode(vb_run_state *s)
+{
+    pthread_mutex_lock(&s->b.lock);
+    enum vb_mode m = s->b.mode;
+    pthread_mutex_unlock(&s->b.lock);
+    return m;
+}
+
+static void emit(vb_run_state *s, eb_buf *out)
+{
+    vb_pty_write(s->pty, out->data, out->len);
+    eb_buf_reset(out);
+}
+
+/* ---- boot --------------------------------------------------------------- */
+
+static uint32_t next_rand(vb_run_state *s)
+{
+    s->seed_state = s->seed_state * 1664525u + 1013904223u;
+    return s->seed_state >> 8;
+}
+
+static void start_app_or_loop(vb_run_state *s)
+{
+    eb_buf out;
+    eb_buf_init(&out);
+    s->app_valid = vb_boot_find_app(s->b.chip, s->flash.data, s->flash.size, &s->app);
+    if (s->app_valid) {
+        vb_boot_rom_load_lines(s->b.chip, &out);
+        emit(s, &out);
+        vb_fault f;
+        if (vb_board_take_fault(&s->b, "garbage", NULL, &f)) {
+            long n = vb_fault_arg_long(&f, 64);
+            for (long i = 0; i < n; i++)
+                eb_buf_append_byte(&out, (uint8_t)next_rand(s));
+            emit(s, &out);
+        }
+        set_mode(s, VB_MODE_APP);
+        s->timer = T_NONE;
+        vb_console_boot(s->b.console, &s->app, vb_reset_cause_name(s->cause));
+    } else {
+        set_mode(s, VB_MODE_NO_APP);
+        uint32_t word = eb_rd32le(s->flash.data + VB_APP_OFFSET);
+        vb_boot_invalid_header_line(s->b.chip, word, &out);
+        emit(s, &out);
+        s->loop_lines = 1;
+        int period = vb_boot_invalid_header_period_ms(s->b.chip);
+        s->timer = period > 0 ? T_INVALID_LOOP : T_NONE;
+        s->timer_at = eb_now_ms() + (uint64_t)period;
+    }
+    eb_buf_free(&out);
+}
+
+/* A reset: everything the app runs stops, the ROM prints its banner, then
+ * either the loader waits for a host (download) or the flash boot proceeds. */
+static void do_reset(vb_run_state *s, vb_reset_cause cause, bool download)
+{
+    if (s->powered)
+        vb_console_halt(s->b.console);
+    s->powered = true;
+    s->cause = cause;
+    s->timer = T_NONE;
+    vb_rom_reset(s->rom);
+    eb_slip_decoder_next(&s->appdec);
+    uint32_t host = vb_pty_host_baud(s->pty);
+    vb_pty_set_baud(s->pty, host ? host : 115200); /* the ROM talks at the host's line speed */
+    eb_buf out;
+    eb_buf_init(&out);
+    vb_boot_rom_banner(s->b.chip, cause, download, &out);
+    emit(s, &out);
+    eb_buf_free(&out);
+    if (download) {
+        set_mode(s, VB_MODE_DOWNLOAD);
+        return;
+    }
+    set_mode(s, VB_MODE_NO_APP); /* until the flash boot finishes */
+    vb_fault f;
+    if (vb_board_take_fault(&s->b, "slow-boot", NULL, &f)) {
+        s->timer = T_SLOW_BOOT;
+        s->timer_at = eb_now_ms() + (uint64_t)vb_fault_arg_long(&f, 1000);
+        return;
+    }
+    start_app_or_loop(s);
+}
+
+static void on_timer(vb_run_state *s)
+{
+    enum boot_timer t = s->timer;
+    s->timer = T_NONE;
+    if (t == T_SLOW_BOOT) {
+        start_app_or_loop(s);
+        return;
+    }
+    if (t != T_INVALID_LOOP)
+        return;
+    eb_buf out;
+    eb_buf_init(&out);
+    if (s->loop_lines >= vb_boot_invalid_header_burst(s->b.chip)) {
+        /* the ROM's watchdog resets the chip and the flash boot starts over */
+        vb_boot_rom_banner(s->b.chip, VB_RST_WDT, false, &out);
+        s->loop_lines = 0;
+    }
+    vb_boot_invalid_header_line(s->b.chip, eb_rd32le(s->flash.data + VB_APP_OFFSET), &out);
+    s->loop_lines++;
+    emit(s, &out);
+    eb_buf_free(&out);
+    s->timer = T_INVALID_LOOP;
+    s->timer_at = eb_now_ms() + (uint64_t)vb_boot_invalid_header_period_ms(s->b.chip);
+}
+
+/* ---- input from the host ------------------------------------------------ */
+
+static void on_host_bytes(vb_run_state *s, const uint8_t *data, size_t len)
+{
+    while (len) {
+        enum vb_mode m = get_mode(s);
+        if (m == VB_MODE_DOWNLOAD) {
+            vb_rom_feed(s->rom, data, len);
+            return;
+        }
+        /* Application mode: text goes to the console; a SYNC frame resets the
+         * chip into download mode (what DTR/RTS would do on a real board). */
+        eb_buf noise;
+        eb_buf_init(&noise);
+        int done = 0;
+        size_t used = eb_slip_decode(&s->appdec, data, len, &done, &noise);
+        data += used;
+        len -= used;
+        if (noise.len && m == VB_MODE_APP)
+            vb_console_feed(s->b.console, noise.data, noise.len);
+        eb_buf_free(&noise);
+        if (!done)
+            continue;
+        bool sync = vb_rom_is_sync(s->appdec.packet.data, s->appdec.packet.len);
+        if (sync && s->powered) {
+            eb_buf pkt;
+            eb_buf_init(&pkt);
+            eb_buf_append(&pkt, s->appdec.packet.data, s->appdec.packet.len);
+            do_reset(s, VB_RST_POWERON, true);
+            vb_rom_handle(s->rom, pkt.data, pkt.len);
+            eb_buf_free(&pkt);
+        }
+        eb_slip_decoder_next(&s->appdec);
+    }
+}
+
+/* ---- control socket ------------------------------------------------------ */
+
+static int ctl_reset(void *ctx, bool download, eb_buf *reply, eb_error *err)
+{
+    (void)err;
+    vb_run_state *s = ctx;
+    do_reset(s, VB_RST_POWERON, download);
+    eb_buf_printf(reply, "%s", download ? "download" : "reset");
+    return 0;
+}
+
+static int ctl_fault(void *ctx, const char *spec, eb_buf *reply, eb_error *err)
+{
+    vb_run_state *s = ctx;
+    vb_fault f;
+    if (vb_fault_parse(spec, &f, err) || vb_board_add_fault(&s->b, &f, err))
+        return EB_ECONFIG;
+    char txt[160];
+    vb_fault_format(&f, txt, sizeof txt);
+    eb_buf_printf(reply, "armed %s", txt);
+    return 0;
+}
+
+static const char *mode_name(vb_run_state *s)
+{
+    if (!s->powered)
+        return "off";
+    switch (get_mode(s)) {
+    case VB_MODE_DOWNLOAD: return vb_rom_stub_running(s->rom) ? "stub" : "download";
+    case VB_MODE_APP: return "app";
+    case VB_MODE_NO_APP: return s->timer == T_SLOW_BOOT ? "booting" : "no-app";
+    }
+    return "?";
+}
+
+static int ctl_status(void *ctx, eb_buf *reply, eb_error *err)
+{
+    (void)err;
+    vb_run_state *s = ctx;
+    int armed = 0;
+    pthread_mutex_lock(&s->b.lock);
+    for (int i = 0; i < s->b.n_faults; i++)
+        armed += s->b.faults[i].armed;
+    pthread_mutex_unlock(&s->b.lock);
+    bool app = s->app_valid && get_mode(s) == VB_MODE_APP;
+    eb_buf_printf(reply, "mode=%s baud=%u chip=%s project=%s idf=%s ip=%s faults=%d", mode_name(s),
+                  vb_pty_baud(s->pty), s->b.chip->name, app && s->app.project_name[0] ? s->app.project_name : "-",
+                  app && s->app.idf_ver[0] ? s->app.idf_ver : "-", s->b.ip, armed);
+    return 0;
+}
+
+static int ctl_quit(void *ctx, eb_buf *reply, eb_error *err)
+{
+    (void)err;
+    vb_run_state *s = ctx;
+    s->quit = true;
+    eb_buf_printf(reply, "bye");
+    return 0;
+}
+
+/* ---- setup and loop ------------------------------------------------------ */
+
+static int setup(vb_run_state *s, const vb_opts *o, eb_error *err)
+{
+    int rc = eb_profiles_load_default(&s->prof, o->profiles, err);
+    if (rc)
+        return rc;
+    s->prof_loaded = true;
+    const eb_chip *chip = eb_profiles_chip(&s->prof, o->chip);
+    if (!chip) {
+        char names[512] = "";
+        for (int i = 0; i < s->prof.n_chips; i++) {
+            if (i)
+                strncat(names, ", ", sizeof names - strlen(names) - 1);
+            strncat(names, s->prof.chips[i].name, sizeof names - strlen(names) - 1);
+        }
+        return eb_fail(err, EB_ECONFIG, "--chip %s: no such chip in the profiles (known: %s)", o->chip, names);
+    }
+    size_t fsize = chip->flash_size ? chip->flash_size : 4u * 1024 * 1024;
+    if ((rc = vb_flash_open(&s->flash, o->flash, fsize, err)))
+        return rc;
+    vb_board *b = &s->b;
+    b->profiles = &s->prof;
+    b->chip = chip;
+    b->flash = s->flash.data;
+    b->flash_size = s->flash.size;
+    snprintf(b->ip, sizeof b->ip, "%s", o->ip);
+    memcpy(b->aps, o->aps, sizeof b->aps);
+    b->n_aps = o->n_aps;
+    b->seed = o->seed;
+    b->noise_pct = o->noise_pct;
+    b->baud_timing = o->baud_timing;
+    b->baud = 115200;
+    memcpy(b->faults, o->faults, sizeof b->faults);
+    b->n_faults = o->n_faults;
+    pthread_mutex_init(&b->lock, NULL);
+    b->mode = VB_MODE_NO_APP;
+    b->write = board_write;
+    b->request_reset = board_request_reset;
+    b->impl = s;
+    s->seed_state = o->seed;
+    if ((rc = vb_pty_open(&s->pty, o->link, o->baud_timing, 115200, err)))
+        return rc;
+    vb_rom_hooks hooks = {.set_baud_after_reply = rom_set_baud, .current_baud = rom_current_baud, .ctx = s};
+    s->rom = vb_rom_new(b, &s->flash, &hooks);
+    b->console = vb_console_new(b);
+    if (!s->rom || !b->console)
+        return eb_fail(err, EB_EIO, "out of memory");
+    if (o->control) {
+        vb_control_target t = {ctl_reset, ctl_fault, ctl_status, ctl_quit, s};
+        if ((rc = vb_control_open(&s->ctl, o->control, &t, err)))
+            return rc;
+    }
+    return 0;
+}
+
+static void teardown(vb_run_state *s)
+{
+    if (s->b.console) {
+        vb_console_halt(s->b.console);
+        vb_console_free(s->b.console);
+    }
+    if (s->pty)
+        vb_pty_close(s->pty);
+    vb_rom_free(s->rom);
+    vb_control_close(s->ctl);
+    if (s->flash.data)
+        vb_flash_close(&s->flash);
+    if (s->prof_loaded)
+        eb_profiles_free(&s->prof);
+    eb_slip_decoder_free(&s->appdec);
+    if (s->b.write)
+        pthread_mutex_destroy(&s->b.lock);
+    pthread_mutex_destroy(&s->rlock);
+}
+
+static void handle_wake(vb_run_state *s)
+{
+    char buf[64];
+    while (read(s->wake[0], buf, sizeof buf) > 0) {
+    }
+    pthread_mutex_lock(&s->rlock);
+    bool pending = s->reset_pending, download = s->reset_download;
+    char reason[24];
+    memcpy(reason, s->reset_reason, sizeof reason);
+    s->reset_pending = false;
+    pthread_mutex_unlock(&s->rlock);
+    if (pending)
+        do_reset(s, vb_reset_cause_from_name(reason), download);
+}
+
+static int loop(vb_run_state *s)
+{
+    uint8_t buf[65536];
+    while (!s->quit) {
+        bool host = vb_pty_host_present(s->pty);
+        if (host && !s->powered)
+            do_reset(s, VB_RST_POWERON, false); /* power-on when a host first opens the port */
+        s->host = host;
+        s->b.baud = vb_pty_baud(s->pty);
+
+        struct pollfd fds[MAX_POLL];
+        int n = 0, i_pty = -1;
+        fds[n++] = (struct pollfd){.fd = s->sfd, .events = POLLIN};
+        fds[n++] = (struct pollfd){.fd = s->wake[0], .events = POLLIN};
+        if (host) {
+            i_pty = n;
+            fds[n++] = (struct pollfd){.fd = vb_pty_master_fd(s->pty), .events = POLLIN};
+        }
+        int i_ctl = n;
+        if (s->ctl)
+            n += vb_control_pollfds(s->ctl, fds + n, MAX_POLL - n);
+        int timeout = host ? 1000 : 50; /* without a host, watch for one to open the port */
+        if (s->timer != T_NONE) {
+            uint64_t now = eb_now_ms();
+            int left = s->timer_at > now ? (int)(s->timer_at - now) : 0;
+            if (left < timeout)
+                timeout = left;
+        }
+        int r = poll(fds, (nfds_t)n, timeout);
+        if (r < 0 && errno != EINTR)
+            return eb_fail(NULL, EB_EIO, "poll");
+        if (fds[0].revents)
+            return 0; /* SIGTERM / SIGINT */
+        if (fds[1].revents)
+            handle_wake(s);
+        if (i_pty >= 0 && (fds[i_pty].revents & POLLIN)) {
+            ssize_t got = read(vb_pty_master_fd(s->pty), buf, sizeof buf);
+            if (got > 0)
+                on_host_bytes(s, buf, (size_t)got);
+        }
+        if (s->ctl)
+            vb_control_service(s->ctl, fds + i_ctl, n - i_ctl);
+        if (s->timer != T_NONE && eb_now_ms() >= s->timer_at)
+            on_timer(s);
+    }
+    return 0;
+}
+
+int vb_run(const vb_opts *o, FILE *announce, eb_error *err)
+{
+    vb_run_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return eb_fail(err, EB_EIO, "out of memory");
+    s->o = o;
+    s->sfd = -1;
+    s->wake[0] = s->wake[1] = -1;
+    pthread_mutex_init(&s->rlock, NULL);
+    eb_slip_decoder_init(&s->appdec);
+    /* Signals are taken through a signalfd; block them before any thread starts. */
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    s->sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+    int rc = 0;
+    if (s->sfd < 0 || pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) != 0)
+        rc = eb_fail(err, EB_EIO, "cannot set up signal handling: %s", strerror(errno));
+    if (!rc)
+        rc = setup(s, o, err);
+    if (!rc) {
+        if (announce) {
+            fprintf(announce, "%s\n", vb_pty_slave_path(s->pty));
+            fflush(announce);
+        }
+        rc = loop(s);
+    }
+    teardown(s);
+    if (s->sfd >= 0)
+        close(s->sfd);
+    for (int i = 0; i < 2; i++)
+        if (s->wake[i] >= 0)
+            close(s->wake[i]);
+    free(s);
+    return rc;
+}

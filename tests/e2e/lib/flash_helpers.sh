@@ -1,0 +1,108 @@
+# Shared by the flash_/detect_/rfc2217_/fetch_ e2e scripts (sourced, not run).
+# Env from ctest: ESPBENCH, VBOARD, SOURCE_DIR, BUILD_DIR, FIXTURES_DIR.
+set -euo pipefail
+: "${ESPBENCH:?}" "${VBOARD:?}" "${SOURCE_DIR:?}"
+
+T=$(mktemp -d /tmp/espbench-e2e.XXXXXX)
+PIDS=()
+cleanup() {
+    for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+    for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+    rm -rf "$T"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# for_each_chip FUNC: runs FUNC CHIP for every chip at once, each in a subshell
+# that stops its own boards and servers; fails if any did. Most of a flash is
+# waiting on ptys and sockets, so the chips overlap well even on 2 cores.
+for_each_chip() {
+    local fn=$1 pids=() names=() rc=0
+    for chip in $(chips); do
+        (
+            PIDS=()
+            trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait' EXIT
+            "$fn" "$chip"
+        ) >"$T/$chip.log" 2>&1 &
+        pids+=($!)
+        names+=("$chip")
+    done
+    for i in "${!pids[@]}"; do
+        if wait "${pids[$i]}"; then
+            echo "ok ${names[$i]}"
+        else
+            cat "$T/${names[$i]}.log" >&2
+            rc=1
+        fi
+    done
+    [ $rc = 0 ] || fail "some chips failed"
+}
+
+# All chips with a profile, from profiles/*.yaml.
+chips() { for f in "$SOURCE_DIR"/profiles/*.yaml; do basename "$f" .yaml; done; }
+
+# start_vboard NAME CHIP [vboard args...]: board on $T/NAME.tty, flash $T/NAME.flash.
+start_vboard() {
+    local name=$1 chip=$2
+    shift 2
+    "$VBOARD" --chip "$chip" --flash "$T/$name.flash" --link "$T/$name.tty" "$@" \
+        >"$T/$name.vb.out" 2>"$T/$name.vb.err" &
+    PIDS+=($!)
+    eval "VB_PID_$name=$!"
+    for _ in $(seq 100); do [ -e "$T/$name.tty" ] && return 0; sleep 0.05; done
+    cat "$T/$name.vb.err" >&2
+    fail "vboard $name ($chip) did not come up"
+}
+
+# A free TCP port on 127.0.0.1.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# start_ser2net NAME PORT ACCEPTER: ser2net 4.3 on 127.0.0.1:PORT in front of $T/NAME.tty.
+# ACCEPTER is "telnet(rfc2217),tcp" (RFC 2217) or "tcp" (raw).
+start_ser2net() {
+    local name=$1 port=$2 acc=${3:-"telnet(rfc2217),tcp"}
+    local pts
+    pts=$(readlink -f "$T/$name.tty")
+    cat >"$T/$name.ser2net.yaml" <<YAML
+%YAML 1.1
+---
+connection: &$name
+  accepter: $acc,127.0.0.1,$port
+  connector: serialdev(nouucplock=true),$pts,115200n81,local
+  options:
+    kickolduser: true
+YAML
+    ser2net -n -d -c "$T/$name.ser2net.yaml" -P "$T/$name.ser2net.pid" >"$T/$name.ser2net.log" 2>&1 &
+    PIDS+=($!)
+    for _ in $(seq 100); do
+        python3 -c "import socket; socket.create_connection(('127.0.0.1',$port),0.2).close()" 2>/dev/null && return 0
+        sleep 0.05
+    done
+    cat "$T/$name.ser2net.log" >&2
+    fail "ser2net for $name did not listen on $port"
+}
+
+# mkimage CHIP FILE SIZE [PROJECT]
+mkimage() {
+    "$VBOARD" mkimage --chip "$1" --project "${4:-e2e}" --idf v5.4 --size "$3" -o "$2" >/dev/null
+}
+
+# flash_matches FLASHFILE OFFSET IMAGE: the board's flash holds IMAGE at OFFSET.
+flash_matches() {
+    local size
+    size=$(stat -c %s "$3")
+    cmp -s -n "$size" "$3" <(tail -c +$(($2 + 1)) "$1" | head -c "$size") || fail "flash $1 at $2 differs from $3"
+}
+
+# bootloader offset of a chip from its profile.
+boot_offset() { sed -n 's/^ *bootloader_offset: *\([0-9A-Fa-fx]*\).*/\1/p' "$SOURCE_DIR/profiles/$1.yaml"; }
+
+# expect_fail CODE "message part" cmd...: exit code and one stderr line containing the text.
+expect_fail() {
+    local code=$1 want=$2 rc=0
+    shift 2
+    timeout 40 "$@" >"$T/out" 2>"$T/err" || rc=$?
+    [ "$rc" = "$code" ] || { cat "$T/err" >&2; fail "expected exit $code, got $rc: $*"; }
+    grep -qF -- "$want" "$T/err" || { cat "$T/err" >&2; fail "expected '$want' in stderr of: $*"; }
+}

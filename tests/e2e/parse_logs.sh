@@ -1,0 +1,83 @@
+# `espbench parse`: captured logs (fixtures, and a real iperf2 run on
+# 127.0.0.1) into results.json; bad input gives one line and exit 2 or 3.
+set -u
+: "${ESPBENCH:?}" "${FIXTURES_DIR:?}"
+tmp=$(mktemp -d)
+server_pid=
+cleanup() {
+    if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null; fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+B=$FIXTURES_DIR/logs/board
+P=$FIXTURES_DIR/logs/iperf2
+
+# 1. A board log and the PC log of the same test pair into one entry.
+"$ESPBENCH" parse --tier iperf -o "$tmp/r1.json" "$B/iperf-cmd-1.0_esp32c6_tcp_tx.log" "$P/tcp.server.log" \
+    >"$tmp/out1" 2>"$tmp/err1" || fail "parse of fixtures exited $?: $(cat "$tmp/err1")"
+grep -q "^tcp_tx  ok" "$tmp/out1" || fail "summary table: $(cat "$tmp/out1")"
+python3 - "$tmp/r1.json" <<'EOF' || fail "results.json content (fixtures)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["schema"] == "espbench-results", r.get("schema")
+assert len(r["entries"]) == 1, len(r["entries"])
+e = r["entries"][0]
+assert (e["chip"], e["tier"], e["test"], e["status"]) == ("esp32c6", "iperf", "tcp_tx", "ok"), e
+assert len(e["intervals"]["receiver"]) == 4 and len(e["intervals"]["sender"]) == 4, e["intervals"]
+assert abs(e["mean_mbps"] - 19850) < 1e-6, e["mean_mbps"]
+assert e["min_free_heap"] == 222222
+assert r["boards"][0]["dialect"] == "iperf-cmd-1.0"
+EOF
+
+# 2. The machine-readable espbench dialect, JSON on stdout.
+"$ESPBENCH" parse "$B/espbench_esp32_udp_rx.log" >"$tmp/r2.json" 2>"$tmp/err2" || fail "espbench log: $(cat "$tmp/err2")"
+python3 - "$tmp/r2.json" <<'EOF' || fail "results.json content (espbench dialect)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+e = r["entries"][0]
+assert e["test"] == "udp_rx" and e["chip"] == "esp32", e
+assert abs(e["loss_pct"] - 100.0 * 15 / 20924) < 1e-9, e["loss_pct"]
+assert e["intervals"]["receiver"][1]["bytes"] == 10500000
+EOF
+
+# 3. A real iperf2 run on loopback, captured and parsed (UDP server = board TX).
+port=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+iperf -s -u -B 127.0.0.1 -p "$port" -i 0.5 -P 1 -t 8 >"$tmp/pc.log" 2>&1 &
+server_pid=$!
+sleep 0.5
+timeout 10 iperf -c 127.0.0.1 -u -p "$port" -i 0.5 -t 1.5 -b 5m >"$tmp/client.log" 2>&1 || fail "iperf client"
+wait "$server_pid"
+server_pid=
+"$ESPBENCH" parse --chip esp32 --warmup 0 -o "$tmp/r3.json" "$tmp/pc.log" >/dev/null 2>"$tmp/err3" \
+    || fail "live server log: $(cat "$tmp/err3"; cat "$tmp/pc.log")"
+"$ESPBENCH" parse --chip esp32 --warmup 0 -o "$tmp/r4.json" "$tmp/client.log" >/dev/null 2>"$tmp/err4" \
+    || fail "live client log: $(cat "$tmp/err4"; cat "$tmp/client.log")"
+python3 - "$tmp/r3.json" "$tmp/r4.json" <<'EOF' || fail "results.json content (live run): $(cat "$tmp/pc.log")"
+import json, sys
+s = json.load(open(sys.argv[1]))["entries"][0]
+c = json.load(open(sys.argv[2]))["entries"][0]
+assert s["test"] == "udp_tx" and len(s["intervals"]["receiver"]) == 3, s
+assert 4.0 < s["mean_mbps"] < 6.0, s["mean_mbps"]
+assert s["loss_pct"] is not None
+assert c["test"] == "udp_rx" and len(c["intervals"]["sender"]) == 3, c
+assert c["loss_pct"] is not None and c["loss_pct"] < 5, c   # from the Server Report
+EOF
+
+# 4. Bad input: one line naming the file (and line), exit 2; unreadable file, exit 3.
+"$ESPBENCH" parse "$B/ambiguous_int_intervals.log" >/dev/null 2>"$tmp/e1"; rc=$?
+[ "$rc" = 2 ] || fail "ambiguous dialect: exit $rc"
+[ "$(wc -l <"$tmp/e1")" = 1 ] && grep -q "ambiguous_int_intervals.log: cannot tell the board's console dialect: .*pass --dialect" "$tmp/e1" \
+    || fail "ambiguous dialect message: $(cat "$tmp/e1")"
+"$ESPBENCH" parse "$P/refused.client.log" >/dev/null 2>"$tmp/e2"; rc=$?
+[ "$rc" = 2 ] || fail "refused: exit $rc"
+grep -qx "espbench: .*refused.client.log:5: iperf failed: tcp connect failed: Connection refused" "$tmp/e2" \
+    || fail "refused message: $(cat "$tmp/e2")"
+"$ESPBENCH" parse "$tmp/missing.log" >/dev/null 2>"$tmp/e3"; rc=$?
+[ "$rc" = 3 ] || fail "missing file: exit $rc"
+grep -q "missing.log: cannot read: No such file or directory" "$tmp/e3" || fail "missing message: $(cat "$tmp/e3")"
+"$ESPBENCH" parse --dialect nope "$P/tcp.server.log" >/dev/null 2>"$tmp/e4"; rc=$?
+[ "$rc" = 2 ] || fail "bad --dialect: exit $rc"
+"$ESPBENCH" parse --dialect idf-v4.4 "$B/ambiguous_int_intervals.log" >/dev/null 2>"$tmp/e5"; rc=$?
+[ "$rc" = 2 ] && grep -q "ambiguous_int_intervals.log:1: .*pass --test" "$tmp/e5" || fail "no test: $rc $(cat "$tmp/e5")"
+echo "parse_logs: ok"

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# espbench ports: a header and one line per local port (whatever this machine
+# has; USB kinds are unit-tested in test_port.c), exit 0; extra arguments are
+# a usage error.
+source "$(dirname "$0")/lib/flash_helpers.sh"
+"$ESPBENCH" ports >"$T/out" 2>"$T/err" || { cat "$T/err"; fail "ports failed"; }
+if [ -s "$T/out" ]; then
+    head -1 "$T/out" | grep -qE "^PORT +VID:PID +SERIAL +KIND +DESCRIPTION$" || { cat "$T/out"; fail "header"; }
+    tail -n +2 "$T/out" | grep -qvE "^/" && { cat "$T/out"; fail "a line that is not a port"; }
+else
+    grep -qx "espbench: no local serial ports found (is the board plugged in?)" "$T/err" || fail "empty list message"
+fi
+expect_fail 2 "unexpected argument 'extra'" "$ESPBENCH" ports extra
+echo ok

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# espbench profiles: list, show (table and JSON), unknown chip/tier, overlays, a broken profile dir.
+set -euo pipefail
+: "${ESPBENCH:?}" "${FIXTURES_DIR:?}"
+unset ESPBENCH_PROFILES
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# list: every shipped chip, one line each (plus the header).
+"$ESPBENCH" profiles list > "$tmp/list"
+[ "$(wc -l < "$tmp/list")" -eq 10 ] || fail "list: expected 10 lines"
+for chip in esp32 esp32s2 esp32s3 esp32c2 esp32c3 esp32c5 esp32c6 esp32c61 esp8266; do
+    grep -q "^$chip " "$tmp/list" || fail "list: no $chip"
+done
+grep -q '^esp8266 *ESP8266 *default, ampdu-off, cpu-80m, cache-off, all-off$' "$tmp/list" || fail "list: esp8266 tiers"
+
+# show --json: the 7 esp32 tiers with the docs' figures.
+"$ESPBENCH" profiles show esp32 --json > "$tmp/esp32.json"
+python3 - "$tmp/esp32.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["chip"] == "esp32" and d["display"] == "ESP32", d["chip"]
+assert d["magic"] == ["0x00F01D83"] and d["chip_id"] == 0 and d["bootloader_offset"] == 4096
+plain = [t for t in d["tiers"] if not t["psram"]]
+assert [t["name"] for t in plain] == ["iperf", "tx-prior", "high-performance", "rx-prior",
+                                      "default", "memory-saving", "minimum"], [t["name"] for t in plain]
+assert len(d["tiers"]) == 11
+it = plain[0]
+s = it["settings"]
+assert (s["static_rx"], s["dynamic_rx"], s["dynamic_tx"]) == (16, 64, 64), s
+assert s["rx_ba_win"] == 32 and s["tcp_snd_buf_kb"] == 65 and s["tcp_wnd_kb"] == 65, s
+assert "static_tx" not in s
+assert it["runtime"]["static_rx"] is True and it["runtime"]["tcp_wnd_kb"] is False
+r = it["reference"]
+assert r == {"avail_kb": 37.1, "tcp_tx_mbps": 74.6, "tcp_rx_mbps": 63.6,
+             "udp_tx_mbps": 76.2, "udp_rx_mbps": 83.1}, r
+mn = plain[6]
+assert mn["settings"]["rx_ba_win"] == 0 and mn["label"] == "Minimum" and mn["label_zh"] == "最小"
+PY
+
+# One tier, JSON and table.
+"$ESPBENCH" profiles show esp32s3 psram-quad-iperf --json > "$tmp/s3.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["tiers"]; assert len(t)==1 and t[0]["reference"]["tcp_tx_mbps"]==93.1 and t[0]["psram"], t' "$tmp/s3.json"
+"$ESPBENCH" profiles show esp32 minimum > "$tmp/min.txt"
+grep -q '^WIFI_RX_BA_WIN  *Disable$' "$tmp/min.txt" || fail "table: Disable row"
+grep -q '^TCP TX throughput (Mbit/s)  *25.6$' "$tmp/min.txt" || fail "table: TCP TX row"
+"$ESPBENCH" profiles show esp32c61 --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["tiers"][0]["reference"]["avail_kb"] is None'
+
+# Unknown chip / tier: one line naming what exists, exit 2.
+set +e
+"$ESPBENCH" profiles show esp99 > /dev/null 2> "$tmp/err"; rc=$?
+set -e
+[ $rc -eq 2 ] || fail "unknown chip: exit $rc"
+[ "$(wc -l < "$tmp/err")" -eq 1 ] || fail "unknown chip: not one line"
+grep -q "^espbench profiles: unknown chip 'esp99' (chips: esp32, esp32c2, " "$tmp/err" || fail "unknown chip: $(cat "$tmp/err")"
+set +e
+"$ESPBENCH" profiles show esp32c3 turbo > /dev/null 2> "$tmp/err"; rc=$?
+set -e
+[ $rc -eq 2 ] || fail "unknown tier: exit $rc"
+grep -qx "espbench profiles: unknown tier 'turbo' for esp32c3 (tiers: iperf, default, minimum)" "$tmp/err" \
+    || fail "unknown tier: $(cat "$tmp/err")"
+
+# Overlays: --profiles and $ESPBENCH_PROFILES add tiers / replace chips.
+"$ESPBENCH" --profiles "$FIXTURES_DIR/profiles/overlay" profiles show esp32 lab-wide --json \
+    | python3 -c 'import json,sys; t=json.load(sys.stdin)["tiers"][0]; assert t["settings"]["rx_ba_win"]==40 and t["base"]=="iperf", t'
+ESPBENCH_PROFILES="$FIXTURES_DIR/profiles/replace" "$ESPBENCH" profiles list | grep -q '^esp32c3 *ESP32-C3 (lab) *only$' \
+    || fail "ESPBENCH_PROFILES overlay"
+
+# A broken profile directory: one line with file:line:col, exit 2.
+set +e
+"$ESPBENCH" --profiles "$FIXTURES_DIR/profiles/broken" profiles list > "$tmp/out" 2> "$tmp/err"; rc=$?
+set -e
+[ $rc -eq 2 ] || fail "broken dir: exit $rc"
+[ ! -s "$tmp/out" ] || fail "broken dir: printed a list"
+[ "$(wc -l < "$tmp/err")" -eq 1 ] || fail "broken dir: not one line: $(cat "$tmp/err")"
+grep -q "^espbench: $FIXTURES_DIR/profiles/broken/esp32.yaml:8:18: tier 'broken': rx_ba_win = 16 exceeds" "$tmp/err" \
+    || fail "broken dir: $(cat "$tmp/err")"
+echo "profiles_cli: ok"

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# A run killed with SIGKILL keeps a valid results.json at every moment, its
+# virtual board dies with it, and `--resume` finishes the plan without redoing
+# the tests that were done.
+source "$(dirname "$0")/lib/run_helpers.sh"
+
+OUT="$T/out"
+ARGS=(run --chip esp32 --tier iperf,minimum --tests tcp_tx,udp_rx --sim --duration 2 --interval 1 --warmup 0 --out "$OUT")
+"$ESPBENCH" "${ARGS[@]}" >"$T/first.out" 2>&1 &
+RUN=$!
+BG+=($RUN)
+
+# While it runs, results.json is always complete JSON (atomic replace); kill
+# it once two tests are in.
+n=0
+for _ in $(seq 400); do
+    kill -0 $RUN 2>/dev/null || { cat "$T/first.out"; fail "the run ended before it was killed"; }
+    if [ -e "$OUT/results.json" ]; then
+        n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["entries"]))' "$OUT/results.json") ||
+            fail "results.json not valid while the run writes it"
+        [ "$n" -ge 2 ] && break
+    fi
+    sleep 0.1
+done
+[ "$n" -ge 2 ] || { cat "$T/first.out"; fail "no two results within 40 s"; }
+kill -KILL $RUN
+wait $RUN 2>/dev/null || true
+json_check "$OUT" 'len(r["entries"]) in (2, 3) and all(e["status"] == "ok" for e in r["entries"])'
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("\n".join(e["tier"]+"/"+e["test"]+" "+e["started"] for e in r["entries"]))' \
+    "$OUT/results.json" >"$T/before.txt"
+
+# The board was killed with its parent (no orphan holding the address).
+pid=$(cat "$OUT/sim-vboard.pid")
+for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+! kill -0 "$pid" 2>/dev/null || fail "vboard $pid outlived the killed run"
+
+expect_rc 0 timeout 60 "$ESPBENCH" "${ARGS[@]}" --resume
+done_before=$(wc -l <"$T/before.txt")
+has "$((4 - done_before)) tests done, $done_before skipped, 0 failed of 4"
+has "[1/4] sim esp32/iperf tcp_tx: done before, skipped"
+json_check "$OUT" 'len(r["entries"]) == 4 and all(e["status"] == "ok" for e in r["entries"])'
+# The finished tests were kept as they were.
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("\n".join(e["tier"]+"/"+e["test"]+" "+e["started"] for e in r["entries"]))' \
+    "$OUT/results.json" | head -n "$done_before" | diff - "$T/before.txt" || fail "finished tests were redone"
+# Everything done: a third --resume runs nothing.
+expect_rc 0 timeout 30 "$ESPBENCH" "${ARGS[@]}" --resume
+has "0 tests done, 4 skipped, 0 failed of 4"
+echo ok

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# `espbench run --sim` end to end: a virtual esp32 is started, flashed with the
+# espbench firmware and measured through the hardware code path. Every steady
+# mean must be within 3 % of the vboard's model figure (the docs' value).
+# Two tiers at short durations keep this under the suite's budget; the full
+# `--tier all --duration 10` run is the README demo.
+source "$(dirname "$0")/lib/run_helpers.sh"
+
+OUT="$T/out"
+expect_rc 0 timeout 60 "$ESPBENCH" run --chip esp32 --tier iperf,minimum --sim \
+    --duration 2 --interval 1 --warmup 0 --out "$OUT"
+has "sim: esp32 on "
+has "speaks espbench"
+has "8 tests done, 0 skipped, 0 failed of 8"
+has "peak 1-s"
+
+# 2 tiers x 4 tests, each within 3 % of the docs' figure, with both sides'
+# intervals, free memory, UDP loss, and the run metadata.
+json_check "$OUT" 'len(r["entries"]) == 8'
+json_check "$OUT" 'all(e["status"] == "ok" and abs(e["mean_mbps"] / e["ref_mbps"] - 1) < 0.03 for e in r["entries"])'
+json_check "$OUT" 'all(len(e["intervals"]["receiver"]) >= 2 and len(e["intervals"]["sender"]) >= 2 for e in r["entries"])'
+json_check "$OUT" 'all(e["free_heap"] > 0 and e["min_free_heap"] > 0 for e in r["entries"])'
+json_check "$OUT" 'all((e["loss_pct"] is not None) == e["test"].startswith("udp") for e in r["entries"])'
+json_check "$OUT" '[e["tier"] + "/" + e["test"] for e in r["entries"]][:4] == ["iperf/tcp_tx", "iperf/tcp_rx", "iperf/udp_tx", "iperf/udp_rx"]'
+json_check "$OUT" 'r["boards"][0]["dialect"] == "espbench" and r["boards"][0]["fw_project"] == "espbench"'
+json_check "$OUT" 'r["boards"][0]["ap_ssid"] == "espbench-sim" and r["boards"][0]["rssi"] == -40'
+json_check "$OUT" 'r["boards"][0]["iperf_version"].startswith("iperf version 2.")'
+
+# CSV: a header and one row per chip x tier x test.
+[ "$(wc -l <"$OUT/results.csv")" -eq 9 ] || { cat "$OUT/results.csv"; fail "results.csv rows"; }
+# Raw logs: the console transcript and one PC iperf log per test.
+grep -q "^#EB:EV iperf.interval" "$OUT/console-sim.log" || fail "console log lacks board intervals"
+[ "$(ls "$OUT"/iperf-sim-*.log | wc -l)" -eq 8 ] || fail "iperf logs"
+grep -q "^\$ iperf -s -u -B 127\." "$OUT/iperf-sim-iperf-udp_tx-r0.log" || fail "PC server command line"
+grep -q "^\$ iperf -c 127\..* -u -b 108m -t 2 -i 1 -f b" "$OUT/iperf-sim-iperf-udp_rx-r0.log" ||
+    { head -1 "$OUT/iperf-sim-iperf-udp_rx-r0.log"; fail "PC client command line (udp rate 1.3 x 83.1)"; }
+# The simulated AP's password never reaches a log or the results.
+! grep -rq "espbench-sim-wpa2" "$OUT" "$T/last.out" || fail "password leaked"
+# The virtual board was stopped.
+pid=$(cat "$OUT/sim-vboard.pid")
+! kill -0 "$pid" 2>/dev/null || fail "vboard $pid still running"
+
+# A second run into the same directory is refused unless --resume.
+expect_rc 2 "$ESPBENCH" run --chip esp32 --tier iperf --sim --out "$OUT"
+has "results.json exists: pass --resume to continue that run, or choose another --out"
+echo ok

@@ -1,0 +1,296 @@
+/* A scripted ROM loader behind an eb_port (test double for the ROM client):
+ * requests written by the host are decoded and answered at once; reads return
+ * queued replies or 0 (an expired deadline) immediately, so timeouts cost
+ * nothing. Faults are counters the test sets. flashrom-style: the test owns
+ * the device state and asserts on it and on the request log. */
+#ifndef MOCK_ROM_PORT_H
+#define MOCK_ROM_PORT_H
+
+#include <openssl/evp.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "espbench/buf.h"
+#include "espbench/port.h"
+#include "espbench/rom_proto.h"
+#include "espbench/slip.h"
+
+typedef struct mock_rom {
+    eb_port port;
+    /* device */
+    int chip_id;              /* reported by GET_SECURITY_INFO; -1: not supported */
+    uint32_t magic;
+    int status_bytes;
+    uint32_t mac_reg;         /* eFuse MAC words (ESP32+ layout) */
+    uint8_t mac[6];
+    uint32_t spi_base, spi_w0;
+    uint32_t jedec;
+    uint8_t *flash;
+    size_t flash_size;
+    /* faults */
+    int silent;               /* do not answer anything */
+    int checksum_faults;      /* answer the next N _DATA blocks with error 0x07 */
+    int refuse_baud;          /* answer CHANGE_BAUDRATE with an error */
+    int ignore_baud;          /* ack CHANGE_BAUDRATE but keep the old rate */
+    uint32_t dev_baud, host_baud;
+    int gone_after_blocks;    /* >0: the port fails after this many DEFL_DATA blocks */
+    int chatty;               /* an app printing without pause: every read returns console text */
+    /* state */
+    eb_slip_decoder dec;
+    eb_buf out;
+    uint8_t ops[4096];        /* opcodes received, in order */
+    int n_ops;
+    int defl_blocks;
+    uint32_t regs_addr[64], regs_val[64];
+    int n_regs;
+    z_stream z;
+    bool z_active;
+    uint32_t write_at;
+    bool dtr, rts;
+    int line_changes;
+    bool lines_ok;
+} mock_rom;
+
+static void mock_reply(mock_rom *m, uint8_t op, uint32_t value, const uint8_t *payload, size_t n, uint8_t status,
+                       uint8_t error)
+{
+    eb_buf pkt;
+    eb_buf_init(&pkt);
+    eb_rom_build_response(&pkt, op, value, payload, n, status, error, m->status_bytes);
+    eb_slip_encode(&m->out, pkt.data, pkt.len);
+    eb_buf_free(&pkt);
+}
+
+static uint32_t mock_reg(mock_rom *m, uint32_t addr)
+{
+    if (addr == EB_ROM_CHIP_MAGIC_REG)
+        return m->magic;
+    if (addr == m->mac_reg)
+        return (uint32_t)m->mac[2] << 24 | (uint32_t)m->mac[3] << 16 | (uint32_t)m->mac[4] << 8 | m->mac[5];
+    if (addr == m->mac_reg + 4)
+        return (uint32_t)m->mac[0] << 8 | m->mac[1];
+    for (int i = 0; i < m->n_regs; i++)
+        if (m->regs_addr[i] == addr)
+            return m->regs_val[i];
+    return 0;
+}
+
+static void mock_set_reg(mock_rom *m, uint32_t addr, uint32_t v)
+{
+    for (int i = 0; i < m->n_regs; i++)
+        if (m->regs_addr[i] == addr) {
+            m->regs_val[i] = v;
+            return;
+        }
+    if (m->n_regs < 64) {
+        m->regs_addr[m->n_regs] = addr;
+        m->regs_val[m->n_regs++] = v;
+    }
+}
+
+static void mock_handle(mock_rom *m, const uint8_t *pkt, size_t len)
+{
+    eb_rom_request q;
+    if (eb_rom_parse_request(pkt, len, &q) != 0)
+        return;
+    if (m->n_ops < (int)sizeof m->ops)
+        m->ops[m->n_ops++] = q.op;
+    if (m->silent || m->dev_baud != m->host_baud)
+        return; /* silent, or the two ends disagree on the baud: nothing gets through */
+    const uint8_t *d = q.data;
+    switch (q.op) {
+    case EB_ROM_SYNC:
+        for (int i = 0; i < 8; i++)
+            mock_reply(m, q.op, EB_ROM_SYNC_WORD, NULL, 0, 0, 0);
+        break;
+    case EB_ROM_GET_SECURITY_INFO:
+        if (m->chip_id < 0) {
+            mock_reply(m, q.op, 0, NULL, 0, 1, EB_ROM_ERR_INVALID_MSG);
+        } else {
+            uint8_t info[20] = {0};
+            eb_wr32le(info + 12, (uint32_t)m->chip_id);
+            mock_reply(m, q.op, 0, info, 20, 0, 0);
+        }
+        break;
+    case EB_ROM_READ_REG:
+        mock_reply(m, q.op, mock_reg(m, eb_rd32le(d)), NULL, 0, 0, 0);
+        break;
+    case EB_ROM_WRITE_REG: {
+        uint32_t addr = eb_rd32le(d), v = eb_rd32le(d + 4);
+        if (addr == m->spi_base && (v & (1u << 18))) {
+            mock_set_reg(m, m->spi_base + m->spi_w0, m->jedec);
+            v &= ~(1u << 18);
+        }
+        mock_set_reg(m, addr, v);
+        mock_reply(m, q.op, 0, NULL, 0, 0, 0);
+        break;
+    }
+    case EB_ROM_CHANGE_BAUDRATE:
+        mock_reply(m, q.op, 0, NULL, 0, m->refuse_baud ? 1 : 0, m->refuse_baud ? EB_ROM_ERR_INVALID_MSG : 0);
+        if (!m->refuse_baud && !m->ignore_baud)
+            m->dev_baud = eb_rd32le(d);
+        break;
+    case EB_ROM_FLASH_DEFL_BEGIN:
+        if (m->z_active)
+            inflateEnd(&m->z);
+        memset(&m->z, 0, sizeof m->z);
+        inflateInit(&m->z);
+        m->z_active = true;
+        m->write_at = eb_rd32le(d + 12);
+        /* The ROM erases the whole region up front. */
+        memset(m->flash + m->write_at, 0xFF, eb_rd32le(d));
+        mock_reply(m, q.op, 0, NULL, 0, 0, 0);
+        break;
+    case EB_ROM_FLASH_DEFL_DATA: {
+        uint32_t n = eb_rd32le(d);
+        if (m->checksum_faults > 0 || (q.checksum & 0xFF) != eb_rom_checksum(d + 16, n)) {
+            if (m->checksum_faults > 0)
+                m->checksum_faults--;
+            mock_reply(m, q.op, 0, NULL, 0, 1, EB_ROM_ERR_CHECKSUM);
+            break;
+        }
+        m->defl_blocks++;
+        m->z.next_in = (Bytef *)(d + 16);
+        m->z.avail_in = n;
+        while (m->z.avail_in) {
+            uint8_t tmp[4096];
+            m->z.next_out = tmp;
+            m->z.avail_out = sizeof tmp;
+            int zr = inflate(&m->z, Z_NO_FLUSH);
+            size_t got = sizeof tmp - m->z.avail_out;
+            memcpy(m->flash + m->write_at, tmp, got);
+            m->write_at += (uint32_t)got;
+            if (zr != Z_OK)
+                break;
+        }
+        mock_reply(m, q.op, 0, NULL, 0, 0, 0);
+        break;
+    }
+    case EB_ROM_SPI_FLASH_MD5: {
+        uint32_t off = eb_rd32le(d), n = eb_rd32le(d + 4);
+        uint8_t md[16];
+        unsigned int mdlen;
+        EVP_Digest(m->flash + off, n, md, &mdlen, EVP_md5(), NULL);
+        char hex[33];
+        for (int i = 0; i < 16; i++)
+            snprintf(hex + 2 * i, 3, "%02x", md[i]);
+        mock_reply(m, q.op, 0, (const uint8_t *)hex, 32, 0, 0);
+        break;
+    }
+    default: /* SPI_ATTACH, SPI_SET_PARAMS, FLASH_BEGIN, FLASH_END: ok */
+        mock_reply(m, q.op, 0, NULL, 0, 0, 0);
+        break;
+    }
+}
+
+static int mock_open(eb_port *p, const char *t, eb_error *e) { (void)p, (void)t, (void)e; return 0; }
+/* eb_port_close() frees the struct itself after this. */
+static void mock_close(eb_port *p)
+{
+    mock_rom *m = (mock_rom *)p;
+    if (m->z_active)
+        inflateEnd(&m->z);
+    eb_slip_decoder_free(&m->dec);
+    eb_buf_free(&m->out);
+    free(m->flash);
+}
+
+static int mock_write(eb_port *p, const void *buf, size_t len, eb_deadline d, eb_error *err)
+{
+    (void)d;
+    mock_rom *m = (mock_rom *)p;
+    if (m->gone_after_blocks && m->defl_blocks >= m->gone_after_blocks)
+        return eb_fail(err, EB_EIO, "port %s: device gone during write (Input/output error); check the cable and retry", p->url);
+    const uint8_t *b = buf;
+    while (len) {
+        int done = 0;
+        size_t used = eb_slip_decode(&m->dec, b, len, &done, NULL);
+        b += used;
+        len -= used;
+        if (done) {
+            mock_handle(m, m->dec.packet.data, m->dec.packet.len);
+            eb_slip_decoder_next(&m->dec);
+        }
+    }
+    return 0;
+}
+
+static long mock_read(eb_port *p, void *buf, size_t cap, eb_deadline d, eb_error *err)
+{
+    (void)d, (void)err;
+    mock_rom *m = (mock_rom *)p;
+    if (m->chatty) {
+        static const char line[] = "I (1234) wifi: still printing\r\n";
+        size_t k = sizeof line - 1 < cap ? sizeof line - 1 : cap;
+        memcpy(buf, line, k);
+        return (long)k;
+    }
+    size_t n = m->out.len < cap ? m->out.len : cap;
+    if (n == 0)
+        return 0;
+    memcpy(buf, m->out.data, n);
+    eb_buf_consume(&m->out, n);
+    return (long)n;
+}
+
+static int mock_set_baud(eb_port *p, uint32_t b, eb_error *e)
+{
+    (void)e;
+    ((mock_rom *)p)->host_baud = b;
+    return 0;
+}
+static int mock_set_lines(eb_port *p, bool dtr, bool rts, eb_error *e)
+{
+    (void)e;
+    mock_rom *m = (mock_rom *)p;
+    if (!m->lines_ok)
+        return 1;
+    m->dtr = dtr, m->rts = rts;
+    m->line_changes++;
+    return 0;
+}
+static void mock_flush(eb_port *p) { eb_buf_reset(&((mock_rom *)p)->out); }
+static int mock_fd(eb_port *p) { (void)p; return -1; }
+
+static const eb_port_ops mock_ops = {"mock", mock_open, mock_close, mock_write, mock_read,
+                                     mock_set_baud, mock_set_lines, mock_flush, mock_fd};
+
+/* An ESP32-C3-like device with 4 MB of erased flash. */
+static mock_rom *mock_rom_new(void)
+{
+    mock_rom *m = calloc(1, sizeof *m);
+    m->port.ops = &mock_ops;
+    snprintf(m->port.url, sizeof m->port.url, "mock0");
+    m->port.baud = 115200;
+    m->dev_baud = m->host_baud = 115200;
+    m->port.can_set_lines = true;
+    m->chip_id = 5;
+    m->magic = 0x6921506F;
+    m->status_bytes = 4;
+    m->mac_reg = 0x60008844;
+    memcpy(m->mac, "\x7c\xdf\xa1\x01\x02\x03", 6);
+    m->spi_base = 0x60002000;
+    m->spi_w0 = 0x58;
+    m->jedec = 0x1640C8; /* RDID bytes C8 40 16 in W0: 4 MB */
+    m->flash_size = 4u << 20;
+    m->flash = malloc(m->flash_size);
+    memset(m->flash, 0xFF, m->flash_size);
+    eb_slip_decoder_init(&m->dec);
+    eb_buf_init(&m->out);
+    return m;
+}
+
+static void mock_rom_free(mock_rom *m) { eb_port_close(&m->port); }
+
+static int mock_count_op(const mock_rom *m, uint8_t op)
+{
+    int n = 0;
+    for (int i = 0; i < m->n_ops; i++)
+        n += m->ops[i] == op;
+    return n;
+}
+
+#endif

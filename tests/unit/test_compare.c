@@ -1,0 +1,209 @@
+/* The regression gate: identical data passes, an injected 10 % drop fails,
+ * failed and missing cells fail, new cells do not; docs baseline; JUnit. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "espbench/compare.h"
+#include "espbench/report.h"
+#include "results_fixture.h"
+
+static eb_profiles profiles;
+static const eb_chip *esp32;
+
+static int setup(void **state)
+{
+    (void)state;
+    eb_error err = {0};
+    if (eb_profiles_load_file(&profiles, SOURCE_DIR "/profiles/esp32.yaml", &err))
+        return -1;
+    esp32 = eb_profiles_chip(&profiles, "esp32");
+    return esp32 ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    eb_profiles_free(&profiles);
+    return 0;
+}
+
+static const eb_compare_row *row_of(const eb_compare *c, const char *tier, int test)
+{
+    for (int i = 0; i < c->n_rows; i++)
+        if (!strcmp(c->rows[i].tier, tier) && c->rows[i].test == test)
+            return &c->rows[i];
+    return NULL;
+}
+
+static void test_identical_passes(void **state)
+{
+    (void)state;
+    eb_results base, cur;
+    fixture_build(&base, esp32, 2, 1);
+    fixture_build(&cur, esp32, 2, 1);
+    eb_compare_opts o = {.max_drop_pct = 5, .stat = EB_STAT_MEAN};
+    eb_compare c;
+    eb_error err = {0};
+    assert_int_equal(eb_compare_results(&base, &cur, &profiles, &o, &c, &err), 0);
+    assert_int_equal(c.n_rows, 7 * 4);
+    assert_int_equal(c.n_failed, 0);
+    /* rows in the docs' order: tier by profile, then test */
+    assert_string_equal(c.rows[0].tier, "iperf");
+    assert_int_equal(c.rows[0].test, EB_TEST_TCP_TX);
+    assert_string_equal(c.rows[27].tier, "minimum");
+    assert_int_equal(c.rows[27].test, EB_TEST_UDP_RX);
+    assert_int_equal(c.rows[0].n_baseline, 2);
+    assert_true(c.rows[0].diff_pct == 0);
+    eb_compare_free(&c);
+    eb_results_free(&base);
+    eb_results_free(&cur);
+}
+
+static void test_drop_of_ten_percent_fails(void **state)
+{
+    (void)state;
+    eb_results base, cur;
+    fixture_build(&base, esp32, 1, 1);
+    fixture_build(&cur, esp32, 1, 1);
+    eb_entry *e = eb_results_find(&cur, "sim", "esp32", "default", EB_TEST_UDP_RX, 0);
+    assert_non_null(e);
+    e->mean_mbps *= 0.90;
+    /* A 4 % drop elsewhere stays within the 5 % default. */
+    eb_results_find(&cur, "sim", "esp32", "iperf", EB_TEST_TCP_TX, 0)->mean_mbps *= 0.96;
+    eb_compare_opts o = {.max_drop_pct = 5, .stat = EB_STAT_MEAN};
+    eb_compare c;
+    eb_error err = {0};
+    assert_int_equal(eb_compare_results(&base, &cur, &profiles, &o, &c, &err), 0);
+    assert_int_equal(c.n_failed, 1);
+    const eb_compare_row *r = row_of(&c, "default", EB_TEST_UDP_RX);
+    assert_int_equal(r->status, EB_CMP_REGRESSED);
+    assert_true(fabs(r->diff_pct + 10.0) < 1e-9);
+    assert_int_equal(row_of(&c, "iperf", EB_TEST_TCP_TX)->status, EB_CMP_OK);
+    /* The peak statistic did not drop. */
+    eb_compare_free(&c);
+    o.stat = EB_STAT_PEAK;
+    assert_int_equal(eb_compare_results(&base, &cur, &profiles, &o, &c, &err), 0);
+    assert_int_equal(c.n_failed, 0);
+    eb_compare_free(&c);
+    /* A looser threshold lets the 10 % pass. */
+    o.stat = EB_STAT_MEAN;
+    o.max_drop_pct = 10.5;
+    assert_int_equal(eb_compare_results(&base, &cur, &profiles, &o, &c, &err), 0);
+    assert_int_equal(c.n_failed, 0);
+
+    eb_buf out;
+    eb_buf_init(&out);
+    eb_compare_text(&c, &out);
+    assert_non_null(strstr(eb_buf_cstr(&out), "esp32      default            udp_rx"));
+    assert_non_null(strstr(eb_buf_cstr(&out), "0 of 28 cells failed (max drop 10.5 %, statistic: mean)\n"));
+    eb_buf_free(&out);
+    eb_compare_free(&c);
+    eb_results_free(&base);
+    eb_results_free(&cur);
+}
+
+static void test_failed_missing_new(void **state)
+{
+    (void)state;
+    eb_results base, cur;
+    fixture_build(&base, esp32, 1, 1);
+    fixture_build(&cur, esp32, 1, 1);
+    eb_entry *e = eb_results_find(&cur, "sim", "esp32", "minimum", EB_TEST_TCP_RX, 0);
+    snprintf(e->status, sizeof e->status, "failed");
+    snprintf(e->error, sizeof e->error, "board rebooted twice during the test");
+    e->mean_mbps = NAN;
+    /* Remove one cell from current, one from baseline. */
+    eb_entry *m = eb_results_find(&cur, "sim", "esp32", "rx-prior", EB_TEST_UDP_TX, 0);
+    eb_entry_free(m);
+    *m = cur.entries[--cur.n_entries];
+    eb_entry *n = eb_results_find(&base, "sim", "esp32", "tx-prior", EB_TEST_TCP_TX, 0);
+    eb_entry_free(n);
+    *n = base.entries[--base.n_entries];
+
+    eb_compare_opts o = {.max_drop_pct = 5, .stat = EB_STAT_MEAN};
+    eb_compare c;
+    eb_error err = {0};
+    assert_int_equal(eb_compare_results(&base, &cur, &profiles, &o, &c, &err), 0);
+    assert_int_equal(c.n_rows, 28);
+    assert_int_equal(c.n_failed, 2);
+    assert_int_equal(row_of(&c, "minimum", EB_TEST_TCP_RX)->status, EB_CMP_FAILED);
+    assert_string_equal(row_of(&c, "minimum", EB_TEST_TCP_RX)->error, "board rebooted twice during the test");
+    assert_int_equal(row_of(&c, "rx-prior", EB_TEST_UDP_TX)->status, EB_CMP_MISSING);
+    assert_int_equal(row_of(&c, "tx-prior", EB_TEST_TCP_TX)->status, EB_CMP_NEW);
+
+    /* JUnit: parsable shape, one testcase per cell, escaped text, failures. */
+    snprintf(c.baseline_name, sizeof c.baseline_name, "base<1>&\"x\".json");
+    eb_buf out;
+    eb_buf_init(&out);
+    eb_compare_junit(&c, &out);
+    const char *x = eb_buf_cstr(&out);
+    assert_non_null(strstr(x, "<testsuites name=\"espbench\" tests=\"28\" failures=\"2\" errors=\"0\" skipped=\"1\">"));
+    assert_non_null(strstr(x, "value=\"base&lt;1&gt;&amp;&quot;x&quot;.json\""));
+    assert_non_null(strstr(x, "<testcase classname=\"espbench.esp32.minimum\" name=\"tcp_rx\" time=\"0\">"));
+    assert_non_null(strstr(x, "<failure type=\"failed\" message=\"esp32 minimum tcp_rx failed: board rebooted twice "
+                              "during the test\">"));
+    assert_non_null(strstr(x, "<failure type=\"missing\" message=\"esp32 rx-prior udp_tx is in the baseline but "
+                              "missing from the current results\">"));
+    assert_non_null(strstr(x, "<skipped message=\"no baseline figure\"/>"));
+    int cases = 0;
+    for (const char *p = x; (p = strstr(p, "<testcase ")) != NULL; p++)
+        cases++;
+    assert_int_equal(cases, 28);
+    eb_buf_free(&out);
+    eb_compare_free(&c);
+    eb_results_free(&base);
+    eb_results_free(&cur);
+}
+
+static void test_docs_baseline(void **state)
+{
+    (void)state;
+    eb_results cur;
+    fixture_build(&cur, esp32, 1, 9); /* ±2 % of the docs */
+    eb_compare_opts o = {.max_drop_pct = 5, .stat = EB_STAT_MEAN};
+    eb_compare c;
+    eb_error err = {0};
+    assert_int_equal(eb_compare_docs(&profiles, &cur, &o, &c, &err), 0);
+    assert_int_equal(c.n_rows, 28); /* only the tiers that ran, not the PSRAM ones */
+    assert_int_equal(c.n_failed, 0);
+    assert_true(row_of(&c, "iperf", EB_TEST_TCP_TX)->baseline == 74.6);
+    eb_compare_free(&c);
+    eb_results_find(&cur, "sim", "esp32", "iperf", EB_TEST_UDP_RX, 0)->mean_mbps = 83.1 * 0.9;
+    assert_int_equal(eb_compare_docs(&profiles, &cur, &o, &c, &err), 0);
+    assert_int_equal(c.n_failed, 1);
+    assert_int_equal(row_of(&c, "iperf", EB_TEST_UDP_RX)->status, EB_CMP_REGRESSED);
+    eb_compare_free(&c);
+
+    o.chip = "esp32s3";
+    assert_int_equal(eb_compare_docs(&profiles, &cur, &o, &c, &err), EB_ECONFIG);
+    assert_string_equal(err.msg, "nothing to compare: the results hold no entries for chip esp32s3");
+    eb_results_free(&cur);
+}
+
+static void test_parse_percent(void **state)
+{
+    (void)state;
+    assert_true(eb_parse_percent("5%") == 5);
+    assert_true(eb_parse_percent("2.5 %") == 2.5);
+    assert_true(eb_parse_percent("10") == 10);
+    assert_true(eb_parse_percent("-1%") < 0);
+    assert_true(eb_parse_percent("5x") < 0);
+    assert_true(eb_parse_percent("") < 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_identical_passes),
+        cmocka_unit_test(test_drop_of_ten_percent_fails),
+        cmocka_unit_test(test_failed_missing_new),
+        cmocka_unit_test(test_docs_baseline),
+        cmocka_unit_test(test_parse_percent),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,144 @@
+/* Firmware sources: IMAGE@OFFSET arguments, ESP-IDF build dirs, manifests. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "espbench/firmware_source.h"
+
+static void test_arg_parsing(void **state)
+{
+    (void)state;
+    eb_image_set s = {0};
+    eb_error err;
+    eb_error_clear(&err);
+    assert_int_equal(eb_image_set_add_arg(&s, FIXTURES_DIR "/idf-build/demo.bin@0x10000", &err), EB_OK);
+    assert_int_equal(eb_image_set_add_arg(&s, FIXTURES_DIR "/idf-build/demo.bin@4096", &err), EB_OK);
+    assert_int_equal(s.n, 2);
+    assert_int_equal(s.regions[0].offset, 0x10000);
+    assert_int_equal(s.regions[1].offset, 4096);
+    assert_int_equal(s.regions[0].len, strlen("\xe9idf app stand-in\n"));
+    assert_memory_equal(s.regions[0].data, "\xe9idf app stand-in\n", s.regions[0].len);
+
+    assert_int_equal(eb_image_set_add_arg(&s, "app.bin", &err), EB_ECONFIG);
+    assert_string_equal(err.msg, "'app.bin': expected IMAGE@OFFSET, e.g. app.bin@0x10000");
+    assert_int_equal(eb_image_set_add_arg(&s, "app.bin@0x1zz", &err), EB_ECONFIG);
+    assert_int_equal(eb_image_set_add_arg(&s, "app.bin@-4", &err), EB_ECONFIG);
+    assert_int_equal(eb_image_set_add_arg(&s, "/nonexistent/app.bin@0x10000", &err), EB_EIO);
+    assert_string_equal(err.msg, "cannot read image /nonexistent/app.bin: No such file or directory");
+    assert_int_equal(s.n, 2);
+    eb_image_set_free(&s);
+}
+
+static void test_build_dir(void **state)
+{
+    (void)state;
+    eb_image_set s = {0};
+    eb_error err;
+    eb_error_clear(&err);
+    assert_int_equal(eb_image_set_from_build_dir(&s, FIXTURES_DIR "/idf-build", &err), EB_OK);
+    assert_string_equal(s.chip, "esp32c3");
+    assert_int_equal(s.n, 3);
+    /* Sorted by offset. */
+    assert_int_equal(s.regions[0].offset, 0x0);
+    assert_int_equal(s.regions[1].offset, 0x8000);
+    assert_int_equal(s.regions[2].offset, 0x10000);
+    assert_string_equal(s.regions[1].name, FIXTURES_DIR "/idf-build/partition_table/partition-table.bin");
+    eb_image_set_free(&s);
+
+    assert_int_equal(eb_image_set_from_build_dir(&s, FIXTURES_DIR, &err), EB_ECONFIG);
+    assert_string_equal(err.msg, FIXTURES_DIR ": no flasher_args.json here or in build/; is this an ESP-IDF build "
+                                              "directory (run 'idf.py build')?");
+}
+
+static void test_manifest_lookup(void **state)
+{
+    (void)state;
+    eb_image_set s = {0};
+    eb_error err;
+    eb_error_clear(&err);
+    eb_manifest_query q = {.manifest = FIXTURES_DIR "/firmware/manifest.json", .firmware = "demo", .chip = "esp32c3"};
+    assert_int_equal(eb_image_set_from_manifest(&s, &q, &err), EB_OK);
+    assert_int_equal(s.n, 2);
+    assert_int_equal(s.regions[0].offset, 0);
+    assert_string_equal(s.regions[1].name, FIXTURES_DIR "/firmware/demo/esp32c3/app.bin");
+    eb_image_set_free(&s);
+
+    /* Stock firmware built per tier. */
+    q.chip = "esp8266";
+    assert_int_equal(eb_image_set_from_manifest(&s, &q, &err), EB_ECONFIG);
+    assert_string_equal(err.msg, FIXTURES_DIR "/firmware/manifest.json: firmware 'demo' for esp8266 is built per "
+                                              "tier; choose one with --tier (default, iperf)");
+    q.tier = "iperf";
+    assert_int_equal(eb_image_set_from_manifest(&s, &q, &err), EB_OK);
+    assert_int_equal(s.n, 1);
+    assert_memory_equal(s.regions[0].data, "\xe9" "esp8266 iperf-tier build\n", s.regions[0].len);
+    eb_image_set_free(&s);
+    q.tier = "huge";
+    assert_int_equal(eb_image_set_from_manifest(&s, &q, &err), EB_ECONFIG);
+    assert_string_equal(err.msg, FIXTURES_DIR "/firmware/manifest.json: firmware 'demo' for esp8266 has no tier "
+                                              "'huge' (has: default, iperf)");
+
+    q.tier = NULL;
+    q.chip = "esp32s3";
+    assert_int_equal(eb_image_set_from_manifest(&s, &q, &err), EB_ECONFIG);
+    assert_string_equal(err.msg, FIXTURES_DIR "/firmware/manifest.json: firmware 'demo' has no build for esp32s3 "
+                                              "(has: esp32c3, esp8266)");
+    q.firmware = "nope";
+    assert_int_equal(eb_image_set_from_manifest(&s, &q, &err), EB_ECONFIG);
+    assert_string_equal(err.msg, FIXTURES_DIR "/firmware/manifest.json: no firmware 'nope' (known: demo, bad-sha)");
+}
+
+static void test_manifest_sha_mismatch(void **state)
+{
+    (void)state;
+    eb_image_set s = {0};
+    eb_error err;
+    eb_error_clear(&err);
+    eb_manifest_query q = {.manifest = FIXTURES_DIR "/firmware/manifest.json", .firmware = "bad-sha", .chip = "esp32c3"};
+    assert_int_equal(eb_image_set_from_manifest(&s, &q, &err), EB_EIO);
+    assert_string_equal(err.msg, FIXTURES_DIR "/firmware/demo/esp32c3/app.bin: sha256 "
+                                              "b7443e24d533886ad544b0a6505977e88211c236fcd8f8b34789590c0c56497a does "
+                                              "not match the manifest's "
+                                              "0000000000000000000000000000000000000000000000000000000000000000; "
+                                              "rebuild the firmware or update " FIXTURES_DIR "/firmware/manifest.json");
+    eb_image_set_free(&s);
+}
+
+static void test_manifest_invalid_json_has_position(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/espbench-manifest-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *text = "{\n  \"schema\": 1,\n  \"firmware\": {,}\n}\n";
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+    eb_image_set s = {0};
+    eb_error err;
+    eb_error_clear(&err);
+    eb_manifest_query q = {.manifest = path, .firmware = "demo", .chip = "esp32c3"};
+    assert_int_equal(eb_image_set_from_manifest(&s, &q, &err), EB_ECONFIG);
+    char want[128];
+    snprintf(want, sizeof want, "%s:3:17: invalid JSON", path); /* where cJSON stopped */
+    assert_string_equal(err.msg, want);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_arg_parsing),
+        cmocka_unit_test(test_build_dir),
+        cmocka_unit_test(test_manifest_lookup),
+        cmocka_unit_test(test_manifest_sha_mismatch),
+        cmocka_unit_test(test_manifest_invalid_json_has_position),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,401 @@
+/* `espbench parse` job: board and PC logs into results entries (in memory;
+ * the JSON file itself is checked end to end by tests/e2e/parse_logs.sh). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "espbench/dialect.h"
+#include "espbench/parse_job.h"
+#include "espbench/profile.h"
+
+#define BDIR FIXTURES_DIR "/logs/board/"
+#define IPDIR FIXTURES_DIR "/logs/iperf2/"
+#define CLOSE(a, b) close_to((a), (b), __LINE__)
+
+static void close_to(double got, double want, int line)
+{
+    if (!(fabs(got - want) < 1e-9 * (fabs(want) + 1)))
+        fail_msg("line %d: got %.12g, want %.12g", line, got, want);
+}
+#define M20 1048576.0
+
+static int parse_files(eb_parse_out *out, const eb_parse_opts *o, eb_error *err, const char *a, const char *b)
+{
+    eb_parse_out_init(out);
+    int rc = eb_parse_log_file(out, a, o, err);
+    if (!rc && b)
+        rc = eb_parse_log_file(out, b, o, err);
+    return rc;
+}
+
+static void test_board_v51_two_tests(void **state)
+{
+    (void)state;
+    eb_parse_opts o;
+    eb_parse_opts_init(&o);
+    o.warmup_s = 0;
+    eb_parse_out out;
+    eb_error err = {0};
+    assert_int_equal(parse_files(&out, &o, &err, BDIR "idf-v5.1_esp32s3_tcp_rx_udp_tx.log", NULL), 0);
+    assert_int_equal(out.n_entries, 2);
+    assert_string_equal(out.meta.dialect, "idf-v5.1");
+    assert_string_equal(out.meta.chip, "esp32s3");
+    assert_string_equal(out.meta.fw_project, "iperf");
+    assert_string_equal(out.meta.idf_version, "v5.2.1");
+    assert_string_equal(out.meta.board_ip, "192.168.1.79");
+    assert_string_equal(out.meta.ap_ssid, "myap");
+    assert_int_equal(out.meta.rssi, -34);
+
+    const eb_entry *t = &out.entries[0];
+    assert_int_equal(t->test, EB_TEST_TCP_RX);
+    assert_string_equal(t->chip, "esp32s3");
+    assert_string_equal(t->tier, "unknown");
+    assert_string_equal(t->status, "ok");
+    assert_int_equal(t->n_receiver, 5); /* the "0- 5" summary is not an interval */
+    assert_int_equal(t->n_sender, 0);
+    CLOSE(t->receiver[0].mbps, 60.12 * M20 / 1e6);
+    CLOSE(t->interval_s, 1);
+    CLOSE(t->duration_s, 5);
+    assert_int_equal(t->rx_stats.n, 5);
+    CLOSE(t->mean_mbps, (60.12 + 61.50 + 62.00 + 61.00 + 60.50) / 5 * M20 / 1e6);
+    CLOSE(t->peak_mbps, 62.00 * M20 / 1e6);
+    assert_int_equal(t->min_free_heap, 123456);
+    assert_int_equal(t->free_heap, 234567);
+    assert_true(isnan(t->loss_pct));
+
+    const eb_entry *u = &out.entries[1];
+    assert_int_equal(u->test, EB_TEST_UDP_TX);
+    assert_int_equal(u->n_sender, 3);
+    assert_int_equal(u->n_receiver, 0);
+    CLOSE(u->sender[1].mbps, 0.09); /* the NUL unit char: plain bits/sec */
+    CLOSE(u->sender[0].mbps, 0.09 * M20 / 1e6);
+    CLOSE(u->mean_mbps, u->tx_stats.mean); /* only the sender side: its figures stand in */
+    assert_int_equal(u->min_free_heap, 120000);
+    assert_int_equal(u->free_heap, -1);
+    eb_parse_out_free(&out);
+}
+
+static void test_board_legacy_warmup(void **state)
+{
+    (void)state;
+    eb_parse_opts o;
+    eb_parse_opts_init(&o); /* warm-up 1 s: drops 0-3 */
+    o.tier = "iperf";
+    eb_parse_out out;
+    eb_error err = {0};
+    assert_int_equal(parse_files(&out, &o, &err, BDIR "idf-legacy_esp32_tcp_rx.log", NULL), 0);
+    assert_int_equal(out.n_entries, 1);
+    const eb_entry *e = &out.entries[0];
+    assert_string_equal(out.meta.dialect, "idf-legacy");
+    assert_string_equal(e->chip, "esp32");
+    assert_string_equal(e->tier, "iperf");
+    assert_int_equal(e->n_receiver, 4);
+    assert_int_equal(e->rx_stats.n, 3);
+    CLOSE(e->rx_stats.mean, (36.16 + 36.25 + 36.20) / 3);
+    CLOSE(e->interval_s, 3);
+    CLOSE(e->warmup_s, 1);
+    eb_parse_out_free(&out);
+}
+
+static void test_board_espbench(void **state)
+{
+    (void)state;
+    eb_parse_opts o;
+    eb_parse_opts_init(&o);
+    o.warmup_s = 0;
+    eb_parse_out out;
+    eb_error err = {0};
+    assert_int_equal(parse_files(&out, &o, &err, BDIR "espbench_esp32_udp_rx.log", NULL), 0);
+    assert_string_equal(out.meta.dialect, "espbench");
+    assert_string_equal(out.meta.fw_project, "espbench");
+    assert_string_equal(out.meta.fw_version, "0.1.0");
+    assert_string_equal(out.meta.idf_version, "v5.2.1");
+    assert_string_equal(out.meta.chip, "esp32");
+    assert_string_equal(out.meta.ap_ssid, "my \"lab\" ap");
+    assert_int_equal(out.meta.rssi, -40);
+    assert_string_equal(out.meta.board_ip, "192.168.1.90");
+    assert_int_equal(out.n_entries, 1);
+    const eb_entry *e = &out.entries[0];
+    assert_int_equal(e->test, EB_TEST_UDP_RX);
+    assert_int_equal(e->n_receiver, 3);
+    CLOSE(e->receiver[1].bytes, 10500000);
+    CLOSE(e->mean_mbps, (80 + 84 + 82) / 3.0);
+    CLOSE(e->loss_pct, 100.0 * 15 / 20924);
+    CLOSE(e->jitter_ms, (0.12 + 0.10 + 0.11) / 3);
+    assert_int_equal(e->free_heap, 180000);
+    assert_int_equal(e->min_free_heap, 150000);
+    assert_int_equal(e->largest_block, 110000);
+    CLOSE(e->duration_s, 3);
+    eb_parse_out_free(&out);
+}
+
+/* A board log and a PC log of the same test pair into one entry. */
+static void test_pairing_board_and_pc(void **state)
+{
+    (void)state;
+    eb_parse_opts o;
+    eb_parse_opts_init(&o);
+    eb_parse_out out;
+    eb_error err = {0};
+    assert_int_equal(parse_files(&out, &o, &err, BDIR "iperf-cmd-1.0_esp32c6_tcp_tx.log", IPDIR "tcp.server.log"), 0);
+    assert_int_equal(out.n_logs, 2);
+    assert_int_equal(out.n_entries, 1);
+    const eb_entry *e = &out.entries[0];
+    assert_int_equal(e->test, EB_TEST_TCP_TX);
+    assert_string_equal(e->chip, "esp32c6");
+    assert_int_equal(e->n_sender, 4);   /* the board's [  1] lines */
+    assert_int_equal(e->n_receiver, 4); /* the PC server's 0.5-s lines */
+    CLOSE(e->sender[0].bytes, 2.95e6);
+    assert_int_equal(e->tx_stats.n, 3); /* 1-s intervals after 1 s of warm-up */
+    assert_int_equal(e->rx_stats.n, 2); /* 0.5-s intervals from 1.0 s */
+    CLOSE(e->mean_mbps, (21400 + 18300) / 2.0);
+    CLOSE(e->peak_mbps, (21400 + 18300) / 2.0); /* one whole second [1,2) */
+    CLOSE(e->interval_s, 1);
+    eb_parse_out_free(&out);
+
+    /* the same PC log twice: a second repeat, not a merge */
+    assert_int_equal(parse_files(&out, &o, &err, IPDIR "tcp.server.log", IPDIR "tcp.server.log"), 0);
+    assert_int_equal(out.n_entries, 2);
+    assert_int_equal(out.entries[1].repeat, 1);
+    eb_parse_out_free(&out);
+}
+
+static void test_pc_logs(void **state)
+{
+    (void)state;
+    eb_parse_opts o;
+    eb_parse_opts_init(&o);
+    o.warmup_s = 0;
+    eb_parse_out out;
+    eb_error err = {0};
+    /* PC client UDP: the board receives (udp_rx); the Server Report gives loss */
+    assert_int_equal(parse_files(&out, &o, &err, IPDIR "udp.client.log", NULL), 0);
+    assert_int_equal(out.n_entries, 1);
+    assert_int_equal(out.entries[0].test, EB_TEST_UDP_RX);
+    assert_int_equal(out.entries[0].n_sender, 4);
+    CLOSE(out.entries[0].loss_pct, 0);
+    CLOSE(out.entries[0].jitter_ms, 0);
+    CLOSE(out.entries[0].interval_s, 0.5);
+    eb_parse_out_free(&out);
+
+    /* CSV server: board TX, exact integers; CSV client (total -1): board RX */
+    assert_int_equal(parse_files(&out, &o, &err, IPDIR "udp_csv.server.log", IPDIR "udp_csv.client.log"), 0);
+    assert_int_equal(out.n_entries, 2);
+    assert_int_equal(out.entries[0].test, EB_TEST_UDP_TX);
+    assert_int_equal(out.entries[0].n_receiver, 4);
+    assert_int_equal(out.entries[1].test, EB_TEST_UDP_RX);
+    assert_int_equal(out.entries[1].n_sender, 4);
+    CLOSE(out.entries[1].sender[0].bytes, 627690);
+    eb_parse_out_free(&out);
+
+    /* --test overrides the inference */
+    o.test = EB_TEST_TCP_RX;
+    assert_int_equal(parse_files(&out, &o, &err, IPDIR "tcp_csv.server.log", NULL), 0);
+    assert_int_equal(out.entries[0].test, EB_TEST_TCP_RX);
+    assert_int_equal(out.entries[0].n_sender, 4); /* a PC log of tcp_rx is the sender side */
+    eb_parse_out_free(&out);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    eb_parse_opts o;
+    eb_parse_opts_init(&o);
+    eb_parse_out out;
+    eb_error err = {0};
+
+    assert_int_equal(parse_files(&out, &o, &err, BDIR "ambiguous_int_intervals.log", NULL), EB_ECONFIG);
+    assert_string_equal(err.msg,
+                        BDIR "ambiguous_int_intervals.log: cannot tell the board's console dialect: integer 'N- M "
+                             "sec' interval lines are printed both by ESP-IDF <= v5.0 (Mbit = 1e6 bits) and v5.1-v5.2 "
+                             "(Mbit = 2^20 bits), and the log has no boot log or mode= line to tell them apart; pass "
+                             "--dialect");
+    eb_parse_out_free(&out);
+
+    o.dialect = EB_DIALECT_IDF_V44;
+    assert_int_equal(parse_files(&out, &o, &err, BDIR "ambiguous_int_intervals.log", NULL), EB_ECONFIG);
+    assert_string_equal(err.msg, BDIR "ambiguous_int_intervals.log:1: interval lines without a mode= line to tell "
+                                      "which test ran; pass --test");
+    eb_parse_out_free(&out);
+
+    o.test = EB_TEST_TCP_RX;
+    assert_int_equal(parse_files(&out, &o, &err, BDIR "ambiguous_int_intervals.log", NULL), 0);
+    assert_int_equal(out.entries[0].n_receiver, 2);
+    CLOSE(out.entries[0].receiver[0].mbps, 60.12);
+    eb_parse_out_free(&out);
+    eb_parse_opts_init(&o);
+
+    assert_int_equal(parse_files(&out, &o, &err, BDIR "idf-v4.4_esp32_errors.log", NULL), EB_ECONFIG);
+    assert_string_equal(err.msg, BDIR "idf-v4.4_esp32_errors.log: no interval lines (7 lines read); the board said "
+                                      "at line 3: sta has no IP");
+    eb_parse_out_free(&out);
+
+    assert_int_equal(parse_files(&out, &o, &err, IPDIR "refused.client.log", NULL), EB_ECONFIG);
+    assert_string_equal(err.msg, IPDIR "refused.client.log:5: iperf failed: tcp connect failed: Connection refused");
+    eb_parse_out_free(&out);
+
+    assert_int_equal(parse_files(&out, &o, &err, IPDIR "version.txt", NULL), EB_ECONFIG);
+    assert_string_equal(err.msg, IPDIR "version.txt: neither a board console log nor iperf2 output (no interval, "
+                                       "mode= or banner lines); pass --side");
+    eb_parse_out_free(&out);
+
+    assert_int_equal(parse_files(&out, &o, &err, "/nonexistent/board.log", NULL), EB_EIO);
+    assert_string_equal(err.msg, "/nonexistent/board.log: cannot read: No such file or directory");
+    eb_parse_out_free(&out);
+
+    eb_parse_out_init(&out);
+    assert_int_equal(eb_parse_log_buffer(&out, "empty", "", 0, &o, &err), EB_ECONFIG);
+    eb_parse_out_free(&out);
+}
+
+/* A test that failed on the board is kept as a failed entry next to good ones;
+ * a reboot mid-test marks the entry failed but keeps its intervals. */
+static void test_failed_tests_kept(void **state)
+{
+    (void)state;
+    const char *log = "I (262) cpu_start: ESP-IDF:          v4.4.7\n"
+                      "I (6000) iperf: mode=tcp-server sip=192.168.1.79:5001, dip=0.0.0.0:5001, interval=1, time=3\n"
+                      "I (6001) iperf: Socket created\n"
+                      "   0-   1 sec       30.00 Mbits/sec\n"
+                      "   1-   2 sec       31.00 Mbits/sec\n"
+                      "   2-   3 sec       32.00 Mbits/sec\n"
+                      "   0-   3 sec       31.00 Mbits/sec\n"
+                      "I (9000) iperf: mode=tcp-client sip=192.168.1.79:5001, dip=192.168.1.2:5001, interval=1, time=3\n"
+                      "E (9100) iperf: iperf_run_tcp_client(361): Socket unable to connect: errno 113\n"
+                      "I (9500) iperf: mode=udp-server sip=192.168.1.79:5001, dip=0.0.0.0:5001, interval=1, time=3\n"
+                      "   0-   1 sec       50.00 Mbits/sec\n"
+                      "Guru Meditation Error: Core  0 panic'ed (LoadProhibited). Exception was unhandled.\n"
+                      "rst:0xc (SW_CPU_RESET),boot:0x13 (SPI_FAST_FLASH_BOOT)\n";
+    eb_parse_opts o;
+    eb_parse_opts_init(&o);
+    o.warmup_s = 0;
+    eb_parse_out out;
+    eb_error err = {0};
+    eb_parse_out_init(&out);
+    assert_int_equal(eb_parse_log_buffer(&out, "mixed.log", log, strlen(log), &o, &err), 0);
+    assert_string_equal(out.meta.dialect, "idf-v4.4");
+    assert_int_equal(out.n_entries, 3);
+    assert_int_equal(out.entries[0].test, EB_TEST_TCP_RX);
+    assert_string_equal(out.entries[0].status, "ok");
+    CLOSE(out.entries[0].mean_mbps, 31);
+    assert_int_equal(out.entries[1].test, EB_TEST_TCP_TX);
+    assert_string_equal(out.entries[1].status, "failed");
+    assert_string_equal(out.entries[1].error, "mixed.log:9: board: iperf_run_tcp_client(361): Socket unable to connect: "
+                                              "errno 113");
+    assert_int_equal(out.entries[2].test, EB_TEST_UDP_RX);
+    assert_string_equal(out.entries[2].status, "failed");
+    assert_string_equal(out.entries[2].error, "mixed.log:12: board panicked during the test");
+    assert_int_equal(out.entries[2].n_receiver, 1);
+    eb_parse_out_free(&out);
+}
+
+/* The side is detected, or taken from --side. */
+static void test_side_option(void **state)
+{
+    (void)state;
+    eb_parse_opts o;
+    eb_parse_opts_init(&o);
+    o.side = EB_SIDE_BOARD;
+    eb_parse_out out;
+    eb_error err = {0};
+    /* a PC log read as a board log has no board interval lines */
+    assert_int_equal(parse_files(&out, &o, &err, IPDIR "tcp.server.log", NULL), EB_ECONFIG);
+    eb_parse_out_free(&out);
+    o.side = EB_SIDE_PC;
+    assert_int_equal(parse_files(&out, &o, &err, IPDIR "tcp.server.log", NULL), 0);
+    eb_parse_out_free(&out);
+}
+
+static void test_into_results(void **state)
+{
+    (void)state;
+    eb_parse_opts o;
+    eb_parse_opts_init(&o);
+    eb_parse_out out;
+    eb_error err = {0};
+    assert_int_equal(parse_files(&out, &o, &err, BDIR "idf-v5.1_esp32s3_tcp_rx_udp_tx.log", NULL), 0);
+    eb_results r;
+    eb_results_init(&r);
+    int rc = eb_parse_to_results(&out, &r, &err);
+    if (rc == 0) { /* with the results module in the build */
+        assert_int_equal(r.n_entries, 2);
+        assert_int_equal(r.n_boards, 1);
+        assert_string_equal(r.boards[0].dialect, "idf-v5.1");
+        assert_int_equal(r.entries[0].n_receiver, 5);
+        assert_ptr_not_equal(r.entries[0].receiver, out.entries[0].receiver); /* deep copy */
+    }
+    eb_results_free(&r);
+    eb_parse_out_free(&out);
+}
+
+/* Any prefix of a log, and garbage, gives a result or one clear error; never a crash. */
+static void test_truncated_logs(void **state)
+{
+    (void)state;
+    static const char *const files[] = {BDIR "idf-v5.1_esp32s3_tcp_rx_udp_tx.log", BDIR "espbench_esp32_udp_rx.log",
+                                        IPDIR "udp_P2.client.log", IPDIR "tcp_P2_csv.server.log"};
+    eb_parse_opts o;
+    eb_parse_opts_init(&o);
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        FILE *fp = fopen(files[f], "rb");
+        assert_non_null(fp);
+        char buf[8192];
+        size_t len = fread(buf, 1, sizeof buf, fp);
+        fclose(fp);
+        for (size_t cut = 0; cut <= len; cut += 13) {
+            char *copy = malloc(cut ? cut : 1);
+            memcpy(copy, buf, cut);
+            eb_parse_out out;
+            eb_error err = {0};
+            eb_parse_out_init(&out);
+            int rc = eb_parse_log_buffer(&out, "cut.log", copy, cut, &o, &err);
+            if (rc) {
+                assert_int_equal(rc, EB_ECONFIG);
+                assert_non_null(strstr(err.msg, "cut.log"));
+                assert_null(strchr(err.msg, '\n'));
+            } else {
+                assert_true(out.n_entries > 0);
+            }
+            eb_parse_out_free(&out);
+            free(copy);
+        }
+    }
+    uint32_t seed = 99;
+    char *g = malloc(4096);
+    for (int i = 0; i < 200; i++) {
+        for (int k = 0; k < 4096; k++) {
+            seed = seed * 1103515245u + 12345u;
+            g[k] = (seed >> 24) % 8 == 0 ? '\n' : "0123456789 -.sec[]MbitsBytes/#EB:mode=tcp-server,"[(seed >> 16) % 48];
+        }
+        eb_parse_out out;
+        eb_error err = {0};
+        eb_parse_out_init(&out);
+        eb_parse_log_buffer(&out, "garbage", g, 4096, &o, &err);
+        eb_parse_out_free(&out);
+    }
+    free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_board_v51_two_tests),
+        cmocka_unit_test(test_board_legacy_warmup),
+        cmocka_unit_test(test_board_espbench),
+        cmocka_unit_test(test_pairing_board_and_pc),
+        cmocka_unit_test(test_pc_logs),
+        cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_failed_tests_kept),
+        cmocka_unit_test(test_side_option),
+        cmocka_unit_test(test_into_results),
+        cmocka_unit_test(test_truncated_logs),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,310 @@
+/* The results store: add/find/put, JSON round trip (NAN <-> null), load
+ * errors with JSON paths, RFC 4180 CSV, atomic save. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "espbench/results.h"
+
+static void make_entry(eb_entry *e, const char *tier, int test, int repeat, double mean)
+{
+    eb_entry_init(e);
+    snprintf(e->board, sizeof e->board, "sim");
+    snprintf(e->chip, sizeof e->chip, "esp32");
+    snprintf(e->tier, sizeof e->tier, "%s", tier);
+    e->test = test;
+    e->repeat = repeat;
+    e->mean_mbps = mean;
+    e->peak_mbps = mean + 1.5;
+    e->rx_stats.n = 3;
+    e->rx_stats.mean = mean;
+    e->rx_stats.peak_1s = mean + 1.5;
+    e->duration_s = 4;
+    e->interval_s = 1;
+    e->warmup_s = 1;
+    snprintf(e->started, sizeof e->started, "2026-12-02T10:00:00Z");
+    snprintf(e->finished, sizeof e->finished, "2026-12-02T10:00:05Z");
+}
+
+static void test_add_find_put(void **state)
+{
+    (void)state;
+    eb_results r;
+    eb_results_init(&r);
+    eb_entry e;
+    make_entry(&e, "iperf", EB_TEST_TCP_TX, 0, 74.6);
+    eb_interval iv[2] = {{0, 1, 9.3e6, 74.4, NAN, -1, -1}, {1, 2, 9.4e6, 75.2, NAN, -1, -1}};
+    e.receiver = iv;
+    e.n_receiver = 2;
+    eb_entry *p = eb_results_add(&r, &e);
+    assert_non_null(p);
+    assert_ptr_not_equal(p->receiver, iv); /* deep copy */
+    assert_int_equal(p->n_receiver, 2);
+    assert_true(eb_results_find(&r, "sim", "esp32", "iperf", EB_TEST_TCP_TX, 0) != NULL);
+    assert_true(eb_results_find(&r, NULL, "esp32", "iperf", EB_TEST_TCP_TX, 0) != NULL);
+    assert_null(eb_results_find(&r, "sim", "esp32", "iperf", EB_TEST_TCP_RX, 0));
+    assert_null(eb_results_find(&r, "other", "esp32", "iperf", EB_TEST_TCP_TX, 0));
+
+    e.mean_mbps = 70.0;
+    e.receiver = NULL;
+    e.n_receiver = 0;
+    p = eb_results_put(&r, &e);
+    assert_int_equal(r.n_entries, 1);
+    assert_true(p->mean_mbps == 70.0);
+    assert_int_equal(p->n_receiver, 0);
+    make_entry(&e, "iperf", EB_TEST_TCP_TX, 1, 71.0);
+    eb_results_put(&r, &e);
+    assert_int_equal(r.n_entries, 2);
+
+    assert_null(eb_results_board(&r, "sim", false));
+    eb_board_meta *b = eb_results_board(&r, "sim", true);
+    assert_non_null(b);
+    snprintf(b->chip, sizeof b->chip, "esp32");
+    assert_ptr_equal(eb_results_board(&r, "sim", false), b);
+    assert_int_equal(r.n_boards, 1);
+    eb_results_free(&r);
+    assert_int_equal(r.n_entries, 0);
+}
+
+static void build_sample(eb_results *r)
+{
+    eb_results_init(r);
+    snprintf(r->espbench_version, sizeof r->espbench_version, "0.1.0");
+    snprintf(r->generated, sizeof r->generated, "2026-12-02T10:01:00Z");
+    eb_board_meta *b = eb_results_board(r, "sim", true);
+    snprintf(b->chip, sizeof b->chip, "esp32");
+    snprintf(b->mac, sizeof b->mac, "24:0a:c4:00:00:01");
+    snprintf(b->ap_ssid, sizeof b->ap_ssid, "lab \"ap\"");
+    b->rssi = -41;
+    eb_entry e;
+    make_entry(&e, "iperf", EB_TEST_UDP_RX, 0, 83.1);
+    e.loss_pct = 0.25;
+    e.jitter_ms = 0.031;
+    e.free_heap = 37990;
+    e.ref_mbps = 83.1;
+    e.udp_rate_mbps = 100;
+    e.param_set[EB_F_STATIC_RX] = true;
+    e.param[EB_F_STATIC_RX] = 16;
+    e.param_set[EB_F_RX_BA_WIN] = true;
+    e.param[EB_F_RX_BA_WIN] = 0;
+    eb_interval rx[2] = {{0, 1, 10387500, 83.1, 0.03, 2, 7000}, {1, 2, 10387500, 83.1, NAN, -1, -1}};
+    eb_interval tx[1] = {{0, 1, 12500000, 100, NAN, -1, -1}};
+    e.receiver = rx;
+    e.n_receiver = 2;
+    e.sender = tx;
+    e.n_sender = 1;
+    eb_results_add(r, &e);
+    make_entry(&e, "minimum", EB_TEST_TCP_TX, 0, NAN);
+    snprintf(e.status, sizeof e.status, "failed");
+    snprintf(e.error, sizeof e.error, "board rebooted, \"twice\"\nretry later, please");
+    eb_results_add(r, &e);
+}
+
+static void test_json_round_trip(void **state)
+{
+    (void)state;
+    eb_results r, back;
+    build_sample(&r);
+    eb_buf b;
+    eb_buf_init(&b);
+    eb_results_to_json(&r, &b);
+    const char *text = eb_buf_cstr(&b);
+    assert_non_null(strstr(text, "\"schema\":\t\"espbench-results\""));
+    assert_non_null(strstr(text, "\"schema_version\":\t1"));
+    assert_non_null(strstr(text, "\"jitter_ms\":\tnull"));   /* NAN -> null */
+    assert_non_null(strstr(text, "\"free_heap\":\tnull"));   /* -1 -> null */
+    assert_non_null(strstr(text, "\"static_rx\":\t16"));
+    assert_non_null(strstr(text, "\"rx_ba_win\":\t0"));
+    assert_null(strstr(text, "nan"));
+
+    eb_error err = {0};
+    assert_int_equal(eb_results_parse_json(&back, text, b.len, "x.json", &err), 0);
+    assert_string_equal(back.espbench_version, "0.1.0");
+    assert_int_equal(back.n_boards, 1);
+    assert_int_equal(back.boards[0].rssi, -41);
+    assert_string_equal(back.boards[0].ap_ssid, "lab \"ap\"");
+    assert_int_equal(back.n_entries, 2);
+    eb_entry *e = &back.entries[0];
+    assert_int_equal(e->test, EB_TEST_UDP_RX);
+    assert_true(e->mean_mbps == 83.1);
+    assert_true(e->loss_pct == 0.25);
+    assert_int_equal(e->free_heap, 37990);
+    assert_int_equal(e->min_free_heap, -1);
+    assert_true(e->param_set[EB_F_STATIC_RX] && e->param[EB_F_STATIC_RX] == 16);
+    assert_true(e->param_set[EB_F_RX_BA_WIN] && e->param[EB_F_RX_BA_WIN] == 0);
+    assert_false(e->param_set[EB_F_DYNAMIC_RX]);
+    assert_int_equal(e->n_receiver, 2);
+    assert_int_equal(e->receiver[0].lost, 2);
+    assert_true(isnan(e->receiver[1].jitter_ms));
+    assert_int_equal(e->receiver[1].total, -1);
+    assert_int_equal(e->n_sender, 1);
+    assert_true(e->sender[0].mbps == 100);
+    assert_true(isnan(e->tx_stats.mean));
+    e = &back.entries[1];
+    assert_string_equal(e->status, "failed");
+    assert_true(isnan(e->mean_mbps));
+    assert_string_equal(e->error, "board rebooted, \"twice\"\nretry later, please");
+    assert_true(eb_entry_equal(&r.entries[0], &back.entries[0]));
+    assert_true(eb_entry_equal(&r.entries[1], &back.entries[1]));
+    assert_false(eb_entry_equal(&r.entries[0], &back.entries[1]));
+
+    /* A second serialisation is byte-identical. */
+    eb_buf b2;
+    eb_buf_init(&b2);
+    eb_results_to_json(&back, &b2);
+    assert_string_equal(eb_buf_cstr(&b2), text);
+    eb_buf_free(&b2);
+    eb_buf_free(&b);
+    eb_results_free(&back);
+    eb_results_free(&r);
+}
+
+static void expect_parse_error(const char *json, const char *msg)
+{
+    eb_results r;
+    eb_error err = {0};
+    int rc = eb_results_parse_json(&r, json, strlen(json), "x.json", &err);
+    assert_int_equal(rc, EB_ECONFIG);
+    assert_string_equal(err.msg, msg);
+    assert_int_equal(r.n_entries, 0);
+}
+
+#define HEAD "{\"schema\":\"espbench-results\",\"schema_version\":1,"
+#define E0 "{\"chip\":\"esp32\",\"tier\":\"iperf\",\"test\":\"tcp_tx\",\"repeat\":0,\"status\":\"ok\","
+
+static void test_load_errors(void **state)
+{
+    (void)state;
+    expect_parse_error("[1]", "x.json: expected a JSON object at the top level");
+    expect_parse_error("{\"schema\":\"espbench-results\"} {}", "x.json: unexpected text after the JSON document (offset 30)");
+    expect_parse_error("", "x.json:1:1: not valid JSON");
+    expect_parse_error("{\n  \"schema\": ,", "x.json:2:13: not valid JSON");
+    expect_parse_error("{\"schema\":\"flent\",\"schema_version\":1,\"entries\":[]}",
+                       "x.json: schema: \"flent\" is not an espbench results file (expected \"espbench-results\")");
+    expect_parse_error("{\"schema\":\"espbench-results\",\"schema_version\":2,\"entries\":[]}",
+                       "x.json: schema_version: 2 is not supported by this espbench (reads version 1); "
+                       "use a matching espbench version");
+    expect_parse_error("{\"schema\":\"espbench-results\",\"entries\":[]}", "x.json: schema_version: missing (expected an integer)");
+    expect_parse_error(HEAD "\"boards\":[]}", "x.json: entries: missing (expected an array)");
+    expect_parse_error(HEAD "\"entries\":{}}", "x.json: entries: expected an array");
+    expect_parse_error(HEAD "\"entries\":[" E0 "\"mean_mbps\":1,\"peak_mbps\":2}," E0 "\"mean_mbps\":\"74.6\",\"peak_mbps\":2}]}",
+                       "x.json: entries[1].mean_mbps: expected a number");
+    expect_parse_error(HEAD "\"entries\":[" E0 "\"peak_mbps\":2}]}", "x.json: entries[0].mean_mbps: missing (expected a number)");
+    expect_parse_error(HEAD "\"entries\":[{\"chip\":\"esp32\",\"tier\":\"iperf\",\"test\":\"tcp_up\",\"status\":\"ok\"}]}",
+                       "x.json: entries[0].test: expected one of tcp_tx, tcp_rx, udp_tx, udp_rx");
+    expect_parse_error(HEAD "\"entries\":[" E0 "\"mean_mbps\":1,\"peak_mbps\":2,\"free_heap\":1.5}]}",
+                       "x.json: entries[0].free_heap: expected an integer or null");
+    expect_parse_error(HEAD "\"entries\":[" E0 "\"mean_mbps\":1,\"peak_mbps\":2,\"intervals\":{\"receiver\":[{\"start_s\":0,\"end_s\":1,\"mbps\":true}]}}]}",
+                       "x.json: entries[0].intervals.receiver[0].mbps: expected a number");
+    expect_parse_error(HEAD "\"entries\":[" E0 "\"mean_mbps\":1,\"peak_mbps\":2,\"tier_params\":{\"static_rx\":\"16\"}}]}",
+                       "x.json: entries[0].tier_params.static_rx: expected an integer");
+    expect_parse_error(HEAD "\"entries\":[" E0 "\"mean_mbps\":1,\"peak_mbps\":2,\"rx_stats\":{\"n\":3,\"mean\":[]}}]}",
+                       "x.json: entries[0].rx_stats.mean: expected a number");
+    expect_parse_error(HEAD "\"boards\":[{\"board\":\"a\",\"rssi\":\"-40\"}],\"entries\":[]}",
+                       "x.json: boards[0].rssi: expected an integer or null");
+    expect_parse_error(HEAD "\"entries\":[{\"chip\":\"esp32\",\"tier\":\"iperf\",\"test\":\"tcp_tx\",\"status\":\"meh\",\"mean_mbps\":1,\"peak_mbps\":1}]}",
+                       "x.json: entries[0].status: expected \"ok\" or \"failed\"");
+
+    /* Unknown keys are ignored (later versions may add some); null figures become NAN. */
+    const char *ok = HEAD "\"future\":1,\"entries\":[" E0 "\"mean_mbps\":null,\"peak_mbps\":2,\"x\":[1],"
+                          "\"tier_params\":{\"future_knob\":3}}]}";
+    eb_results r;
+    eb_error err = {0};
+    assert_int_equal(eb_results_parse_json(&r, ok, strlen(ok), "x.json", &err), 0);
+    assert_int_equal(r.n_entries, 1);
+    assert_true(isnan(r.entries[0].mean_mbps));
+    assert_int_equal(r.entries[0].free_heap, -1);
+    eb_results_free(&r);
+}
+
+static void test_csv_rfc4180(void **state)
+{
+    (void)state;
+    eb_results r;
+    build_sample(&r);
+    eb_buf b;
+    eb_buf_init(&b);
+    eb_results_to_csv(&r, &b);
+    const char *t = eb_buf_cstr(&b);
+    const char *header = "board,chip,tier,test,repeat,status,mean_mbps,peak_mbps,median_mbps,min_mbps,max_mbps,"
+                         "stddev_mbps,n_intervals,sender_mean_mbps,loss_pct,jitter_ms,free_heap,min_free_heap,"
+                         "largest_block,ref_mbps,duration_s,interval_s,warmup_s,udp_rate_mbps,started,finished,error\r\n";
+    assert_memory_equal(t, header, strlen(header));
+    const char *row1 = "sim,esp32,iperf,udp_rx,0,ok,83.1,84.6,,,,,3,,0.25,0.031,37990,,,83.1,4,1,1,100,"
+                       "2026-12-02T10:00:00Z,2026-12-02T10:00:05Z,\r\n";
+    assert_memory_equal(t + strlen(header), row1, strlen(row1));
+    const char *row2 = "sim,esp32,minimum,tcp_tx,0,failed,,,,,,,3,,,,,,,,4,1,1,,2026-12-02T10:00:00Z,"
+                       "2026-12-02T10:00:05Z,\"board rebooted, \"\"twice\"\"\nretry later, please\"\r\n";
+    assert_string_equal(t + strlen(header) + strlen(row1), row2);
+    eb_buf_free(&b);
+    eb_results_free(&r);
+}
+
+static int count_dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (de->d_name[0] != '.' || (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")))
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void test_save_load_files(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/eb-results-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char json[256], csv[256];
+    snprintf(json, sizeof json, "%s/results.json", dir);
+    snprintf(csv, sizeof csv, "%s/results.csv", dir);
+    eb_results r, back;
+    build_sample(&r);
+    eb_error err = {0};
+    assert_int_equal(eb_results_save_json(&r, json, &err), 0);
+    assert_int_equal(eb_results_save_csv(&r, csv, &err), 0);
+    /* Saving again replaces in place; no temporary files are left behind. */
+    assert_int_equal(eb_results_save_json(&r, json, &err), 0);
+    assert_int_equal(count_dir_entries(dir), 2);
+    assert_int_equal(eb_results_load(&back, json, &err), 0);
+    assert_int_equal(back.n_entries, 2);
+    assert_true(eb_entry_equal(&r.entries[0], &back.entries[0]));
+    eb_results_free(&back);
+
+    char missing[300];
+    snprintf(missing, sizeof missing, "%s/nope.json", dir);
+    assert_int_equal(eb_results_load(&back, missing, &err), EB_ECONFIG);
+    assert_non_null(strstr(err.msg, "nope.json: cannot open: No such file or directory"));
+    char baddir[300];
+    snprintf(baddir, sizeof baddir, "%s/no/such/dir/results.json", dir);
+    assert_int_equal(eb_results_save_json(&r, baddir, &err), EB_EIO);
+    assert_non_null(strstr(err.msg, "cannot create a temporary file next to it"));
+
+    unlink(json);
+    unlink(csv);
+    rmdir(dir);
+    eb_results_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_add_find_put),
+        cmocka_unit_test(test_json_round_trip),
+        cmocka_unit_test(test_load_errors),
+        cmocka_unit_test(test_csv_rfc4180),
+        cmocka_unit_test(test_save_load_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

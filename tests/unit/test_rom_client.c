@@ -1,0 +1,345 @@
+/* ROM loader client and flash job against a scripted ROM (mock_rom_port.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "espbench/esp_image.h"
+#include "espbench/flash.h"
+#include "espbench/rom_client.h"
+#include "mock_rom_port.h"
+
+static eb_profiles profiles;
+
+static int load_profiles(void **state)
+{
+    (void)state;
+    const char *dirs[] = {SOURCE_DIR "/profiles"};
+    eb_error err;
+    eb_error_clear(&err);
+    if (eb_profiles_load(&profiles, dirs, 1, &err) != EB_OK) {
+        fprintf(stderr, "profiles: %s\n", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int free_profiles(void **state)
+{
+    (void)state;
+    eb_profiles_free(&profiles);
+    return 0;
+}
+
+static void test_detect_by_security_info(void **state)
+{
+    (void)state;
+    mock_rom *m = mock_rom_new();
+    eb_rom_client *c = eb_rom_client_new(&m->port, &profiles);
+    eb_error err;
+    eb_error_clear(&err);
+    assert_int_equal(eb_rom_sync(c, 3, &err), EB_OK);
+    eb_rom_chip_info info;
+    assert_int_equal(eb_rom_detect_chip(c, &info, &err), EB_OK);
+    assert_string_equal(info.chip->name, "esp32c3");
+    assert_true(info.by_security_info);
+    assert_int_equal(info.chip_id, 5);
+    uint8_t mac[6];
+    assert_int_equal(eb_rom_read_mac(c, mac, &err), EB_OK);
+    assert_memory_equal(mac, "\x7c\xdf\xa1\x01\x02\x03", 6);
+    uint32_t id;
+    assert_int_equal(eb_rom_read_flash_id(c, &id, &err), EB_OK);
+    assert_int_equal(id, 0x1640C8);
+    assert_int_equal(eb_rom_flash_size_from_id(id), 4u << 20);
+    /* No magic read when the chip id answered. */
+    assert_int_equal(mock_count_op(m, EB_ROM_GET_SECURITY_INFO), 1);
+    eb_rom_client_free(c);
+    mock_rom_free(m);
+}
+
+static void test_detect_by_magic_when_security_info_unsupported(void **state)
+{
+    (void)state;
+    mock_rom *m = mock_rom_new();
+    m->chip_id = -1;        /* ESP32 ROM: GET_SECURITY_INFO unknown */
+    m->magic = 0x00F01D83;
+    eb_rom_client *c = eb_rom_client_new(&m->port, &profiles);
+    eb_error err;
+    eb_error_clear(&err);
+    assert_int_equal(eb_rom_sync(c, 3, &err), EB_OK);
+    eb_rom_chip_info info;
+    assert_int_equal(eb_rom_detect_chip(c, &info, &err), EB_OK);
+    assert_string_equal(info.chip->name, "esp32");
+    assert_false(info.by_security_info);
+    assert_int_equal(info.magic, 0x00F01D83);
+    eb_rom_client_free(c);
+    mock_rom_free(m);
+}
+
+static void test_unknown_magic_fails_with_value(void **state)
+{
+    (void)state;
+    mock_rom *m = mock_rom_new();
+    m->chip_id = -1;
+    m->magic = 0x12345678;
+    eb_rom_client *c = eb_rom_client_new(&m->port, &profiles);
+    eb_error err;
+    eb_error_clear(&err);
+    assert_int_equal(eb_rom_sync(c, 1, &err), EB_OK);
+    eb_rom_chip_info info;
+    assert_int_equal(eb_rom_detect_chip(c, &info, &err), EB_EIO);
+    assert_string_equal(err.msg, "mock0: chip magic 0x12345678 matches no chip in profiles/");
+    eb_rom_client_free(c);
+    mock_rom_free(m);
+}
+
+static void test_silent_board_no_sync_hint(void **state)
+{
+    (void)state;
+    mock_rom *m = mock_rom_new();
+    m->silent = 1;
+    eb_rom_client *c = eb_rom_client_new(&m->port, &profiles);
+    eb_error err;
+    eb_error_clear(&err);
+    assert_int_equal(eb_rom_sync(c, 3, &err), EB_EIO);
+    assert_string_equal(err.msg, "mock0: no reply to SYNC from the ROM loader; hold BOOT (IO0) while pressing RESET, "
+                                 "or check that this is the board's port");
+    assert_int_equal(mock_count_op(m, EB_ROM_SYNC), 3);
+    eb_rom_client_free(c);
+    mock_rom_free(m);
+}
+
+static void test_chatty_board_does_not_hold_sync(void **state)
+{
+    (void)state;
+    mock_rom *m = mock_rom_new();
+    m->chatty = 1;
+    eb_rom_client *c = eb_rom_client_new(&m->port, &profiles);
+    eb_error err;
+    eb_error_clear(&err);
+    uint64_t t0 = eb_now_ms();
+    assert_int_equal(eb_rom_sync(c, 2, &err), EB_EIO);
+    assert_true(eb_now_ms() - t0 < 2000); /* 2 x (100 ms deadline + 50 ms pause), not forever */
+    assert_non_null(strstr(err.msg, "no reply to SYNC"));
+    eb_rom_client_free(c);
+    mock_rom_free(m);
+}
+
+static void test_flash_size_from_jedec(void **state)
+{
+    (void)state;
+    /* W0 holds the RDID bytes little-endian: manufacturer, type, capacity. */
+    assert_int_equal(eb_rom_flash_size_from_id(0x1640C8), 4u << 20);
+    assert_int_equal(eb_rom_flash_size_from_id(0x1840EF), 16u << 20);
+    assert_int_equal(eb_rom_flash_size_from_id(0x3940C8), 32u << 20); /* 0x39: offset range */
+    assert_int_equal(eb_rom_flash_size_from_id(0x2040C8), 64u << 20);
+    assert_int_equal(eb_rom_flash_size_from_id(0xFFFFFF), 0);
+    assert_int_equal(eb_rom_flash_size_from_id(0), 0);
+}
+
+/* A small valid ESP32-C3 app image built by the shared image builder. */
+static void build_app(eb_buf *out, int chip_id, size_t size, uint32_t seed)
+{
+    eb_image_spec spec = {.chip_id = chip_id, .project_name = "unit", .version = "1.0", .idf_ver = "v5.4",
+                          .size = size, .seed = seed, .flash_size_freq = 0x20};
+    eb_error err;
+    eb_buf_init(out);
+    assert_int_equal(eb_image_build(&spec, out, &err), EB_OK);
+}
+
+static eb_flash_session *open_session(mock_rom *m, eb_flash_opts *o, eb_error *err)
+{
+    o->profiles = &profiles;
+    o->before = "no-reset";
+    eb_flash_session *s = NULL;
+    assert_int_equal(eb_flash_open_port(&s, &m->port, o, err), EB_OK);
+    return s;
+}
+
+static void test_flash_writes_verifies_then_skips(void **state)
+{
+    (void)state;
+    mock_rom *m = mock_rom_new();
+    eb_flash_opts o = {0};
+    eb_error err;
+    eb_error_clear(&err);
+    eb_flash_session *s = open_session(m, &o, &err);
+    assert_int_equal(eb_flash_baud(s), 921600);
+    assert_int_equal(m->host_baud, 921600);
+    assert_int_equal(m->dev_baud, 921600);
+    assert_int_equal(eb_flash_chip(s)->flash_size, 4u << 20);
+    assert_true(eb_flash_chip(s)->flash_size_detected);
+
+    eb_buf app;
+    build_app(&app, 5, 40000, 7);
+    uint8_t blob[5000];
+    for (size_t i = 0; i < sizeof blob; i++)
+        blob[i] = (uint8_t)(i * 7);
+    eb_flash_region r[2] = {{0x10000, app.data, app.len, "app.bin"}, {0x9000, blob, 4999, "blob"}};
+    eb_flash_region_result res[2];
+    assert_int_equal(eb_flash_write(s, r, 2, res, &err), EB_OK);
+    assert_true(res[0].written && !res[0].skipped);
+    assert_true(res[1].written);
+    assert_memory_equal(m->flash + 0x10000, app.data, app.len);
+    assert_memory_equal(m->flash + 0x9000, blob, 4999);
+    assert_int_equal(m->flash[0x9000 + 4999], 0xFF); /* padding to a word is erased-flash 0xFF */
+    assert_true(res[0].wire_bytes < app.len);         /* compressed */
+    int blocks = m->defl_blocks;
+    assert_int_equal((size_t)blocks, (res[0].wire_bytes + 1023) / 1024 + (res[1].wire_bytes + 1023) / 1024);
+
+    /* Same images again: only MD5 reads, no writes. */
+    int begins = mock_count_op(m, EB_ROM_FLASH_DEFL_BEGIN);
+    assert_int_equal(eb_flash_write(s, r, 2, res, &err), EB_OK);
+    assert_true(res[0].skipped && res[1].skipped);
+    assert_int_equal(mock_count_op(m, EB_ROM_FLASH_DEFL_BEGIN), begins);
+    assert_int_equal(m->defl_blocks, blocks);
+
+    /* ROM without lines: the after-reset leaves the loader via FLASH_END. */
+    assert_int_equal(eb_flash_reset_after(s, &err), EB_OK);
+    assert_int_equal(m->ops[m->n_ops - 1], EB_ROM_FLASH_END);
+    /* The port goes on to the console at the ROM's rate. */
+    eb_port *port = eb_flash_release_port(s, &err);
+    assert_ptr_equal(port, &m->port);
+    assert_int_equal(port->baud, 115200);
+    eb_flash_close(s);
+    eb_buf_free(&app);
+    eb_port_close(port);
+}
+
+static void test_checksum_error_retried_then_fails(void **state)
+{
+    (void)state;
+    mock_rom *m = mock_rom_new();
+    eb_flash_opts o = {.no_skip = true};
+    eb_error err;
+    eb_error_clear(&err);
+    eb_flash_session *s = open_session(m, &o, &err);
+    uint8_t data[8192];
+    for (size_t i = 0; i < sizeof data; i++)
+        data[i] = (uint8_t)(i * 13 + (i >> 5));
+    eb_flash_region r = {0x20000, data, sizeof data, "data.bin"};
+    m->checksum_faults = 2; /* two bad answers, third attempt passes */
+    assert_int_equal(eb_flash_write(s, &r, 1, NULL, &err), EB_OK);
+    assert_memory_equal(m->flash + 0x20000, data, sizeof data);
+
+    m->checksum_faults = 3;
+    assert_int_equal(eb_flash_write(s, &r, 1, NULL, &err), EB_EIO);
+    assert_string_equal(err.msg, "writing data.bin at 0x20000: mock0: block 0 rejected with a checksum error 3 times; "
+                                 "check the cable or lower --baud");
+    eb_flash_close(s);
+}
+
+static void test_port_gone_mid_write(void **state)
+{
+    (void)state;
+    mock_rom *m = mock_rom_new();
+    eb_flash_opts o = {.no_skip = true};
+    eb_error err;
+    eb_error_clear(&err);
+    eb_flash_session *s = open_session(m, &o, &err);
+    eb_buf app;
+    build_app(&app, 5, 60000, 3);
+    eb_flash_region r = {0x10000, app.data, app.len, "app.bin"};
+    m->gone_after_blocks = 2;
+    assert_int_equal(eb_flash_write(s, &r, 1, NULL, &err), EB_EIO);
+    assert_string_equal(err.msg, "writing app.bin at 0x10000: port mock0: device gone during write (Input/output "
+                                 "error); check the cable and retry");
+    eb_buf_free(&app);
+    eb_flash_close(s);
+}
+
+static void test_baud_refused_falls_back(void **state)
+{
+    (void)state;
+    mock_rom *m = mock_rom_new();
+    m->refuse_baud = 1;
+    eb_flash_opts o = {0};
+    eb_error err;
+    eb_error_clear(&err);
+    eb_flash_session *s = open_session(m, &o, &err);
+    assert_int_equal(eb_flash_baud(s), 115200);
+    eb_flash_close(s);
+}
+
+static void test_baud_not_followed_falls_back(void **state)
+{
+    (void)state;
+    mock_rom *m = mock_rom_new();
+    m->ignore_baud = 1; /* acks, but its UART stays at 115200 */
+    eb_flash_opts o = {.baud = 460800};
+    eb_error err;
+    eb_error_clear(&err);
+    eb_flash_session *s = open_session(m, &o, &err);
+    assert_int_equal(eb_flash_baud(s), 115200);
+    assert_int_equal(m->host_baud, 115200);
+    /* Still usable at the old rate. */
+    char hex[33];
+    assert_int_equal(eb_rom_flash_md5(eb_flash_rom(s), 0, 4096, hex, &err), EB_OK);
+    eb_flash_close(s);
+}
+
+static void test_wrong_chip_refused(void **state)
+{
+    (void)state;
+    mock_rom *m = mock_rom_new();
+    eb_flash_opts o = {.profiles = &profiles, .before = "no-reset", .expect_chip = "esp32s3"};
+    eb_error err;
+    eb_error_clear(&err);
+    eb_flash_session *s = NULL;
+    assert_int_equal(eb_flash_open_port(&s, &m->port, &o, &err), EB_EIO);
+    assert_null(s);
+    assert_string_equal(err.msg, "wrong chip: expected ESP32-S3 (--chip esp32s3) but mock0 has an ESP32-C3; check --port or --chip");
+}
+
+static void test_region_checks(void **state)
+{
+    (void)state;
+    const eb_chip *c3 = eb_profiles_chip(&profiles, "esp32c3");
+    eb_buf app;
+    build_app(&app, 9, 20000, 1); /* an ESP32-S3 image */
+    eb_error err;
+    eb_error_clear(&err);
+    eb_flash_region r = {0x10000, app.data, app.len, "s3.bin"};
+    assert_int_equal(eb_flash_check_region(c3, 4u << 20, &r, &err), EB_EIO);
+    assert_string_equal(err.msg, "s3.bin: image is built for chip id 9, but the board is an ESP32-C3 (chip id 5); use the esp32c3 build");
+
+    r.offset = 0x3FC000; /* 20000 bytes do not fit in the last 16 KiB of 4 MB */
+    eb_buf_free(&app);
+    build_app(&app, 5, 20000, 1);
+    r.data = app.data;
+    r.len = app.len;
+    assert_int_equal(eb_flash_check_region(c3, 4u << 20, &r, &err), EB_EIO);
+    assert_non_null(strstr(err.msg, "do not fit in the 4 MB flash of this ESP32-C3"));
+
+    r.offset = 0x10000;
+    app.data[0] = 0xE8; /* corrupt header at the app offset */
+    assert_int_equal(eb_flash_check_region(c3, 4u << 20, &r, &err), EB_EIO);
+    assert_string_equal(err.msg, "s3.bin: corrupt image header at 0x10000: not an ESP image: first byte 0xe8 (expected 0xE9)");
+
+    r.offset = 0x10800;
+    assert_int_equal(eb_flash_check_region(c3, 4u << 20, &r, &err), EB_ECONFIG);
+    assert_string_equal(err.msg, "s3.bin: offset 0x10800 is not a multiple of 4 KiB (0x1000)");
+    eb_buf_free(&app);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_detect_by_security_info),
+        cmocka_unit_test(test_detect_by_magic_when_security_info_unsupported),
+        cmocka_unit_test(test_unknown_magic_fails_with_value),
+        cmocka_unit_test(test_silent_board_no_sync_hint),
+        cmocka_unit_test(test_chatty_board_does_not_hold_sync),
+        cmocka_unit_test(test_flash_size_from_jedec),
+        cmocka_unit_test(test_flash_writes_verifies_then_skips),
+        cmocka_unit_test(test_checksum_error_retried_then_fails),
+        cmocka_unit_test(test_port_gone_mid_write),
+        cmocka_unit_test(test_baud_refused_falls_back),
+        cmocka_unit_test(test_baud_not_followed_falls_back),
+        cmocka_unit_test(test_wrong_chip_refused),
+        cmocka_unit_test(test_region_checks),
+    };
+    return cmocka_run_group_tests(tests, load_profiles, free_profiles);
+}
