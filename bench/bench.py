@@ -226,6 +226,9 @@ def summary_md(res):
             else:
                 cells.append(fmt_value(f) + ("" if f["status"] == "pass" else " ✗"))
         out.append("| %s | %s |" % (t, " | ".join(cells)))
+    out += ["", "TX tests compare the PC's iperf2 count (espbench's headline) with the board's; for RX tests the "
+            "headline is the board's own count, so 0 means espbench's parsing and statistics reproduce the bytes "
+            "exactly."]
     nm = [f for f in res["figures"] if f["status"] == "not measured"]
     if nm:
         out += ["", "Not measured:", ""]
@@ -305,8 +308,10 @@ def main():
            "figures": figures}
     results = a.results or os.path.join(source, "bench", "results.json")
     summary = a.summary or os.path.join(source, "bench", "SUMMARY.md")
-    write_atomic(results, json.dumps(res, indent=2, ensure_ascii=False) + "\n")
-    write_atomic(summary, summary_md(res))
+    # Paths inside the tree are written relative to it (the files are committed).
+    rel = source.rstrip("/") + "/"
+    write_atomic(results, (json.dumps(res, indent=2, ensure_ascii=False) + "\n").replace(rel, ""))
+    write_atomic(summary, summary_md(res).replace(rel, ""))
     ctx.log("wrote %s and %s: %d pass, %d fall short, %d not measured" % (
         os.path.relpath(results, source), os.path.relpath(summary, source), counts["pass"], counts["falls short"],
         counts["not measured"]))

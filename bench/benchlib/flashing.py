@@ -140,6 +140,7 @@ def measure(ctx):
         line_bps = es_notes[0][1] * 10 / max(es_notes[0][2], 1e-3)
         common["espbench_effective_line_bps"] = round(line_bps)
         paced = line_bps <= BAUD * 1.10
+    ctx.measured["flash_paced"] = paced
     if not es_full:
         figs.append(_nm("flash.wire_ratio", failures[0] if failures else "espbench flash did not run", common))
     elif not paced:

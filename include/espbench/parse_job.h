@@ -33,10 +33,10 @@ void eb_parse_opts_init(eb_parse_opts *o);
 
 typedef struct eb_parse_out {
     eb_entry *entries;    /* owned; intervals malloc'd */
-    int n_entries;
+    int n_entries, cap_entries;
+    int n_per_test[EB_TEST_COUNT]; /* entries per test (the next repeat number) */
     eb_board_meta meta;   /* chip, dialect, firmware project / IDF version, board IP, AP and RSSI */
-    int n_logs;
-    /* per entry: which log supplied each side (for messages) */
+    int n_logs;           /* logs parsed successfully */
 } eb_parse_out;
 
 void eb_parse_out_init(eb_parse_out *out);

@@ -81,6 +81,7 @@ typedef struct eb_results {
     char generated[32];
     eb_board_meta *boards; int n_boards;
     eb_entry *entries; int n_entries;
+    int cap_entries;     /* allocated slots (grows by doubling) */
 } eb_results;
 
 void eb_results_init(eb_results *r);

@@ -25,6 +25,7 @@ typedef struct eb_sim_opts {
     int rssi;                  /* 0 = -40 */
     double noise_pct;          /* 0 = noise off */
     uint32_t seed;
+    const char *project;       /* image project; NULL = "espbench" (another name = the stock iperf example) */
     const char *idf;           /* IDF version of the image; NULL = "v5.3" */
     const char *faults[EB_SIM_MAX_FAULTS]; /* --fault specs for the vboard */
     int n_faults;

@@ -31,6 +31,9 @@ const char cmd_run_usage[] =
     "  --sim                 start a virtual board (espbench-vboard) for the chip and run against it\n"
     "  --sim-noise PCT       throughput noise of the virtual board (default 0: off)\n"
     "  --sim-fault SPEC      a vboard fault (docs/vboard.md), repeatable\n"
+    "  --sim-project NAME    firmware of the virtual board: espbench (default), or another\n"
+    "                        project name for Espressif's stock iperf example\n"
+    "  --sim-idf VERSION     its ESP-IDF version (default v5.3): picks the stock dialect\n"
     "  --lab FILE            lab file: AP, PC address, boards (run concurrently); see docs/run.md\n"
     "  --shard I/N           run only slice I of N of the chip x tier x test matrix\n"
     "  --dialect NAME        console dialect instead of detecting it\n"
@@ -215,6 +218,12 @@ static void print_summary(display *d, const eb_run_summary *s, const char *out_d
         printf("(Mbit/s, receiver side, mean of the steady intervals; peak 1-s = the largest 1-second\n"
                " interval, the figure Espressif's CI reports)\n");
     }
+    if (cli_verbose && s->planned) {
+        printf("time per step (s):");
+        for (int i = 0; i < EB_STEP_COUNT; i++)
+            printf(" %s %.2f", eb_run_step_name(i), s->step_ms[i] / 1000.0);
+        printf("\n");
+    }
     printf("%d tests done, %d skipped, %d failed of %d; %.1f s (%.1f s of traffic). Results: %s/results.json\n",
            s->done, s->skipped, s->failed, s->planned, s->wall_s, s->test_s, out_dir);
 }
@@ -246,7 +255,7 @@ static int parse_int(const char *opt, const char *v, long lo, long hi, long *out
 enum {
     O_CHIP = 256, O_TIER, O_PORT, O_SIM, O_SIM_NOISE, O_SIM_FAULT, O_LAB, O_SHARD, O_DIALECT, O_SSID,
     O_PASSWORD_ENV, O_PC, O_IPERF_PORT, O_TESTS, O_DURATION, O_INTERVAL, O_WARMUP, O_REPEAT, O_UDP_RATE,
-    O_RETRIES, O_OUT, O_RESUME, O_MANIFEST, O_FIRMWARE, O_BAUD, O_PASSWORD, O_IPERF,
+    O_RETRIES, O_OUT, O_RESUME, O_MANIFEST, O_FIRMWARE, O_BAUD, O_PASSWORD, O_IPERF, O_SIM_PROJECT, O_SIM_IDF,
 };
 
 static const struct option long_opts[] = {
@@ -278,6 +287,8 @@ static const struct option long_opts[] = {
     {"firmware", required_argument, 0, O_FIRMWARE},
     {"baud", required_argument, 0, O_BAUD},
     {"iperf", required_argument, 0, O_IPERF},
+    {"sim-project", required_argument, 0, O_SIM_PROJECT},
+    {"sim-idf", required_argument, 0, O_SIM_IDF},
     {0, 0, 0, 0},
 };
 
@@ -315,7 +326,7 @@ int cmd_run(int argc, char **argv)
     o.warmup_s = -1;
     o.retries = -1;
     const char *chip = NULL, *port = NULL, *lab_file = NULL, *dialect = NULL, *ssid = NULL;
-    const char *password_env = NULL, *pc = NULL, *out = NULL;
+    const char *password_env = NULL, *pc = NULL, *out = NULL, *sim_project = NULL, *sim_idf = NULL;
     const char *sim_faults[EB_SIM_MAX_FAULTS];
     int n_sim_faults = 0;
     bool sim = false, all_tiers = false;
@@ -395,6 +406,8 @@ int cmd_run(int argc, char **argv)
             break;
         case O_OUT: out = optarg; break;
         case O_IPERF: o.iperf = optarg; break;
+        case O_SIM_PROJECT: sim_project = optarg; break;
+        case O_SIM_IDF: sim_idf = optarg; break;
         case O_RESUME: o.resume = true; break;
         case O_MANIFEST: o.manifest = optarg; break;
         case O_FIRMWARE: o.firmware = optarg; break;
@@ -414,6 +427,13 @@ int cmd_run(int argc, char **argv)
     (void)all_tiers;
     if (o.duration_s > 0 && o.interval_s > 0 && o.interval_s > o.duration_s)
         return cli_usage_error("run", "--interval (%g) is longer than --duration (%g)", o.interval_s, o.duration_s);
+    {
+        double d = o.duration_s > 0 ? o.duration_s : 10, i = o.interval_s > 0 ? o.interval_s : 1;
+        double w = o.warmup_s >= 0 ? o.warmup_s : i;
+        if (w + i > d + 1e-9)
+            return cli_usage_error("run", "--duration %g leaves no full interval after the %g s warm-up "
+                                   "(--interval %g): lengthen --duration or shorten --warmup", d, w, i);
+    }
     if (!!port + !!sim > 1 || (port && lab_file))
         return cli_usage_error("run", "choose one of --port, --sim, --lab (--lab may be combined with --sim)");
     if (!port && !sim && !lab_file)
@@ -541,7 +561,8 @@ int cmd_run(int argc, char **argv)
             eb_sim_opts so = {
                 .profiles = &profiles, .chip = b->chip, .name = b->name[0] ? b->name : "sim",
                 .out_dir = out, .ssid = ssid, .ap_password = SIM_AP_PASSWORD, .noise_pct = sim_noise,
-                .seed = (uint32_t)(i + 1), .n_faults = n_sim_faults,
+                .seed = (uint32_t)(i + 1), .n_faults = n_sim_faults, .project = sim_project,
+                .idf = sim_idf,
             };
             for (int k = 0; k < n_sim_faults; k++)
                 so.faults[k] = sim_faults[k];

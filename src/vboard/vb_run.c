@@ -53,6 +53,7 @@ typedef struct vb_run_state {
     int loop_lines;
     vb_reset_cause cause;
     uint32_t seed_state;
+    uint64_t rx_free_at_us; /* baud timing: when the UART has taken in the bytes read so far */
 } vb_run_state;
 
 /* ---- board callbacks --------------------------------------------------- */
@@ -405,7 +406,12 @@ static int loop(vb_run_state *s)
         int n = 0, i_pty = -1;
         fds[n++] = (struct pollfd){.fd = s->sfd, .events = POLLIN};
         fds[n++] = (struct pollfd){.fd = s->wake[0], .events = POLLIN};
-        if (host) {
+        /* With baud timing the board takes host bytes no faster than the line
+         * delivers them (10 bits a byte): the pty buffer then fills and the
+         * host's writes block as they would on a real UART. */
+        uint64_t now_us = eb_now_us();
+        bool rx_ready = !s->b.baud_timing || now_us >= s->rx_free_at_us;
+        if (host && rx_ready) {
             i_pty = n;
             fds[n++] = (struct pollfd){.fd = vb_pty_master_fd(s->pty), .events = POLLIN};
         }
@@ -413,6 +419,11 @@ static int loop(vb_run_state *s)
         if (s->ctl)
             n += vb_control_pollfds(s->ctl, fds + n, MAX_POLL - n);
         int timeout = host ? 1000 : 50; /* without a host, watch for one to open the port */
+        if (host && !rx_ready) {
+            int wait_ms = (int)((s->rx_free_at_us - now_us + 999) / 1000);
+            if (wait_ms < timeout)
+                timeout = wait_ms;
+        }
         if (s->timer != T_NONE) {
             uint64_t now = eb_now_ms();
             int left = s->timer_at > now ? (int)(s->timer_at - now) : 0;
@@ -427,9 +438,27 @@ static int loop(vb_run_state *s)
         if (fds[1].revents)
             handle_wake(s);
         if (i_pty >= 0 && (fds[i_pty].revents & POLLIN)) {
-            ssize_t got = read(vb_pty_master_fd(s->pty), buf, sizeof buf);
-            if (got > 0)
+            size_t cap = sizeof buf;
+            uint32_t baud = s->b.baud ? s->b.baud : 115200;
+            uint64_t t = eb_now_us();
+            if (s->b.baud_timing) {
+                /* An idle line starts a new schedule; a late wake-up keeps it, so
+                 * the average rate stays the baud rate whatever poll's granularity. */
+                if (s->rx_free_at_us + 5000 < t)
+                    s->rx_free_at_us = t;
+                uint64_t behind_us = t > s->rx_free_at_us ? t - s->rx_free_at_us : 0;
+                cap = (size_t)((behind_us + 2000) * baud / 10 / 1000000); /* what is due, plus ~2 ms */
+                if (cap < 1)
+                    cap = 1;
+                if (cap > sizeof buf)
+                    cap = sizeof buf;
+            }
+            ssize_t got = read(vb_pty_master_fd(s->pty), buf, cap);
+            if (got > 0) {
+                if (s->b.baud_timing)
+                    s->rx_free_at_us += (uint64_t)got * 10u * 1000000u / baud;
                 on_host_bytes(s, buf, (size_t)got);
+            }
         }
         if (s->ctl)
             vb_control_service(s->ctl, fds + i_ctl, n - i_ctl);

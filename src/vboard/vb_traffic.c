@@ -32,7 +32,7 @@ enum {
     UDP_LEN_MIN = VB_IPERF2_UDP_HDR_LEN + 4, /* id header + the first datagram's flags word */
     UDP_LEN_MAX = 65507,
     UDP_RX_BUF = 65536,
-    BOARD_TCP_MSS = 1440,     /* lwIP's TCP_MSS: keeps the PC's TCP buffers board-sized */
+    BOARD_TCP_MSS = 1440,     /* lwIP's TCP_MSS: board-sized segments, not loopback's 64 KiB */
     TCP_MIN_QUANTUM = 1460,   /* smallest read/write the pacer bothers with */
     TCP_RCVBUF_MIN = 16384,
     TCP_RCVBUF_MAX = 262144,

@@ -46,8 +46,11 @@ expect_fail 3 "no reply to SYNC from the ROM loader; hold BOOT (IO0) while press
 start_vboard f esp32c3 --no-baud-timing
 timeout 40 "$ESPBENCH" flash --port "$T/f.tty" "$T/big.bin@0x100000" >"$T/out" 2>"$T/err" &
 FL=$!
-for _ in $(seq 200); do grep -q "writing" "$T/out" 2>/dev/null && break; sleep 0.05; done
-sleep 0.3
+# Wait until the first 512 KiB have landed in the board's flash, then pull it.
+for _ in $(seq 1000); do
+    cmp -s -n 64 -i $((0x80000)):$((0x180000)) "$T/big.bin" "$T/f.flash" && break
+    sleep 0.01
+done
 kill "$VB_PID_f"
 rc=0; wait $FL || rc=$?
 [ "$rc" = 3 ] || { cat "$T/out" "$T/err"; fail "port gone: exit $rc"; }

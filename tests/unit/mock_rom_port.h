@@ -52,6 +52,7 @@ typedef struct mock_rom {
     bool dtr, rts;
     int line_changes;
     bool lines_ok;
+    char line_log[256];       /* "DR" pairs as set, e.g. "00 01 11 10 00" */
 } mock_rom;
 
 static void mock_reply(mock_rom *m, uint8_t op, uint32_t value, const uint8_t *payload, size_t n, uint8_t status,
@@ -250,6 +251,8 @@ static int mock_set_lines(eb_port *p, bool dtr, bool rts, eb_error *e)
         return 1;
     m->dtr = dtr, m->rts = rts;
     m->line_changes++;
+    size_t n = strlen(m->line_log);
+    snprintf(m->line_log + n, sizeof m->line_log - n, "%s%d%d", n ? " " : "", dtr, rts);
     return 0;
 }
 static void mock_flush(eb_port *p) { eb_buf_reset(&((mock_rom *)p)->out); }

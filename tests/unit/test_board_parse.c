@@ -435,6 +435,13 @@ static void test_eb_events(void **state)
     assert_string_equal(l.name, "BUSY");
     assert_string_equal(l.text, "iperf running");
     assert_ptr_equal(l.eb, &scratch);
+    /* after a prompt, or glued to other output */
+    const char *glued[] = {"espbench> #EB:EV iperf.done", "I (5) wifi: x#EB:EV iperf.done", "\x1b[0;32mespbench> \x1b[0m#EB:EV iperf.done"};
+    for (int i = 0; i < 3; i++) {
+        eb_board_parse_line(EB_DIALECT_ESPBENCH, glued[i], strlen(glued[i]), &l, &scratch);
+        if (l.event != EB_BEV_IPERF_DONE)
+            fail_msg("'%s': event %d", glued[i], l.event);
+    }
     const char *pe = "#EB:EV iperf.connected peer=192.168.1.2:40000";
     eb_board_parse_line(EB_DIALECT_ESPBENCH, pe, strlen(pe), &l, &scratch);
     assert_string_equal(l.ip, "192.168.1.2");
@@ -498,6 +505,9 @@ static void test_detect_fixtures(void **state)
         {{"I (1) iperf: mode=tcp-server sip=1.2.3.4:5001, dip=0.0.0.0:5001, interval=3, time=30", "I (2) iperf: Socket created"},
          EB_DIALECT_IDF_V44},
         {{"ets Jan  8 2013,rst cause:2, boot mode:(3,6)", "   0-   3 sec       5.50 Mbits/sec"}, EB_DIALECT_ESP8266},
+        /* ESP-IDF never had a v3.4: that is the ESP8266_RTOS_SDK */
+        {{"I (29) boot: ESP-IDF v3.4 2nd stage bootloader", "   0-   3 sec       5.50 Mbits/sec"}, EB_DIALECT_ESP8266},
+        {{"I (29) boot: ESP-IDF v3.3 2nd stage bootloader", "   0-   3 sec       5.50 Mbits/sec"}, EB_DIALECT_IDF_LEGACY},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         eb_board_detect d;

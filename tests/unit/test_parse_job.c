@@ -195,6 +195,21 @@ static void test_pc_logs(void **state)
     CLOSE(out.entries[1].sender[0].bytes, 627690);
     eb_parse_out_free(&out);
 
+    /* a CSV server that served two clients in turn: two tests (no banners to cut at) */
+    const char *two = "20261202134223,127.0.0.1,59442,127.0.0.1,15610,1,0.0-0.5,627690,10043040\n"
+                      "20261202134224,127.0.0.1,59442,127.0.0.1,15610,1,0.0-0.6,700000,9333333\n"
+                      "20261202134323,127.0.0.1,59450,127.0.0.1,15610,1,0.0-0.5,600000,9600000\n"
+                      "20261202134323,127.0.0.1,59450,127.0.0.1,15610,1,0.5-1.0,600000,9600000\n"
+                      "20261202134324,127.0.0.1,59450,127.0.0.1,15610,1,0.0-1.0,1200000,9600000\n";
+    eb_parse_out_init(&out);
+    assert_int_equal(eb_parse_log_buffer(&out, "two.csv", two, strlen(two), &o, &err), 0);
+    assert_int_equal(out.n_entries, 2);
+    assert_int_equal(out.entries[0].repeat, 0);
+    assert_int_equal(out.entries[1].repeat, 1);
+    assert_int_equal(out.entries[0].n_receiver, 1);
+    assert_int_equal(out.entries[1].n_receiver, 2);
+    eb_parse_out_free(&out);
+
     /* --test overrides the inference */
     o.test = EB_TEST_TCP_RX;
     assert_int_equal(parse_files(&out, &o, &err, IPDIR "tcp_csv.server.log", NULL), 0);
@@ -296,6 +311,52 @@ static void test_failed_tests_kept(void **state)
     eb_parse_out_free(&out);
 }
 
+/* The vboard's golden transcripts (tests/fixtures/transcripts): every stock
+ * dialect is detected, and with each dialect's unit base the figures agree
+ * with the espbench dialect's exact byte counts for the same model rate. */
+static void test_vboard_transcripts(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file;
+        const char *dialect;
+    } t[] = {
+        {"esp8266.txt", "esp8266"},         {"idf-legacy-v3.1.txt", "idf-legacy"}, {"idf-legacy-v4.1.txt", "idf-legacy"},
+        {"idf-legacy-v4.3.txt", "idf-legacy"}, {"idf-v4.4.txt", "idf-v4.4"},     {"idf-v5.1.txt", "idf-v5.1"},
+        {"iperf-cmd-0.1.txt", "iperf-cmd-0.1"}, {"iperf-cmd-1.0.txt", "iperf-cmd-1.0"},
+    };
+    eb_parse_opts o;
+    eb_parse_opts_init(&o);
+    o.warmup_s = 0;
+    eb_parse_out out;
+    eb_error err = {0};
+    assert_int_equal(parse_files(&out, &o, &err, FIXTURES_DIR "/transcripts/espbench.txt", NULL), 0);
+    assert_string_equal(out.meta.dialect, "espbench");
+    assert_int_equal(out.entries[0].test, EB_TEST_UDP_RX);
+    double exact = out.entries[0].mean_mbps;
+    eb_parse_out_free(&out);
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, FIXTURES_DIR "/transcripts/%s", t[i].file);
+        if (parse_files(&out, &o, &err, path, NULL) != 0)
+            fail_msg("%s: %s", t[i].file, err.msg);
+        if (strcmp(out.meta.dialect, t[i].dialect) != 0)
+            fail_msg("%s: dialect %s", t[i].file, out.meta.dialect);
+        bool tcp_rx = false;
+        for (int k = 0; k < out.n_entries; k++) {
+            const eb_entry *e = &out.entries[k];
+            if (e->test != EB_TEST_TCP_RX)
+                continue;
+            tcp_rx = true;
+            if (!(fabs(e->mean_mbps - exact) <= 0.01 * exact))
+                fail_msg("%s: tcp_rx mean %.3f, espbench %.3f", t[i].file, e->mean_mbps, exact);
+        }
+        if (!tcp_rx)
+            fail_msg("%s: no tcp_rx entry", t[i].file);
+        eb_parse_out_free(&out);
+    }
+}
+
 /* The side is detected, or taken from --side. */
 static void test_side_option(void **state)
 {
@@ -393,6 +454,7 @@ int main(void)
         cmocka_unit_test(test_pc_logs),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_failed_tests_kept),
+        cmocka_unit_test(test_vboard_transcripts),
         cmocka_unit_test(test_side_option),
         cmocka_unit_test(test_into_results),
         cmocka_unit_test(test_truncated_logs),

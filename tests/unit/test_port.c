@@ -192,6 +192,8 @@ static void test_reset_tables(void **state)
     assert_string_equal(eb_reset_before("classic", 0x303A, 0x1001)->name, "classic");
     assert_false(eb_reset_before("no-reset-no-sync", 0, 0)->syncs);
     assert_null(eb_reset_before("sideways", 0, 0));
+    assert_string_equal(eb_reset_before("no_reset", 0, 0)->name, "no-reset"); /* esptool v4 spelling */
+    assert_null(eb_reset_before("no-reset-", 0, 0));
     assert_string_equal(eb_reset_after(NULL, 0, 0)->name, "hard-reset");
     assert_null(eb_reset_after("soft", 0, 0));
     assert_string_equal(eb_port_usb_kind(0x303A, 0x1001), "Espressif USB-Serial/JTAG");

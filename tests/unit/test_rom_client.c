@@ -8,6 +8,7 @@
 
 #include "espbench/esp_image.h"
 #include "espbench/flash.h"
+#include "espbench/reset.h"
 #include "espbench/rom_client.h"
 #include "mock_rom_port.h"
 
@@ -280,6 +281,60 @@ static void test_baud_not_followed_falls_back(void **state)
     eb_flash_close(s);
 }
 
+static void test_esp8266_rom(void **state)
+{
+    (void)state;
+    mock_rom *m = mock_rom_new();
+    m->chip_id = -1;          /* no GET_SECURITY_INFO */
+    m->magic = 0xFFF0C101;
+    m->status_bytes = 2;
+    m->mac_reg = 0x3FF00050;
+    m->spi_base = 0x60000200;
+    m->spi_w0 = 0x40;
+    m->jedec = 0x1540C8;      /* 2 MB */
+    eb_flash_opts o = {0};
+    eb_error err;
+    eb_error_clear(&err);
+    eb_flash_session *s = open_session(m, &o, &err);
+    const eb_rom_chip_info *ci = eb_flash_chip(s);
+    assert_string_equal(ci->chip->name, "esp8266");
+    assert_int_equal(ci->flash_size, 2u << 20);
+    /* OUI 18:FE:34 (id byte MAC1[23:16] = 0), then MAC1[15:8], MAC1[7:0], MAC0[31:24]:
+     * the mock's words are MAC1 = 0x00007cdf, MAC0 = 0xa1010203. */
+    assert_memory_equal(ci->mac, "\x18\xfe\x34\x7c\xdf\xa1", 6);
+    assert_int_equal(mock_count_op(m, EB_ROM_SPI_ATTACH), 0);
+    /* An ESP8266 image has no extended header and no chip id. */
+    eb_buf app;
+    build_app(&app, -1, 30000, 5);
+    eb_flash_region r = {0x0, app.data, app.len, "esp8266.bin"};
+    eb_flash_region_result res;
+    assert_int_equal(eb_flash_write(s, &r, 1, &res, &err), EB_OK);
+    assert_true(res.written);
+    assert_memory_equal(m->flash, app.data, app.len);
+    eb_buf_free(&app);
+    eb_flash_close(s);
+}
+
+static void test_reset_sequences_on_lines(void **state)
+{
+    (void)state;
+    mock_rom *m = mock_rom_new();
+    m->lines_ok = true;
+    eb_error err;
+    eb_error_clear(&err);
+    assert_int_equal(eb_reset_run(&m->port, eb_reset_before("classic", 0, 0), 0, &err), EB_OK);
+    assert_string_equal(m->line_log, "00 01 11 10 00");
+    m->line_log[0] = '\0';
+    assert_int_equal(eb_reset_run(&m->port, eb_reset_before("tight", 0, 0), 0, &err), EB_OK);
+    assert_string_equal(m->line_log, "00 11 01 10 00 00");
+    m->line_log[0] = '\0';
+    assert_int_equal(eb_reset_run(&m->port, eb_reset_after("hard-reset", 0, 0), 0, &err), EB_OK);
+    assert_string_equal(m->line_log, "01 00");
+    /* With lines, the after-reset pulses EN and sends no FLASH_END. */
+    assert_int_equal(mock_count_op(m, EB_ROM_FLASH_END), 0);
+    mock_rom_free(m);
+}
+
 static void test_wrong_chip_refused(void **state)
 {
     (void)state;
@@ -338,6 +393,8 @@ int main(void)
         cmocka_unit_test(test_port_gone_mid_write),
         cmocka_unit_test(test_baud_refused_falls_back),
         cmocka_unit_test(test_baud_not_followed_falls_back),
+        cmocka_unit_test(test_esp8266_rom),
+        cmocka_unit_test(test_reset_sequences_on_lines),
         cmocka_unit_test(test_wrong_chip_refused),
         cmocka_unit_test(test_region_checks),
     };

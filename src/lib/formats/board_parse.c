@@ -141,6 +141,16 @@ static bool kv_num(const eb_ebline *l, const char *k, double *v)
     return ls_num(&p, e, v) && p == e;
 }
 
+/* A double from the wire as an integer, clamped (out-of-range casts are undefined). */
+static long clamp_long(double v)
+{
+    if (!(v > -1e9))
+        return -1000000000L;
+    if (!(v < 1e9))
+        return 1000000000L;
+    return (long)v;
+}
+
 static void kv_copy(const eb_ebline *l, const char *k, char *dst, size_t cap)
 {
     const char *s = eb_ebline_get(l, k);
@@ -207,12 +217,12 @@ static void classify_eb(const char *p, const char *e, eb_board_line *out, eb_ebl
         break;
     case EB_BEV_SCAN:
         kv_copy(l, "ssid", out->ssid, sizeof out->ssid);
-        out->rssi = kv_num(l, "rssi", &v) ? (int)v : 0;
-        out->channel = kv_num(l, "ch", &v) ? (int)v : 0;
+        out->rssi = kv_num(l, "rssi", &v) ? (int)clamp_long(v) : 0;
+        out->channel = kv_num(l, "ch", &v) ? (int)clamp_long(v) : 0;
         kv_copy(l, "bssid", out->mac, sizeof out->mac);
         break;
     case EB_BEV_SCAN_DONE:
-        out->value = kv_num(l, "count", &v) ? (long)v : -1;
+        out->value = kv_num(l, "count", &v) ? clamp_long(v) : -1;
         break;
     case EB_BEV_GOT_IP:
         kv_copy(l, "ip", out->ip, sizeof out->ip);
@@ -220,15 +230,15 @@ static void classify_eb(const char *p, const char *e, eb_board_line *out, eb_ebl
         kv_copy(l, "gw", out->gw, sizeof out->gw);
         break;
     case EB_BEV_WIFI_DISCONNECTED:
-        out->value = kv_num(l, "reason", &v) ? (long)v : -1;
+        out->value = kv_num(l, "reason", &v) ? clamp_long(v) : -1;
         break;
     case EB_BEV_MODE:
         s = eb_ebline_get(l, "proto");
         out->udp = s && strcmp(s, "udp") == 0;
         s = eb_ebline_get(l, "role");
         out->server = s && strcmp(s, "server") == 0;
-        out->interval_s = kv_num(l, "interval", &v) ? (int)v : 0;
-        out->time_s = kv_num(l, "time", &v) ? (int)v : 0;
+        out->interval_s = kv_num(l, "interval", &v) ? (int)clamp_long(v) : 0;
+        out->time_s = kv_num(l, "time", &v) ? (int)clamp_long(v) : 0;
         break;
     case EB_BEV_CONNECTED:
         s = eb_ebline_get(l, "peer");
@@ -249,9 +259,9 @@ static void classify_eb(const char *p, const char *e, eb_board_line *out, eb_ebl
         out->iv.bytes = bytes;
         out->iv.mbps = end > start ? bytes * 8.0 / (end - start) / 1e6 : 0.0;
         if (kv_num(l, "lost", &v))
-            out->iv.lost = (long)v;
+            out->iv.lost = clamp_long(v);
         if (kv_num(l, "total", &v))
-            out->iv.total = (long)v;
+            out->iv.total = clamp_long(v);
         if (kv_num(l, "jitter_ms", &v))
             out->iv.jitter_ms = v;
         break;
@@ -286,7 +296,7 @@ static bool parse_interval(int dialect, const char *p, const char *e, eb_board_l
         const char *q = p + 1;
         ls_skip_ws(&q, e);
         uint64_t n;
-        if (!ls_u64(&q, e, &n) || q >= e || *q != ']')
+        if (!ls_u64(&q, e, &n) || q >= e || *q != ']' || n > 1000000)
             return false;
         id = (int)n;
         p = q + 1;
@@ -704,8 +714,10 @@ void eb_board_parse_line(int dialect, const char *line, size_t len, eb_board_lin
         return;
     }
     const char *end = buf + n;
-    if (m[0] == '#' && strncmp(m, "#EB:", 4) == 0) {
-        classify_eb(m, end, out, scratch);
+    /* an #EB: line may be glued to other output (docs/console-protocol.md) */
+    const char *eb = m[0] == '#' && strncmp(m, "#EB:", 4) == 0 ? m : strstr(m, "#EB:");
+    if (eb) {
+        classify_eb(eb, end, out, scratch);
         return;
     }
     const char *tag;
@@ -853,8 +865,11 @@ int eb_board_detect_result(const eb_board_detect *d, char *why, size_t why_cap)
         snprintf(why, why_cap, "#EB: lines of the espbench firmware");
         return EB_DIALECT_ESPBENCH;
     }
+    /* ESP-IDF has no v3.4 release: "ESP-IDF v3.4" is the ESP8266_RTOS_SDK's bootloader/app */
+    bool sdk8266 = strncmp(d->idf, "v3.4", 4) == 0 || strncmp(d->idf, "3.4", 3) == 0;
     if (d->project[0] || d->idf[0] || d->esp8266) {
-        int r = eb_dialect_from_app(d->project, d->idf[0] ? d->idf : NULL, d->esp8266 ? "esp8266" : d->chip);
+        int r = eb_dialect_from_app(d->project, d->idf[0] ? d->idf : NULL,
+                                    d->esp8266 || sdk8266 ? "esp8266" : d->chip);
         if (r != EB_DIALECT_UNKNOWN) {
             snprintf(why, why_cap, "boot log: project '%s', ESP-IDF '%s'", d->project, d->idf);
             return r;

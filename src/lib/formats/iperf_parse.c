@@ -202,7 +202,7 @@ static bool scan_human_data(const char *q, const char *e, eb_iperf_line *out)
         out->kind = EB_IPL_OUT_OF_ORDER;
         out->iv.start_s = start;
         out->iv.end_s = end;
-        out->count = (int64_t)xfer;
+        out->count = xfer >= 0 && xfer < 9e18 ? (int64_t)xfer : -1;
         return true;
     }
     int bpow;
@@ -221,7 +221,7 @@ static bool scan_human_data(const char *q, const char *e, eb_iperf_line *out)
     out->iv.bytes = xfer * ipow(1024.0, bpow);
     out->bytes_exact = bpow == 0;
     out->iv.mbps = rate * per_unit / 1e6;
-    if (per_unit == 1.0 && rate == floor(rate))
+    if (per_unit == 1.0 && rate == floor(rate) && rate >= 0 && rate < 9e18)
         out->bits_per_s = (int64_t)rate;
 
     /* UDP receiver columns: "0.002 ms 0/893 (0%)"; the SUM line has only "1/855 (0.12%)";

@@ -96,12 +96,22 @@ void eb_entry_copy(eb_entry *dst, const eb_entry *src)
     dst->n_sender = dst->sender ? src->n_sender : 0;
 }
 
-eb_entry *eb_results_add(eb_results *r, const eb_entry *e)
+/* Room for one more entry; capacity doubles so a large log adds in amortised O(1). */
+static void reserve_entry(eb_results *r)
 {
-    eb_entry *p = realloc(r->entries, sizeof *p * (size_t)(r->n_entries + 1));
+    if (r->n_entries < r->cap_entries)
+        return;
+    int cap = r->cap_entries ? r->cap_entries * 2 : 16;
+    eb_entry *p = realloc(r->entries, sizeof *p * (size_t)cap);
     if (!p)
         abort();
     r->entries = p;
+    r->cap_entries = cap;
+}
+
+eb_entry *eb_results_add(eb_results *r, const eb_entry *e)
+{
+    reserve_entry(r);
     eb_entry *ne = &r->entries[r->n_entries++];
     eb_entry_copy(ne, e);
     return ne;
@@ -647,10 +657,7 @@ static int parse_root(jctx *c, const cJSON *root, eb_results *r)
         }
         c->path[old] = '\0';
         /* The store takes ownership of the interval arrays without copying. */
-        eb_entry *p = realloc(r->entries, sizeof *p * (size_t)(r->n_entries + 1));
-        if (!p)
-            abort();
-        r->entries = p;
+        reserve_entry(r);
         r->entries[r->n_entries++] = e;
         i++;
     }

@@ -12,7 +12,8 @@
  *    intervals; when no second is fully covered, the largest steady rate;
  *  - any other length (2 s, 3 s, 0.3 s ...): the largest steady rate, which
  *    is the closest figure the data allows.
- * n == 0 gives NAN everywhere; n == 1 gives stddev 0. */
+ * Every figure, peak_1s included, is over the same steady set (so a warm-up
+ * second never counts). n == 0 gives NAN everywhere; n == 1 gives stddev 0. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,7 +133,7 @@ void eb_stats_compute(const eb_interval *iv, int n, double interval_s, double wa
     out->peak_1s = mx;
     double per_second = 1.0 / interval_s;
     double k = round(per_second);
-    if (interval_s < 0.95 && k >= 2 && fabs(per_second - k) < 1e-6 * k) {
+    if (interval_s < 0.95 && k >= 2 && k <= 1000 && fabs(per_second - k) < 1e-6 * k) {
         bool found;
         double peak = peak_whole_seconds(iv, idx, m, interval_s, (int)k, &found);
         if (found)

@@ -55,7 +55,8 @@ static int connect_loader(eb_flash_session *s, eb_error *err)
     const eb_reset_seq *seq = eb_reset_before(before, s->port->usb_vid, s->port->usb_pid);
     if (!seq)
         return eb_fail(err, EB_ECONFIG, "unknown --before '%s' (expected one of: %s)", before, eb_reset_before_names());
-    bool cycle = !strcmp(before, "default-reset") && strcmp(seq->name, "usb-reset") != 0;
+    bool asked_default = !strcmp(before, "default-reset") || !strcmp(before, "default_reset");
+    bool cycle = asked_default && strcmp(seq->name, "usb-reset") != 0;
     int attempts = s->opts.connect_attempts > 0 ? s->opts.connect_attempts : 4;
     eb_error e;
     eb_error_clear(&e);

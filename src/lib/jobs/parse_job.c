@@ -198,9 +198,9 @@ static int detect_side(const char *data, size_t len)
 
 /* ------------------------------------------------------------ board log */
 
-static void eb_heap_kv(const eb_ebline *l, seg *s, eb_board_meta *meta)
+/* Heap figures from an #EB:OK reply (`heap`: min=, `free`: free=, `mem`: *_internal=). */
+static void heap_from_kv(const eb_ebline *l, seg *s)
 {
-    (void)meta;
     static const struct {
         const char *key;
         size_t off;
@@ -209,6 +209,9 @@ static void eb_heap_kv(const eb_ebline *l, seg *s, eb_board_meta *meta)
         {"min", offsetof(seg, min_free_heap)},      {"min_free", offsetof(seg, min_free_heap)},
         {"min_free_heap", offsetof(seg, min_free_heap)}, {"largest", offsetof(seg, largest_block)},
         {"largest_block", offsetof(seg, largest_block)},
+        /* `mem`: the internal RAM the docs' "Available memory" is about (wins over the stock figures) */
+        {"free_internal", offsetof(seg, free_heap)}, {"min_internal", offsetof(seg, min_free_heap)},
+        {"largest_internal", offsetof(seg, largest_block)},
     };
     if (!s)
         return;
@@ -221,6 +224,22 @@ static void eb_heap_kv(const eb_ebline *l, seg *s, eb_board_meta *meta)
                 *(long *)((char *)s + keys[i].off) = x;
         }
     }
+}
+
+static bool test_error(const eb_board_line *bl)
+{
+    static const int board_errors[] = {EB_BERR_NO_IP, EB_BERR_CONNECT, EB_BERR_RECV, EB_BERR_IPERF};
+    static const char *const eb_codes[] = {"NOT_CONNECTED", "IPERF"};
+    if (bl->event == EB_BEV_ERROR) {
+        for (size_t i = 0; i < sizeof board_errors / sizeof board_errors[0]; i++)
+            if (bl->error == board_errors[i])
+                return true;
+        return false;
+    }
+    for (size_t i = 0; i < sizeof eb_codes / sizeof eb_codes[0]; i++)
+        if (strcmp(bl->name, eb_codes[i]) == 0)
+            return true;
+    return false;
 }
 
 static int parse_board(eb_parse_out *out, const char *name, const char *data, size_t len, const eb_parse_opts *o,
@@ -291,9 +310,11 @@ static int parse_board(eb_parse_out *out, const char *name, const char *data, si
                 copy_str(first_error, sizeof first_error, bl.text[0] ? bl.text : bl.name);
                 first_error_line = it.lineno;
             }
-            if (cur && cur->iv.n == 0 && !cur->error[0])
+            /* only errors that end the running test belong to it; "iperf is
+             * already running", "Unrecognized command" are about another command */
+            if (cur && cur->iv.n == 0 && !cur->error[0] && test_error(&bl))
                 fmt_trunc(cur->error, sizeof cur->error, "%s:%ld: board: %s", name, it.lineno,
-                         bl.text[0] ? bl.text : bl.name);
+                          bl.text[0] ? bl.text : bl.name);
             break;
         case EB_BEV_PANIC:
         case EB_BEV_BOOT:
@@ -325,7 +346,7 @@ static int parse_board(eb_parse_out *out, const char *name, const char *data, si
             break;
         case EB_BEV_EB_OK:
             if (bl.eb)
-                eb_heap_kv(bl.eb, cur, &out->meta);
+                heap_from_kv(bl.eb, cur);
             break;
         case EB_BEV_GOT_IP:
             copy_str(out->meta.board_ip, sizeof out->meta.board_ip, bl.ip);
@@ -400,7 +421,13 @@ static int parse_pc(const char *name, const char *data, size_t len, seg_list *se
     while (next_line(&it, &line, &n)) {
         eb_iperf_parse_line(line, n, &il);
         bool banner = il.kind == EB_IPL_SERVER_BANNER || il.kind == EB_IPL_CLIENT_BANNER;
-        if (banner && cur && run.n_samples > 0) {
+        /* CSV has no banners: a stream that already printed its final row and
+         * starts again at 0 is the next client's test */
+        bool restart = false;
+        if (il.kind == EB_IPL_DATA && il.csv && il.iv.start_s < 1e-6)
+            for (int i = 0; i < run.n_streams_state && i < (int)(sizeof run.streams / sizeof run.streams[0]); i++)
+                restart |= run.streams[i].id == il.id && run.streams[i].sum == il.sum && run.streams[i].last_final;
+        if ((banner || restart) && cur && run.n_samples > 0) {
             close_pc_seg(&run, cur, csv_client_final, name);
             eb_iperf_run_free(&run);
             eb_iperf_run_init(&run);
@@ -505,8 +532,11 @@ static void refresh_stats(eb_entry *e)
     e->peak_mbps = h->peak_1s;
 }
 
+/* The occurrence-th entry of a test, if its side's slot is still empty. */
 static eb_entry *find_slot(eb_parse_out *out, int test, int occurrence, bool receiver)
 {
+    if (occurrence >= out->n_per_test[test]) /* the common case: a new entry */
+        return NULL;
     int seen = 0;
     for (int i = 0; i < out->n_entries; i++) {
         eb_entry *e = &out->entries[i];
@@ -522,18 +552,18 @@ static eb_entry *find_slot(eb_parse_out *out, int test, int occurrence, bool rec
 
 static eb_entry *new_entry(eb_parse_out *out, int test, const eb_parse_opts *o)
 {
-    eb_entry *p = realloc(out->entries, (size_t)(out->n_entries + 1) * sizeof *p);
-    if (!p)
-        abort();
-    out->entries = p;
+    if (out->n_entries == out->cap_entries) {
+        int cap = out->cap_entries ? out->cap_entries * 2 : 8;
+        eb_entry *p = realloc(out->entries, (size_t)cap * sizeof *p);
+        if (!p)
+            abort();
+        out->entries = p;
+        out->cap_entries = cap;
+    }
     eb_entry *e = &out->entries[out->n_entries++];
     eb_entry_init(e);
     e->test = test;
-    int repeat = 0;
-    for (int i = 0; i < out->n_entries - 1; i++)
-        if (out->entries[i].test == test)
-            repeat++;
-    e->repeat = repeat;
+    e->repeat = out->n_per_test[test]++;
     copy_str(e->tier, sizeof e->tier, o->tier ? o->tier : "unknown");
     e->warmup_s = o->warmup_s;
     return e;

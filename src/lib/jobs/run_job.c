@@ -199,9 +199,55 @@ static bool stopped(const board_ctx *bc)
     return bc->sh->o->stop && *bc->sh->o->stop;
 }
 
+/* Entries in a stable order whatever the boards' pace: board (lab order),
+ * tier (profile order), test, repeat. Concurrent and sequential runs then
+ * write the same file. */
+static const eb_run_opts *sort_opts; /* qsort has no user pointer; set under the lock */
+
+static int rank_of(const eb_entry *e, int *tier_rank)
+{
+    const eb_run_opts *o = sort_opts;
+    int b = o->n_boards;
+    for (int i = 0; i < o->n_boards; i++)
+        if (!strcmp(o->boards[i].name, e->board)) {
+            b = i;
+            break;
+        }
+    *tier_rank = 1 << 20;
+    const eb_chip *c = eb_profiles_chip(o->profiles, e->chip);
+    for (int i = 0; c && i < c->n_tiers; i++)
+        if (!strcmp(c->tiers[i].name, e->tier))
+            *tier_rank = i;
+    return b;
+}
+
+static int entry_cmp(const void *pa, const void *pb)
+{
+    const eb_entry *a = pa, *b = pb;
+    int ta, tb;
+    int ba = rank_of(a, &ta), bb = rank_of(b, &tb);
+    if (ba != bb)
+        return ba - bb;
+    int c = strcmp(a->board, b->board);
+    if (!c)
+        c = strcmp(a->chip, b->chip);
+    if (c)
+        return c;
+    if (ta != tb)
+        return ta < tb ? -1 : 1;
+    if (ta == 1 << 20 && (c = strcmp(a->tier, b->tier)) != 0)
+        return c;
+    if (a->test != b->test)
+        return a->test - b->test;
+    return a->repeat - b->repeat;
+}
+
 /* Saves both files; called with the lock held. */
 static int save_locked(run_shared *sh, eb_error *err)
 {
+    sort_opts = sh->o;
+    if (sh->results.n_entries > 1)
+        qsort(sh->results.entries, (size_t)sh->results.n_entries, sizeof *sh->results.entries, entry_cmp);
     eb_iso8601_utc(sh->results.generated);
     int rc = eb_results_save_json(&sh->results, sh->json_path, err);
     if (!rc)
@@ -683,6 +729,12 @@ static int run_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error 
         *e = tmp;
     }
 out:
+    if (rc == EB_EINTR && io.run.started && !io.run.done && !eb_console_port_failed(bc->con)) {
+        /* Leave the board idle for the next run (the reply is not awaited:
+         * the console reads are already cut short by the stop flag). */
+        eb_error ignored;
+        bc->drv->iperf_abort(bc->drv, bc->con, eb_deadline_in(200), &ignored);
+    }
     if (rc) {
         e->receiver = e->sender = NULL;
         e->n_receiver = e->n_sender = 0;

@@ -158,7 +158,7 @@ static int flash_app(const eb_sim_opts *o, const char *port, const char *image, 
     eb_flash_close(fs);
     eb_buf_free(&img);
     if (rc)
-        eb_error_prefix(err, "sim: flashing the espbench firmware: ");
+        eb_error_prefix(err, "sim: flashing the %s firmware: ", o->project ? o->project : "espbench");
     return rc;
 }
 
@@ -171,7 +171,8 @@ int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
         eb_sim_vboard_path(prog, sizeof prog);
     const char *name = o->name && *o->name ? o->name : "sim";
     char image[PATH_MAX], flashf[PATH_MAX], link[PATH_MAX], log[PATH_MAX], pidf[PATH_MAX];
-    snprintf(image, sizeof image, "%s/%s-espbench-%s.bin", o->out_dir, name, o->chip);
+    const char *project = o->project && *o->project ? o->project : "espbench";
+    snprintf(image, sizeof image, "%s/%s-%s-%s.bin", o->out_dir, name, project, o->chip);
     snprintf(flashf, sizeof flashf, "%s/%s-flash.bin", o->out_dir, name);
     snprintf(link, sizeof link, "%s/%s.tty", o->out_dir, name);
     snprintf(log, sizeof log, "%s/%s-vboard.log", o->out_dir, name);
@@ -181,7 +182,7 @@ int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
 
     /* The espbench firmware image for this chip. */
     {
-        char *args[] = {prog, "mkimage", "--chip", (char *)o->chip, "--project", "espbench",
+        char *args[] = {prog, "mkimage", "--chip", (char *)o->chip, "--project", (char *)project,
                         "--idf", (char *)(o->idf ? o->idf : "v5.3"), "-o", image, NULL};
         int rc = run_tool(prog, args, log, err);
         if (rc)

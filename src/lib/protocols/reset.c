@@ -56,21 +56,30 @@ static const struct {
     {"no-reset-no-sync", &seq_none_nosync},
 };
 
+/* esptool v4 spells the modes with underscores ("default_reset"); accept both. */
+static bool same_name(const char *table, const char *given)
+{
+    for (; *table && *given; table++, given++)
+        if (*table != *given && !(*table == '-' && *given == '_'))
+            return false;
+    return *table == *given;
+}
+
 const eb_reset_seq *eb_reset_before(const char *name, uint16_t vid, uint16_t pid)
 {
     if (!name)
         name = "default-reset";
     for (size_t i = 0; i < sizeof before_names / sizeof before_names[0]; i++)
-        if (!strcmp(before_names[i].name, name))
+        if (same_name(before_names[i].name, name))
             return before_names[i].seq ? before_names[i].seq : eb_reset_default(vid, pid);
     return NULL;
 }
 
 const eb_reset_seq *eb_reset_after(const char *name, uint16_t vid, uint16_t pid)
 {
-    if (!name || !strcmp(name, "hard-reset"))
+    if (!name || same_name("hard-reset", name))
         return is_usb_jtag(vid, pid) ? &seq_usb_hard : &seq_hard;
-    if (!strcmp(name, "no-reset"))
+    if (same_name("no-reset", name))
         return &seq_after_none;
     return NULL;
 }

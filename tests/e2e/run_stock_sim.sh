@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Stock firmware through the same run: a virtual board running Espressif's
+# iperf example (ESP-IDF v5.3: iperf-cmd 0.1, "Mbits" of 2^20 bits) cannot
+# switch tiers, so each tier's image is flashed from a manifest; the console
+# is the stock REPL; figures still match the docs within 3 %.
+source "$(dirname "$0")/lib/run_helpers.sh"
+
+mkdir -p "$T/fw"
+for tier in iperf minimum; do
+    # The app version names the tier the image was built for (docs/vboard.md).
+    "$VBOARD" mkimage --chip esp32 --project iperf --idf v5.3 --version "$tier" -o "$T/fw/$tier.bin" >/dev/null
+done
+python3 - "$T/fw" <<'PY'
+import hashlib, json, sys
+d = sys.argv[1]
+def img(f):
+    return {"offset": "0x10000", "file": f, "sha256": hashlib.sha256(open(d + "/" + f, "rb").read()).hexdigest()}
+m = {"schema": 1, "firmware": {"iperf-example": {"chips": {"esp32": {"tiers": {
+    t: {"images": [img(t + ".bin")]} for t in ("iperf", "minimum")}}}}}}
+json.dump(m, open(d + "/manifest.json", "w"))
+PY
+
+OUT="$T/out"
+expect_rc 0 timeout 60 "$ESPBENCH" run --chip esp32 --sim --sim-project iperf --sim-idf v5.3 \
+    --manifest "$T/fw/manifest.json" --tier iperf,minimum --tests tcp_rx,udp_tx \
+    --duration 2 --interval 1 --warmup 0 --out "$OUT"
+has "speaks iperf-cmd-0.1"
+has "flashing the iperf-example image for tier minimum"
+has "4 tests done, 0 skipped, 0 failed of 4"
+json_check "$OUT" 'r["boards"][0]["dialect"] == "iperf-cmd-0.1" and r["boards"][0]["idf_version"] == "v5.3"'
+json_check "$OUT" 'all(abs(e["mean_mbps"] / e["ref_mbps"] - 1) < 0.03 for e in r["entries"])'
+json_check "$OUT" 'all(e["free_heap"] > 0 and e["min_free_heap"] > 0 for e in r["entries"])'
+# The stock console takes the password on the command line: the log has it masked.
+grep -q "^> sta_connect espbench-sim \*\*\*\*$" "$OUT/console-sim.log" || fail "masked connect line"
+! grep -q "espbench-sim-wpa2" "$OUT/console-sim.log" || fail "password in the console log"
+# The board's "Mbits" are 2^20 bits: 63.6 decimal Mbit/s shows as about 60.7.
+grep -q "^ 1.0- 2.0 sec  60\.[0-9]* Mbits/sec" "$OUT/console-sim.log" || fail "stock interval lines"
+echo ok
