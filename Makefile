@@ -18,9 +18,12 @@ build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DESPBENCH_TESTS=OFF
 	cmake --build $(BUILD) -j$(JOBS)
 
-# The main job: a simulated benchmark run against espbench-vboard.
+# The main job: a simulated benchmark run against espbench-vboard (esp32s3, iperf tier,
+# TCP/UDP x TX/RX), then the docs' table of what was measured.
+DEMO_OUT ?= results/demo-esp32s3-$(shell date +%Y%m%d-%H%M%S)
 demo: build
-	$(BUILD)/espbench profiles show esp32
+	$(BUILD)/espbench run --chip esp32s3 --tier iperf --sim --out $(DEMO_OUT)
+	$(BUILD)/espbench report $(DEMO_OUT)/results.json --format md --vs-docs
 
 # All tests, built with AddressSanitizer and UndefinedBehaviorSanitizer.
 test: deps-test
