@@ -6,7 +6,7 @@ vboard, each figure as a ratio within this one run, and writes
 bench/results.json (every figure with its target and mark, the machine, date
 and git commit) and bench/SUMMARY.md. Scratch files go to bench/out/.
 Exit status: 0 every measured figure meets its target, 1 some figure falls
-short, 3 the suite could not run at all."""
+short, 3 nothing could be measured (or the suite could not start)."""
 import argparse
 import datetime
 import json
@@ -20,7 +20,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import fidelity, flashing, footprint, overhead, parsing  # noqa: E402
-from benchlib.common import not_measured, run  # noqa: E402
+from benchlib.common import run  # noqa: E402
 
 SCHEMA_VERSION = 1
 SUITE_BUDGET_S = 13 * 60  # leaves room for the build inside `make bench`'s 15 minutes
@@ -192,7 +192,8 @@ def summary_md(res):
            "| figure | value | target | result |", "|---|---|---|---|"]
     order = ["fidelity.worst", "fidelity.peak_bias_mean", "fidelity.peak_bias_max", "overhead.espbench_fraction",
              "overhead.ci_way_fraction", "overhead.espbench_vs_ci_way", "flash.wire_ratio", "flash.vs_esptool_js",
-             "flash.reflash_s", "footprint.cpu_fraction", "footprint.peak_rss_mb", "parse.lines_per_s"]
+             "flash.reflash_s", "footprint.cpu_fraction", "footprint.peak_rss_mb", "parse.lines_per_s",
+             "parse.parser_lines_per_s"]
     short = {
         "fidelity.worst": "Fidelity: worst \\|steady mean − true rate\\| / true rate (20 points)",
         "fidelity.peak_bias_mean": "Peak-1-s method bias vs mean, average",
@@ -205,7 +206,8 @@ def summary_md(res):
         "flash.reflash_s": "Re-flash of an unchanged image",
         "footprint.cpu_fraction": "espbench CPU / wall during 100 Mbit/s tests",
         "footprint.peak_rss_mb": "espbench peak RSS",
-        "parse.lines_per_s": "`espbench parse` lines per second (board + iperf2 logs)",
+        "parse.lines_per_s": "`espbench parse` lines per second, whole command (board + iperf2 logs)",
+        "parse.parser_lines_per_s": "The same logs, parser alone (in memory, no JSON written)",
     }
     for fid in order:
         f = figs.get(fid)
@@ -229,11 +231,14 @@ def summary_md(res):
     out += ["", "TX tests compare the PC's iperf2 count (espbench's headline) with the board's; for RX tests the "
             "headline is the board's own count, so 0 means espbench's parsing and statistics reproduce the bytes "
             "exactly."]
-    nm = [f for f in res["figures"] if f["status"] == "not measured"]
+    nm = {}
+    for f in res["figures"]:
+        if f["status"] == "not measured":
+            nm.setdefault(f["reason"], []).append(f["id"])
     if nm:
         out += ["", "Not measured:", ""]
-        for f in nm:
-            out.append("- `%s`: %s" % (f["id"], f["reason"]))
+        for reason, ids in nm.items():
+            out.append("- %s: %s" % (", ".join("`%s`" % i for i in ids), reason))
     c = res["counts"]
     out += ["", "%d pass, %d fall short, %d not measured, %d reported without a target." % (
         c["pass"], c["falls short"], c["not measured"], c["reported"]), ""]
@@ -287,7 +292,7 @@ def main():
         have = {f["id"] for f in got}
         for fid in ids:
             if fid not in have:
-                got.append(not_measured(fid, name, fid, None, None, error or "the section produced no figure"))
+                got.append(mod.placeholder(fid, error or "the section produced no figure"))
         figures += got
         sections[name] = {"wall_s": round(time.monotonic() - t0, 1)}
         if error:
@@ -315,7 +320,10 @@ def main():
     ctx.log("wrote %s and %s: %d pass, %d fall short, %d not measured" % (
         os.path.relpath(results, source), os.path.relpath(summary, source), counts["pass"], counts["falls short"],
         counts["not measured"]))
-    return 1 if counts["falls short"] else 0
+    if counts["falls short"]:
+        return 1
+    measured = counts["pass"] + counts["reported"]
+    return 0 if measured else 3
 
 
 if __name__ == "__main__":

@@ -17,4 +17,4 @@ done
 for need in python3 iperf; do
     command -v "$need" >/dev/null || { echo "bench: $need is not installed (make deps)" >&2; exit 3; }
 done
-exec python3 "$here/bench.py" --source "$root" --build "$build" "$@"
+exec python3 -B "$here/bench.py" --source "$root" --build "$build" "$@"

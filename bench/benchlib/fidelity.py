@@ -113,8 +113,7 @@ def measure(ctx):
                 entries[(e["tier"], e["test"])] = e
     except (OSError, ValueError) as exc:
         why = "espbench run left no readable results.json (%s; exit %d: %s)" % (exc, p.rc, p.tail())
-        return [not_measured(i, SECTION, _name(i), "ratio", None if "bias" in i else TARGET, why)
-                for i in figure_ids()]
+        return [placeholder(i, why) for i in figure_ids()]
     console = ""
     for path in glob.glob(os.path.join(out, "console-*.log")):
         with open(path, errors="replace") as f:
@@ -183,3 +182,7 @@ def _name(fid):
         return "peak-one-second method vs steady mean: (peak − mean) / mean, largest"
     _, test, rate = fid.split(".")
     return "%s at %s Mbit/s: |steady mean − true rate| / true rate" % (test, rate[:-4])
+
+
+def placeholder(fid, reason):
+    return not_measured(fid, SECTION, _name(fid), "ratio", None if "bias" in fid else TARGET, reason)

@@ -188,3 +188,7 @@ def measure(ctx):
     figs.append(figure("footprint.peak_rss_mb", SECTION, NAMES["footprint.peak_rss_mb"], round(hwm / 1e6, 2), "MB",
                        T_RSS, details))
     return figs
+
+
+def placeholder(fid, reason):
+    return _nm(fid, reason)

@@ -9,6 +9,7 @@ the figure is all lines / the summed wall times, each log's best of up to
 REPEATS runs (CPU-bound work on a shared machine: the fastest run is the one
 least disturbed). A detail records the rate for one log SCALE_FACTOR times
 longer, to show whether parsing time grows linearly with the log."""
+import json
 import os
 
 from .common import figure, not_measured, run, run_timed_cpu, target
@@ -19,7 +20,11 @@ REPEATS = 3
 TIME_BUDGET_S = 90
 SCALE_FACTOR = 4
 T_RATE = target(">=", 1_000_000, "≥ 1 000 000 lines/s")
-NAME = "board and iperf2 log lines parsed per second by espbench parse (whole command)"
+NAME = "board and iperf2 log lines per second through `espbench parse` (whole command, results JSON written)"
+NAMES = {"parse.lines_per_s": NAME,
+         "parse.parser_lines_per_s": "the same logs through the parser alone (eb_parse_log_buffer in memory, "
+                                     "no file I/O, no JSON)"}
+PARSER_MIN_S = 0.5
 
 BOARD = ["idf-v5.1_esp32s3_tcp_rx_udp_tx.log", "idf-legacy_esp32_tcp_rx.log", "iperf-cmd-0.1_esp32c3_tcp_rx.log",
          "iperf-cmd-1.0_esp32c6_tcp_tx.log", "espbench_esp32_udp_rx.log"]
@@ -28,7 +33,7 @@ PC = ["tcp.server.log", "tcp.client.log", "udp.server.log", "udp.client.log", "t
 
 
 def figure_ids():
-    return ["parse.lines_per_s"]
+    return list(NAMES)
 
 
 def measure(ctx):
@@ -58,8 +63,8 @@ def measure(ctx):
             f.write(capture * copies)
         logs.append((side, big, capture.count(b"\n") * copies, os.path.basename(path)))
     if not logs:
-        return [not_measured("parse.lines_per_s", SECTION, NAME, "lines/s", T_RATE,
-                             "no capture could be parsed: " + "; ".join(skipped[:3]))]
+        why = "no capture could be parsed: " + "; ".join(skipped[:3])
+        return [placeholder(fid, why) for fid in figure_ids()]
 
     best = {}
     cpu = {}
@@ -83,8 +88,8 @@ def measure(ctx):
             os.remove(big + ".json")
     measured = [(s, n, lines) for s, _, lines, n in logs if n in best]
     if not measured:
-        return [not_measured("parse.lines_per_s", SECTION, NAME, "lines/s", T_RATE,
-                             "espbench parse failed on every large log: " + "; ".join(skipped[:3]))]
+        why = "espbench parse failed on every large log: " + "; ".join(skipped[:3])
+        return [placeholder(fid, why) for fid in figure_ids()]
     lines = sum(l for _, _, l in measured)
     wall = sum(best[n] for _, n, _ in measured)
     per = {n: {"side": s, "lines": l, "best_wall_s": round(best[n], 3), "cpu_s": round(cpu[n], 3),
@@ -117,6 +122,65 @@ def measure(ctx):
         for path in (longer, longer + ".json"):
             if os.path.exists(path):
                 os.remove(path)
+    figs = [figure("parse.lines_per_s", SECTION, NAME, round(lines / wall), "lines/s", T_RATE, d)]
+    figs.append(parser_only(ctx, [(side, big, n) for side, big, n, name in logs if name in best]))
     for _, big, _, _ in logs:
         os.remove(big)
-    return [figure("parse.lines_per_s", SECTION, NAME, round(lines / wall), "lines/s", T_RATE, d)]
+    return figs
+
+
+def build_parse_rate(ctx):
+    """Compiles bench/parse_rate.c against the build's static libraries
+    (CMake builds only src/ and tests/). Returns (path, None) or (None, why)."""
+    exe = os.path.join(ctx.out, "parse_rate")
+    libs = [os.path.join(ctx.build, n) for n in ("libespbench.a", "libespbench_core.a")]
+    missing = [l for l in libs if not os.path.exists(l)]
+    if missing:
+        return None, "%s not found in the build directory" % os.path.basename(missing[0])
+    flags = ["-std=c11", "-O2", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-Werror", "-Wshadow", "-Wstrict-prototypes",
+             "-Wmissing-prototypes"]
+    try:
+        with open(os.path.join(ctx.build, "CMakeCache.txt")) as f:
+            if "ESPBENCH_SANITIZE:BOOL=ON" in f.read():
+                flags.append("-fsanitize=address,undefined")
+    except OSError:
+        pass
+    pc = run(["pkg-config", "--libs", "libserialport", "libcurl", "libcjson", "yaml-0.1", "zlib", "libcrypto"],
+             timeout=20)
+    if pc.rc != 0:
+        return None, "pkg-config failed: %s" % pc.tail(1)
+    cc = run(["cc"] + flags + ["-I", os.path.join(ctx.source, "include"),
+                               os.path.join(ctx.bench, "parse_rate.c")] + libs + pc.out.split() +
+             ["-lpthread", "-lm", "-o", exe], timeout=120)
+    if cc.rc != 0:
+        return None, "bench/parse_rate.c did not build: %s" % cc.tail(2)
+    return exe, None
+
+
+def parser_only(ctx, logs):
+    """The same logs through eb_parse_log_buffer alone: in memory, no file
+    I/O, no results JSON (best of repeats within PARSER_MIN_S per log)."""
+    fid = "parse.parser_lines_per_s"
+    exe, why = build_parse_rate(ctx)
+    if not exe:
+        return placeholder(fid, why)
+    lines = 0
+    secs = 0.0
+    per = {}
+    for side, big, _ in logs:
+        p = run([exe, side, big, str(PARSER_MIN_S)], timeout=60)
+        if p.rc != 0:
+            return placeholder(fid, "parse_rate %s: exit %d: %s" % (os.path.basename(big), p.rc, p.tail(1)))
+        r = json.loads(p.out)
+        lines += r["lines"]
+        secs += r["best_s"]
+        per[os.path.basename(big)[4:]] = round(r["lines"] / r["best_s"]) if r["best_s"] > 0 else None
+    if secs <= 0:
+        return placeholder(fid, "parse_rate measured no time")
+    return figure(fid, SECTION, NAMES[fid], round(lines / secs), "lines/s", T_RATE,
+                  {"lines": lines, "parse_s": round(secs, 4), "logs": per,
+                   "program": "bench/parse_rate.c (eb_parse_log_buffer from libespbench, built by the harness)"})
+
+
+def placeholder(fid, reason):
+    return not_measured(fid, SECTION, NAMES[fid], "lines/s", T_RATE, reason)

@@ -485,8 +485,9 @@ static int pump(test_io *io, int ms, eb_error *err)
                            eb_test_name(io->it->test), eb_console_boot(bc->con)->reset_reason);
         if (ev == EB_CON_LINE)
             bc->drv->iperf_line(bc->drv, &io->cfg, line, &io->run);
+        bool pc_ended = false;
         if (io->pc && eb_iperf_proc_running(io->pc))
-            eb_iperf_pump(io->pc, eb_deadline_in(0));
+            pc_ended = eb_iperf_pump(io->pc, eb_deadline_in(0)) == 1;
         /* Live progress on each receiver interval. */
         int n;
         double v;
@@ -502,6 +503,9 @@ static int pump(test_io *io, int ms, eb_error *err)
         }
         if (stopped(bc))
             return eb_fail(err, EB_EINTR, "interrupted");
+        /* Return as soon as something the caller waits for happened. */
+        if (io->run.done || io->run.failed || pc_ended)
+            return 0;
     }
     return 0;
 }
@@ -708,6 +712,16 @@ static int run_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error 
             goto out;
         }
         step_done(bc, EB_STEP_MEMORY, t_mem);
+    }
+    /* A receiver that went quiet before the end (a stalled board, a dropped
+     * link) measured part of the test only: that is a failure, not a figure. */
+    {
+        double covered = e->n_receiver ? e->receiver[e->n_receiver - 1].end_s : 0;
+        if (covered < o->duration_s - o->interval_s * 1.01) {
+            rc = eb_fail(err, EB_EIO, "%s: the receiver reported only %.1f s of the %g s of %s", bc->label,
+                         covered, o->duration_s, eb_test_name(it->test));
+            goto out;
+        }
     }
     eb_stats_compute(e->receiver, e->n_receiver, o->interval_s, o->warmup_s, &e->rx_stats);
     eb_stats_compute(e->sender, e->n_sender, o->interval_s, o->warmup_s, &e->tx_stats);
