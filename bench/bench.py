@@ -26,7 +26,7 @@ SCHEMA_VERSION = 1
 SUITE_BUDGET_S = 13 * 60  # leaves room for the build inside `make bench`'s 15 minutes
 # name, module, rough seconds it needs (a section is skipped when the budget cannot hold it)
 SECTIONS = [
-    ("flashing", flashing, 60),
+    ("flashing", flashing, 90),
     ("fidelity", fidelity, 200),
     ("footprint", footprint, 60),
     ("overhead", overhead, 200),
@@ -56,6 +56,12 @@ class Ctx:
 
     def elapsed(self):
         return time.monotonic() - self.t0
+
+    def cap(self, timeout):
+        """A child's deadline, cut so the suite ends within its budget (plus a
+        minute for the last section to write what it has)."""
+        left = SUITE_BUDGET_S + 60 - self.elapsed()
+        return max(10.0, min(timeout, left))
 
     def log(self, msg):
         print("bench [%5.0f s] %s" % (self.elapsed(), msg), file=sys.stderr, flush=True)
@@ -172,6 +178,45 @@ def fmt_value(f, v=None):
     return str(v)
 
 
+def basis(f):
+    """A few words on what the figure was computed from (SUMMARY.md)."""
+    d = f.get("details") or {}
+    fid = f["id"]
+    try:
+        if fid == "fidelity.worst":
+            return "worst point: %s" % d["point"].split(".", 1)[1].replace(".", " at ").replace("mbps", " Mbit/s")
+        if fid == "fidelity.peak_bias_max":
+            return "at %s" % d["point"].split(".", 1)[1].replace(".", " ").replace("mbps", " Mbit/s")
+        if fid == "overhead.espbench_fraction":
+            return "%.1f s beyond %d s of tests (%d tiers × %d tests)" % (
+                d["overhead_s"], d["test_s"], d["tiers"], d["tests"] // max(1, d["tiers"]))
+        if fid == "overhead.ci_way_fraction":
+            return "%.1f s: + %d flashes × %.2f s, %d restarts × %.2f s, %d scan+connect × %.3f s" % (
+                d["ci_overhead_s"], d["configurations"], d["flash_s"], d["tests"], d["restart_to_prompt_s"],
+                d["extra_scan_connects"], d["scan_connect_s"])
+        if fid == "flash.wire_ratio":
+            return "%.2f s vs %.2f s wire (%s compressed bytes)" % (
+                sorted(d["espbench_s"])[len(d["espbench_s"]) // 2], d["wire_s"],
+                "{:,}".format(d["compressed_bytes"]).replace(",", " "))
+        if fid == "flash.vs_esptool_js":
+            return "%.2f s vs %.2f s (medians of %d)" % (
+                sorted(d["espbench_s"])[len(d["espbench_s"]) // 2],
+                sorted(d["esptool_js_s"])[len(d["esptool_js_s"]) // 2], d["repeats"])
+        if fid == "flash.reflash_s":
+            return "median of %d" % len(d["espbench_s"])
+        if fid == "footprint.cpu_fraction":
+            return "%.2f CPU s in %.1f s of %d tests" % (d["window_cpu_s"], d["window_wall_s"], d["tests"])
+        if fid == "footprint.peak_rss_mb":
+            return "VmHWM over the whole run; %.1f MB peak VmRSS during tests" % d["peak_rss_in_tests_mb"]
+        if fid == "parse.lines_per_s":
+            return "%.2f M lines in %.2f s" % (d["lines"] / 1e6, d["wall_s"])
+        if fid == "parse.parser_lines_per_s":
+            return "%.2f M lines in %.3f s" % (d["lines"] / 1e6, d["parse_s"])
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        return ""
+    return ""
+
+
 def mark(f):
     return {"pass": "pass", "falls short": "**falls short**", "not measured": "not measured",
             "reported": "reported (no target)"}[f["status"]]
@@ -189,7 +234,7 @@ def summary_md(res):
            "Every figure is a ratio measured within this one run against espbench-vboard; the machine is shared, "
            "so single runs are noisy. Details and raw numbers: [results.json](results.json); method: "
            "[README.md](README.md).", "",
-           "| figure | value | target | result |", "|---|---|---|---|"]
+           "| figure | value | target | result | from |", "|---|---|---|---|---|"]
     order = ["fidelity.worst", "fidelity.peak_bias_mean", "fidelity.peak_bias_max", "overhead.espbench_fraction",
              "overhead.ci_way_fraction", "overhead.espbench_vs_ci_way", "flash.wire_ratio", "flash.vs_esptool_js",
              "flash.reflash_s", "footprint.cpu_fraction", "footprint.peak_rss_mb", "parse.lines_per_s",
@@ -214,7 +259,7 @@ def summary_md(res):
         if not f:
             continue
         tgt = f["target"]["text"] if f["target"] else "—"
-        out.append("| %s | %s | %s | %s |" % (short[fid], fmt_value(f), tgt, mark(f)))
+        out.append("| %s | %s | %s | %s | %s |" % (short[fid], fmt_value(f), tgt, mark(f), basis(f)))
     out += ["", "Fidelity per point, |steady mean − true rate| / true rate (target ≤ 1 %; true rate = bytes the "
             "vboard moved in the steady window):", "",
             "| test | " + " | ".join("%d Mbit/s" % r for r in fidelity.RATES) + " |",

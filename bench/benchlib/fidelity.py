@@ -94,7 +94,7 @@ def measure(ctx):
     ctx.log("fidelity: %s" % " ".join(args[1:]))
     first_failure = None
     for attempt in (1, 2):
-        p = run(args, timeout=len(RATES) * len(TESTS) * (DURATION_S + 20) + 60, env=env)
+        p = run(args, timeout=ctx.cap(len(RATES) * len(TESTS) * (DURATION_S + 20) + 60), env=env)
         if p.rc == 0 or attempt == 2 or re.search(r"^\[\d+/\d+\] .* mean [\d.]+ Mbit/s", p.out, re.M):
             break
         # Nothing ran (a start-up failure costs seconds): record it and try once more.
@@ -148,6 +148,8 @@ def measure(ctx):
                        "true_rate_whole_test_mbps": round(sb * 8 / (s1 - s0) / 1e6, 4) if s1 > s0 else None,
                        "shaped_mbps": rate, "peak_1s_mbps": round(peak, 4),
                        "peak_bias": round(bias, 5) if bias is not None else None}
+            if e.get("loss_pct") is not None:
+                details["receiver_loss_pct"] = round(e["loss_pct"], 3)
             figs.append(figure(fid, SECTION, _name(fid), round(err, 6), "ratio", TARGET, details))
             errors.append((err, fid))
             if bias is not None:

@@ -87,7 +87,7 @@ def _run_once(ctx, args, env, err_name):
     sampler = Sampler(p.pid)
     sampler.start()
     lines = []  # (t, text)
-    deadline = time.monotonic() + 4 * (DURATION_S + 20) + 60
+    deadline = time.monotonic() + ctx.cap(4 * (DURATION_S + 20) + 60)
     killed = False
     pending = b""
     try:

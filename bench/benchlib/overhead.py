@@ -13,6 +13,7 @@ image of the flashing section, espbench's median time), plus per test one
 restart-to-prompt, plus a scan and connect for every test beyond the ones
 espbench already does. The build is not included (no ESP-IDF toolchain here;
 it only makes the CI way slower), so the CI figure is a lower bound."""
+import json
 import os
 import re
 import shutil
@@ -43,7 +44,7 @@ def measure(ctx):
     ctx.log("overhead: %s" % " ".join(args[1:]))
     first_failure = None
     for attempt in (1, 2):
-        p = run(args, timeout=7 * 4 * (DURATION_S + 25) + 60, env=env)
+        p = run(args, timeout=ctx.cap(7 * 4 * (DURATION_S + 25) + 60), env=env)
         done = len(re.findall(r"^\[\d+/\d+\] .* mean [\d.]+ Mbit/s", p.out, re.M))
         if p.rc == 0 or done or attempt == 2:
             break
@@ -55,9 +56,17 @@ def measure(ctx):
                                 "rc": p.rc, "wall_s": round(p.wall, 2), "attempts": attempt}
     if first_failure:
         ctx.settings["overhead"]["first_attempt_failure"] = first_failure
+    # The plan's size from the progress lines ("[i/N] ..."); tiers and tests
+    # done from the run's own results.json.
     planned = [int(m) for m in re.findall(r"^\[\d+/(\d+)\]", p.out, re.M)]
-    tiers = sorted(set(re.findall(r"^\[\d+/\d+\] \S+ esp32/(\S+) ", p.out, re.M)))
     n_tests = max(planned) if planned else 0
+    try:
+        with open(os.path.join(out, "results.json")) as f:
+            entries = json.load(f).get("entries", [])
+    except (OSError, ValueError):
+        entries = []
+    tiers = sorted({e.get("tier") for e in entries})
+    done = sum(1 for e in entries if e.get("status") == "ok")
     if p.rc != 0 or not n_tests or done != n_tests:
         why = "espbench run --tier all did not complete (exit %d, %d of %d tests done: %s)" % (
             p.rc, done, n_tests, p.tail())

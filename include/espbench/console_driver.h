@@ -71,6 +71,12 @@ struct eb_console_driver {
     /* Switches the tier at run time (NULL: the tier needs its own image). */
     int (*set_tier)(const eb_console_driver *drv, eb_console *c, const eb_tier *t, eb_deadline d,
                     eb_error *err);
+    /* After set_tier: which of t's build-time settings the board runs with other
+     * values (one image serves every tier, built with the largest lwIP buffers),
+     * as "key=board (tier value)" pairs in note, "" when all match. NULL when
+     * the firmware is built per tier. */
+    int (*tier_built)(const eb_console_driver *drv, eb_console *c, const eb_tier *t, char *note,
+                      size_t cap, eb_deadline d, eb_error *err);
     /* Scans for ssid; fills rssi/channel. EB_EIO "AP ... not found" if absent. */
     int (*scan)(const eb_console_driver *drv, eb_console *c, const char *ssid, eb_wifi_info *w,
                 eb_deadline d, eb_error *err);

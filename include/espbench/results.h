@@ -59,6 +59,10 @@ typedef struct eb_entry {
      * only fields with param_set[f] are meaningful. JSON: "tier_params". */
     bool param_set[EB_F_COUNT];
     int param[EB_F_COUNT];
+    /* Build-time settings the board ran with other values than the tier's
+     * ("tcp_snd_buf_kb=65 (tier 28), ..."), "" when it ran the tier as given.
+     * JSON: "tier_note". */
+    char tier_note[256];
 } eb_entry;
 
 typedef struct eb_board_meta {

@@ -8,6 +8,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "espbench/error.h"
@@ -24,7 +25,11 @@ typedef struct eb_run_board {
     char pc_ip[48];         /* the PC address this board talks to */
     uint16_t iperf_port;    /* the port both iperf ends use for this board */
     char dialect[32];       /* force a console dialect; "" = detect */
+    char fw_sha256[72];     /* SHA-256 (hex) of the application image when known (--sim) */
 } eb_run_board;
+
+/* Lower-case hex SHA-256 of data into out (65 bytes). */
+void eb_sha256_hex(const void *data, size_t len, char out[65]);
 
 /* Orchestration steps, timed for the overhead benchmark. */
 enum eb_run_step {

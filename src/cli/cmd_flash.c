@@ -101,6 +101,7 @@ int cmd_flash(int argc, char **argv)
     const char *port = NULL, *chip = NULL, *build_dir = NULL, *firmware = NULL, *tier = NULL, *manifest = NULL;
     eb_flash_opts fo = {0};
     optind = 1;
+    opterr = 0; /* one message, ours, naming the option */
     int c;
     while ((c = getopt_long(argc, argv, "p:c:b:", opts, NULL)) != -1) {
         switch (c) {
@@ -122,7 +123,7 @@ int cmd_flash(int argc, char **argv)
         case 'm': manifest = optarg; break;
         case 'S': fo.no_skip = true; break;
         case 'V': fo.no_verify = true; break;
-        default: return cli_usage_error("flash", "unknown option");
+        default: return cli_usage_error("flash", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     if (!port)

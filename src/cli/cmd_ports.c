@@ -18,9 +18,10 @@ int cmd_ports(int argc, char **argv)
 {
     static const struct option opts[] = {{0, 0, 0, 0}};
     optind = 1;
+    opterr = 0; /* one message, ours, naming the option */
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
-        return cli_usage_error("ports", "unknown option");
+        return cli_usage_error("ports", "unknown or incomplete option '%s'", argv[optind - 1]);
     if (optind < argc)
         return cli_usage_error("ports", "unexpected argument '%s'", argv[optind]);
     eb_port_info *ports;

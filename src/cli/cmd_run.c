@@ -37,6 +37,7 @@ const char cmd_run_usage[] =
     "  --lab FILE            lab file: AP, PC address, boards (run concurrently); see docs/run.md\n"
     "  --shard I/N           run only slice I of N of the chip x tier x test matrix\n"
     "  --dialect NAME        console dialect instead of detecting it\n"
+    "  --baud N              console baud rate (default 115200)\n"
     "network:\n"
     "  --ssid SSID           the AP (default: lab file, or espbench-sim with --sim)\n"
     "  --password-env VAR    environment variable holding the Wi-Fi password\n"
@@ -136,8 +137,11 @@ static void on_progress(void *user, const eb_run_progress *p)
         /* One live line per test on a terminal (only one board: lines of
          * concurrent boards would overwrite each other). */
         if (d->tty && d->n_boards == 1) {
-            printf("\r\033[K[%d/%d] %s %-6s %5.1f/%g s  %7.2f Mbit/s", p->index, p->total, who(p, w, sizeof w),
-                   eb_test_name(p->test), p->elapsed_s, p->duration_s, p->current_mbps);
+            char rate[32] = "";
+            if (isfinite(p->current_mbps))
+                snprintf(rate, sizeof rate, "  %7.2f Mbit/s", p->current_mbps);
+            printf("\r\033[K[%d/%d] %s %-6s %5.1f/%g s%s", p->index, p->total, who(p, w, sizeof w),
+                   eb_test_name(p->test), p->elapsed_s, p->duration_s, rate);
             fflush(stdout);
             d->line_open = true;
         }
@@ -332,7 +336,7 @@ int cmd_run(int argc, char **argv)
     bool sim = false, all_tiers = false;
     double sim_noise = 0;
     long iperf_port = 5001;
-    long v;
+    long v = 0;
     int rc;
     optind = 1;
     opterr = 0;
@@ -535,6 +539,18 @@ int cmd_run(int argc, char **argv)
         out = out_buf;
     }
 
+    /* Refuse to overwrite a previous run before starting anything (eb_run checks too). */
+    if (!o.resume) {
+        char prev[300];
+        snprintf(prev, sizeof prev, "%s/results.json", out);
+        if (access(prev, F_OK) == 0) {
+            eb_profiles_free(&profiles);
+            eb_lab_free(&lab);
+            eb_fail(&err, EB_ECONFIG, "%s exists: pass --resume to continue that run, or choose another --out",
+                    prev);
+            return cli_error(&err);
+        }
+    }
     struct sigaction sa = {0};
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
@@ -572,6 +588,7 @@ int cmd_run(int argc, char **argv)
             if (rc)
                 goto out;
             snprintf(b->port, sizeof b->port, "%s", eb_sim_port(sims[i]));
+            snprintf(b->fw_sha256, sizeof b->fw_sha256, "%s", eb_sim_app_sha256(sims[i]));
             /* The PC end gets a loopback address of its own, so parallel runs never collide. */
             if (!pc) {
                 rc = eb_sim_free_address(b->pc_ip, sizeof b->pc_ip, (uint32_t)(7919 * (i + 1)), &err);

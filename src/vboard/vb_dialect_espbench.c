@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "espbench/str.h"
 #include "espbench/dialect.h"
 #include "vb_dialect.h"
 
@@ -128,7 +129,7 @@ static int op_wifi_scan(void *ctx, const char *ssid, ebc_scan_ap *aps, int max, 
     int k = vb_con_wifi_scan(c, ssid, e, VB_MAX_APS);
     *n = 0;
     for (int i = 0; i < k && *n < max; i++, (*n)++) {
-        snprintf(aps[i].ssid, sizeof aps[i].ssid, "%s", e[i].ssid);
+        eb_strlcpy(aps[i].ssid, e[i].ssid, sizeof aps[i].ssid);
         aps[i].rssi = e[i].rssi;
         aps[i].channel = e[i].channel;
     }

@@ -18,7 +18,7 @@ int main(int argc, char **argv)
     eb_error err;
     eb_error_clear(&err);
     if (vb_args_parse(argc, argv, &o, &err)) {
-        fprintf(stderr, "espbench-vboard: %s\n%s", err.msg, vb_usage);
+        fprintf(stderr, "espbench-vboard: %s; see 'espbench-vboard --help'\n", err.msg); /* one line */
         return EB_ECONFIG;
     }
     int rc = vb_run(&o, stdout, &err);

@@ -61,15 +61,15 @@ int vb_mkimage_main(int argc, char **argv)
             }
             break;
         case ':':
-            fprintf(stderr, "espbench-vboard mkimage: %s needs a value\n%s", argv[optind - 1], vb_usage);
+            fprintf(stderr, "espbench-vboard mkimage: %s needs a value; see 'espbench-vboard --help'\n", argv[optind - 1]);
             return EB_ECONFIG;
         default:
-            fprintf(stderr, "espbench-vboard mkimage: unknown option %s\n%s", argv[optind - 1], vb_usage);
+            fprintf(stderr, "espbench-vboard mkimage: unknown option %s; see 'espbench-vboard --help'\n", argv[optind - 1]);
             return EB_ECONFIG;
         }
     }
     if (!chip || !project || !idf || !out) {
-        fprintf(stderr, "espbench-vboard mkimage: --chip, --project, --idf and -o are required\n%s", vb_usage);
+        fprintf(stderr, "espbench-vboard mkimage: --chip, --project, --idf and -o are required; see 'espbench-vboard --help'\n");
         return EB_ECONFIG;
     }
     if (strlen(project) > 31 || strlen(idf) > 31 || strlen(version) > 31) {

@@ -1,4 +1,5 @@
 /* Wi-Fi emulation: see vb_wifi.h. */
+#include "espbench/str.h"
 #include "vb_wifi.h"
 
 #include <stdio.h>
@@ -15,10 +16,10 @@ static int channel_of(const char *ssid)
 
 static void entry_of(const vb_board *b, int i, vb_wifi_scan_entry *e)
 {
-    snprintf(e->ssid, sizeof e->ssid, "%s", b->aps[i].ssid);
+    eb_strlcpy(e->ssid, b->aps[i].ssid, sizeof e->ssid);
     e->rssi = b->aps[i].rssi;
     e->channel = channel_of(b->aps[i].ssid);
-    snprintf(e->bssid, sizeof e->bssid, "02:eb:00:00:00:%02x", (unsigned)(i + 1));
+    snprintf(e->bssid, sizeof e->bssid, "02:eb:00:00:00:%02x", (unsigned)(i + 1) & 0xffu);
 }
 
 int vb_wifi_scan(const vb_board *b, const char *ssid, vb_wifi_scan_entry *out, int max)

@@ -25,6 +25,12 @@ json_check "$OUT" '[e["tier"] + "/" + e["test"] for e in r["entries"]][:4] == ["
 json_check "$OUT" 'r["boards"][0]["dialect"] == "espbench" and r["boards"][0]["fw_project"] == "espbench"'
 json_check "$OUT" 'r["boards"][0]["ap_ssid"] == "espbench-sim" and r["boards"][0]["rssi"] == -40'
 json_check "$OUT" 'r["boards"][0]["iperf_version"].startswith("iperf version 2.")'
+# One image serves every tier: the minimum tier's lwIP buffers (8 KB) are build-time, the image
+# has the largest (65 KB), and the run says so; the iperf tier runs as given.
+has "tier minimum: the firmware's build-time settings differ: tcp_snd_buf_kb=65 (tier 8), tcp_wnd_kb=65 (tier 8)"
+json_check "$OUT" 'all(e.get("tier_note", "") == ("" if e["tier"] == "iperf" else "tcp_snd_buf_kb=65 (tier 8), tcp_wnd_kb=65 (tier 8)") for e in r["entries"])'
+sha=$(sha256sum "$OUT/sim-espbench-esp32.bin" | cut -d' ' -f1)
+json_check "$OUT" "r['boards'][0]['fw_sha256'] == '$sha'"
 
 # CSV: a header and one row per chip x tier x test.
 [ "$(wc -l <"$OUT/results.csv")" -eq 9 ] || { cat "$OUT/results.csv"; fail "results.csv rows"; }

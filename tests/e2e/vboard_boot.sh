@@ -18,11 +18,18 @@ set +e
 set -e
 [ "$rc" -eq 2 ] && grep -q '^espbench-vboard: fault "explode:1": unknown kind "explode"' "$work/err" \
     || { echo "FAIL: bad --fault: rc=$rc $(cat "$work/err")"; exit 1; }
+[ "$(wc -l <"$work/err")" -eq 1 ] || { echo "FAIL: bad --fault: not one line: $(cat "$work/err")"; exit 1; }
 set +e
 "$VBOARD" --chip esp99 >/dev/null 2>"$work/err"; rc=$?
 set -e
 [ "$rc" -eq 2 ] && grep -q '^espbench-vboard: --chip esp99: no such chip in the profiles (known: ' "$work/err" \
     || { echo "FAIL: unknown chip: rc=$rc $(cat "$work/err")"; exit 1; }
+[ "$(wc -l <"$work/err")" -eq 1 ] || { echo "FAIL: unknown chip: not one line: $(cat "$work/err")"; exit 1; }
+set +e
+"$VBOARD" mkimage --chip esp32c3 --bogus >/dev/null 2>"$work/err"; rc=$?
+set -e
+[ "$rc" -eq 2 ] && [ "$(cat "$work/err")" = "espbench-vboard mkimage: unknown option --bogus; see 'espbench-vboard --help'" ] \
+    || { echo "FAIL: mkimage --bogus: rc=$rc $(cat "$work/err")"; exit 1; }
 
 # a flash file holding an ESP32-C3 app at 0x10000
 "$VBOARD" mkimage --chip esp32c3 --project boot-app --idf v5.0.4 --size 50000 -o "$work/app.bin"

@@ -38,6 +38,8 @@ typedef struct mock_rom {
     uint32_t dev_baud, host_baud;
     int gone_after_blocks;    /* >0: the port fails after this many DEFL_DATA blocks */
     int chatty;               /* an app printing without pause: every read returns console text */
+    int no_deflate;           /* a ROM without FLASH_DEFL_*: answers them as an unknown command, 8 times */
+    int damage_replies;       /* the next N replies carry a bad SLIP escape (DB 01) in place of value[0] */
     /* state */
     eb_slip_decoder dec;
     eb_buf out;
@@ -61,7 +63,19 @@ static void mock_reply(mock_rom *m, uint8_t op, uint32_t value, const uint8_t *p
     eb_buf pkt;
     eb_buf_init(&pkt);
     eb_rom_build_response(&pkt, op, value, payload, n, status, error, m->status_bytes);
-    eb_slip_encode(&m->out, pkt.data, pkt.len);
+    if (m->damage_replies > 0) {
+        /* Line noise: C0, the 4 header bytes before the value, DB 01 for value[0], the rest. */
+        m->damage_replies--;
+        eb_buf frame;
+        eb_buf_init(&frame);
+        eb_slip_encode(&frame, pkt.data, pkt.len);
+        eb_buf_append(&m->out, frame.data, 5);
+        eb_buf_append(&m->out, "\xdb\x01", 2);
+        eb_buf_append(&m->out, frame.data + 6, frame.len - 6);
+        eb_buf_free(&frame);
+    } else {
+        eb_slip_encode(&m->out, pkt.data, pkt.len);
+    }
     eb_buf_free(&pkt);
 }
 
@@ -134,7 +148,27 @@ static void mock_handle(mock_rom *m, const uint8_t *pkt, size_t len)
         if (!m->refuse_baud && !m->ignore_baud)
             m->dev_baud = eb_rd32le(d);
         break;
+    case EB_ROM_FLASH_BEGIN:
+        m->write_at = eb_rd32le(d + 12);
+        if (m->write_at + (uint64_t)eb_rd32le(d) <= m->flash_size)
+            memset(m->flash + m->write_at, 0xFF, eb_rd32le(d));
+        mock_reply(m, q.op, 0, NULL, 0, 0, 0);
+        break;
+    case EB_ROM_FLASH_DATA: {
+        uint32_t n = eb_rd32le(d);
+        if (m->write_at + (uint64_t)n <= m->flash_size)
+            memcpy(m->flash + m->write_at, d + 16, n);
+        m->write_at += n;
+        mock_reply(m, q.op, 0, NULL, 0, 0, 0);
+        break;
+    }
     case EB_ROM_FLASH_DEFL_BEGIN:
+        if (m->no_deflate) {
+            /* An unknown command: the ROM's answer carries another opcode. */
+            for (int i = 0; i < 8; i++)
+                mock_reply(m, 0x00, 0, NULL, 0, 1, EB_ROM_ERR_INVALID_MSG);
+            break;
+        }
         if (m->z_active)
             inflateEnd(&m->z);
         memset(&m->z, 0, sizeof m->z);

@@ -129,6 +129,9 @@ static void test_dialect_from_app(void **state)
         {"iperf", "v6.1-beta1", "esp32", "iperf-cmd-1.0"},
         {"iperf", "v3.4-dev", "esp8266", "esp8266"},
         {"iperf", "garbage", "esp32", "unknown"},
+        /* Versions with absurd numbers (from a damaged log) must not overflow. */
+        {"iperf", "v99999999.1", "esp32", "iperf-cmd-1.0"},
+        {"iperf", "v4.99999999999", "esp32", "idf-v4.4"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int d = eb_dialect_from_app(cases[i].project, cases[i].idf, cases[i].chip);

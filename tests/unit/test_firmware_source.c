@@ -131,6 +131,39 @@ static void test_manifest_invalid_json_has_position(void **state)
     unlink(path);
 }
 
+/* A manifest's "size" (the download limit) must be a whole byte count in
+ * range: 1e30 does not fit a size_t, and 0.5 would silently mean "no limit". */
+static void test_manifest_bad_size(void **state)
+{
+    (void)state;
+    static const char *const sizes[] = {"1e30", "0.5", "-4096"};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        char path[] = "/tmp/espbench-manifest-XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        char text[512];
+        int n = snprintf(text, sizeof text,
+                         "{\"schema\": 1, \"firmware\": {\"demo\": {\"chips\": {\"esp32c3\": {\"images\": [{"
+                         "\"offset\": \"0x10000\", \"url\": \"file:///nonexistent/app.bin\", \"sha256\": \"%064d\", "
+                         "\"size\": %s}]}}}}}\n",
+                         0, sizes[i]);
+        assert_int_equal(write(fd, text, (size_t)n), (ssize_t)n);
+        close(fd);
+        eb_image_set s = {0};
+        eb_error err;
+        eb_error_clear(&err);
+        eb_manifest_query q = {.manifest = path, .firmware = "demo", .chip = "esp32c3", .cache_dir = "/tmp"};
+        int rc = eb_image_set_from_manifest(&s, &q, &err);
+        eb_image_set_free(&s);
+        unlink(path);
+        assert_int_equal(rc, EB_ECONFIG);
+        char want[512];
+        snprintf(want, sizeof want,
+                 "%s: demo/esp32c3 image 0: \"size\" must be a whole number of bytes from 1 to 268435456", path);
+        assert_string_equal(err.msg, want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -139,6 +172,7 @@ int main(void)
         cmocka_unit_test(test_manifest_lookup),
         cmocka_unit_test(test_manifest_sha_mismatch),
         cmocka_unit_test(test_manifest_invalid_json_has_position),
+        cmocka_unit_test(test_manifest_bad_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -169,6 +169,24 @@ static void test_shard_function(void **state)
         for (int i = 1; i <= total && total <= 2; i++)
             assert_true(counts[i] > 0);
     }
+    /* Two shards split each tier's tests, not whole tiers (FNV-1a mod 2 alone
+     * depends only on the key's byte sum, which would put a tier's four tests
+     * together), and neither shard gets less than a third of the 44 cells. */
+    int split_tiers = 0, in_first = 0, cells = 0;
+    for (int t = 0; t < esp32->n_tiers; t++) {
+        int first = 0;
+        for (int test = 0; test < EB_TEST_COUNT; test++) {
+            char k[96];
+            eb_shard_key(k, sizeof k, "esp32", esp32->tiers[t].name, test);
+            first += eb_shard_select(1, 2, k);
+            cells++;
+        }
+        in_first += first;
+        split_tiers += first > 0 && first < EB_TEST_COUNT;
+    }
+    assert_true(split_tiers >= esp32->n_tiers / 2);
+    assert_true(in_first * 3 >= cells && (cells - in_first) * 3 >= cells);
+
     char key[96];
     eb_shard_key(key, sizeof key, "esp32", "iperf", EB_TEST_TCP_TX);
     assert_string_equal(key, "esp32/iperf/tcp_tx");

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "adapters/port_internal.h"
+#include "adapters/port_internal.h" /* twice: the whole header is include-guarded */
 #include "espbench/log.h"
 #include "espbench/port.h"
 #include "espbench/reset.h"

@@ -4,7 +4,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -103,12 +105,42 @@ static void test_missing_file_and_dir(void **state)
                                  "/profiles/none': No such file or directory");
 }
 
+/* A size whose product with its unit wraps around 64 bits is refused, not
+ * taken as the small number it wraps to (2^44+1 MB wraps to 1 MB). */
+static void test_size_overflow(void **state)
+{
+    (void)state;
+    static const char yaml[] = "chip:\n  name: testchip\n  display: TEST\n  magic: 0x12345678\n"
+                               "  chip_id: 99\n  rom_security_info: true\n  rom_status_bytes: 4\n"
+                               "  efuse_mac_reg: 0x60008844\n  spi_reg_base: 0x60002000\n"
+                               "  bootloader_offset: 0x0\n  flash_size: 17592186044417MB\n"
+                               "  has_psram: false\n  rom_banner: \"ESP-ROM:test\"\n  cpu_mhz: 160\n"
+                               "tiers:\n  - name: default\n    settings:\n      static_rx: 8\n";
+    char path[] = "/tmp/eb_size_overflowXXXXXX.yaml";
+    int fd = mkstemps(path, 5);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, yaml, sizeof yaml - 1), (ssize_t)(sizeof yaml - 1));
+    close(fd);
+    eb_profiles p;
+    eb_error err;
+    eb_error_clear(&err);
+    int rc = eb_profiles_load_file(&p, path, &err);
+    if (rc == 0)
+        eb_profiles_free(&p);
+    unlink(path);
+    assert_int_equal(rc, EB_ECONFIG);
+    char want[512];
+    snprintf(want, sizeof want, "%s:11:15: expected a size such as 4MB for 'flash_size', got '17592186044417MB'", path);
+    assert_string_equal(err.msg, want);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_bad_fixture),
         cmocka_unit_test(test_bad_dir_reports_location),
         cmocka_unit_test(test_missing_file_and_dir),
+        cmocka_unit_test(test_size_overflow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -265,6 +265,28 @@ static void test_md_and_errors(void **state)
     eb_results_free(&r);
 }
 
+/* Names from a results file (tiers here) are escaped everywhere in the HTML,
+ * the bar charts' tooltips included: markup in them must not reach the page. */
+static void test_html_escapes_tier_names(void **state)
+{
+    (void)state;
+    eb_results r;
+    fixture_build(&r, esp32, 1, 3);
+    for (int i = 0; i < r.n_entries; i++)
+        if (!strcmp(r.entries[i].tier, "iperf"))
+            snprintf(r.entries[i].tier, sizeof r.entries[i].tier, "<b>&x");
+    eb_report_opts o = {.lang = EB_LANG_EN, .stat = EB_STAT_MEAN};
+    eb_buf out;
+    eb_buf_init(&out);
+    eb_error err = {0};
+    assert_int_equal(eb_report_html(&r, &profiles, &o, &out, &err), 0);
+    const char *h = eb_buf_cstr(&out);
+    assert_null(strstr(h, "<b>&x"));
+    assert_non_null(strstr(h, "<title>&lt;b&gt;&amp;x TCP TX: "));
+    eb_buf_free(&out);
+    eb_results_free(&r);
+}
+
 static void test_html_self_contained(void **state)
 {
     (void)state;
@@ -313,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_cell_averages_ok_repeats),
         cmocka_unit_test(test_md_and_errors),
         cmocka_unit_test(test_html_self_contained),
+        cmocka_unit_test(test_html_escapes_tier_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -315,6 +315,62 @@ static void test_esp8266_rom(void **state)
     eb_flash_close(s);
 }
 
+/* A ROM without the compressed write (a real ESP8266 ROM) repeats its
+ * "unknown command" answer; the copies must not be taken as the answer to the
+ * plain FLASH_BEGIN that follows. */
+static void test_rom_without_deflate_writes_plain(void **state)
+{
+    (void)state;
+    mock_rom *m = mock_rom_new();
+    m->chip_id = -1;
+    m->magic = 0xFFF0C101;
+    m->status_bytes = 2;
+    m->mac_reg = 0x3FF00050;
+    m->spi_base = 0x60000200;
+    m->spi_w0 = 0x40;
+    m->jedec = 0x1540C8;
+    m->no_deflate = 1;
+    eb_flash_opts o = {0};
+    eb_error err;
+    eb_error_clear(&err);
+    eb_flash_session *s = open_session(m, &o, &err);
+    eb_buf app;
+    build_app(&app, -1, 30000, 5);
+    eb_flash_region r = {0x0, app.data, app.len, "esp8266.bin"};
+    eb_flash_region_result res;
+    int rc = eb_flash_write(s, &r, 1, &res, &err);
+    if (rc != EB_OK)
+        fail_msg("%s", err.msg);
+    assert_true(res.written);
+    assert_int_equal(mock_count_op(m, EB_ROM_FLASH_BEGIN), 1);
+    assert_int_equal(mock_count_op(m, EB_ROM_FLASH_DATA), (int)((app.len + 0x3FF) / 0x400));
+    assert_memory_equal(m->flash, app.data, app.len);
+    eb_buf_free(&app);
+    eb_flash_close(s);
+}
+
+/* A reply damaged on the line (a bad SLIP escape) is not believed: READ_REG
+ * must not return a value with a corrupted byte. */
+static void test_damaged_reply_not_believed(void **state)
+{
+    (void)state;
+    mock_rom *m = mock_rom_new();
+    eb_rom_client *c = eb_rom_client_new(&m->port, &profiles);
+    eb_error err;
+    eb_error_clear(&err);
+    uint32_t v = 0;
+    assert_int_equal(eb_rom_read_reg(c, EB_ROM_CHIP_MAGIC_REG, &v, &err), EB_OK);
+    assert_int_equal(v, m->magic);
+    m->damage_replies = 1;
+    v = 0;
+    assert_int_equal(eb_rom_read_reg(c, EB_ROM_CHIP_MAGIC_REG, &v, &err), EB_EIO);
+    assert_string_equal(err.msg, "mock0: no reply to READ_REG within 3000 ms, only a damaged one; check the cable or "
+                                 "lower --baud");
+    assert_int_equal(v, 0);
+    eb_rom_client_free(c);
+    eb_port_close(&m->port);
+}
+
 static void test_reset_sequences_on_lines(void **state)
 {
     (void)state;
@@ -394,6 +450,8 @@ int main(void)
         cmocka_unit_test(test_baud_refused_falls_back),
         cmocka_unit_test(test_baud_not_followed_falls_back),
         cmocka_unit_test(test_esp8266_rom),
+        cmocka_unit_test(test_rom_without_deflate_writes_plain),
+        cmocka_unit_test(test_damaged_reply_not_believed),
         cmocka_unit_test(test_reset_sequences_on_lines),
         cmocka_unit_test(test_wrong_chip_refused),
         cmocka_unit_test(test_region_checks),

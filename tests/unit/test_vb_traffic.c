@@ -631,7 +631,7 @@ static void test_noise_and_zero_fault(void **state)
     /* the PC */
     if (getenv("VB_TRAFFIC_VERBOSE"))
         print_message("PC iperf output:\n%s\n", c->pc.out);
-    pc_line l[16], *pc1 = NULL, *pc3 = NULL, fin;
+    pc_line l[16], *pc1 = NULL, *pc3 = NULL, fin = {0};
     int n = pc_data_lines(c->pc.out, l, 16, false);
     for (int i = 0; i < n; i++) {
         if (fabs(l[i].start - 1) < 1e-3 && fabs(l[i].end - 2) < 1e-3)

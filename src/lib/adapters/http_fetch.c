@@ -111,6 +111,10 @@ static CURLcode transfer(const char *url, const char *part, bool resume, sink *s
     if (!s->f)
         return CURLE_WRITE_ERROR;
     CURL *h = curl_easy_init();
+    if (!h) {
+        fclose(s->f);
+        return CURLE_FAILED_INIT;
+    }
     curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https,file");
     curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
@@ -120,6 +124,10 @@ static CURLcode transfer(const char *url, const char *part, bool resume, sink *s
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_TIMEOUT, timeout_s);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 15L);
+    /* A server that stalls mid-body is given up on well before the whole
+     * transfer's limit; the part is kept for the next run to resume. */
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 30L);
     curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, s->limit);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
     curl_easy_setopt(h, CURLOPT_WRITEDATA, s);

@@ -31,8 +31,6 @@ int eb_port_fd_set_lines(int fd, const char *url, bool dtr, bool rts, eb_error *
  * Returns a non-blocking TCP socket with TCP_NODELAY, or -1 with err set. */
 int eb_port_tcp_connect(const char *hostport, const char *url, eb_deadline d, eb_error *err);
 
-#endif
-
 /* --- Telnet / RFC 2217 receive decoder (pure; port_rfc2217.c) --- */
 enum { EB_TN_IAC = 255, EB_TN_DONT = 254, EB_TN_DO = 253, EB_TN_WONT = 252, EB_TN_WILL = 251,
        EB_TN_SB = 250, EB_TN_SE = 240, EB_TN_BINARY = 0, EB_TN_ECHO = 1, EB_TN_SGA = 3,
@@ -56,3 +54,5 @@ typedef struct eb_telnet_events {
 size_t eb_telnet_decode(eb_telnet_rx *t, const uint8_t *in, size_t n, uint8_t *out, const eb_telnet_events *ev);
 /* Appends data to out with 0xFF doubled. */
 void eb_telnet_escape(eb_buf *out, const uint8_t *data, size_t len);
+
+#endif

@@ -400,9 +400,11 @@ static void r_flush_input(eb_port *p)
     uint8_t purge = PURGE_RX;
     eb_error e;
     send_cpo(r, CPO_PURGE_DATA, &purge, 1, &e);
-    /* Take what has already arrived, then drop it. */
-    while (pump(r, eb_now_ms(), &e) > 0) {
-    }
+    /* Take what has already arrived, then drop it; a board that keeps
+     * printing must not hold this loop (or grow the buffer) for long. */
+    eb_deadline stop = eb_deadline_in(200);
+    while (!eb_deadline_passed(stop) && pump(r, eb_now_ms(), &e) > 0)
+        eb_buf_reset(&r->pending);
     eb_buf_reset(&r->pending);
 }
 

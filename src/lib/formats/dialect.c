@@ -1,6 +1,7 @@
 #include "espbench/dialect.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct {
@@ -61,10 +62,20 @@ int eb_dialect_from_app(const char *project_name, const char *idf_version, const
     const char *v = idf_version;
     if (*v == 'v' || *v == 'V')
         v++;
-    int major = 0, minor = 0;
-    if (sscanf(v, "%d.%d", &major, &minor) < 1)
+    /* The version comes from a log or an image and may hold any digits:
+     * clamp before major*100+minor so that nothing overflows. */
+    char *end;
+    long major = strtol(v, &end, 10);
+    if (end == v || major < 0)
         return EB_DIALECT_UNKNOWN;
-    int key = major * 100 + minor;
+    long minor = *end == '.' ? strtol(end + 1, NULL, 10) : 0;
+    if (major > 999)
+        major = 999;
+    if (minor < 0)
+        minor = 0;
+    if (minor > 99)
+        minor = 99;
+    int key = (int)(major * 100 + minor);
     for (size_t i = 0; i < sizeof idf_ranges / sizeof idf_ranges[0]; i++)
         if (key >= idf_ranges[i].from)
             return idf_ranges[i].dialect;

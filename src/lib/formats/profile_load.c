@@ -236,7 +236,8 @@ static int get_size(ctx *x, const yaml_node_t *n, const char *key, uint32_t *out
         mul = 1024 * 1024;
     else if (*end)
         mul = 0;
-    if (!*s || end == s || errno || !mul || v == 0 || v * mul > 0x80000000ull)
+    /* v > limit / mul, not v * mul > limit: the product can wrap around 64 bits. */
+    if (!*s || end == s || errno || !mul || v == 0 || v > 0x80000000ull / mul)
         return fail_at(x, n, "expected a size such as 4MB for '%s', got '%s'", key, s);
     *out = (uint32_t)(v * mul);
     return 0;

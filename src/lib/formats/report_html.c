@@ -125,11 +125,13 @@ static void chart_tiers(eb_buf *out, const chip_view *v)
         for (int k = 0; k < EB_TEST_COUNT; k++) {
             double m = eb_results_cell(v->r, v->chip, v->tiers[t], k, v->o->stat, NULL);
             double x = gx + bar * k;
-            if (isfinite(m))
-                eb_buf_printf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
-                                   "<title>%s %s: %.1f Mbit/s</title></rect>",
-                              x, py(&a, m), bar - 1, MT + PH - py(&a, m), test_colour[k], v->tiers[t],
-                              eb_test_label(k), m);
+            if (isfinite(m)) {
+                /* The tier name comes from the input file: escaped like every other name. */
+                eb_buf_printf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
+                              x, py(&a, m), bar - 1, MT + PH - py(&a, m), test_colour[k]);
+                html_text(out, v->tiers[t]);
+                eb_buf_printf(out, " %s: %.1f Mbit/s</title></rect>", eb_test_label(k), m);
+            }
             double ref = rep_ref(v->p, v->chip, v->tiers[t], k);
             if (isfinite(ref))
                 eb_buf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"ref\"/>", x,

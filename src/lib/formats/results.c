@@ -220,6 +220,8 @@ static cJSON *entry_json(const eb_entry *e)
     cJSON_AddNumberToObject(o, "repeat", e->repeat);
     cJSON_AddStringToObject(o, "status", e->status);
     cJSON_AddStringToObject(o, "error", e->error);
+    if (e->tier_note[0])
+        cJSON_AddStringToObject(o, "tier_note", e->tier_note);
     add_num(o, "mean_mbps", e->mean_mbps);
     add_num(o, "peak_mbps", e->peak_mbps);
     add_num(o, "loss_pct", e->loss_pct);
@@ -496,6 +498,7 @@ static int parse_entry(jctx *c, const cJSON *o, eb_entry *e)
         return jfail(c, "repeat", "expected an integer >= 0");
     if ((rc = get_str(c, o, "status", e->status, sizeof e->status, REQUIRED)) ||
         (rc = get_str(c, o, "error", e->error, sizeof e->error, OPTIONAL)) ||
+        (rc = get_str(c, o, "tier_note", e->tier_note, sizeof e->tier_note, OPTIONAL)) ||
         (rc = get_num(c, o, "mean_mbps", &e->mean_mbps, REQUIRED)) ||
         (rc = get_num(c, o, "peak_mbps", &e->peak_mbps, REQUIRED)) ||
         (rc = get_num(c, o, "loss_pct", &e->loss_pct, OPTIONAL)) ||
@@ -767,11 +770,16 @@ int eb_file_write_atomic(const char *path, const void *data, size_t len, eb_erro
     mode_t mask = umask(0);
     umask(mask);
     (void)fchmod(fd, 0666 & ~mask);
-    if (fsync(fd) != 0 || close(fd) != 0) {
-        int e = errno;
+    /* Close even when fsync fails: the fd must not leak on this path. */
+    int synced = fsync(fd), sync_errno = errno;
+    int closed = close(fd);
+    if (synced != 0 || closed != 0) {
+        if (synced == 0)
+            sync_errno = errno;
         unlink(tmp);
         free(tmp);
-        return eb_fail(err, EB_EIO, "%s: fsync failed: %s", path, strerror(e));
+        return eb_fail(err, EB_EIO, "%s: %s failed: %s; check the disk (space, permissions) and retry", path,
+                       synced != 0 ? "fsync" : "close", strerror(sync_errno));
     }
     if (rename(tmp, path) != 0) {
         int e = errno;

@@ -3,6 +3,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <libgen.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +177,8 @@ const char *eb_manifest_default_path(void)
     return path;
 }
 
+#define MANIFEST_MAX_SIZE (256u * 1024u * 1024u)
+
 static const char *str_item(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -208,10 +211,19 @@ static int add_manifest_image(eb_image_set *s, const cJSON *img, const char *mpa
     if (!file == !url)
         return eb_fail(err, EB_ECONFIG, "%s: %s/%s image %d: give exactly one of \"file\" and \"url\"", mpath,
                        q->firmware, q->chip, idx);
+    /* The download limit: a whole byte count no larger than the biggest flash
+     * (256 MiB); checked before the cast, which overflows for e.g. 1e30. */
+    size_t max_bytes = 0;
+    if (size) {
+        double v = cJSON_IsNumber(size) ? size->valuedouble : -1;
+        if (v < 1 || v > MANIFEST_MAX_SIZE || v != floor(v))
+            return eb_fail(err, EB_ECONFIG, "%s: %s/%s image %d: \"size\" must be a whole number of bytes from 1 to %u",
+                           mpath, q->firmware, q->chip, idx, MANIFEST_MAX_SIZE);
+        max_bytes = (size_t)v;
+    }
     char path[2048];
     if (url) {
-        eb_fetch_opts fo = {.cache_dir = q->cache_dir, .sha256 = sha,
-                            .max_bytes = cJSON_IsNumber(size) && size->valuedouble > 0 ? (size_t)size->valuedouble : 0};
+        eb_fetch_opts fo = {.cache_dir = q->cache_dir, .sha256 = sha, .max_bytes = max_bytes};
         int rc = eb_fetch(url, &fo, path, sizeof path, err);
         if (rc)
             return rc;

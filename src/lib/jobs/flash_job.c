@@ -150,6 +150,10 @@ int eb_flash_open_port(eb_flash_session **out, eb_port *port, const eb_flash_opt
     s->baud = port->baud;
     s->port = port;
     s->rom = eb_rom_client_new(s->port, opts->profiles);
+    if (!s->rom) {
+        eb_flash_close(s);
+        return eb_fail(err, EB_EIO, "out of memory");
+    }
     if (opts->progress) {
         eb_flash_progress p = {.phase = "connect"};
         opts->progress(opts->progress_user, &p);

@@ -87,7 +87,15 @@ bool eb_shard_select(int index, int total, const char *key)
         return true;
     if (index < 1 || index > total)
         return false;
-    return (int)(eb_shard_hash(key) % (uint32_t)total) == index - 1;
+    /* FNV-1a's low bits depend on few input bits (mod 2 only on the byte sum), so
+     * mix them (MurmurHash3's finaliser) before taking the remainder. */
+    uint32_t h = eb_shard_hash(key);
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return (int)(h % (uint32_t)total) == index - 1;
 }
 
 void eb_shard_key(char *out, size_t size, const char *chip, const char *tier, int test)

@@ -8,6 +8,7 @@
 #include "espbench/run.h"
 
 #include <errno.h>
+#include <openssl/evp.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -41,6 +42,16 @@
 static const char *const step_names[EB_STEP_COUNT] = {
     "open", "tier", "wifi", "setup", "traffic", "teardown", "memory", "save",
 };
+
+void eb_sha256_hex(const void *data, size_t len, char out[65])
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned int n = 0;
+    EVP_Digest(data, len, md, &n, EVP_sha256(), NULL);
+    for (unsigned i = 0; i < n && i < 32; i++)
+        snprintf(out + 2 * i, 3, "%02x", md[i]);
+    out[64] = 0;
+}
 
 const char *eb_run_step_name(int step)
 {
@@ -151,7 +162,9 @@ typedef struct board_ctx {
     eb_console_boot_info ident;
     eb_wifi_info wifi;
     const eb_tier *tier;   /* applied and connected with it; NULL = redo */
+    char tier_note[256];   /* build-time settings the board runs with other values */
     const char *label;     /* board name for messages */
+    char fw_sha256[72];    /* of the application image, when known */
     int index, total;
     eb_error err;
 } board_ctx;
@@ -332,6 +345,8 @@ static void fill_meta(board_ctx *bc)
         snprintf(m->fw_version, sizeof m->fw_version, "%s", bc->ident.app_version);
     if (bc->ident.idf_version[0])
         snprintf(m->idf_version, sizeof m->idf_version, "%s", bc->ident.idf_version);
+    if (bc->fw_sha256[0])
+        snprintf(m->fw_sha256, sizeof m->fw_sha256, "%s", bc->fw_sha256);
     if (bc->wifi.ssid[0]) {
         snprintf(m->ap_ssid, sizeof m->ap_ssid, "%s", bc->wifi.ssid);
         m->rssi = bc->wifi.rssi;
@@ -371,6 +386,13 @@ static int flash_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
     if (!rc)
         rc = eb_flash_reset_after(fs, err);
     eb_flash_close(fs);
+    /* The application is the region at the app partition (the highest offset). */
+    const eb_flash_region *app = NULL;
+    for (int i = 0; i < set.n; i++)
+        if (!app || set.regions[i].offset > app->offset)
+            app = &set.regions[i];
+    if (!rc && app)
+        eb_sha256_hex(app->data, app->len, bc->fw_sha256);
     eb_image_set_free(&set);
     if (rc)
         return rc;
@@ -382,10 +404,19 @@ static int apply_tier_and_wifi(board_ctx *bc, const eb_tier *t, eb_error *err)
     const eb_run_opts *o = bc->sh->o;
     uint64_t t0 = eb_now_us();
     int rc;
-    if (bc->drv->runtime_tiers && bc->drv->set_tier)
+    bc->tier_note[0] = 0;
+    if (bc->drv->runtime_tiers && bc->drv->set_tier) {
         rc = bc->drv->set_tier(bc->drv, bc->con, t, eb_deadline_in(WIFI_MS), err);
-    else
+        /* One image serves every tier: say which build-time settings it cannot switch. */
+        if (!rc && bc->drv->tier_built)
+            rc = bc->drv->tier_built(bc->drv, bc->con, t, bc->tier_note, sizeof bc->tier_note,
+                                     eb_deadline_in(CMD_MS), err);
+        if (!rc && bc->tier_note[0])
+            infof(bc, EB_RUN_EV_WARN, "%s: tier %s: the firmware's build-time settings differ: %s; "
+                  "the runtime settings are the tier's", bc->label, t->name, bc->tier_note);
+    } else {
         rc = flash_tier(bc, t, err);
+    }
     if (rc)
         return rc;
     step_done(bc, EB_STEP_TIER, t0);
@@ -465,7 +496,8 @@ typedef struct test_io {
     eb_board_run run;
     eb_iperf_proc *pc;
     unsigned boots;
-    uint64_t t0;
+    uint64_t t0;           /* traffic start; 0 before */
+    uint64_t last_emit_us;
     int seen;
 } test_io;
 
@@ -497,9 +529,13 @@ static int pump(test_io *io, int ms, eb_error *err)
             n = io->run.n;
             v = last_mbps(io->run.iv, io->run.n);
         }
-        if (n > io->seen) {
+        /* Progress on each new receiver interval, and at least every 250 ms
+         * so that the elapsed time ticks on a terminal. */
+        uint64_t now = eb_now_us();
+        if (io->t0 && (n > io->seen || now - io->last_emit_us >= 250000)) {
             io->seen = n;
-            emit(bc, EB_RUN_EV_PROGRESS, io->it, NULL, (double)(eb_now_us() - io->t0) / 1e6, v, NULL);
+            io->last_emit_us = now;
+            emit(bc, EB_RUN_EV_PROGRESS, io->it, NULL, (double)(now - io->t0) / 1e6, v, NULL);
         }
         if (stopped(bc))
             return eb_fail(err, EB_EINTR, "interrupted");
@@ -508,6 +544,12 @@ static int pump(test_io *io, int ms, eb_error *err)
             return 0;
     }
     return 0;
+}
+
+/* How long after the configured end a board may take to finish a test. */
+static double grace_s(const eb_run_opts *o)
+{
+    return 5 + 2 * o->interval_s;
 }
 
 static void iperf_log_path(const board_ctx *bc, const eb_run_item *it, char *out, size_t cap)
@@ -586,7 +628,7 @@ static int run_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error 
         step_done(bc, EB_STEP_SETUP, t_setup);
         io.t0 = eb_now_us();
         emit(bc, EB_RUN_EV_TEST_START, it, NULL, 0, NAN, NULL);
-        eb_deadline end = eb_deadline_in((uint64_t)((o->duration_s + 15) * 1000));
+        eb_deadline end = eb_deadline_in((uint64_t)((o->duration_s + grace_s(o)) * 1000));
         while (!io.run.done && !io.run.failed && !eb_deadline_passed(end)) {
             rc = pump(&io, 100, err);
             if (rc)
@@ -600,7 +642,8 @@ static int run_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error 
         }
         if (!io.run.done) {
             bc->drv->iperf_abort(bc->drv, bc->con, eb_deadline_in(CMD_MS), err);
-            rc = eb_fail(err, EB_EIO, "%s: board iperf did not finish %g s after its end", bc->label, 15.0);
+            rc = eb_fail(err, EB_EIO, "%s: the board's iperf was still running %g s after the end of %s "
+                         "(stalled?); aborted it", bc->label, grace_s(o), eb_test_name(it->test));
             goto out;
         }
         /* The server's last interval lines follow the end of the traffic:
@@ -651,7 +694,7 @@ static int run_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error 
         step_done(bc, EB_STEP_SETUP, t_setup);
         io.t0 = eb_now_us();
         emit(bc, EB_RUN_EV_TEST_START, it, NULL, 0, NAN, NULL);
-        eb_deadline end = eb_deadline_in((uint64_t)((o->duration_s + 15) * 1000));
+        eb_deadline end = eb_deadline_in((uint64_t)((o->duration_s + grace_s(o)) * 1000));
         while (eb_iperf_proc_running(io.pc) && !eb_deadline_passed(end)) {
             rc = pump(&io, 100, err);
             if (rc)
@@ -773,6 +816,8 @@ static void entry_base(board_ctx *bc, const eb_run_item *it, eb_entry *e)
     e->warmup_s = o->warmup_s;
     e->udp_rate_mbps = test_is_udp(it->test) ? eb_run_udp_rate(o, it->tier, it->test) : NAN;
     eb_entry_set_tier_params(e, it->tier);
+    if (bc->tier == it->tier)
+        snprintf(e->tier_note, sizeof e->tier_note, "%s", bc->tier_note);
 }
 
 static int record(board_ctx *bc, const eb_entry *e, eb_error *err)
@@ -995,6 +1040,7 @@ int eb_run(const eb_run_opts *o_in, eb_run_summary *sum, eb_error *err)
         bcs[i].sh = &sh;
         bcs[i].b = &o.boards[i];
         bcs[i].label = o.boards[i].name[0] ? o.boards[i].name : o.boards[i].port;
+        snprintf(bcs[i].fw_sha256, sizeof bcs[i].fw_sha256, "%s", o.boards[i].fw_sha256);
         bcs[i].chip = eb_profiles_chip(o.profiles, o.boards[i].chip);
         if (!bcs[i].chip) {
             rc = eb_fail(err, EB_ECONFIG, "no profile for chip '%s' (see 'espbench profiles')", o.boards[i].chip);

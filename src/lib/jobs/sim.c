@@ -25,6 +25,7 @@
 #include "espbench/clock.h"
 #include "espbench/flash.h"
 #include "espbench/log.h"
+#include "espbench/run.h"
 
 #define SIM_APP_OFFSET 0x10000u
 #define SIM_AP_ENV "ESPBENCH_SIM_AP_PASSWORD"
@@ -34,11 +35,13 @@ struct eb_sim {
     int out_fd;         /* the vboard's stdout, kept open so it never sees EPIPE */
     char pty[256];
     char ip[16];
+    char sha256[72];
 };
 
 const char *eb_sim_port(const eb_sim *s) { return s->pty; }
 const char *eb_sim_ip(const eb_sim *s) { return s->ip; }
 pid_t eb_sim_pid(const eb_sim *s) { return s->pid; }
+const char *eb_sim_app_sha256(const eb_sim *s) { return s->sha256; }
 
 void eb_sim_vboard_path(char *out, size_t cap)
 {
@@ -140,14 +143,17 @@ static int read_file(const char *path, eb_buf *b, eb_error *err)
     return 0;
 }
 
-static int flash_app(const eb_sim_opts *o, const char *port, const char *image, eb_error *err)
+static int flash_app(const eb_sim_opts *o, const char *port, const char *image, char sha[65], eb_error *err)
 {
     eb_buf img;
     eb_buf_init(&img);
     int rc = read_file(image, &img, err);
     if (rc)
         return rc;
-    eb_flash_opts fo = {.profiles = o->profiles, .expect_chip = o->chip};
+    eb_sha256_hex(img.data, img.len, sha);
+    /* A pty has no DTR/RTS: the vboard enters download mode on the first SYNC,
+     * so no reset sequence is tried (and none is warned about). */
+    eb_flash_opts fo = {.profiles = o->profiles, .expect_chip = o->chip, .before = "no-reset"};
     eb_flash_session *fs = NULL;
     eb_flash_region reg = {SIM_APP_OFFSET, img.data, img.len, image};
     rc = eb_flash_open(&fs, port, &fo, err);
@@ -294,7 +300,7 @@ int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
         fclose(pf);
     }
     eb_log(EB_LOG_DEBUG, "sim: %s %s at %s on %s", prog, o->chip, s->ip, s->pty);
-    rc = flash_app(o, s->pty, image, err);
+    rc = flash_app(o, s->pty, image, s->sha256, err);
     if (rc) {
         eb_sim_stop(s);
         return rc;

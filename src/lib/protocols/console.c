@@ -8,10 +8,12 @@
  * a prompt event followed by the line. */
 #include "espbench/console.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "espbench/board_parse.h"
 #include "espbench/buf.h"
 
 #define MAX_SECRETS 4
@@ -160,31 +162,6 @@ bool eb_console_is_boot_line(const char *line)
     return false;
 }
 
-/* "key=value" (value up to a space, or quoted) from an #EB line. */
-static bool kv_get(const char *line, const char *key, char *out, size_t cap)
-{
-    size_t kl = strlen(key);
-    for (const char *p = line; (p = strstr(p, key)) != NULL; p += kl) {
-        if ((p != line && p[-1] != ' ') || p[kl] != '=')
-            continue;
-        const char *v = p + kl + 1;
-        size_t n;
-        if (*v == '"') {
-            v++;
-            const char *e = strchr(v, '"');
-            n = e ? (size_t)(e - v) : strlen(v);
-        } else {
-            n = strcspn(v, " ");
-        }
-        if (n >= cap)
-            n = cap - 1;
-        memcpy(out, v, n);
-        out[n] = 0;
-        return true;
-    }
-    return false;
-}
-
 /* "I (305) app_init: Project name:     iperf" → "iperf". */
 static void label_value(const char *line, const char *label, char *out, size_t cap)
 {
@@ -219,12 +196,26 @@ static void note_boot_line(eb_console *c, const char *line)
             b->boots++;
         c->in_boot = false;
         c->echo[0] = 0;
-        kv_get(line, "chip", b->chip, sizeof b->chip);
-        kv_get(line, "mac", b->mac, sizeof b->mac);
-        kv_get(line, "project", b->project, sizeof b->project);
-        kv_get(line, "version", b->app_version, sizeof b->app_version);
-        kv_get(line, "idf", b->idf_version, sizeof b->idf_version);
-        kv_get(line, "reason", b->reset_reason, sizeof b->reset_reason);
+        /* "#EB:EV boot fw=1.0.0 idf=v5.3 chip=esp32" (docs/console-protocol.md) */
+        eb_ebline l;
+        if (eb_ebline_parse(line, strlen(line), &l)) {
+            static const struct {
+                const char *key;
+                size_t off, cap;
+            } fields[] = {
+                {"chip", offsetof(eb_console_boot_info, chip), sizeof b->chip},
+                {"mac", offsetof(eb_console_boot_info, mac), sizeof b->mac},
+                {"fw", offsetof(eb_console_boot_info, app_version), sizeof b->app_version},
+                {"idf", offsetof(eb_console_boot_info, idf_version), sizeof b->idf_version},
+                {"reason", offsetof(eb_console_boot_info, reset_reason), sizeof b->reset_reason},
+            };
+            for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+                const char *v = eb_ebline_get(&l, fields[i].key);
+                if (v)
+                    snprintf((char *)b + fields[i].off, fields[i].cap, "%s", v);
+            }
+            snprintf(b->project, sizeof b->project, "espbench");
+        }
     } else if (strncmp(line, "ESP-ROM:", 8) == 0) {
         size_t n = strcspn(line + 8, "-");
         if (n < sizeof b->chip) {

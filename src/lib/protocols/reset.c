@@ -121,9 +121,13 @@ int eb_reset_run(eb_port *p, const eb_reset_seq *seq, unsigned extra_delay_ms, e
             continue;
         int rc = eb_port_set_lines(p, dtr, rts, err);
         if (rc == 1) {
+            /* After flashing, the loader itself is asked to run the app, so no hand is needed. */
+            bool after = strstr(seq->name, "hard") != NULL;
             eb_log_once("no-modem-lines", EB_LOG_INFO,
-                        "%s: cannot set DTR/RTS on this port, so the board was not reset (%s); "
-                        "put it into download mode by hand if it does not answer", p->url, seq->name);
+                        "%s: cannot set DTR/RTS on this port, so the board was not reset (%s); %s", p->url,
+                        seq->name,
+                        after ? "the ROM loader is told to run the application instead"
+                              : "put it into download mode by hand if it does not answer");
             result = 1;
         } else if (rc != EB_OK) {
             return rc;

@@ -101,6 +101,22 @@ static int next_packet(eb_rom_client *c, eb_deadline d, eb_error *err)
     }
 }
 
+/* Reads and drops whatever arrives until the line has been quiet for ms. */
+static void drain_quiet(eb_rom_client *c, unsigned ms)
+{
+    eb_error e;
+    eb_deadline stop = eb_deadline_in(ms * 4);
+    while (!eb_deadline_passed(stop)) {
+        uint8_t tmp[512];
+        long n = eb_port_read(c->port, tmp, sizeof tmp, eb_deadline_in(ms), &e);
+        if (n <= 0)
+            break;
+    }
+    eb_buf_reset(&c->rx);
+    eb_slip_decoder_next(&c->dec);
+    c->dec.in_frame = 0;
+}
+
 /* What to do about a ROM error, appended to its message. */
 static const char *error_hint(int code)
 {
@@ -139,13 +155,24 @@ static int command(eb_rom_client *c, uint8_t op, const uint8_t *body, size_t bod
     eb_buf_free(&frame);
     if (rc != EB_OK)
         return rc;
+    bool damaged = false;
     for (int packets = 0; packets < 100; packets++) {
         int r = next_packet(c, d, err);
         if (r < 0)
             return -r;
+        if (r == 0 && damaged)
+            return eb_fail(err, EB_EIO, "%s: no reply to %s within %u ms, only a damaged one; check the cable or lower --baud",
+                           c->port->url, eb_rom_op_name(op), timeout_ms);
         if (r == 0)
             return eb_fail(err, EB_EIO, "%s: no reply to %s within %u ms", c->port->url, eb_rom_op_name(op),
                            timeout_ms);
+        if (c->dec.bad_escape || c->dec.overflow) {
+            /* A damaged frame (a bad SLIP escape, or longer than any reply):
+             * its value and status bytes cannot be trusted. */
+            damaged = true;
+            eb_slip_decoder_next(&c->dec);
+            continue;
+        }
         eb_rom_response resp;
         int parsed = eb_rom_parse_response(c->dec.packet.data, c->dec.packet.len, expect_payload, &resp);
         if (parsed != 0) {
@@ -159,6 +186,9 @@ static int command(eb_rom_client *c, uint8_t op, const uint8_t *body, size_t bod
             if (unknown && resp.op != EB_ROM_SYNC) {
                 c->unsupported = true;
                 c->last_rom_error = EB_ROM_ERR_INVALID_MSG;
+                /* The ROM repeats this answer (8 times): left on the line, the
+                 * copies would read as "unsupported" for the next command. */
+                drain_quiet(c, 50);
                 eb_fail(err, EB_EIO, "%s: the ROM does not support %s", c->port->url, eb_rom_op_name(op));
                 return 1;
             }
@@ -171,6 +201,8 @@ static int command(eb_rom_client *c, uint8_t op, const uint8_t *body, size_t bod
         if (c->last.status != 0) {
             c->last_rom_error = c->last.error;
             c->unsupported = c->last.error == EB_ROM_ERR_INVALID_MSG;
+            if (c->unsupported)
+                drain_quiet(c, 50); /* repeated answers, as above */
             eb_fail(err, EB_EIO, "%s: the ROM answered %s with error 0x%02x (%s)%s", c->port->url,
                     eb_rom_op_name(op), c->last.error, eb_rom_err_name(c->last.error), error_hint(c->last.error));
             return 1;
@@ -186,22 +218,6 @@ static int command_ok(eb_rom_client *c, uint8_t op, const uint8_t *body, size_t 
 {
     int rc = command(c, op, body, len, 0, expect, ms, err);
     return rc == 1 ? EB_EIO : rc;
-}
-
-/* Reads and drops whatever arrives until the line has been quiet for ms. */
-static void drain_quiet(eb_rom_client *c, unsigned ms)
-{
-    eb_error e;
-    eb_deadline stop = eb_deadline_in(ms * 4);
-    while (!eb_deadline_passed(stop)) {
-        uint8_t tmp[512];
-        long n = eb_port_read(c->port, tmp, sizeof tmp, eb_deadline_in(ms), &e);
-        if (n <= 0)
-            break;
-    }
-    eb_buf_reset(&c->rx);
-    eb_slip_decoder_next(&c->dec);
-    c->dec.in_frame = 0;
 }
 
 int eb_rom_sync(eb_rom_client *c, int tries, eb_error *err)
@@ -584,8 +600,11 @@ int eb_rom_flash_deflate(eb_rom_client *c, uint32_t offset, const uint8_t *data,
     int rc = command(c, EB_ROM_FLASH_DEFL_BEGIN, b, begin_takes_encrypt_word(c->chip) ? 20 : 16, 0, 0,
                      per_mb(c, c->to.erase_per_mb_ms, erase_size), err);
     if (rc == 1 && c->unsupported) {
-        /* A ROM without the deflate commands: write the plain bytes. */
+        /* A ROM without the deflate commands: write the plain bytes. An
+         * ESP8266/ESP32 ROM may need a fresh sync after an unknown command. */
         free(z);
+        if (eb_rom_sync(c, 3, err) != EB_OK)
+            return EB_EIO;
         eb_log_once("rom-no-deflate", EB_LOG_DEBUG, "%s: the ROM has no compressed write; writing uncompressed",
                     c->port->url);
         return flash_plain(c, offset, data, len, progress, user, err);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "drivers.h"
+#include "espbench/board_parse.h"
 #include "espbench/dialect.h"
 
 #define EB_OK_TAG "#EB:OK"
@@ -15,29 +16,19 @@
 
 static const char *const espbench_prompts[] = {"espbench> ", NULL};
 
-/* Value of key in a "k=v k2=\"quoted text\"" line; false if absent. */
+/* Value of key in an #EB: line (tokenised by board_parse.h, quotes and
+ * escapes handled there); false if absent or not an #EB: line. */
 static bool kv(const char *line, const char *key, char *out, size_t cap)
 {
-    size_t kl = strlen(key);
-    for (const char *p = line; (p = strstr(p, key)) != NULL; p += kl) {
-        if ((p != line && p[-1] != ' ') || p[kl] != '=')
-            continue;
-        const char *v = p + kl + 1;
-        size_t n;
-        if (*v == '"') {
-            v++;
-            const char *e = strchr(v, '"');
-            n = e ? (size_t)(e - v) : strlen(v);
-        } else {
-            n = strcspn(v, " ");
-        }
-        if (n >= cap)
-            n = cap - 1;
-        memcpy(out, v, n);
-        out[n] = 0;
-        return true;
-    }
-    return false;
+    eb_ebline l;
+    const char *tag = strstr(line, "#EB:");
+    if (!tag || !eb_ebline_parse(tag, strlen(tag), &l))
+        return false;
+    const char *v = eb_ebline_get(&l, key);
+    if (!v)
+        return false;
+    snprintf(out, cap, "%s", v);
+    return true;
 }
 
 static bool kv_num(const char *line, const char *key, double *out)
@@ -151,6 +142,29 @@ static int espbench_set_tier(const eb_console_driver *drv, eb_console *c, const 
     if (rc)
         eb_error_prefix(err, "tier %s: ", t->name);
     return rc;
+}
+
+static int espbench_tier_built(const eb_console_driver *drv, eb_console *c, const eb_tier *t, char *note,
+                               size_t cap, eb_deadline d, eb_error *err)
+{
+    (void)drv;
+    char ok[EB_CONSOLE_LINE_MAX];
+    int rc = command(c, "tier_show", ok, sizeof ok, NULL, NULL, d, err);
+    if (rc)
+        return rc;
+    size_t n = 0;
+    note[0] = 0;
+    for (int f = 0; f < EB_F_COUNT; f++) {
+        const eb_field_desc *fd = eb_field_desc_get(f);
+        double v;
+        if (!fd || !t->set[f] || t->runtime[f] || !kv_num(ok, fd->key, &v) || (int)v == t->value[f])
+            continue;
+        int k = snprintf(note + n, cap - n, "%s%s=%d (tier %d)", n ? ", " : "", fd->key, (int)v, t->value[f]);
+        if (k < 0 || (size_t)k >= cap - n)
+            break;
+        n += (size_t)k;
+    }
+    return 0;
 }
 
 struct scan_ctx {
@@ -409,6 +423,7 @@ const eb_console_driver eb_driver_espbench = {
     .ready = espbench_ready,
     .identify = espbench_identify,
     .set_tier = espbench_set_tier,
+    .tier_built = espbench_tier_built,
     .scan = espbench_scan,
     .connect = espbench_connect,
     .memory = espbench_memory,

@@ -3,13 +3,13 @@
  * markers and the unit base differ; the engine below is shared. Stock
  * firmware cannot switch tiers at run time (set_tier is NULL): the run job
  * flashes the tier's image from the manifest instead. */
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "drivers.h"
+#include "espbench/board_parse.h"
 #include "espbench/dialect.h"
 
 typedef struct stock_row {
@@ -18,144 +18,70 @@ typedef struct stock_row {
     const char *abort_cmd;     /* "iperf -a" or "iperf --abort" */
     const char *bw_fmt;        /* client -b format for a rate in Mbit/s; NULL: no -b */
     bool bw_integer;           /* -b takes whole Mbit/s */
-    const char *const *started;/* lines that say the board iperf is up */
-    const char *const *finished;/* lines that say it ended */
+    bool started_on_mode;      /* the "mode=" header is the only sign a server listens */
 } stock_row;
 
 static const char *const prompts_legacy[] = {"esp32> ", "iperf> ", NULL};
 static const char *const prompts_iperf[] = {"iperf> ", NULL};
 
-static const char *const started_legacy[] = {"mode=", "iperf tcp server create successfully",
-                                             "iperf udp server create successfully", NULL};
-static const char *const started_v44[] = {"Socket created", "Socket bound", NULL};
-static const char *const started_cmd10[] = {"Socket created", "connected to", NULL};
-static const char *const finished_old[] = {"iperf exit", "server is closed", "client is closed", NULL};
-static const char *const finished_cmd[] = {"iperf exit", "server is closed", "client is closed",
-                                           "IPERF_STOP,OK", NULL};
+static const stock_row row_legacy = {"sta", "scan", "iperf -a", NULL, true, true};
+static const stock_row row_esp8266 = {"sta", "scan", "iperf -a", NULL, true, true};
+static const stock_row row_v44 = {"sta", "scan", "iperf -a", "-b %d", true, false};
+static const stock_row row_v51 = {"sta", "scan", "iperf -a", "-b %d", true, false};
+static const stock_row row_cmd01 = {"sta_connect", "sta_scan", "iperf --abort", "-b %d", true, false};
+static const stock_row row_cmd10 = {"sta_connect", "sta_scan", "iperf --abort", "-b %gm", false, false};
 
-static const stock_row row_legacy = {"sta", "scan", "iperf -a", NULL, true, started_legacy, finished_old};
-static const stock_row row_esp8266 = {"sta", "scan", "iperf -a", NULL, true, started_legacy, finished_old};
-static const stock_row row_v44 = {"sta", "scan", "iperf -a", "-b %d", true, started_v44, finished_old};
-static const stock_row row_v51 = {"sta", "scan", "iperf -a", "-b %d", true, started_v44, finished_old};
-static const stock_row row_cmd01 = {"sta_connect", "sta_scan", "iperf --abort", "-b %d", true,
-                                    started_v44, finished_cmd};
-static const stock_row row_cmd10 = {"sta_connect", "sta_scan", "iperf --abort", "-b %gm", false,
-                                    started_cmd10, finished_cmd};
-
-/* Bits per unit prefix for the dialect: "Mbits" is 2^20 bits in v5.1–v6.0. */
-static double unit_bits(int dialect, char prefix)
+/* One console line through the shared board-line classifier (board_parse.h),
+ * which knows every dialect's formats and unit bases. */
+static void classify(const eb_console_driver *drv, const char *line, eb_board_line *bl)
 {
-    double m = eb_dialect_mbit_base(dialect);
-    bool binary = m > 1e6;
-    switch (prefix) {
-    case 'G':
-    case 'g':
-        return binary ? m * 1024 : 1e9;
-    case 'M':
-    case 'm':
-        return m;
-    case 'K':
-    case 'k':
-        return binary ? 1024 : 1e3;
-    default:
-        return 1;
-    }
-}
-
-/* Parses a board interval line of any stock format:
- *   "   0-   3 sec       8.43 Mbits/sec"
- *   " 0.0- 2.0 sec  24.36 Mbits/sec"
- *   "[  1]  1.0- 2.0 sec\t2.95 MBytes\t23.63 Mbits/sec"
- * Returns true with start/end and the rate in bit/s. */
-static bool parse_interval(int dialect, const char *line, double *start, double *end, double *bps)
-{
-    const char *p = line;
-    while (isspace((unsigned char)*p))
-        p++;
-    if (*p == '[') {
-        p = strchr(p, ']');
-        if (!p)
-            return false;
-        p++;
-    }
-    char *e;
-    double s = strtod(p, &e);
-    if (e == p)
-        return false;
-    p = e;
-    while (isspace((unsigned char)*p))
-        p++;
-    if (*p != '-')
-        return false;
-    p++;
-    double t = strtod(p, &e);
-    if (e == p)
-        return false;
-    p = e;
-    while (isspace((unsigned char)*p))
-        p++;
-    if (strncmp(p, "sec", 3) != 0)
-        return false;
-    p += 3;
-    /* The rate is the number before the token ending in "bits/sec". */
-    const char *u = strstr(p, "bits/sec");
-    if (!u)
-        return false;
-    const char *tok = u;
-    while (tok > p && !isspace((unsigned char)tok[-1]))
-        tok--;
-    char prefix = tok < u ? *tok : 0;
-    const char *num_end = tok;
-    while (num_end > p && isspace((unsigned char)num_end[-1]))
-        num_end--;
-    const char *num = num_end;
-    while (num > p && (isdigit((unsigned char)num[-1]) || num[-1] == '.'))
-        num--;
-    if (num == num_end)
-        return false;
-    double v = strtod(num, NULL);
-    *start = s;
-    *end = t;
-    *bps = v * unit_bits(dialect, prefix);
-    return t > s;
-}
-
-static bool any_of(const char *line, const char *const *needles)
-{
-    for (int i = 0; needles && needles[i]; i++)
-        if (strstr(line, needles[i]))
-            return true;
-    return false;
+    eb_board_parse_line(drv->dialect, line, strlen(line), bl, NULL);
 }
 
 static void stock_iperf_line(const eb_console_driver *drv, const eb_board_iperf *cfg,
                              const char *line, eb_board_run *run)
 {
     const stock_row *row = drv->row;
-    double s, e, bps;
-    if (parse_interval(drv->dialect, line, &s, &e, &bps)) {
+    eb_board_line bl;
+    classify(drv, line, &bl);
+    switch (bl.event) {
+    case EB_BEV_INTERVAL:
+    case EB_BEV_SUMMARY:
         run->started = run->connected = true;
-        if (eb_board_is_summary(s, e, cfg->interval_s)) {
-            run->summary_mbps = bps / 1e6;
+        if (eb_board_is_summary(bl.iv.start_s, bl.iv.end_s, cfg->interval_s)) {
+            run->summary_mbps = bl.iv.mbps;
             /* The whole-test line is the last thing every dialect prints. */
-            if (e >= cfg->time_s - cfg->interval_s * 0.5)
+            if (bl.iv.end_s >= cfg->time_s - cfg->interval_s * 0.5)
                 run->done = true;
         } else {
-            eb_board_run_add(run, s, e, -1, bps / 1e6, NAN, -1, -1);
+            eb_board_run_add(run, bl.iv.start_s, bl.iv.end_s, bl.bytes_exact ? bl.iv.bytes : -1, bl.iv.mbps,
+                             NAN, -1, -1);
         }
         return;
-    }
-    if (any_of(line, row->started))
+    case EB_BEV_SOCKET_CREATED:
+    case EB_BEV_SOCKET_BOUND:
         run->started = true;
-    if (strstr(line, "accept:") || strstr(line, "Successfully connected") || strstr(line, "connected to"))
-        run->connected = true;
-    if (any_of(line, row->finished))
+        break;
+    case EB_BEV_MODE:
+        /* The oldest servers print nothing else before they listen. */
+        if (row->started_on_mode)
+            run->started = true;
+        break;
+    case EB_BEV_ACCEPTED:
+    case EB_BEV_CONNECTED:
+        run->started = run->connected = true;
+        break;
+    case EB_BEV_SOCKET_CLOSED:
+    case EB_BEV_IPERF_DONE:
         run->done = true;
-    if (strstr(line, "sta has no IP") || strstr(line, "unable to connect") ||
-        strstr(line, "already running") || strstr(line, "Unrecognized command") ||
-        strstr(line, "recv error")) {
-        run->failed = strstr(line, "recv error") == NULL;
+        break;
+    case EB_BEV_ERROR:
+        /* A receive timeout ends a test; the other errors mean it never ran. */
+        run->failed = bl.error != EB_BERR_RECV;
         snprintf(run->msg, sizeof run->msg, "%s", line);
+        break;
+    default:
+        break;
     }
 }
 
@@ -163,23 +89,6 @@ static int stock_ready(const eb_console_driver *drv, eb_console *c, eb_deadline 
 {
     (void)drv;
     return eb_console_sync(c, d, err);
-}
-
-/* Scan result "[ssid][rssi=-34]" in all versions (wifi-cmd adds "+SCAN:[MAC]"
- * before it); returns true with the RSSI when the line names ssid. */
-static bool scan_match(const char *line, const char *ssid, int *rssi, int *ch)
-{
-    char pat[80];
-    snprintf(pat, sizeof pat, "[%s][rssi=", ssid);
-    const char *p = strstr(line, pat);
-    if (!p)
-        return false;
-    *rssi = atoi(p + strlen(pat));
-    const char *c = strstr(p, "[ch=");
-    if (!c)
-        c = strstr(line, "channel:");
-    *ch = c ? atoi(c + (c[1] == 'c' && c[2] == 'h' && c[3] == '=' ? 4 : 8)) : 0;
-    return true;
 }
 
 static int stock_scan(const eb_console_driver *drv, eb_console *c, const char *ssid,
@@ -191,7 +100,6 @@ static int stock_scan(const eb_console_driver *drv, eb_console *c, const char *s
     int rc = eb_console_send(c, cmd, d, err);
     if (rc)
         return rc;
-    static const char *const done[] = {"sta scan done", "SCAN_DONE", "scan done", NULL};
     bool found = false;
     for (;;) {
         int ev = eb_console_next(c, line, sizeof line, d, err);
@@ -199,15 +107,19 @@ static int stock_scan(const eb_console_driver *drv, eb_console *c, const char *s
             return -ev;
         if (ev == EB_CON_TIMEOUT)
             break;
-        int rssi, ch;
-        if (ev == EB_CON_LINE && scan_match(line, ssid, &rssi, &ch)) {
-            if (!found || rssi > w->rssi) {
-                w->rssi = rssi;
-                w->channel = ch;
+        if (ev != EB_CON_LINE)
+            continue;
+        eb_board_line bl;
+        classify(drv, line, &bl);
+        if (bl.event == EB_BEV_SCAN && !strcmp(bl.ssid, ssid)) {
+            /* Several BSSs may share the SSID: keep the strongest. */
+            if (!found || bl.rssi > w->rssi) {
+                w->rssi = bl.rssi;
+                w->channel = bl.channel;
             }
             found = true;
         }
-        if (ev == EB_CON_LINE && any_of(line, done))
+        if (bl.event == EB_BEV_SCAN_DONE)
             break;
     }
     if (!found)
@@ -215,16 +127,6 @@ static int stock_scan(const eb_console_driver *drv, eb_console *c, const char *s
                        "and that the AP is on and in range", ssid, eb_console_port(c)->url);
     snprintf(w->ssid, sizeof w->ssid, "%s", ssid);
     return 0;
-}
-
-/* "sta ip: 192.168.1.79, mask: 255.255.255.0, gw: 192.168.1.1" */
-static bool got_ip(const char *line, eb_wifi_info *w)
-{
-    const char *p = strstr(line, "sta ip: ");
-    if (!p)
-        return false;
-    sscanf(p, "sta ip: %47[0-9.], mask: %47[0-9.], gw: %47[0-9.]", w->ip, w->mask, w->gw);
-    return w->ip[0] != 0;
 }
 
 static int stock_connect(const eb_console_driver *drv, eb_console *c, const char *ssid,
@@ -251,11 +153,16 @@ static int stock_connect(const eb_console_driver *drv, eb_console *c, const char
                            reason ? "seen; wrong password?)" : "; wrong password or AP out of range?");
         if (ev != EB_CON_LINE)
             continue;
-        if (got_ip(line, w))
+        eb_board_line bl;
+        classify(drv, line, &bl);
+        if (bl.event == EB_BEV_GOT_IP) {
+            snprintf(w->ip, sizeof w->ip, "%s", bl.ip);
+            snprintf(w->mask, sizeof w->mask, "%s", bl.mask);
+            snprintf(w->gw, sizeof w->gw, "%s", bl.gw);
             break;
-        const char *r = strstr(line, "reason: ");
-        if (r && strstr(line, "DISCONNECTED")) {
-            reason = atoi(r + 8);
+        }
+        if (bl.event == EB_BEV_WIFI_DISCONNECTED && bl.value > 0) {
+            reason = (int)bl.value;
             /* The stock firmware retries forever: three failures are an answer. */
             if (++disconnects >= 3)
                 return eb_fail(err, EB_EIO,
@@ -272,7 +179,6 @@ static int stock_connect(const eb_console_driver *drv, eb_console *c, const char
 static int stock_memory(const eb_console_driver *drv, eb_console *c, eb_mem_info *m,
                         eb_deadline d, eb_error *err)
 {
-    (void)drv;
     char line[EB_CONSOLE_LINE_MAX];
     m->free_internal = m->min_free_internal = m->largest_block = -1;
     static const char *const cmds[] = {"free", "heap"};
@@ -287,12 +193,12 @@ static int stock_memory(const eb_console_driver *drv, eb_console *c, eb_mem_info
         while ((ev = eb_console_next(c, line, sizeof line, step, err)) > 0) {
             if (ev == EB_CON_PROMPT)
                 break;
-            const char *p = strstr(line, "min heap size: ");
-            char *end;
-            if (p)
-                m->min_free_internal = strtol(p + 15, NULL, 10);
-            else if (i == 0 && isdigit((unsigned char)line[0]) && (strtol(line, &end, 10), *end == 0))
-                m->free_internal = strtol(line, NULL, 10);
+            eb_board_line bl;
+            classify(drv, line, &bl);
+            if (bl.event == EB_BEV_HEAP_MIN)
+                m->min_free_internal = bl.value;
+            else if (bl.event == EB_BEV_FREE_HEAP && i == 0)
+                m->free_internal = bl.value;
         }
         if (ev < 0)
             return -ev;

@@ -1,0 +1,14 @@
+#include "espbench/str.h"
+
+#include <string.h>
+
+size_t eb_strlcpy(char *dst, const char *src, size_t cap)
+{
+    size_t n = strlen(src);
+    if (cap) {
+        size_t k = n < cap - 1 ? n : cap - 1;
+        memcpy(dst, src, k);
+        dst[k] = '\0';
+    }
+    return n;
+}
