@@ -3,7 +3,10 @@
  * fields are fixed for this image and reported as such on tier_set. */
 #include <string.h>
 
+#include <stdio.h>
+
 #include "esp_app_desc.h"
+#include "esp_mac.h"
 #include "sdkconfig.h"
 #include "soc/soc_caps.h"
 
@@ -44,6 +47,13 @@ const ebc_build *fw_build_info(void)
     s_build.fw_version = app->version;
     s_build.idf_version = app->idf_ver;
     s_build.chip = CONFIG_IDF_TARGET;
+    static char mac_text[18];
+    uint8_t mac[6];
+    if (esp_read_mac(mac, ESP_MAC_WIFI_STA) == ESP_OK) {
+        snprintf(mac_text, sizeof mac_text, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3],
+                 mac[4], mac[5]);
+        s_build.mac = mac_text;
+    }
 #if SOC_WIFI_HE_SUPPORT
     s_build.he = true;
 #endif

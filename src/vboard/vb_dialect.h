@@ -86,7 +86,7 @@ struct vb_console {
     ebc_core core;
     ebc_build build;
     ebc_ops ops;
-    char build_fw[33], build_idf[33], build_chip[24];
+    char build_fw[33], build_idf[33], build_chip[24], build_mac[18];
 };
 
 struct vb_dialect_driver {

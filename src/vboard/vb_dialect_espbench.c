@@ -8,6 +8,7 @@
 #include "espbench/str.h"
 #include "espbench/dialect.h"
 #include "vb_dialect.h"
+#include "vb_rom.h"
 
 /* 802.11ax chips: wider Kconfig ranges (static RX buffers, BA window). */
 static const char *const he_chips[] = {"esp32c5", "esp32c6", "esp32c61"};
@@ -34,6 +35,11 @@ static void make_build(vb_console *c)
     b->fw_version = c->build_fw;
     b->idf_version = c->build_idf;
     b->chip = c->build_chip;
+    uint8_t mac[6];
+    vb_board_mac(c->b, mac); /* the MAC the ROM loader reports from eFuse */
+    snprintf(c->build_mac, sizeof c->build_mac, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2],
+             mac[3], mac[4], mac[5]);
+    b->mac = c->build_mac;
     b->he = is_he(c->build_chip);
     const eb_tier *boot = vb_con_boot_tier(c);
     snprintf(b->image.name, sizeof b->image.name, "%s", boot ? boot->name : "default");

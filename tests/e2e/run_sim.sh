@@ -25,6 +25,8 @@ json_check "$OUT" '[e["tier"] + "/" + e["test"] for e in r["entries"]][:4] == ["
 json_check "$OUT" 'r["boards"][0]["dialect"] == "espbench" and r["boards"][0]["fw_project"] == "espbench"'
 json_check "$OUT" 'r["boards"][0]["ap_ssid"] == "espbench-sim" and r["boards"][0]["rssi"] == -40'
 json_check "$OUT" 'r["boards"][0]["iperf_version"].startswith("iperf version 2.")'
+# The board's MAC, as the firmware's `version` reply gives it (the vboard's eFuse MAC).
+json_check "$OUT" '__import__("re").fullmatch("([0-9a-f]{2}:){5}[0-9a-f]{2}", r["boards"][0]["mac"])'
 # One image serves every tier: the minimum tier's lwIP buffers (8 KB) are build-time, the image
 # has the largest (65 KB), and the run says so; the iperf tier runs as given.
 has "tier minimum: the firmware's build-time settings differ: tcp_snd_buf_kb=65 (tier 8), tcp_wnd_kb=65 (tier 8)"

@@ -825,6 +825,8 @@ static void cmd_version(ebc_core *c, int argc, char **argv)
     ebc_line_kv_str(&l, "fw", c->build->fw_version);
     ebc_line_kv_str(&l, "idf", c->build->idf_version);
     ebc_line_kv_str(&l, "chip", c->build->chip);
+    if (c->build->mac && c->build->mac[0])
+        ebc_line_kv_str(&l, "mac", c->build->mac);
     ebc_line_kv_str(&l, "runtime", runtime);
     ebc_emit(c, &l);
 }

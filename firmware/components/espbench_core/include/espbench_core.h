@@ -87,6 +87,7 @@ typedef struct ebc_build {
     /* The tier compiled into the image: runtime fields are the boot defaults,
      * build-time fields are the values every tier_set must match. */
     ebc_tier image;
+    const char *mac;         /* station MAC "aa:bb:cc:dd:ee:ff"; NULL if unknown */
 } ebc_build;
 
 /* ---- validation and mapping (pure) ---- */
