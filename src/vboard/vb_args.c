@@ -36,7 +36,9 @@ int vb_parse_ap(const char *spec, vb_ap *ap, eb_error *err)
     char *end;
     long rssi = strtol(last + 1, &end, 10);
     if (!last[1] || *end || rssi < -100 || rssi > 0)
-        return eb_fail(err, EB_ECONFIG, "--ap: RSSI \"%s\" is not a number from -100 to 0", last + 1);
+        /* Not echoed: without an RSSI, the text after the last ':' may be the password's end. */
+        return eb_fail(err, EB_ECONFIG, "--ap: the part after the last ':' must be the RSSI, a number from "
+                                        "-100 to 0 (SSID:PASS:RSSI)");
     size_t ssid_len = (size_t)(first - spec);
     if (ssid_len == 0 || ssid_len > 32)
         return eb_fail(err, EB_ECONFIG, "--ap: the SSID must have 1 to 32 characters");

@@ -50,7 +50,11 @@ static void test_ap_forms(void **state)
     assert_string_equal(e.msg, "--ap lab: a WPA password has 8 to 64 characters (or none for an open AP)");
     assert_null(strstr(e.msg, "short")); /* the password never appears in messages */
     assert_int_equal(vb_parse_ap("lab:password1:loud", &ap, &e), EB_ECONFIG);
-    assert_string_equal(e.msg, "--ap: RSSI \"loud\" is not a number from -100 to 0");
+    assert_string_equal(e.msg, "--ap: the part after the last ':' must be the RSSI, a number from -100 to 0 "
+                               "(SSID:PASS:RSSI)");
+    /* A forgotten RSSI leaves the password's end last: it must not be echoed. */
+    assert_int_equal(vb_parse_ap("lab:pass:word", &ap, &e), EB_ECONFIG);
+    assert_null(strstr(e.msg, "word"));
 }
 
 static void test_errors(void **state)

@@ -665,6 +665,8 @@ int eb_parse_log_buffer(eb_parse_out *out, const char *name, const char *data, s
     return rc;
 }
 
+#define LOG_MAX_BYTES (256u << 20)
+
 int eb_parse_log_file(eb_parse_out *out, const char *path, const eb_parse_opts *o, eb_error *err)
 {
     FILE *f = fopen(path, "rb");
@@ -674,8 +676,16 @@ int eb_parse_log_file(eb_parse_out *out, const char *path, const eb_parse_opts *
     eb_buf_init(&b);
     char chunk[65536];
     size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
         eb_buf_append(&b, chunk, n);
+        /* A device such as /dev/zero, or a wrong file, must not be read until memory runs out. */
+        if (b.len > LOG_MAX_BYTES) {
+            fclose(f);
+            eb_buf_free(&b);
+            return eb_fail(err, EB_ECONFIG, "%s: larger than %u MB; not a console or iperf log? (split a longer one)",
+                           path, LOG_MAX_BYTES >> 20);
+        }
+    }
     bool bad = ferror(f);
     int saved = errno;
     fclose(f);
