@@ -40,6 +40,37 @@ static const eb_compare_row *row_of(const eb_compare *c, const char *tier, int t
     return NULL;
 }
 
+/* Many custom tiers (more than any fixed-size list would hold): a drop in the
+ * last one still fails the gate. */
+static void test_many_tiers_none_skipped(void **state)
+{
+    (void)state;
+    eb_results base, cur;
+    eb_results_init(&base);
+    eb_results_init(&cur);
+    for (int t = 0; t < 80; t++) {
+        eb_entry e;
+        eb_entry_init(&e);
+        snprintf(e.chip, sizeof e.chip, "esp32");
+        snprintf(e.tier, sizeof e.tier, "custom-%02d", t);
+        e.test = EB_TEST_TCP_TX;
+        e.mean_mbps = e.peak_mbps = 50;
+        eb_results_add(&base, &e);
+        e.mean_mbps = e.peak_mbps = t == 79 ? 40 : 50;
+        eb_results_add(&cur, &e);
+    }
+    eb_compare_opts o = {.max_drop_pct = 5, .stat = EB_STAT_MEAN};
+    eb_compare c;
+    eb_error err = {0};
+    assert_int_equal(eb_compare_results(&base, &cur, &profiles, &o, &c, &err), 0);
+    assert_int_equal(c.n_rows, 80);
+    assert_int_equal(c.n_failed, 1);
+    assert_non_null(row_of(&c, "custom-79", EB_TEST_TCP_TX));
+    eb_compare_free(&c);
+    eb_results_free(&base);
+    eb_results_free(&cur);
+}
+
 static void test_identical_passes(void **state)
 {
     (void)state;
@@ -200,6 +231,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identical_passes),
+        cmocka_unit_test(test_many_tiers_none_skipped),
         cmocka_unit_test(test_drop_of_ten_percent_fails),
         cmocka_unit_test(test_failed_missing_new),
         cmocka_unit_test(test_docs_baseline),

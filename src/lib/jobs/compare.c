@@ -107,15 +107,22 @@ static void for_each_cell(const eb_results *a, const eb_results *b, const eb_pro
             }
         }
     }
-    const char *chips[64], *tiers[64];
-    int n_chips = eb_results_chips(&u, p, chips, 64);
+    /* There are never more distinct chips or tiers than cells: size the lists by
+     * that, so the regression gate cannot silently skip a cell. */
+    int max = u.n_entries > 0 ? u.n_entries : 1;
+    const char **chips = malloc(sizeof *chips * (size_t)max), **tiers = malloc(sizeof *tiers * (size_t)max);
+    if (!chips || !tiers)
+        abort();
+    int n_chips = eb_results_chips(&u, p, chips, max);
     for (int c = 0; c < n_chips; c++) {
-        int n_tiers = eb_results_tiers(&u, p, chips[c], tiers, 64);
+        int n_tiers = eb_results_tiers(&u, p, chips[c], tiers, max);
         for (int t = 0; t < n_tiers; t++)
             for (int test = 0; test < EB_TEST_COUNT; test++)
                 if (eb_results_find(&u, "", chips[c], tiers[t], test, 0))
                     fn(ctx, chips[c], tiers[t], test);
     }
+    free(chips);
+    free(tiers);
     eb_results_free(&u);
 }
 
