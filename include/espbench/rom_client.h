@@ -83,4 +83,8 @@ int eb_rom_leave_loader(eb_rom_client *c, eb_error *err);
 int eb_rom_status_bytes(const eb_rom_client *c);
 void eb_rom_set_chip(eb_rom_client *c, const eb_chip *chip);
 
+/* The erase size to send in an ESP8266 ROM FLASH_BEGIN for a region, working
+ * around the ROM's erase arithmetic. */
+uint32_t eb_rom_esp8266_erase_size(uint32_t offset, uint32_t size);
+
 #endif

@@ -435,9 +435,23 @@ static void test_region_checks(void **state)
     eb_buf_free(&app);
 }
 
+/* The ESP8266 ROM erase-size workaround: aligned 64 KiB blocks pass through;
+ * a region starting mid-block asks for half its head sectors. */
+static void test_esp8266_erase_size(void **state)
+{
+    (void)state;
+    assert_int_equal(eb_rom_esp8266_erase_size(0x0, 0x10000), 0x8000);      /* 16 sectors, head 16 */
+    assert_int_equal(eb_rom_esp8266_erase_size(0x0, 0x20000), 0x10000);     /* 32 sectors: 32 - 16 */
+    assert_int_equal(eb_rom_esp8266_erase_size(0x1000, 0x1000), 0x1000);    /* 1 sector */
+    assert_int_equal(eb_rom_esp8266_erase_size(0xF000, 0x3000), 0x2000);    /* head 1: 3 - 1 */
+    assert_int_equal(eb_rom_esp8266_erase_size(0x8000, 0x4000), 0x2000);    /* head 8, 4 sectors: (4+1)/2 */
+    assert_int_equal(eb_rom_esp8266_erase_size(0x0, 0x1801), 0x1000);       /* 2 sectors: (2+1)/2 */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_esp8266_erase_size),
         cmocka_unit_test(test_detect_by_security_info),
         cmocka_unit_test(test_detect_by_magic_when_security_info_unsupported),
         cmocka_unit_test(test_unknown_magic_fails_with_value),

@@ -543,13 +543,30 @@ static int send_block(eb_rom_client *c, uint8_t op, uint32_t seq, const uint8_t 
     }
 }
 
+/* The ESP8266 ROM's FLASH_BEGIN erases the wrong amount: for a region that does
+ * not start on a 64 KiB block it erases the sectors up to the block boundary
+ * twice over. Hosts send the erase size that makes it erase what they mean
+ * (the same arithmetic as esptool's ESP8266 get_erase_size). */
+uint32_t eb_rom_esp8266_erase_size(uint32_t offset, uint32_t size)
+{
+    const uint32_t sector = 0x1000, sectors_per_block = 16;
+    uint32_t num_sectors = (size + sector - 1) / sector;
+    uint32_t start_sector = offset / sector;
+    uint32_t head = sectors_per_block - start_sector % sectors_per_block;
+    if (num_sectors < head)
+        head = num_sectors;
+    if (num_sectors < 2 * head)
+        return (num_sectors + 1) / 2 * sector;
+    return (num_sectors - head) * sector;
+}
+
 static int flash_plain(eb_rom_client *c, uint32_t offset, const uint8_t *data, size_t len,
                        eb_rom_progress_fn progress, void *user, eb_error *err)
 {
     const size_t bs = EB_ROM_FLASH_BLOCK;
     uint32_t blocks = (uint32_t)((len + bs - 1) / bs);
     uint8_t b[20];
-    eb_wr32le(b, (uint32_t)len);
+    eb_wr32le(b, is_esp8266(c->chip) ? eb_rom_esp8266_erase_size(offset, (uint32_t)len) : (uint32_t)len);
     eb_wr32le(b + 4, blocks);
     eb_wr32le(b + 8, (uint32_t)bs);
     eb_wr32le(b + 12, offset);
