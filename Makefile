@@ -31,8 +31,10 @@ test: deps-test
 	cmake --build $(TEST_BUILD) -j$(JOBS)
 	cd $(TEST_BUILD) && ctest --output-on-failure --timeout 300
 
-bench: build
-	bash bench/run.sh
+# Benchmarks (bench/README.md): writes bench/results.json and bench/SUMMARY.md; exit 1 if a
+# figure falls short of its target.
+bench: deps-test build
+	BUILD=$(BUILD) bash bench/run.sh
 
 install: build
 	cmake --install $(BUILD)
