@@ -21,6 +21,7 @@ struct eb_rom_client {
     eb_rom_response last;
     int last_rom_error; /* error byte of the last failed command, -1 none */
     bool unsupported;   /* the last command was rejected as unknown */
+    bool stub;          /* a flasher stub answers (SYNC value 0), e.g. left by another tool */
 };
 
 static const eb_rom_timeouts default_timeouts = {
@@ -229,6 +230,14 @@ int eb_rom_sync(eb_rom_client *c, int tries, eb_error *err)
         eb_error e;
         int rc = command(c, EB_ROM_SYNC, body, sizeof body, 0, 0, c->to.sync_ms, &e);
         if (rc == EB_OK) {
+            /* The ROM's SYNC value is non-zero; a flasher stub's is 0. A stub is
+             * what a board runs when another tool uploaded one and could not
+             * reset the board (a pty, a socket): speak its dialect then. */
+            bool stub = c->last.value == 0;
+            if (stub && !c->stub)
+                eb_log(EB_LOG_INFO, "%s: a flasher stub answers (left running by another tool); using it",
+                       c->port->url);
+            c->stub = stub;
             /* The ROM answers SYNC eight times; take the rest off the line. */
             drain_quiet(c, 50);
             return EB_OK;
@@ -426,7 +435,8 @@ int eb_rom_change_baud(eb_rom_client *c, uint32_t baud, eb_error *err)
     uint32_t old = c->port->baud;
     uint8_t b[8];
     eb_wr32le(b, baud);
-    eb_wr32le(b + 4, 0); /* 0 = the ROM, which knows its own clock */
+    /* 0 tells the ROM to use its own clock; a stub derives the divider from the current rate. */
+    eb_wr32le(b + 4, c->stub ? c->port->baud : 0);
     int rc = command_ok(c, EB_ROM_CHANGE_BAUDRATE, b, 8, 0, c->to.command_ms, err);
     if (rc)
         return rc;
@@ -481,7 +491,8 @@ int eb_rom_flash_md5(eb_rom_client *c, uint32_t offset, uint32_t len, char hex[3
     uint8_t b[16] = {0};
     eb_wr32le(b, offset);
     eb_wr32le(b + 4, len);
-    int rc = command_ok(c, EB_ROM_SPI_FLASH_MD5, b, 16, 32, per_mb(c, c->to.md5_per_mb_ms, len), err);
+    /* The ROM replies 32 hex characters, a stub 16 raw bytes. */
+    int rc = command_ok(c, EB_ROM_SPI_FLASH_MD5, b, 16, c->stub ? 16 : 32, per_mb(c, c->to.md5_per_mb_ms, len), err);
     if (rc)
         return rc;
     const uint8_t *d = c->last.data;
@@ -647,6 +658,18 @@ int eb_rom_flash_deflate(eb_rom_client *c, uint32_t offset, const uint8_t *data,
 
 int eb_rom_leave_loader(eb_rom_client *c, eb_error *err)
 {
+    if (c->stub) {
+        /* A stub runs the application on RUN_USER_CODE, which it does not answer. */
+        eb_buf pkt, framed;
+        eb_buf_init(&pkt);
+        eb_buf_init(&framed);
+        eb_rom_build_request(&pkt, EB_ROM_RUN_USER_CODE, NULL, 0, 0);
+        eb_slip_encode(&framed, pkt.data, pkt.len);
+        int rc = eb_port_write(c->port, framed.data, framed.len, eb_deadline_in(c->to.command_ms), err);
+        eb_buf_free(&pkt);
+        eb_buf_free(&framed);
+        return rc;
+    }
     uint8_t b[20] = {0};
     eb_wr32le(b + 8, EB_ROM_FLASH_BLOCK);
     int rc = command_ok(c, EB_ROM_FLASH_BEGIN, b, begin_takes_encrypt_word(c->chip) ? 20 : 16, 0, c->to.command_ms, err);
