@@ -77,6 +77,12 @@ bool eb_console_port_failed(const eb_console *c);
 
 /* Boot information and the reboot counter. */
 const eb_console_boot_info *eb_console_boot(const eb_console *c);
+/* What is known about the application when its boot log went by unseen (the
+ * firmware's `version` reply, the descriptor of the image just flashed): fills
+ * only the fields the boot log left empty; NULL or "" leaves a field alone. A
+ * later boot log overrides them, and a reboot clears them as it clears its own. */
+void eb_console_note_app(eb_console *c, const char *project, const char *app_version,
+                         const char *idf_version);
 
 /* Pure helpers, exposed for tests. */
 /* Removes ANSI escape sequences, CR and NUL bytes from s in place. */

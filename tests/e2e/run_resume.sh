@@ -26,8 +26,19 @@ done
 kill -KILL $RUN
 wait $RUN 2>/dev/null || true
 json_check "$OUT" 'len(r["entries"]) in (2, 3) and all(e["status"] == "ok" for e in r["entries"])'
-python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("\n".join(e["tier"]+"/"+e["test"]+" "+e["started"] for e in r["entries"]))' \
-    "$OUT/results.json" >"$T/before.txt"
+# finished [N]: "tier/test started" of the first N entries (all without N).
+# Python takes N itself: `| head -n N` under pipefail fails whenever head
+# exits before python has written everything (SIGPIPE).
+finished() {
+    python3 - "$OUT/results.json" "$@" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+n = int(sys.argv[2]) if len(sys.argv) > 2 else None
+for e in r["entries"][:n]:
+    print(e["tier"] + "/" + e["test"] + " " + e["started"])
+PY
+}
+finished >"$T/before.txt"
 
 # The board was killed with its parent (no orphan holding the address).
 pid=$(cat "$OUT/sim-vboard.pid")
@@ -40,8 +51,8 @@ has "$((4 - done_before)) tests done, $done_before skipped, 0 failed of 4"
 has "[1/4] sim esp32/iperf tcp_tx: done before, skipped"
 json_check "$OUT" 'len(r["entries"]) == 4 and all(e["status"] == "ok" for e in r["entries"])'
 # The finished tests were kept as they were.
-python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("\n".join(e["tier"]+"/"+e["test"]+" "+e["started"] for e in r["entries"]))' \
-    "$OUT/results.json" | head -n "$done_before" | diff - "$T/before.txt" || fail "finished tests were redone"
+finished "$done_before" >"$T/after.txt"
+diff "$T/after.txt" "$T/before.txt" || fail "finished tests were redone"
 # Everything done: a third --resume runs nothing.
 expect_rc 0 timeout 30 "$ESPBENCH" "${ARGS[@]}" --resume
 has "0 tests done, 4 skipped, 0 failed of 4"

@@ -27,7 +27,11 @@ expect_rc 0 timeout 60 "$ESPBENCH" run --chip esp32 --sim --sim-project iperf --
 has "speaks iperf-cmd-0.1"
 has "flashing the iperf-example image for tier minimum"
 has "4 tests done, 0 skipped, 0 failed of 4"
+# The firmware is named whether or not the console saw its boot log (it may
+# go by while the flasher still holds the port): `version` gives the IDF, the
+# image just flashed its project and version (the last tier's).
 json_check "$OUT" 'r["boards"][0]["dialect"] == "iperf-cmd-0.1" and r["boards"][0]["idf_version"] == "v5.3"'
+json_check "$OUT" 'r["boards"][0]["fw_project"] == "iperf" and r["boards"][0]["fw_version"] == "minimum"'
 json_check "$OUT" 'all(abs(e["mean_mbps"] / e["ref_mbps"] - 1) < 0.03 for e in r["entries"])'
 json_check "$OUT" 'all(e["free_heap"] > 0 and e["min_free_heap"] > 0 for e in r["entries"])'
 # The stock console takes the password on the command line: the log has it masked.
@@ -35,4 +39,21 @@ grep -q "^> sta_connect espbench-sim \*\*\*\*$" "$OUT/console-sim.log" || fail "
 ! grep -q "espbench-sim-wpa2" "$OUT/console-sim.log" || fail "password in the console log"
 # The board's "Mbits" are 2^20 bits: 63.6 decimal Mbit/s shows as about 60.7.
 grep -q "^ 1.0- 2.0 sec  60\.[0-9]* Mbits/sec" "$OUT/console-sim.log" || fail "stock interval lines"
+
+# A tier image that cannot be flashed (built for another chip) fails that
+# board's tests with the flasher's reason; the console it closed is not used.
+mkdir -p "$T/bad"
+"$VBOARD" mkimage --chip esp32s3 --project iperf --idf v5.3 --version iperf -o "$T/bad/iperf.bin" >/dev/null
+python3 - "$T/bad" <<'PY'
+import hashlib, json, sys
+d = sys.argv[1]
+img = {"offset": "0x10000", "file": "iperf.bin", "sha256": hashlib.sha256(open(d + "/iperf.bin", "rb").read()).hexdigest()}
+json.dump({"schema": 1, "firmware": {"iperf-example": {"chips": {"esp32": {"tiers": {"iperf": {"images": [img]}}}}}}},
+          open(d + "/manifest.json", "w"))
+PY
+expect_rc 3 timeout 60 "$ESPBENCH" run --chip esp32 --sim --sim-project iperf --sim-idf v5.3 \
+    --manifest "$T/bad/manifest.json" --tier iperf --tests tcp_rx --duration 2 --warmup 0 --out "$T/bad/out"
+has "[1/1] sim esp32/iperf tcp_rx FAILED: $T/bad/iperf.bin: image is built for chip id 9, but the board is an ESP32"
+! grep -q "runtime error" "$T/last.out" || { cat "$T/last.out" >&2; fail "sanitizer error"; }
+json_check "$T/bad/out" '[e["status"] for e in r["entries"]] == ["failed"]'
 echo ok

@@ -123,6 +123,26 @@ static void test_reboot_noticed_from_boot_log(void **state)
     assert_string_equal(b->chip, "esp32");
 }
 
+static void test_noted_app_fills_gaps_until_a_reboot(void **state)
+{
+    fixture *f = *state;
+    /* The boot log went by unseen: what the flashed image says stands in. */
+    fake_push(&f->fp, "I (27) app_init: Project name:     iperf\r\n");
+    assert_int_equal(next(f, 200), EB_CON_LINE);
+    eb_console_note_app(f->c, "other", "tier-a", "v5.3");
+    eb_console_note_app(f->c, NULL, "", "v9.9");
+    const eb_console_boot_info *b = eb_console_boot(f->c);
+    assert_string_equal(b->project, "iperf"); /* the board's own word is kept */
+    assert_string_equal(b->app_version, "tier-a");
+    assert_string_equal(b->idf_version, "v5.3");
+    /* A reboot forgets them: the next app may be another. */
+    fake_push(&f->fp, "rst:0xc (SW_CPU_RESET),boot:0x13 (SPI_FAST_FLASH_BOOT)\r\n");
+    assert_int_equal(next(f, 200), EB_CON_LINE);
+    assert_string_equal(b->project, "");
+    assert_string_equal(b->app_version, "");
+    assert_string_equal(b->idf_version, "");
+}
+
 static void test_deadline_keeps_the_partial_line(void **state)
 {
     fixture *f = *state;
@@ -235,6 +255,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sync_sends_empty_lines_until_a_prompt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sync_fails_clearly_without_a_prompt, setup, teardown),
         cmocka_unit_test(test_boot_line_markers),
+        cmocka_unit_test_setup_teardown(test_noted_app_fills_gaps_until_a_reboot, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

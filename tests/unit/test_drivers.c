@@ -335,6 +335,37 @@ static void test_detect_asks_version_when_boot_log_missed(void **state)
     const eb_console_driver *d = NULL;
     assert_int_equal(eb_console_detect(f->c, "esp32c6", &d, eb_deadline_in(3000), &f->err), 0);
     assert_int_equal(d->dialect, EB_DIALECT_IPERF_CMD_10);
+    /* The answer stands in for the missed boot log: the results name the IDF. */
+    assert_string_equal(eb_console_boot(f->c)->idf_version, "v6.1-beta1");
+    assert_string_equal(eb_console_boot(f->c)->project, "");
+}
+
+static void test_detect_asks_version_when_only_the_prompt_tells(void **state)
+{
+    fixture *f = *state;
+    /* An old firmware's prompt names the dialect but not the IDF. */
+    fake_rule_add(&f->fp, "\r\n", "esp32> ");
+    fake_rule_add(&f->fp, "version\r\n", "version\r\nIDF Version:v4.2.2\r\nChip info:\r\nesp32> ");
+    const eb_console_driver *d = NULL;
+    assert_int_equal(eb_console_detect(f->c, "esp32", &d, eb_deadline_in(3000), &f->err), 0);
+    assert_int_equal(d->dialect, EB_DIALECT_IDF_LEGACY);
+    assert_string_equal(eb_console_boot(f->c)->idf_version, "v4.2.2");
+}
+
+static void test_detect_boot_log_wins_over_noted_app(void **state)
+{
+    fixture *f = *state;
+    /* What the flashed image said fills gaps only; the board's own log counts. */
+    eb_console_note_app(f->c, "iperf", "tier-a", "v5.1.2");
+    fake_push(&f->fp, "I (27) app_init: Project name:     iperf\r\n"
+                      "I (27) app_init: ESP-IDF:          v5.3\r\n");
+    fake_rule_add(&f->fp, "\r\n", "iperf> ");
+    const eb_console_driver *d = NULL;
+    assert_int_equal(eb_console_detect(f->c, "esp32", &d, eb_deadline_in(3000), &f->err), 0);
+    assert_int_equal(d->dialect, EB_DIALECT_IPERF_CMD_01);
+    assert_string_equal(eb_console_boot(f->c)->idf_version, "v5.3");
+    assert_string_equal(eb_console_boot(f->c)->app_version, "tier-a");
+    assert_string_equal(fake_written(&f->fp), "\r\n");
 }
 
 int main(void)
@@ -357,6 +388,8 @@ int main(void)
         T(test_stock_udp_rate_formats),
         T(test_detect_from_boot_log),
         T(test_detect_asks_version_when_boot_log_missed),
+        T(test_detect_asks_version_when_only_the_prompt_tells),
+        T(test_detect_boot_log_wins_over_noted_app),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

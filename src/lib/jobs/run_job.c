@@ -22,6 +22,7 @@
 #include "espbench/console.h"
 #include "espbench/console_driver.h"
 #include "espbench/dialect.h"
+#include "espbench/esp_image.h"
 #include "espbench/firmware_source.h"
 #include "espbench/flash.h"
 #include "espbench/iperf_proc.h"
@@ -292,17 +293,22 @@ static void close_console(board_ctx *bc)
     bc->port = NULL;
 }
 
-static int open_console(board_ctx *bc, eb_error *err)
+/* Starts the console session on bc->port, or on a newly opened port when
+ * bc->port is NULL. app: the descriptor of the image just flashed (NULL if
+ * none), standing in for a boot log the console may have missed. */
+static int open_console(board_ctx *bc, const eb_image_info *app, eb_error *err)
 {
     const eb_run_opts *o = bc->sh->o;
     uint64_t t0 = eb_now_us();
-    int rc = eb_port_open(&bc->port, bc->b->port, o->baud, err);
-    if (rc)
+    int rc;
+    if (!bc->port && (rc = eb_port_open(&bc->port, bc->b->port, o->baud, err)) != 0)
         return rc;
     eb_console_open(&bc->con, bc->port, err);
     eb_console_set_stop(bc->con, o->stop);
     eb_console_set_capture(bc->con, console_capture, bc);
     eb_console_add_secret(bc->con, o->password);
+    if (app && app->has_app_desc)
+        eb_console_note_app(bc->con, app->project_name, app->version, app->idf_ver);
     if (bc->b->dialect[0]) {
         bc->drv = eb_console_driver_by_name(bc->b->dialect);
         if (!bc->drv)
@@ -385,18 +391,33 @@ static int flash_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
         rc = eb_flash_write(fs, set.regions, set.n, NULL, err);
     if (!rc)
         rc = eb_flash_reset_after(fs, err);
+    /* The app boots as soon as the loader lets go: the console takes the port
+     * over without closing it, so the boot log is read rather than lost
+     * between a close and a reopen. */
+    if (!rc && (bc->port = eb_flash_release_port(fs, err)) == NULL)
+        rc = err->code ? err->code : EB_EIO;
     eb_flash_close(fs);
+    if (!rc && bc->port->baud != o->baud)
+        rc = eb_port_set_baud(bc->port, o->baud, err);
     /* The application is the region at the app partition (the highest offset). */
     const eb_flash_region *app = NULL;
     for (int i = 0; i < set.n; i++)
         if (!app || set.regions[i].offset > app->offset)
             app = &set.regions[i];
-    if (!rc && app)
+    eb_image_info info;
+    bool have_info = false;
+    if (!rc && app) {
         eb_sha256_hex(app->data, app->len, bc->fw_sha256);
+        eb_error ierr = {0};
+        have_info = eb_image_parse(app->data, app->len, !strcmp(bc->chip->name, "esp8266"), &info,
+                                   &ierr) == 0;
+    }
     eb_image_set_free(&set);
-    if (rc)
+    if (rc) {
+        close_console(bc);
         return rc;
-    return open_console(bc, err);
+    }
+    return open_console(bc, have_info ? &info : NULL, err);
 }
 
 static int apply_tier_and_wifi(board_ctx *bc, const eb_tier *t, eb_error *err)
@@ -891,7 +912,7 @@ static int run_board(board_ctx *bc)
         free(plan);
         return rc;
     }
-    rc = open_console(bc, err);
+    rc = open_console(bc, NULL, err);
     if (rc)
         goto done;
     infof(bc, EB_RUN_EV_INFO, "%s: %s on %s speaks %s (%s %s, IDF %s)", bc->label, bc->chip->name,
@@ -937,7 +958,9 @@ static int run_board(board_ctx *bc)
                 break;
             }
             bool rebooted = strstr(err->msg, "rebooted") != NULL;
-            bool fatal = eb_console_port_failed(bc->con) || trc == EB_ECONFIG ||
+            /* No console (a tier's flashing failed after closing it) or a lost
+             * port: the board cannot go on. */
+            bool fatal = !bc->con || eb_console_port_failed(bc->con) || trc == EB_ECONFIG ||
                          (board_level && !rebooted);
             if (!fatal && attempt < o->retries) {
                 infof(bc, EB_RUN_EV_WARN, "%s: %s/%s: %s; retrying (%d of %d)", bc->label,

@@ -97,6 +97,21 @@ void eb_console_set_prompts(eb_console *c, const char *const *prompts)
 const eb_console_boot_info *eb_console_boot(const eb_console *c) { return &c->boot; }
 bool eb_console_port_failed(const eb_console *c) { return c->port_failed; }
 
+static void fill_if_empty(char *field, size_t cap, const char *value)
+{
+    if (!field[0] && value && *value)
+        snprintf(field, cap, "%s", value);
+}
+
+void eb_console_note_app(eb_console *c, const char *project, const char *app_version,
+                         const char *idf_version)
+{
+    eb_console_boot_info *b = &c->boot;
+    fill_if_empty(b->project, sizeof b->project, project);
+    fill_if_empty(b->app_version, sizeof b->app_version, app_version);
+    fill_if_empty(b->idf_version, sizeof b->idf_version, idf_version);
+}
+
 /* ------------------------------------------------------------ pure helpers */
 
 size_t eb_console_strip(char *s, size_t len)

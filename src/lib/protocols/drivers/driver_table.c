@@ -165,8 +165,10 @@ int eb_console_detect(eb_console *c, const char *chip, const eb_console_driver *
     if (chip && !b.chip[0])
         snprintf(b.chip, sizeof b.chip, "%s", chip);
     int dialect = eb_console_guess_dialect(&b, prompt);
-    if (dialect == EB_DIALECT_UNKNOWN) {
-        /* The boot log went by before we listened: ask the firmware. */
+    /* The boot log went by before we listened (the board booted while another
+     * program held the port, or long ago): ask the firmware. The espbench
+     * firmware's driver asks its own `version` (identify). */
+    if (dialect == EB_DIALECT_UNKNOWN || (dialect != EB_DIALECT_ESPBENCH && !b.idf_version[0])) {
         int rc = eb_console_send(c, "version", d, err);
         if (rc)
             return rc;
@@ -181,8 +183,14 @@ int eb_console_detect(eb_console *c, const char *chip, const eb_console_driver *
         }
         if (ev < 0)
             return -ev;
-        if (idf[0])
-            dialect = eb_dialect_from_app("", idf, b.chip);
+        if (idf[0]) {
+            /* Kept with the boot information, so the results name the IDF. */
+            eb_console_note_app(c, NULL, NULL, idf);
+            snprintf(b.idf_version, sizeof b.idf_version, "%s", idf);
+            int v = eb_dialect_from_app(b.project, idf, b.chip);
+            if (v != EB_DIALECT_UNKNOWN)
+                dialect = v;
+        }
     }
     const eb_console_driver *drv = eb_console_driver_get(dialect);
     if (!drv)
