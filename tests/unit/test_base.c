@@ -5,6 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -12,6 +16,7 @@
 #include "espbench/clock.h"
 #include "espbench/dialect.h"
 #include "espbench/error.h"
+#include "espbench/fs.h"
 #include "espbench/log.h"
 
 static void test_fail_sets_code_and_message(void **state)
@@ -143,6 +148,30 @@ static void test_dialect_from_app(void **state)
     assert_true(fabs(eb_dialect_mbit_base(EB_DIALECT_IDF_V44) - 1e6) < 1e-9);
 }
 
+static void test_mkdir_p(void **state)
+{
+    (void)state;
+    char base[] = "/tmp/espbench-mkdir-XXXXXX";
+    assert_non_null(mkdtemp(base));
+    char deep[256];
+    snprintf(deep, sizeof deep, "%s/a/b/c", base);
+    assert_int_equal(eb_mkdir_p(deep), 0);
+    struct stat st;
+    assert_int_equal(stat(deep, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    assert_int_equal(eb_mkdir_p(deep), 0); /* already there */
+    char file[256];
+    snprintf(file, sizeof file, "%s/f", base);
+    FILE *f = fopen(file, "w");
+    assert_non_null(f);
+    fclose(f);
+    snprintf(deep, sizeof deep, "%s/f/x", base); /* a file in the way */
+    assert_int_equal(eb_mkdir_p(deep), -1);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", base);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -153,6 +182,7 @@ int main(void)
         cmocka_unit_test(test_buf),
         cmocka_unit_test(test_log_once),
         cmocka_unit_test(test_dialect_from_app),
+        cmocka_unit_test(test_mkdir_p),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,23 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "espbench/fs.h"
 #include "espbench/fetch.h"
 #include "espbench/log.h"
-
-static int mkdir_p(const char *path)
-{
-    char tmp[1024];
-    snprintf(tmp, sizeof tmp, "%s", path);
-    for (char *p = tmp + 1; *p; p++) {
-        if (*p == '/') {
-            *p = '\0';
-            if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    }
-    return mkdir(tmp, 0755) != 0 && errno != EEXIST ? -1 : 0;
-}
 
 int eb_cache_dir(char *out, size_t cap, eb_error *err)
 {
@@ -41,7 +27,7 @@ int eb_cache_dir(char *out, size_t cap, eb_error *err)
         return eb_fail(err, EB_EIO, "no cache directory: set XDG_CACHE_HOME or HOME");
     if (n < 0 || (size_t)n >= cap)
         return eb_fail(err, EB_EIO, "cache directory path too long");
-    if (mkdir_p(out) != 0)
+    if (eb_mkdir_p(out) != 0)
         return eb_fail(err, EB_EIO, "cannot create the cache directory %s: %s", out, strerror(errno));
     return EB_OK;
 }
@@ -153,7 +139,7 @@ int eb_fetch(const char *url, const eb_fetch_opts *opts, char *path, size_t path
     want[64] = '\0';
     if (opts->cache_dir) {
         snprintf(dir, sizeof dir, "%s", opts->cache_dir);
-        if (mkdir_p(dir) != 0)
+        if (eb_mkdir_p(dir) != 0)
             return eb_fail(err, EB_EIO, "cannot create %s: %s", dir, strerror(errno));
     } else if (eb_cache_dir(dir, sizeof dir, err) != EB_OK) {
         return EB_EIO;

@@ -5,6 +5,7 @@
  * Failures are classified so that each gets its documented outcome: a reboot
  * or a failed test is retried, a lost port ends the board, Ctrl-C ends the
  * run with what was finished kept. */
+#include "espbench/fs.h"
 #include "espbench/run.h"
 
 #include <errno.h>
@@ -1021,8 +1022,9 @@ int eb_run(const eb_run_opts *o_in, eb_run_summary *sum, eb_error *err)
         return eb_fail(err, EB_ECONFIG, "run: no output directory or no board");
     if (!o.ssid || !*o.ssid)
         return eb_fail(err, EB_ECONFIG, "run: no AP SSID: pass --ssid or set ap.ssid in the lab file");
-    if (mkdir(o.out_dir, 0777) != 0 && errno != EEXIST)
-        return eb_fail(err, EB_EIO, "cannot create %s: %s", o.out_dir, strerror(errno));
+    if (eb_mkdir_p(o.out_dir) != 0)
+        return eb_fail(err, EB_EIO, "cannot create %s: %s; check --out and its permissions", o.out_dir,
+                       strerror(errno));
 
     run_shared sh = {.o = &o, .sum = sum};
     pthread_mutex_init(&sh.lock, NULL);

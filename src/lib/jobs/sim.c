@@ -5,6 +5,7 @@
  * The vboard is forked (not posix_spawn'ed) so that it can ask the kernel to
  * kill it when espbench dies (PR_SET_PDEATHSIG): a SIGKILLed run must not
  * leave a board behind holding its address. */
+#include "espbench/fs.h"
 #include "espbench/sim.h"
 
 #include <arpa/inet.h>
@@ -183,8 +184,9 @@ int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
     snprintf(link, sizeof link, "%s/%s.tty", o->out_dir, name);
     snprintf(log, sizeof log, "%s/%s-vboard.log", o->out_dir, name);
     snprintf(pidf, sizeof pidf, "%s/%s-vboard.pid", o->out_dir, name);
-    if (mkdir(o->out_dir, 0777) != 0 && errno != EEXIST)
-        return eb_fail(err, EB_EIO, "cannot create %s: %s", o->out_dir, strerror(errno));
+    if (eb_mkdir_p(o->out_dir) != 0)
+        return eb_fail(err, EB_EIO, "cannot create %s: %s; check --out and its permissions", o->out_dir,
+                       strerror(errno));
 
     /* The espbench firmware image for this chip. */
     {
