@@ -224,21 +224,47 @@ static cJSON *stats_json(const eb_stats *s)
     return o;
 }
 
+/* One interval as a JSON object, keys and numbers as cJSON would print them. */
+static void interval_text(eb_buf *b, const eb_interval *iv)
+{
+    char num[32];
+    static const char *const keys[] = {"start_s", "end_s", "bytes", "mbps", "jitter_ms"};
+    const double vals[] = {iv->start_s, iv->end_s, iv->bytes, iv->mbps, iv->jitter_ms};
+    eb_buf_append_byte(b, '{');
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        eb_buf_printf(b, "%s\"%s\":", k ? "," : "", keys[k]);
+        const char *t = isfinite(vals[k]) ? fmt_num(vals[k], num) : "null";
+        eb_buf_append(b, t, strlen(t));
+    }
+    const long counts[] = {iv->lost, iv->total};
+    static const char *const ckeys[] = {"lost", "total"};
+    for (size_t k = 0; k < 2; k++) {
+        eb_buf_printf(b, ",\"%s\":", ckeys[k]);
+        const char *t = counts[k] >= 0 ? fmt_num((double)counts[k], num) : "null";
+        eb_buf_append(b, t, strlen(t));
+    }
+    eb_buf_append_byte(b, '}');
+}
+
+/* Intervals are most of a results file (one per report line of a log), so the
+ * array is rendered straight into text, one interval per line, instead of as a
+ * cJSON object per interval: writing a large `espbench parse` result was
+ * dominated by allocating those nodes. */
 static cJSON *intervals_json(const eb_interval *iv, int n)
 {
-    cJSON *a = cJSON_CreateArray();
+    if (n == 0)
+        return cJSON_CreateArray();
+    eb_buf b;
+    eb_buf_init(&b);
+    eb_buf_append_byte(&b, '[');
     for (int i = 0; i < n; i++) {
-        cJSON *o = cJSON_CreateObject();
-        add_num(o, "start_s", iv[i].start_s);
-        add_num(o, "end_s", iv[i].end_s);
-        add_num(o, "bytes", iv[i].bytes);
-        add_num(o, "mbps", iv[i].mbps);
-        add_num(o, "jitter_ms", iv[i].jitter_ms);
-        add_count(o, "lost", iv[i].lost);
-        add_count(o, "total", iv[i].total);
-        cJSON_AddItemToArray(a, o);
+        eb_buf_append(&b, i ? ",\n" : "\n", i ? 2 : 1);
+        interval_text(&b, &iv[i]);
     }
-    return a;
+    eb_buf_append(&b, "]", 1);
+    cJSON *raw = cJSON_CreateRaw(eb_buf_cstr(&b));
+    eb_buf_free(&b);
+    return raw;
 }
 
 static cJSON *entry_json(const eb_entry *e)
