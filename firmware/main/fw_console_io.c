@@ -10,20 +10,33 @@
 #include "freertos/semphr.h"
 #include "sdkconfig.h"
 
+/* Where the "use the blocking driver" calls are declared moved in ESP-IDF v5.3:
+ * v5.1/v5.2 declare both in the vfs component's esp_vfs_dev.h (its
+ * esp_vfs_usb_serial_jtag.h only registers the VFS); v5.3 moved them to
+ * driver/uart_vfs.h and driver/usb_serial_jtag_vfs.h and deprecated the old
+ * names. main/CMakeLists.txt lists vfs for the v5.1/v5.2 header. */
+#if ESP_IDF_VERSION >= ESP_IDF_VERSION_VAL(5, 3, 0)
+#define FW_VFS_SPLIT 1
+#else
+#define FW_VFS_SPLIT 0
+#endif
+
 #if CONFIG_ESP_CONSOLE_USB_SERIAL_JTAG
 #include "driver/usb_serial_jtag.h"
-#if ESP_IDF_VERSION >= ESP_IDF_VERSION_VAL(5, 3, 0)
+#if FW_VFS_SPLIT
 #include "driver/usb_serial_jtag_vfs.h"
 #else
-#include "esp_vfs_usb_serial_jtag.h"
+#include "esp_vfs_dev.h"
 #endif
-#else
+#elif CONFIG_ESP_CONSOLE_UART
 #include "driver/uart.h"
-#if ESP_IDF_VERSION >= ESP_IDF_VERSION_VAL(5, 3, 0)
+#if FW_VFS_SPLIT
 #include "driver/uart_vfs.h"
 #else
 #include "esp_vfs_dev.h"
 #endif
+#else
+#error "the espbench console needs CONFIG_ESP_CONSOLE_UART (UART0) or CONFIG_ESP_CONSOLE_USB_SERIAL_JTAG"
 #endif
 
 #include "fw.h"
@@ -37,14 +50,14 @@ void fw_console_init(void)
 #if CONFIG_ESP_CONSOLE_USB_SERIAL_JTAG
     usb_serial_jtag_driver_config_t cfg = USB_SERIAL_JTAG_DRIVER_CONFIG_DEFAULT();
     ESP_ERROR_CHECK(usb_serial_jtag_driver_install(&cfg));
-#if ESP_IDF_VERSION >= ESP_IDF_VERSION_VAL(5, 3, 0)
+#if FW_VFS_SPLIT
     usb_serial_jtag_vfs_use_driver();
 #else
     esp_vfs_usb_serial_jtag_use_driver();
 #endif
 #else
     ESP_ERROR_CHECK(uart_driver_install(CONFIG_ESP_CONSOLE_UART_NUM, 1024, 0, 0, NULL, 0));
-#if ESP_IDF_VERSION >= ESP_IDF_VERSION_VAL(5, 3, 0)
+#if FW_VFS_SPLIT
     uart_vfs_dev_use_driver(CONFIG_ESP_CONSOLE_UART_NUM);
 #else
     esp_vfs_dev_uart_use_driver(CONFIG_ESP_CONSOLE_UART_NUM);

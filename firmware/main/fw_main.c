@@ -3,10 +3,18 @@
 #include <string.h>
 
 #include "esp_event.h"
+#include "esp_idf_version.h"
 #include "esp_netif.h"
 #include "nvs_flash.h"
 
 #include "fw.h"
+
+/* sdkconfig.defaults sets LWIP_TCPIP_TASK_PRIO and LWIP_EXTRA_IRAM_OPTIMIZATION
+ * (the iperf example's), which ESP-IDF has from v5.1.2 on; before, they would be
+ * dropped without a word and the figures would not compare. */
+#if ESP_IDF_VERSION < ESP_IDF_VERSION_VAL(5, 1, 2)
+#error "the espbench firmware needs ESP-IDF v5.1.2 or later"
+#endif
 
 static ebc_core s_core;
 

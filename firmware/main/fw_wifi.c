@@ -14,13 +14,14 @@
 #define CONNECTED_BIT BIT0
 #define FAILED_BIT BIT1
 #define CONNECT_TIMEOUT_MS 15000
+#define LEAVE_TIMEOUT_MS 2000
 #define SCAN_MAX 32
 
 static ebc_core *s_core;
 static esp_netif_t *s_sta;
 static EventGroupHandle_t s_events;
 static volatile int s_reason;
-static volatile bool s_connecting, s_connected;
+static volatile bool s_connecting, s_connected, s_associated;
 static esp_netif_ip_info_t s_ip;
 
 static void on_event(void *arg, esp_event_base_t base, int32_t id, void *data)
@@ -31,10 +32,13 @@ static void on_event(void *arg, esp_event_base_t base, int32_t id, void *data)
         s_reason = d->reason;
         bool was_connected = s_connected;
         s_connected = false;
+        s_associated = false;
         xEventGroupSetBits(s_events, FAILED_BIT);
         /* A drop outside a connect attempt is news for the host. */
         if (was_connected && !s_connecting)
             ebc_event_wifi_disconnected(s_core, d->reason);
+    } else if (base == WIFI_EVENT && id == WIFI_EVENT_STA_CONNECTED) {
+        s_associated = true;
     } else if (base == IP_EVENT && id == IP_EVENT_STA_GOT_IP) {
         const ip_event_got_ip_t *e = data;
         s_ip = e->ip_info;
@@ -56,6 +60,7 @@ int fw_wifi_deinit(void *ctx)
 {
     (void)ctx;
     s_connected = false;
+    s_associated = false;
     esp_wifi_disconnect();
     esp_err_t e = esp_wifi_stop();
     if (e != ESP_OK && e != ESP_ERR_WIFI_NOT_INIT)
@@ -64,6 +69,11 @@ int fw_wifi_deinit(void *ctx)
     return e == ESP_ERR_WIFI_NOT_INIT ? ESP_OK : e;
 }
 
+/* Once esp_wifi_init has succeeded, any later failure stops and deinits again:
+ * the core restores the previous tier by calling this function with the old
+ * fields, and esp_wifi_init on an initialised driver returns ESP_OK at once
+ * (v5.4's esp_wifi_init checks its own "already initialised" state), which
+ * would leave the new tier's buffers in place while the core reports the old. */
 int fw_wifi_init(void *ctx, const ebc_wifi_cfg *c)
 {
     (void)ctx;
@@ -76,20 +86,45 @@ int fw_wifi_init(void *ctx, const ebc_wifi_cfg *c)
     cfg.ampdu_rx_enable = c->ampdu_rx_enable;
     cfg.rx_ba_win = c->ampdu_rx_enable ? c->rx_ba_win : 0;
     esp_err_t e = esp_wifi_init(&cfg);
-    if (e == ESP_OK)
-        e = esp_wifi_set_storage(WIFI_STORAGE_RAM);
+    if (e != ESP_OK)
+        return e;
+    e = esp_wifi_set_storage(WIFI_STORAGE_RAM);
     if (e == ESP_OK)
         e = esp_wifi_set_mode(WIFI_MODE_STA);
     if (e == ESP_OK)
         e = esp_wifi_start();
     if (e == ESP_OK)
         e = esp_wifi_set_ps(WIFI_PS_NONE); /* throughput figures are measured without power save */
+    if (e != ESP_OK) {
+        esp_wifi_stop(); /* may not have started: its result does not matter here */
+        esp_wifi_deinit();
+    }
     return e;
+}
+
+/* esp_wifi_connect on a station that is still associated first leaves the AP,
+ * and that STA_DISCONNECTED (reason 8, ASSOC_LEAVE) would end the wait in
+ * fw_wifi_connect as a failed connect; esp_wifi_set_config also refuses
+ * (ESP_ERR_WIFI_STATE) while a connect is in progress. ESP-IDF's esp_wifi.h
+ * says to call esp_wifi_disconnect first, so we do, and wait (bounded) for the
+ * event it causes before the new attempt. s_connecting is set by the caller, so
+ * this leave is not reported to the host as a drop. */
+static void leave_current_ap(bool attempt_pending)
+{
+    if (!attempt_pending && !s_associated && !s_connected)
+        return;
+    xEventGroupClearBits(s_events, FAILED_BIT);
+    if (esp_wifi_disconnect() == ESP_OK)
+        xEventGroupWaitBits(s_events, FAILED_BIT, pdTRUE, pdFALSE, pdMS_TO_TICKS(LEAVE_TIMEOUT_MS));
+    s_associated = false;
+    s_connected = false;
 }
 
 int fw_wifi_connect(void *ctx, const char *ssid, const char *pass, ebc_ip_info *ip, int *reason)
 {
     (void)ctx;
+    s_connecting = true;
+    leave_current_ap(false);
     wifi_config_t wc = {0};
     strlcpy((char *)wc.sta.ssid, ssid, sizeof wc.sta.ssid);
     strlcpy((char *)wc.sta.password, pass ? pass : "", sizeof wc.sta.password);
@@ -98,25 +133,29 @@ int fw_wifi_connect(void *ctx, const char *ssid, const char *pass, ebc_ip_info *
     /* The config copy on the stack holds the password: clear it. */
     memset(&wc, 0, sizeof wc);
     if (e != ESP_OK) {
+        s_connecting = false;
         *reason = 0;
         return e;
     }
     xEventGroupClearBits(s_events, CONNECTED_BIT | FAILED_BIT);
-    s_connecting = true;
     s_reason = 0;
     e = esp_wifi_connect();
     EventBits_t bits = e == ESP_OK ? xEventGroupWaitBits(s_events, CONNECTED_BIT | FAILED_BIT, pdTRUE, pdFALSE,
                                                          pdMS_TO_TICKS(CONNECT_TIMEOUT_MS))
                                    : 0;
-    s_connecting = false;
     if (bits & CONNECTED_BIT) {
+        s_connecting = false;
         snprintf(ip->ip, sizeof ip->ip, IPSTR, IP2STR(&s_ip.ip));
         snprintf(ip->mask, sizeof ip->mask, IPSTR, IP2STR(&s_ip.netmask));
         snprintf(ip->gw, sizeof ip->gw, IPSTR, IP2STR(&s_ip.gw));
         return 0;
     }
-    esp_wifi_disconnect();
-    *reason = s_reason ? s_reason : EBC_REASON_HANDSHAKE_TIMEOUT;
+    /* Keep the failure's reason: leaving (associated but no address yet, or an
+     * attempt still running at the deadline) adds a reason 8 of our own. */
+    int failed = s_reason ? s_reason : EBC_REASON_HANDSHAKE_TIMEOUT;
+    leave_current_ap(e == ESP_OK && !(bits & FAILED_BIT));
+    s_connecting = false;
+    *reason = failed;
     return -1;
 }
 

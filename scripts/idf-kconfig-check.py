@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Checks the firmware's sdkconfig defaults against an ESP-IDF source tree.
+
+Loads ESP-IDF's Kconfig for one target (plus extra components' Kconfig, e.g.
+the espressif/iperf component) with kconfiglib, applies the defaults files the
+way ESP-IDF's build does (each FILE, then FILE.<target> when it exists) and
+reports every option that the tree does not know or that ends up with another
+value (a dependency not met, a value out of range). Optionally writes the
+resulting sdkconfig.h, which is enough for a header-level compile of the
+firmware without an ESP-IDF installation (docs/firmware.md, "Checking against
+ESP-IDF").
+
+A manual maintainer's check: it needs python3-kconfiglib and an ESP-IDF source
+tree (a release tag's files; submodules are not needed).
+
+usage: idf-kconfig-check.py --idf DIR --target CHIP [--component DIR]...
+                            [--header OUT] [--version X.Y.Z] DEFAULTS...
+exit: 0 every option applies, 1 some do not, 2 usage or Kconfig error
+"""
+import argparse
+import glob
+import os
+import sys
+import tempfile
+
+try:
+    import kconfiglib
+except ImportError:
+    sys.exit("idf-kconfig-check: needs kconfiglib (Debian: python3-kconfiglib)")
+
+
+# ESP-IDF's Kconfig gives some menus a help text, which kconfiglib 14 allows
+# only on symbols and choices: give those menu nodes an empty one first.
+_parse_help = kconfiglib.Kconfig._parse_help
+
+
+def _parse_help_anywhere(self, node):
+    if not hasattr(node, "help"):
+        node.help = None
+    return _parse_help(self, node)
+
+
+kconfiglib.Kconfig._parse_help = _parse_help_anywhere
+
+
+def kconfig_sources(idf, extra, name):
+    """'source' lines for every component's Kconfig (or Kconfig.projbuild)."""
+    files = sorted(glob.glob(os.path.join(idf, "components", "*", name)))
+    files += [os.path.join(d, name) for d in extra if os.path.exists(os.path.join(d, name))]
+    return "".join('source "%s"\n' % f for f in files)
+
+
+def parse_defaults(path):
+    """[(line number, NAME without CONFIG_, value text)] of a defaults file."""
+    out = []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            if "=" not in line or not line.startswith("CONFIG_"):
+                sys.exit("idf-kconfig-check: %s:%d: not a CONFIG_NAME=VALUE line" % (path, n))
+            key, value = line.split("=", 1)
+            out.append((n, key[len("CONFIG_"):], value.strip('"')))
+    return out
+
+
+def renamed_options(idf, extra):
+    """{old name: new name} from every sdkconfig.rename (inverted ones skipped)."""
+    renames = {}
+    paths = [os.path.join(idf, "sdkconfig.rename")] + glob.glob(os.path.join(idf, "components", "*", "sdkconfig.rename"))
+    paths += [os.path.join(d, "sdkconfig.rename") for d in extra]
+    for p in paths:
+        if not os.path.exists(p):
+            continue
+        with open(p) as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) == 2 and not line.startswith("#") and not parts[1].startswith("!"):
+                    renames[parts[0][len("CONFIG_"):]] = parts[1][len("CONFIG_"):]
+    return renames
+
+
+def check(kconf, files, renames):
+    # A later setting overrides an earlier one (as in ESP-IDF's build): check
+    # the last setting of each option, and of each choice the last member set to y.
+    last, order = {}, 0
+    for path in files:
+        for n, name, want in parse_defaults(path):
+            order += 1
+            last[name] = (path, n, want, order)
+    chosen = {}
+    for name, (_, _, want, seq) in last.items():
+        sym = kconf.syms.get(name)
+        if sym is not None and sym.choice is not None and want == "y":
+            if seq > chosen.get(sym.choice, ("", 0))[1]:
+                chosen[sym.choice] = (name, seq)
+    problems = []
+    for name, (path, n, want, _) in sorted(last.items(), key=lambda kv: kv[1][3]):
+        sym = kconf.syms.get(name)
+        where = "%s:%d: CONFIG_%s" % (path, n, name)
+        if sym is None or not sym.nodes:
+            new = renames.get(name)
+            hint = " (renamed to CONFIG_%s)" % new if new else ""
+            problems.append("%s: no such option in this ESP-IDF%s" % (where, hint))
+            continue
+        if sym.choice is not None and want == "y" and chosen[sym.choice][0] != name:
+            continue  # a later file chose another member
+        have = sym.str_value
+        if sym.orig_type == kconfiglib.HEX:
+            ok = bool(have) and int(have, 16) == int(want, 16)
+        else:
+            ok = have == want
+        if not ok:
+            problems.append("%s=%s: ends up as %r (a dependency or range of this ESP-IDF)" % (where, want, have))
+    return problems
+
+
+def write_header(kconf, renames, out):
+    """sdkconfig.h as ESP-IDF's kconfgen writes it, with the renamed names as aliases."""
+    kconf.write_autoconf(out, header="/* Generated by scripts/idf-kconfig-check.py; do not commit. */\n")
+    with open(out, "a") as f:
+        f.write("/* List of deprecated options */\n")
+        for old, new in sorted(renames.items()):
+            sym = kconf.syms.get(new)
+            if sym and sym.nodes and sym.str_value not in ("", "n"):
+                f.write("#define CONFIG_%s CONFIG_%s\n" % (old, new))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--idf", required=True)
+    ap.add_argument("--target", required=True)
+    ap.add_argument("--component", action="append", default=[])
+    ap.add_argument("--header")
+    ap.add_argument("--version", default="5.0.0", help="the tree's ESP-IDF version (IDF_INIT_VERSION)")
+    ap.add_argument("defaults", nargs="+")
+    a = ap.parse_args()
+    a.idf = os.path.abspath(a.idf)
+    a.component = [os.path.abspath(d) for d in a.component]
+    a.defaults = [os.path.abspath(d) for d in a.defaults]
+    a.header = os.path.abspath(a.header) if a.header else None
+    if not os.path.isdir(os.path.join(a.idf, "components", "soc", a.target)):
+        print("idf-kconfig-check: %s is not a target of this ESP-IDF (no components/soc/%s)" % (a.target, a.target))
+        return 2
+    files = []
+    for d in a.defaults:
+        files.append(d)
+        if os.path.exists("%s.%s" % (d, a.target)):
+            files.append("%s.%s" % (d, a.target))
+    with tempfile.TemporaryDirectory() as tmp:
+        kc, kp = os.path.join(tmp, "kconfigs.in"), os.path.join(tmp, "kconfigs_projbuild.in")
+        with open(kc, "w") as f:
+            f.write(kconfig_sources(a.idf, a.component, "Kconfig"))
+        with open(kp, "w") as f:
+            f.write(kconfig_sources(a.idf, a.component, "Kconfig.projbuild"))
+        os.environ.update({"IDF_PATH": a.idf, "IDF_TARGET": a.target, "IDF_TOOLCHAIN": "gcc",
+                           "IDF_INIT_VERSION": a.version, "IDF_VERSION": a.version, "IDF_CI_BUILD": "",
+                           "IDF_DOC_BUILD": "", "IDF_ENV_FPGA": "",
+                           "COMPONENT_KCONFIGS_SOURCE_FILE": kc, "COMPONENT_KCONFIGS_PROJBUILD_SOURCE_FILE": kp})
+        os.chdir(a.idf)
+        try:
+            kconf = kconfiglib.Kconfig(os.path.join(a.idf, "Kconfig"), warn_to_stderr=False)
+        except kconfiglib.KconfigError as e:
+            print("idf-kconfig-check: %s" % e, file=sys.stderr)
+            return 2
+        for path in files:
+            kconf.load_config(path, replace=False)
+    renames = renamed_options(a.idf, a.component)
+    problems = check(kconf, files, renames)
+    for p in problems:
+        print(p)
+    if a.header:
+        os.makedirs(os.path.dirname(a.header), exist_ok=True)
+        write_header(kconf, renames, a.header)
+    print("idf-kconfig-check: %s: %d option(s) of %s do not apply" % (a.target, len(problems), ", ".join(files))
+          if problems else "idf-kconfig-check: %s: every option of %s applies" % (a.target, ", ".join(files)))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
