@@ -15,6 +15,7 @@ typedef struct eb_image_set {
     eb_flash_region *regions; /* data owned by the set */
     int n;
     char chip[24];            /* chip named by the source ("" when it names none) */
+    char console[24];         /* manifest "console" ("uart0", "usb-serial-jtag"; "" when not given) */
 } eb_image_set;
 
 void eb_image_set_free(eb_image_set *s);

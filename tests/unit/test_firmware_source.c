@@ -164,6 +164,49 @@ static void test_manifest_bad_size(void **state)
     }
 }
 
+/* scripts/build-firmware.sh names each firmware's console; an unknown one is refused. */
+static void test_manifest_console(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/espbench-manifest-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    char text[1024];
+    const char *img = "{\"offset\": \"0x10000\", \"file\": \"" FIXTURES_DIR "/firmware/demo/esp32c3/app.bin\", "
+                      "\"sha256\": \"b7443e24d533886ad544b0a6505977e88211c236fcd8f8b34789590c0c56497a\"}";
+    int n = snprintf(text, sizeof text,
+                     "{\"schema\": 1, \"firmware\": {"
+                     "\"espbench\": {\"console\": \"uart0\", \"chips\": {\"esp32c3\": {\"idf\": \"v5.4.4\", \"images\": [%s]}}},"
+                     "\"espbench-usb-serial-jtag\": {\"console\": \"usb-serial-jtag\", \"chips\": {\"esp32c3\": "
+                     "{\"images\": [%s]}}},"
+                     "\"odd\": {\"console\": \"usb\", \"chips\": {\"esp32c3\": {\"images\": [%s]}}}}}\n",
+                     img, img, img);
+    assert_true(n > 0 && (size_t)n < sizeof text);
+    assert_int_equal(write(fd, text, (size_t)n), (ssize_t)n);
+    close(fd);
+    eb_error err;
+    eb_error_clear(&err);
+    eb_image_set s = {0};
+    eb_manifest_query q = {.manifest = path, .firmware = "espbench-usb-serial-jtag", .chip = "esp32c3"};
+    assert_int_equal(eb_image_set_from_manifest(&s, &q, &err), EB_OK);
+    assert_string_equal(s.console, "usb-serial-jtag");
+    assert_int_equal(s.n, 1);
+    eb_image_set_free(&s);
+    eb_image_set u = {0};
+    q.firmware = "espbench";
+    assert_int_equal(eb_image_set_from_manifest(&u, &q, &err), EB_OK);
+    assert_string_equal(u.console, "uart0");
+    eb_image_set_free(&u);
+    eb_image_set o = {0};
+    q.firmware = "odd";
+    assert_int_equal(eb_image_set_from_manifest(&o, &q, &err), EB_ECONFIG);
+    eb_image_set_free(&o);
+    char want[512];
+    snprintf(want, sizeof want, "%s: firmware 'odd': \"console\" must be \"uart0\" or \"usb-serial-jtag\"", path);
+    assert_string_equal(err.msg, want);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -173,6 +216,7 @@ int main(void)
         cmocka_unit_test(test_manifest_sha_mismatch),
         cmocka_unit_test(test_manifest_invalid_json_has_position),
         cmocka_unit_test(test_manifest_bad_size),
+        cmocka_unit_test(test_manifest_console),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

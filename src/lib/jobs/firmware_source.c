@@ -248,6 +248,25 @@ static int add_manifest_image(eb_image_set *s, const cJSON *img, const char *mpa
     return rc;
 }
 
+/* The consoles an image can be built for (docs/firmware-manifest.md). */
+static const char *const MANIFEST_CONSOLES[] = {"uart0", "usb-serial-jtag"};
+
+/* A firmware's optional "console": which port its console is on. */
+static int manifest_console(eb_image_set *s, const cJSON *fw, const char *mpath, const char *name, eb_error *err)
+{
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(fw, "console");
+    if (!c)
+        return EB_OK;
+    for (size_t i = 0; cJSON_IsString(c) && i < sizeof MANIFEST_CONSOLES / sizeof MANIFEST_CONSOLES[0]; i++) {
+        if (strcmp(c->valuestring, MANIFEST_CONSOLES[i]) == 0) {
+            snprintf(s->console, sizeof s->console, "%s", c->valuestring);
+            return EB_OK;
+        }
+    }
+    return eb_fail(err, EB_ECONFIG, "%s: firmware '%s': \"console\" must be \"uart0\" or \"usb-serial-jtag\"", mpath,
+                   name);
+}
+
 int eb_image_set_from_manifest(eb_image_set *s, const eb_manifest_query *q, eb_error *err)
 {
     const char *mpath = q->manifest ? q->manifest : eb_manifest_default_path();
@@ -273,6 +292,9 @@ int eb_image_set_from_manifest(eb_image_set *s, const eb_manifest_query *q, eb_e
         rc = eb_fail(err, EB_ECONFIG, "%s: no firmware '%s' (known: %s)", mpath, q->firmware, keys);
         goto out;
     }
+    rc = manifest_console(s, fw, mpath, q->firmware, err);
+    if (rc)
+        goto out;
     const cJSON *chips = cJSON_GetObjectItemCaseSensitive(fw, "chips");
     const cJSON *entry = cJSON_GetObjectItemCaseSensitive(chips, q->chip);
     if (!cJSON_IsObject(entry)) {
