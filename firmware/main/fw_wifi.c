@@ -72,8 +72,9 @@ int fw_wifi_deinit(void *ctx)
 /* Once esp_wifi_init has succeeded, any later failure stops and deinits again:
  * the core restores the previous tier by calling this function with the old
  * fields, and esp_wifi_init on an initialised driver returns ESP_OK at once
- * (v5.4's esp_wifi_init checks its own "already initialised" state), which
- * would leave the new tier's buffers in place while the core reports the old. */
+ * (ESP-IDF v5.4 components/esp_wifi/src/wifi_init.c: "if (s_wifi_inited)
+ * return ESP_OK"), which would leave the new tier's buffers in place while the
+ * core reports the old ones. */
 int fw_wifi_init(void *ctx, const ebc_wifi_cfg *c)
 {
     (void)ctx;
@@ -106,9 +107,10 @@ int fw_wifi_init(void *ctx, const ebc_wifi_cfg *c)
  * and that STA_DISCONNECTED (reason 8, ASSOC_LEAVE) would end the wait in
  * fw_wifi_connect as a failed connect; esp_wifi_set_config also refuses
  * (ESP_ERR_WIFI_STATE) while a connect is in progress. ESP-IDF's esp_wifi.h
- * says to call esp_wifi_disconnect first, so we do, and wait (bounded) for the
- * event it causes before the new attempt. s_connecting is set by the caller, so
- * this leave is not reported to the host as a drop. */
+ * (esp_wifi_connect, attention 2) says to call esp_wifi_disconnect first, so we
+ * do, and wait (bounded) for the event it causes before the new attempt. With
+ * attempt_pending, an attempt still running is cancelled the same way. The
+ * caller sets s_connecting, so this leave is not reported to the host as a drop. */
 static void leave_current_ap(bool attempt_pending)
 {
     if (!attempt_pending && !s_associated && !s_connected)
