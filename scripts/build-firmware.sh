@@ -62,7 +62,8 @@ build_image() {
   local defaults="$fw/sdkconfig.defaults;$fw/sdkconfig.console-$console"
   # From the defaults every time: a kept sdkconfig would ignore changes to them.
   mkdir -p "$build" && rm -f "$build/sdkconfig"
-  local args=($preview -C "$fw" -B "$build" -DIDF_TARGET="$chip" -DSDKCONFIG="$build/sdkconfig" "-DSDKCONFIG_DEFAULTS=$defaults")
+  local args=(-C "$fw" -B "$build" -DIDF_TARGET="$chip" -DSDKCONFIG="$build/sdkconfig" "-DSDKCONFIG_DEFAULTS=$defaults")
+  [ -z "$preview" ] || args=("$preview" "${args[@]}")
   idf.py "${args[@]}" reconfigure
   # ESP-IDF drops an option it does not know (or whose dependencies fail) without a word.
   if ! python3 "$top/scripts/gen-sdkconfig.py" --applied "$build/sdkconfig" \

@@ -18,7 +18,7 @@ fake_idf() {
 }
 # soc CHIP CAP...: the chip's soc_caps.h with SOC_<CAP>_SUPPORTED 1 for each CAP.
 soc() {
-    local chip=$1 d=$T/idf/components/soc/$1/include/soc
+    local d=$T/idf/components/soc/$1/include/soc
     shift
     mkdir -p "$d"
     echo "// #define SOC_WIFI_SUPPORTED 1" >"$d/soc_caps.h"
