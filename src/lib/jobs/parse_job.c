@@ -39,6 +39,7 @@ void eb_parse_out_free(eb_parse_out *out)
         free(out->entries[i].sender);
     }
     free(out->entries);
+    free(out->udp_reports);
     memset(out, 0, sizeof *out);
 }
 
@@ -477,61 +478,6 @@ static double median_span(const eb_interval *iv, int n)
     return m;
 }
 
-/* UDP loss and jitter of the receiving side: its intervals (lost/total summed,
- * jitter averaged), or the receiver's final relayed to the PC client. */
-static void udp_figures(eb_entry *e, const seg *report_src)
-{
-    long lost = 0, total = 0;
-    double jsum = 0;
-    int jn = 0;
-    for (int i = 0; i < e->n_receiver; i++) {
-        const eb_interval *iv = &e->receiver[i];
-        if (iv->total > 0) {
-            lost += iv->lost;
-            total += iv->total;
-        }
-        if (!isnan(iv->jitter_ms)) {
-            jsum += iv->jitter_ms;
-            jn++;
-        }
-    }
-    if (report_src && report_src->has_report && report_src->report.total > 0) {
-        lost = report_src->report.lost;
-        total = report_src->report.total;
-        if (!isnan(report_src->report.jitter_ms)) {
-            jsum = report_src->report.jitter_ms;
-            jn = 1;
-        }
-    }
-    if (total > 0)
-        e->loss_pct = 100.0 * (double)lost / (double)total;
-    if (jn > 0)
-        e->jitter_ms = jsum / jn;
-}
-
-/* The two sides may report at different intervals (board -i 1, PC -i 0.5):
- * each side uses the entry's interval when its own lines have that length,
- * else its median length. */
-static double side_interval(const eb_entry *e, const eb_interval *iv, int n)
-{
-    double m = median_span(iv, n);
-    if (!isnan(e->interval_s) && !isnan(m) && fabs(m - e->interval_s) <= 0.1 * e->interval_s)
-        return e->interval_s;
-    return isnan(m) ? 0 : m;
-}
-
-static void refresh_stats(eb_entry *e)
-{
-    double wu = isnan(e->warmup_s) ? 0 : e->warmup_s;
-    eb_stats_compute(e->receiver, e->n_receiver, side_interval(e, e->receiver, e->n_receiver), wu, &e->rx_stats);
-    eb_stats_compute(e->sender, e->n_sender, side_interval(e, e->sender, e->n_sender), wu, &e->tx_stats);
-    /* The headline is the receiver; a lone sender-side log (a PC client, a
-     * board client) is all there is, so its figures stand in. */
-    const eb_stats *h = e->rx_stats.n > 0 ? &e->rx_stats : &e->tx_stats;
-    e->mean_mbps = h->mean;
-    e->peak_mbps = h->peak_1s;
-}
-
 /* The occurrence-th entry of a test, if its side's slot is still empty. */
 static eb_entry *find_slot(eb_parse_out *out, int test, int occurrence, bool receiver)
 {
@@ -558,8 +504,13 @@ static eb_entry *new_entry(eb_parse_out *out, int test, const eb_parse_opts *o)
         if (!p)
             abort();
         out->entries = p;
+        eb_interval *q = realloc(out->udp_reports, (size_t)cap * sizeof *q);
+        if (!q)
+            abort();
+        out->udp_reports = q;
         out->cap_entries = cap;
     }
+    out->udp_reports[out->n_entries] = (eb_interval){.lost = -1, .total = -1, .jitter_ms = NAN};
     eb_entry *e = &out->entries[out->n_entries++];
     eb_entry_init(e);
     e->test = test;
@@ -624,9 +575,10 @@ static int add_segments(eb_parse_out *out, const char *name, seg_list *segs, con
             if (s->iv.n == 0 || strstr(s->error, "during the test"))
                 copy_str(e->status, sizeof e->status, "failed");
         }
-        if (s->test == EB_TEST_UDP_TX || s->test == EB_TEST_UDP_RX)
-            udp_figures(e, s);
-        refresh_stats(e);
+        int idx = (int)(e - out->entries);
+        if (s->has_report && s->report.total > 0)
+            out->udp_reports[idx] = s->report;
+        eb_entry_figures(e, &out->udp_reports[idx]);
     }
     return 0;
 }

@@ -380,6 +380,7 @@ int eb_console_next(eb_console *c, char *line, size_t cap, eb_deadline d, eb_err
         if (r < 0) {
             c->port_failed = true;
             eb_error_prefix(err, "console %s: ", c->port->url);
+            eb_error_kind(err, EB_KIND_PORT_LOST);
             return -EB_EIO;
         }
         if (r > 0)

@@ -58,7 +58,8 @@ int eb_drv_expect(eb_console *c, const char *const *needles, char *line, size_t 
             return -ev;
         if (eb_console_boot(c)->boots != boots)
             return eb_fail(err, EB_EIO, "console %s: board rebooted (%s) while waiting for %s",
-                           eb_console_port(c)->url, eb_console_boot(c)->reset_reason, what);
+                           eb_console_port(c)->url, eb_console_boot(c)->reset_reason, what),
+                   eb_error_kind(err, EB_KIND_REBOOT);
         if (ev == EB_CON_TIMEOUT)
             return eb_fail(err, EB_EIO, "console %s: no %s before the deadline",
                            eb_console_port(c)->url, what);

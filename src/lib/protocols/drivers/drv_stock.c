@@ -146,7 +146,8 @@ static int stock_connect(const eb_console_driver *drv, eb_console *c, const char
         if (ev < 0)
             return -ev;
         if (eb_console_boot(c)->boots != boots)
-            return eb_fail(err, EB_EIO, "console %s: board rebooted while connecting", eb_console_port(c)->url);
+            return eb_fail(err, EB_EIO, "console %s: board rebooted while connecting", eb_console_port(c)->url),
+                   eb_error_kind(err, EB_KIND_REBOOT);
         if (ev == EB_CON_TIMEOUT)
             return eb_fail(err, EB_EIO, "Wi-Fi connect to '%s' failed on %s: no IP address%s%s", ssid,
                            eb_console_port(c)->url, reason ? " (last disconnect reason " : "",
@@ -253,7 +254,8 @@ static int stock_iperf_start(const eb_console_driver *drv, eb_console *c, const 
         if (ev < 0)
             return -ev;
         if (eb_console_boot(c)->boots != boots)
-            return eb_fail(err, EB_EIO, "console %s: board rebooted starting iperf", eb_console_port(c)->url);
+            return eb_fail(err, EB_EIO, "console %s: board rebooted starting iperf", eb_console_port(c)->url),
+                   eb_error_kind(err, EB_KIND_REBOOT);
         if (ev == EB_CON_TIMEOUT)
             return eb_fail(err, EB_EIO, "console %s: board iperf did not start", eb_console_port(c)->url);
         if (ev == EB_CON_LINE)
