@@ -536,10 +536,20 @@ static long number_after(const char *s)
     return *s ? strtol(s, NULL, 10) : -1;
 }
 
+/* A reset line: the reason, "rst:0x1 (POWERON_RESET)" / "rst cause:2", up to the comma. */
+static void reset_reason(const char *rst, eb_board_line *out)
+{
+    out->reset = true;
+    ls_copy(out->reason, sizeof out->reason, rst, rst + strcspn(rst, ","));
+}
+
 /* Details for phrase events that carry values. */
 static void phrase_details(const char *m, const char *hit, eb_board_line *out)
 {
     switch (out->event) {
+    case EB_BEV_BOOT: /* "rst:0x1 (POWERON_RESET),boot:0x13 (SPI_FAST_FLASH_BOOT)" */
+        reset_reason(hit, out);
+        break;
     case EB_BEV_SOCKET_CREATED: {
         const char *to = strstr(m, "sending to ");
         if (to) { /* v4.4/5.0 print the IPv4 as a raw uint32: "sending to 1678092480:5001" */
@@ -617,6 +627,9 @@ static bool parse_boot_banner(const char *m, eb_board_line *out)
             strcpy(out->text, "esp8266");
         else
             return false;
+        const char *rst = strstr(m, "rst cause:");
+        if (rst)
+            reset_reason(rst, out);
         out->event = EB_BEV_BOOT;
         return true;
     }
@@ -696,7 +709,8 @@ void eb_board_parse_line(int dialect, const char *line, size_t len, eb_board_lin
     out->interval_s = out->time_s = 0;
     out->rssi = out->channel = 0;
     out->ip[0] = out->mask[0] = out->gw[0] = out->ssid[0] = out->mac[0] = '\0';
-    out->name[0] = out->text[0] = '\0';
+    out->name[0] = out->text[0] = out->reason[0] = '\0';
+    out->reset = false;
     out->eb = NULL;
 
     char buf[LINE_MAX_CLEAN];
@@ -805,6 +819,12 @@ void eb_board_detect_line(eb_board_detect *d, const char *line, size_t len)
     eb_board_line l;
     eb_board_parse_line(EB_DIALECT_UNKNOWN, line, len, &l, &scratch);
     switch (l.event) {
+    case EB_BEV_PROMPT:
+        if (memmem(line, len, "espbench>", 9))
+            d->prompt_espbench = true;
+        else if (memmem(line, len, "esp32>", 6))
+            d->prompt_esp32 = true;
+        break;
     case EB_BEV_APP_PROJECT:
         set_str(d->project, sizeof d->project, l.text);
         break;
@@ -861,8 +881,8 @@ void eb_board_detect_line(eb_board_detect *d, const char *line, size_t len)
 
 int eb_board_detect_result(const eb_board_detect *d, char *why, size_t why_cap)
 {
-    if (d->espbench) {
-        snprintf(why, why_cap, "#EB: lines of the espbench firmware");
+    if (d->espbench || d->prompt_espbench) {
+        snprintf(why, why_cap, d->espbench ? "#EB: lines of the espbench firmware" : "the espbench> prompt");
         return EB_DIALECT_ESPBENCH;
     }
     /* ESP-IDF has no v3.4 release: "ESP-IDF v3.4" is the ESP8266_RTOS_SDK's bootloader/app */
@@ -893,11 +913,19 @@ int eb_board_detect_result(const eb_board_detect *d, char *why, size_t why_cap)
                      d->socket_created ? " and 'Socket created'" : "");
             return d->socket_created ? EB_DIALECT_IDF_V44 : EB_DIALECT_IDF_LEGACY;
         }
+        if (d->prompt_esp32) {
+            snprintf(why, why_cap, "the esp32> prompt of the ESP-IDF <= v5.0 iperf example");
+            return EB_DIALECT_IDF_LEGACY;
+        }
         snprintf(why, why_cap,
                  "integer 'N- M sec' interval lines are printed both by ESP-IDF <= v5.0 (Mbit = 1e6 bits) and "
                  "v5.1-v5.2 (Mbit = 2^20 bits), and the log has no boot log or mode= line to tell them apart; "
                  "pass --dialect");
         return EB_DIALECT_UNKNOWN;
+    }
+    if (d->prompt_esp32) {
+        snprintf(why, why_cap, "the esp32> prompt of the ESP-IDF <= v5.0 iperf example");
+        return EB_DIALECT_IDF_LEGACY;
     }
     snprintf(why, why_cap, "no boot log, #EB: lines, mode= line or interval lines to tell the dialect from; "
                            "pass --dialect");
