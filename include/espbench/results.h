@@ -98,7 +98,8 @@ eb_entry *eb_results_find(eb_results *r, const char *board, const char *chip, co
                           int test, int repeat);
 void eb_entry_free(eb_entry *e);
 
-/* JSON: load validates the schema name and version, and every field's type. */
+/* JSON: load validates the schema name and version, and every field's type.
+ * path: a results.json, or the folder `run` wrote (its results.json). */
 int eb_results_load(eb_results *r, const char *path, eb_error *err);
 /* Writes atomically (temp file, fsync, rename), so a killed run leaves a valid file. */
 int eb_results_save_json(const eb_results *r, const char *path, eb_error *err);
