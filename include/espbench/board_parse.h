@@ -49,6 +49,8 @@ enum eb_board_event {
     EB_BEV_EB_OK,           /* #EB:OK [k=v ...] */
     EB_BEV_EB_ERR,          /* #EB:ERR code=NAME msg="text" (text = msg, name = code) */
     EB_BEV_EB_EVENT,        /* #EB:EV with an event name not mapped above */
+    EB_BEV_IPERF_COMMAND,   /* the typed command echoed: "iperf> iperf -c 192.168.1.2 -u -i 1 -t 4"
+                             * (udp, server, interval_s, time_s; role_known) */
     EB_BEV_COUNT
 };
 
@@ -104,6 +106,8 @@ typedef struct eb_board_line {
     int interval_s, time_s;  /* 0 when not printed */
     bool mode_spaced;        /* the v5.1–v5.2 / iperf-cmd 0.1.1 mode line with runs of spaces */
     bool mode_localhost;     /* iperf-cmd 0.1.3+: "sip=localhost:5001" */
+    bool role_known;         /* udp/server say which test: MODE, IPERF_COMMAND, and iperf-cmd 1.0's
+                              * "[UDP Server] Socket created" (SOCKET_CREATED) */
     /* GOT_IP (ip), ACCEPTED / CONNECTED / SOCKET_CREATED (ip = peer), SCAN (mac) */
     char ip[48], mask[20], gw[20];
     int port;

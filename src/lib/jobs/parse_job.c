@@ -2,6 +2,7 @@
  * See parse_job.h for the rules (side and dialect detection, cutting a log
  * into tests, pairing board and PC logs). */
 #include "espbench/parse_job.h"
+#include "espbench_core.h"
 
 #include <errno.h>
 #include <math.h>
@@ -230,7 +231,7 @@ static void heap_from_kv(const eb_ebline *l, seg *s)
 static bool test_error(const eb_board_line *bl)
 {
     static const int board_errors[] = {EB_BERR_NO_IP, EB_BERR_CONNECT, EB_BERR_RECV, EB_BERR_IPERF};
-    static const char *const eb_codes[] = {"NOT_CONNECTED", "IPERF"};
+    static const char *const eb_codes[] = {EBC_ERR_NOT_CONNECTED, EBC_ERR_IPERF}; /* the core's (espbench_core.h) */
     if (bl->event == EB_BEV_ERROR) {
         for (size_t i = 0; i < sizeof board_errors / sizeof board_errors[0]; i++)
             if (bl->error == board_errors[i])
@@ -241,6 +242,31 @@ static bool test_error(const eb_board_line *bl)
         if (strcmp(bl->name, eb_codes[i]) == 0)
             return true;
     return false;
+}
+
+/* A line that says which test starts: the mode= line, and for logs without
+ * one (iperf-cmd 1.x logs at a quieter level, a capture begun late) the
+ * echoed iperf command or iperf-cmd 1.0's "[UDP Server] Socket created".
+ * A test that has not printed anything yet takes the evidence (the mode line
+ * wins over a command echo); otherwise a new test begins. */
+static seg *test_starts(seg_list *segs, seg *cur, const eb_board_line *bl, long lineno)
+{
+    if (!bl->role_known)
+        return cur;
+    bool fresh = cur && cur->iv.n == 0 && !cur->has_summary && !cur->error[0];
+    if (bl->event == EB_BEV_SOCKET_CREATED && fresh && cur->test >= 0)
+        return cur; /* the socket of the test already announced */
+    if (!fresh)
+        cur = seg_new(segs, lineno);
+    if (bl->event == EB_BEV_MODE || cur->test < 0) {
+        cur->test = test_of(bl->udp, bl->server);
+        cur->receiver = bl->server;
+    }
+    if (bl->interval_s > 0)
+        cur->interval_s = bl->interval_s;
+    if (bl->time_s > 0)
+        cur->time_s = bl->time_s;
+    return cur;
 }
 
 static int parse_board(eb_parse_out *out, const char *name, const char *data, size_t len, const eb_parse_opts *o,
@@ -281,11 +307,9 @@ static int parse_board(eb_parse_out *out, const char *name, const char *data, si
         eb_board_parser_line(&bp, line, n, &bl);
         switch (bl.event) {
         case EB_BEV_MODE:
-            cur = seg_new(segs, it.lineno);
-            cur->test = test_of(bl.udp, bl.server);
-            cur->receiver = bl.server;
-            cur->interval_s = bl.interval_s;
-            cur->time_s = bl.time_s;
+        case EB_BEV_IPERF_COMMAND:
+        case EB_BEV_SOCKET_CREATED:
+            cur = test_starts(segs, cur, &bl, it.lineno);
             break;
         case EB_BEV_INTERVAL:
             if (!cur || (!cur->running && cur->has_summary))
@@ -534,7 +558,8 @@ static int add_segments(eb_parse_out *out, const char *name, seg_list *segs, con
         }
         if (s->test < 0)
             return eb_fail(err, EB_ECONFIG,
-                           "%s:%ld: interval lines without a mode= line to tell which test ran; pass --test", name,
+                           "%s:%ld: interval lines with nothing to tell which test ran (no mode= line, echoed iperf "
+                           "command or socket role line); pass --test", name,
                            s->line);
         eb_entry *e = find_slot(out, s->test, occurrences[s->test], s->receiver);
         if (!e)
