@@ -82,10 +82,7 @@ const eb_console_driver *eb_console_driver_get(int dialect)
 {
     if (dialect == eb_driver_espbench.dialect)
         return &eb_driver_espbench;
-    for (int i = 0; i < eb_driver_stock_count; i++)
-        if (eb_driver_stock[i].dialect == dialect)
-            return &eb_driver_stock[i];
-    return NULL;
+    return eb_driver_stock_get(dialect);
 }
 
 const eb_console_driver *eb_console_driver_by_name(const char *name)

@@ -17,7 +17,7 @@
 
 /* The protocol's constants are the firmware core's (one header for board,
  * vboard and host). */
-static const char *const espbench_prompts[] = {EBC_PROMPT, NULL};
+static const char *const espbench_prompts[] = {EBC_PROMPT, NULL}; /* = its descriptor row's */
 _Static_assert((int)EB_F_COUNT == (int)EBC_F_COUNT, "tier fields: enum eb_field and the core's enum ebc_field agree");
 
 /* One console line as the board line parser (board_parse.h) reads it: the
