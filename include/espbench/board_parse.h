@@ -49,6 +49,8 @@ enum eb_board_event {
     EB_BEV_EB_OK,           /* #EB:OK [k=v ...] */
     EB_BEV_EB_ERR,          /* #EB:ERR code=NAME msg="text" (text = msg, name = code) */
     EB_BEV_EB_EVENT,        /* #EB:EV with an event name not mapped above */
+    EB_BEV_IPERF_COMMAND,   /* the typed command echoed: "iperf> iperf -c 192.168.1.2 -u -i 1 -t 4"
+                             * (udp, server, interval_s, time_s; role_known) */
     EB_BEV_COUNT
 };
 
@@ -104,6 +106,8 @@ typedef struct eb_board_line {
     int interval_s, time_s;  /* 0 when not printed */
     bool mode_spaced;        /* the v5.1–v5.2 / iperf-cmd 0.1.1 mode line with runs of spaces */
     bool mode_localhost;     /* iperf-cmd 0.1.3+: "sip=localhost:5001" */
+    bool role_known;         /* udp/server say which test: MODE, IPERF_COMMAND, and iperf-cmd 1.0's
+                              * "[UDP Server] Socket created" (SOCKET_CREATED) */
     /* GOT_IP (ip), ACCEPTED / CONNECTED / SOCKET_CREATED (ip = peer), SCAN (mac) */
     char ip[48], mask[20], gw[20];
     int port;
@@ -116,6 +120,10 @@ typedef struct eb_board_line {
     int error;               /* enum eb_board_error */
     char name[32];           /* EB_ERR code, DONE.X command */
     char text[96];           /* identity strings, error/panic text, boot chip */
+    /* BOOT: a reset line ("rst:0x1 (POWERON_RESET),boot:..", the ESP8266's
+     * "ets Jan  8 2013,rst cause:2, ..."), with the reason up to the comma */
+    bool reset;
+    char reason[64];
     /* #EB: lines */
     const eb_ebline *eb;     /* points into the parser's scratch; valid until the next call */
 } eb_board_line;
@@ -145,13 +153,17 @@ typedef struct eb_board_detect {
     bool esp8266;            /* "ets Jan  8 2013" ROM banner */
     bool wifi_cmd;           /* wifi-cmd output (v5.3+): "+SCAN:", "IP_EVENT_STA_GOT_IP", "DONE.X,OK" */
     bool iperf_cmd_tag;      /* "iperf(id=1):" log tag (iperf-cmd 1.0) */
+    bool prompt_espbench;    /* an "espbench>" prompt: the espbench firmware, definitively */
+    bool prompt_esp32;       /* an "esp32>" prompt: the ESP-IDF <= v5.0 iperf example */
 } eb_board_detect;
 
 void eb_board_detect_init(eb_board_detect *d);
 /* Feeds one raw line (before or after classification). */
 void eb_board_detect_line(eb_board_detect *d, const char *line, size_t len);
 /* The dialect the evidence points to, or EB_DIALECT_UNKNOWN when the lines
- * do not tell 1e6 from 2^20 units; why (one line) goes into why. */
+ * do not tell 1e6 from 2^20 units; why (one line) goes into why. The one
+ * detector: `parse` feeds it a log's lines, the console session (run) its
+ * boot facts and the prompt that answered. */
 int eb_board_detect_result(const eb_board_detect *d, char *why, size_t why_cap);
 
 /* ---- stateful parser: adds SUMMARY recognition and per-test context ---- */

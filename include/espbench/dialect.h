@@ -16,6 +16,29 @@ enum eb_dialect {
     EB_DIALECT_COUNT
 };
 
+#include <stdbool.h>
+
+/* A dialect as one descriptor row (dialect.c): what the parsers, the host's
+ * console drivers and the vboard all read, so a fact about a firmware is
+ * written once. Output grammar (interval and mode line formats) is the line
+ * parser's (board_parse.c); behaviour beyond these facts is the driver's. */
+typedef struct eb_dialect_desc {
+    int dialect;                 /* enum eb_dialect */
+    const char *name;            /* "idf-v5.1": results.json, --dialect */
+    double mbit_base;            /* bits per "Mbit" in its default interval lines */
+    int idf_from, idf_to;        /* ESP-IDF releases (major*100+minor) whose example speaks it;
+                                  * 0/0: chosen otherwise (ESP8266 SDK, espbench firmware) */
+    const char *const *prompts;  /* NULL-terminated, with the trailing blank */
+    const char *connect_cmd;     /* "sta" (<= v5.2) or "sta_connect" */
+    const char *scan_cmd;        /* "scan" or "sta_scan" */
+    const char *abort_cmd;       /* "iperf -a" or "iperf --abort" */
+    const char *bw_fmt;          /* client -b for a rate in Mbit/s ("-b %d", "-b %gm"); NULL: none */
+    bool bw_integer;             /* bw_fmt takes whole Mbit/s (%d) */
+} eb_dialect_desc;
+
+/* The row of a dialect; NULL for EB_DIALECT_UNKNOWN or out of range. */
+const eb_dialect_desc *eb_dialect_desc_get(int dialect);
+
 const char *eb_dialect_name(int dialect);      /* "idf-v5.1"; "unknown" */
 int eb_dialect_from_name(const char *name);    /* EB_DIALECT_UNKNOWN if none */
 

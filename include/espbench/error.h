@@ -17,8 +17,19 @@ enum eb_code {
 
 #define EB_ERROR_MSG_MAX 768
 
+/* What kind of failure it was, where a caller decides on it (the run job
+ * retries a test after a reboot, ends a board whose port is gone). eb_fail
+ * sets EB_KIND_NONE; the code that knows sets the kind with eb_error_kind. */
+enum eb_error_kind {
+    EB_KIND_NONE = 0,
+    EB_KIND_REBOOT,     /* the board reset (or panicked) during the operation */
+    EB_KIND_PORT_LOST,  /* the port is gone (device removed, connection closed) */
+    EB_KIND_BOARD,      /* a board-level step failed (tier, Wi-Fi): not the test's fault */
+};
+
 typedef struct eb_error {
     int code;                    /* enum eb_code */
+    int kind;                    /* enum eb_error_kind */
     char msg[EB_ERROR_MSG_MAX];  /* one line, no trailing newline */
 } eb_error;
 
@@ -31,6 +42,9 @@ int eb_error_prefix(eb_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 void eb_error_clear(eb_error *err);
+
+/* Sets err->kind (if err is not NULL); returns err->code (0 when err is NULL). */
+int eb_error_kind(eb_error *err, int kind);
 
 /* A short name for an exit code ("config", "io", ...). */
 const char *eb_code_name(int code);

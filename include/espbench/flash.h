@@ -37,6 +37,8 @@ typedef struct eb_flash_opts {
     int connect_attempts;        /* 0 = 4 (reset + up to 5 SYNCs each) */
     bool no_skip;                /* write even when the MD5 matches */
     bool no_verify;              /* skip the MD5 check after writing */
+    bool port_lent;              /* eb_flash_open_port: the caller keeps the port (the
+                                  * session never closes it; the run job lends a board's) */
     eb_flash_progress_fn progress;
     void *progress_user;
 } eb_flash_opts;
@@ -64,7 +66,8 @@ typedef struct eb_flash_session eb_flash_session;
  * switches to opts->baud. */
 int eb_flash_open(eb_flash_session **out, const char *url, const eb_flash_opts *opts, eb_error *err);
 /* The same over a port the caller opened (tests, or a port already in use);
- * the session takes ownership of the port, also on failure. */
+ * the session takes ownership of the port, also on failure, unless
+ * opts->port_lent (then the caller closes it, after eb_flash_close). */
 int eb_flash_open_port(eb_flash_session **out, eb_port *port, const eb_flash_opts *opts, eb_error *err);
 const eb_rom_chip_info *eb_flash_chip(const eb_flash_session *s);
 /* The baud in use after the switch (115200 when the switch fell back). */

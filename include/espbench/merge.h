@@ -1,5 +1,5 @@
-/* Merging results of several runs, hosts or CI shards into one matrix, and the
- * deterministic shard function `run --shard i/N` uses. */
+/* Merging results of several runs, hosts or CI shards into one matrix (the
+ * shard function `run --shard i/N` uses is the planner's: run.h). */
 #ifndef ESPBENCH_MERGE_H
 #define ESPBENCH_MERGE_H
 
@@ -24,16 +24,5 @@ int eb_results_merge(eb_results *dst, const eb_results *src, const char *src_nam
 
 /* Loads and merges several results files (in order) into out. */
 int eb_results_load_merged(eb_results *out, const char *const *paths, int n, int prefer, eb_error *err);
-
-/* Stable 32-bit hash (FNV-1a) of a matrix cell key "chip/tier/test". */
-uint32_t eb_shard_hash(const char *key);
-/* True if the cell `key` ("chip/tier/test", e.g. "esp32/iperf/tcp_tx") belongs
- * to shard `index` of `total` (index 1..total, like GitLab's CI_NODE_INDEX).
- * Every key belongs to exactly one shard; the split depends only on the key. */
-bool eb_shard_select(int index, int total, const char *key);
-/* Writes the cell key into out ("chip/tier/test"). */
-void eb_shard_key(char *out, size_t size, const char *chip, const char *tier, int test);
-/* Parses "i/N" (1 <= i <= N); EB_ECONFIG with a message otherwise. */
-int eb_shard_parse(const char *s, int *index, int *total, eb_error *err);
 
 #endif

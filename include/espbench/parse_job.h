@@ -33,6 +33,7 @@ void eb_parse_opts_init(eb_parse_opts *o);
 
 typedef struct eb_parse_out {
     eb_entry *entries;    /* owned; intervals malloc'd */
+    eb_interval *udp_reports; /* per entry: the UDP receiver's final relayed to a PC client (total < 0: none) */
     int n_entries, cap_entries;
     int n_per_test[EB_TEST_COUNT]; /* entries per test (the next repeat number) */
     eb_board_meta meta;   /* chip, dialect, firmware project / IDF version, board IP, AP and RSSI */

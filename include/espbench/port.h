@@ -1,7 +1,8 @@
 /* Serial ports behind one ops struct: local (libserialport), termios (ptys and
  * other devices), RFC 2217 and raw TCP. The port URL grammar follows pyserial /
  * esptool / labgrid: "/dev/ttyUSB0", "COM3", "/dev/pts/5",
- * "rfc2217://host:port[?ign_set_control]", "socket://host:port". */
+ * "rfc2217://host:port[?ign_set_control]", "socket://host:port"; and
+ * "fake://SCRIPT", a scripted board for tests (port_fake.c). */
 #ifndef ESPBENCH_PORT_H
 #define ESPBENCH_PORT_H
 

@@ -98,7 +98,8 @@ eb_entry *eb_results_find(eb_results *r, const char *board, const char *chip, co
                           int test, int repeat);
 void eb_entry_free(eb_entry *e);
 
-/* JSON: load validates the schema name and version, and every field's type. */
+/* JSON: load validates the schema name and version, and every field's type.
+ * path: a results.json, or the folder `run` wrote (its results.json). */
 int eb_results_load(eb_results *r, const char *path, eb_error *err);
 /* Writes atomically (temp file, fsync, rename), so a killed run leaves a valid file. */
 int eb_results_save_json(const eb_results *r, const char *path, eb_error *err);
@@ -116,6 +117,23 @@ void eb_entry_set_tier_params(eb_entry *e, const eb_tier *t);
 eb_entry *eb_results_put(eb_results *r, const eb_entry *e);
 /* Deep copy of an entry into dst (dst uninitialised). */
 void eb_entry_copy(eb_entry *dst, const eb_entry *src);
+
+/* An entry's figures from its intervals — the one rule `run` and `parse`
+ * share (stats.c):
+ *  - rx_stats/tx_stats over each side's steady intervals; each side's nominal
+ *    interval is e->interval_s when its lines have that length (within 10 %),
+ *    else the median length of its lines (the sides may report at different
+ *    intervals); warm-up e->warmup_s (NAN: none);
+ *  - mean_mbps/peak_mbps: the receiver's, or a lone sender's when no
+ *    receiver interval is steady;
+ *  - UDP tests: loss_pct = lost/total summed over the receiver intervals that
+ *    carry both counts (lost < 0 means unknown: the interval is left out),
+ *    jitter_ms = mean of the receiver intervals' jitter; udp_final (the
+ *    receiver's whole-test line relayed to a PC client; NULL or total <= 0:
+ *    none) replaces both sums. Jitter is NAN when the board sends (udp_tx):
+ *    the ESP iperf UDP client puts only a datagram id in its payload, no send
+ *    time, so the PC server's jitter measures nothing. */
+void eb_entry_figures(eb_entry *e, const eb_interval *udp_final);
 
 /* True when two entries hold the same key and the same figures, intervals and
  * settings (NAN equals NAN): what merge calls an identical duplicate. */

@@ -92,6 +92,7 @@ typedef struct eb_run_opts {
     const char *manifest;   /* for stock firmware: flash each tier's image; NULL = default */
     const char *firmware;   /* manifest firmware name for stock tiers; NULL = "iperf-example" */
     const char *iperf;      /* PC iperf program; NULL = eb_iperf_program() */
+    const char *iperf_version; /* already probed (eb_run_resolve); NULL = eb_run probes it */
     volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: stop cleanly, keep results */
     eb_run_progress_fn progress;
     eb_run_step_fn step;
@@ -107,6 +108,12 @@ typedef struct eb_run_summary {
 
 /* Fills defaults into o (0 fields). */
 void eb_run_opts_defaults(eb_run_opts *o);
+/* Duration, interval and warm-up leave at least one full steady interval
+ * (defaults applied as eb_run_opts_defaults would); EB_ECONFIG otherwise. */
+int eb_run_check_timing(const eb_run_opts *o, eb_error *err);
+/* Refuses to overwrite a previous run: out_dir/results.json exists and not
+ * o->resume → EB_ECONFIG. */
+int eb_run_check_out(const eb_run_opts *o, eb_error *err);
 
 /* UDP offered rate for a test: o->udp_rate_mbps, else 1.3 × the reference
  * figure, else 100 Mbit/s. */
@@ -119,6 +126,69 @@ typedef struct eb_run_item {
     int test, repeat;
 } eb_run_item;
 int eb_run_plan(const eb_run_opts *o, const eb_chip *chip, eb_run_item *out, int cap, eb_error *err);
+
+/* CI shards: the planner keeps the matrix cells of one shard. */
+/* Stable 32-bit hash (FNV-1a) of a matrix cell key "chip/tier/test". */
+uint32_t eb_shard_hash(const char *key);
+/* True if the cell `key` ("chip/tier/test", e.g. "esp32/iperf/tcp_tx") belongs
+ * to shard `index` of `total` (index 1..total, like GitLab's CI_NODE_INDEX).
+ * Every key belongs to exactly one shard; the split depends only on the key. */
+bool eb_shard_select(int index, int total, const char *key);
+/* Writes the cell key into out ("chip/tier/test"). */
+void eb_shard_key(char *out, size_t size, const char *chip, const char *tier, int test);
+/* Parses "i/N" (1 <= i <= N); EB_ECONFIG with a message otherwise. */
+int eb_shard_parse(const char *s, int *index, int *total, eb_error *err);
+
+/* ---- resolve: from what the user asked for to the boards of a run ---- */
+
+#define EB_RUN_MAX_SIM_FAULTS 8
+
+/* What the command line (or another front end) asked for. */
+typedef struct eb_run_request {
+    const char *chip;         /* --chip; with a lab file: keep that chip's boards */
+    const char *port;         /* --port URL of a lone board */
+    const char *lab_file;     /* --lab FILE */
+    const char *dialect;      /* --dialect: forced on every board */
+    const char *ssid;         /* --ssid; else the lab file's, else EB_SIM_SSID with --sim */
+    const char *password_env; /* --password-env VAR; NULL = EB_LAB_DEFAULT_PASSWORD_ENV if set */
+    const char *pc_address;   /* --pc-address */
+    uint16_t iperf_port;      /* 0 = 5001 */
+    const char *out_dir;      /* --out; NULL = espbench-CHIP-YYYYMMDD-HHMMSS */
+    const char *profiles_dir; /* NULL = the default search path */
+    bool sim;                 /* start a virtual board per board */
+    double sim_noise_pct;
+    const char *sim_project, *sim_idf;
+    const char *sim_faults[EB_RUN_MAX_SIM_FAULTS];
+    int n_sim_faults;
+} eb_run_request;
+
+/* What resolving owns for the run's lifetime (eb_run_setup_free). */
+typedef struct eb_run_setup {
+    eb_profiles profiles;
+    struct eb_lab *lab;        /* the lab file, when one was given */
+    eb_run_board single;       /* a lone board */
+    char password[65];         /* zeroed by eb_run_setup_free */
+    char out_dir[256];
+    char iperf_version[64];
+    struct eb_sim **sims;      /* one per board with --sim */
+    int n_sims;
+    bool bad_request;          /* the error is the request's own (a usage error) */
+} eb_run_setup;
+
+/* One step from request to a runnable eb_run_opts: loads the profiles and
+ * the lab file, keeps the --chip boards of a lab, applies --dialect, takes
+ * the Wi-Fi password from the lab file's source or the environment (never a
+ * flag), defaults the SSID and output folder, checks every chip has a
+ * profile and that a previous run is not overwritten, probes the PC's
+ * iperf2, and with --sim starts a virtual board per board (announced through
+ * o->progress) and points the board at it. o keeps its test options
+ * (tiers, tests, timing, callbacks) and gets profiles, boards, ssid,
+ * password, out_dir and iperf_version, which point into st. Errors: EB_ECONFIG
+ * (one line: what the request lacks), EB_EIO (iperf2, vboard). st must be
+ * freed with eb_run_setup_free whatever the result. */
+int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+/* Stops the virtual boards, zeroes the password, frees. */
+void eb_run_setup_free(eb_run_setup *st);
 
 /* Runs everything. Results so far are saved after each test; returns 0,
  * EB_EINTR when stopped, or the first board error (one line). */

@@ -1,5 +1,6 @@
-/* espbench run: flags, lab file, --sim boards, progress display and the
- * summary table. The work is eb_run() (src/lib/jobs/run_job.c). */
+/* espbench run: flags, progress display and the summary table. The boards
+ * (lab file, --sim, password, output folder) are eb_run_resolve()'s, the
+ * work is eb_run()'s (src/lib/jobs/run_*.c). */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -14,10 +15,8 @@
 #include "commands.h"
 #include "espbench/iperf_proc.h"
 #include "espbench/lab.h"
-#include "espbench/merge.h"
 #include "espbench/profile.h"
 #include "espbench/run.h"
-#include "espbench/sim.h"
 
 const char cmd_run_usage[] =
     "usage: espbench run --chip CHIP [--tier T[,T...]|all] (--port URL | --sim | --lab FILE) [options]\n"
@@ -67,6 +66,7 @@ const char cmd_run_usage[] =
     "results kept); 4 interrupted (results kept; continue with --resume).\n";
 
 static volatile sig_atomic_t stop_flag;
+static const char *cli_argv_last; /* the option being parsed, for messages */
 
 static void on_signal(int sig)
 {
@@ -296,11 +296,9 @@ static const struct option long_opts[] = {
     {0, 0, 0, 0},
 };
 
-static int add_tiers(eb_run_opts *o, char *list, bool *all)
+static int add_tiers(eb_run_opts *o, char *list)
 {
     for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        if (!strcmp(t, "all"))
-            *all = true;
         if (o->n_tiers >= EB_RUN_MAX_TIERS)
             return cli_usage_error("run", "too many tiers (at most %d)", EB_RUN_MAX_TIERS);
         o->tiers[o->n_tiers++] = t;
@@ -322,235 +320,88 @@ static int parse_tests(const char *v, unsigned *mask)
     return 0;
 }
 
-#define SIM_AP_PASSWORD "espbench-sim-wpa2"
+/* One option into the request or the options; 0 or the exit code. */
+static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
+{
+    long v = 0;
+    int rc = 0;
+    switch (c) {
+    case O_CHIP: rq->chip = optarg; break;
+    case O_TIER: return add_tiers(o, optarg);
+    case O_PORT: rq->port = optarg; break;
+    case O_SIM: rq->sim = true; break;
+    case O_SIM_NOISE: return parse_double("--sim-noise", optarg, 0, &rq->sim_noise_pct);
+    case O_SIM_FAULT:
+        if (rq->n_sim_faults >= EB_RUN_MAX_SIM_FAULTS)
+            return cli_usage_error("run", "at most %d --sim-fault", EB_RUN_MAX_SIM_FAULTS);
+        rq->sim_faults[rq->n_sim_faults++] = optarg;
+        break;
+    case O_LAB: rq->lab_file = optarg; break;
+    case O_SHARD: {
+        eb_error e = {0};
+        if (eb_shard_parse(optarg, &o->shard_index, &o->shard_total, &e))
+            return cli_usage_error("run", "--shard: %s", e.msg);
+        break;
+    }
+    case O_DIALECT: rq->dialect = optarg; break;
+    case O_SSID: rq->ssid = optarg; break;
+    case O_PASSWORD_ENV: rq->password_env = optarg; break;
+    case O_PASSWORD:
+        return cli_usage_error("run", "the Wi-Fi password is never a flag (it would show in ps and shell "
+                               "history): put it in an environment variable (--password-env VAR, default "
+                               "%s) or in a file named by the lab file", EB_LAB_DEFAULT_PASSWORD_ENV);
+    case O_PC: rq->pc_address = optarg; break;
+    case O_IPERF_PORT:
+        if (!(rc = parse_int("--iperf-port", optarg, 1, 65535, &v)))
+            rq->iperf_port = (uint16_t)v;
+        break;
+    case O_TESTS: return parse_tests(optarg, &o->tests);
+    case O_DURATION: return parse_double("--duration", optarg, 1, &o->duration_s);
+    case O_INTERVAL: return parse_double("--interval", optarg, 0.1, &o->interval_s);
+    case O_WARMUP: return parse_double("--warmup", optarg, 0, &o->warmup_s);
+    case O_REPEAT:
+        if (!(rc = parse_int("--repeat", optarg, 1, 1000, &v)))
+            o->repeat = (int)v;
+        break;
+    case O_UDP_RATE: return parse_double("--udp-rate", optarg, 0.001, &o->udp_rate_mbps);
+    case O_RETRIES:
+        if (!(rc = parse_int("--retries", optarg, 0, 100, &v)))
+            o->retries = (int)v;
+        break;
+    case O_OUT: rq->out_dir = optarg; break;
+    case O_IPERF: o->iperf = optarg; break;
+    case O_SIM_PROJECT: rq->sim_project = optarg; break;
+    case O_SIM_IDF: rq->sim_idf = optarg; break;
+    case O_RESUME: o->resume = true; break;
+    case O_MANIFEST: o->manifest = optarg; break;
+    case O_FIRMWARE: o->firmware = optarg; break;
+    case O_BAUD:
+        if (!(rc = parse_int("--baud", optarg, 300, 16000000, &v)))
+            o->baud = (uint32_t)v;
+        break;
+    case ':': return cli_usage_error("run", "%s needs a value", cli_argv_last);
+    default: return cli_usage_error("run", "unknown option '%s'", cli_argv_last);
+    }
+    return rc;
+}
 
 int cmd_run(int argc, char **argv)
 {
     eb_run_opts o = {0};
     o.warmup_s = -1;
     o.retries = -1;
-    const char *chip = NULL, *port = NULL, *lab_file = NULL, *dialect = NULL, *ssid = NULL;
-    const char *password_env = NULL, *pc = NULL, *out = NULL, *sim_project = NULL, *sim_idf = NULL;
-    const char *sim_faults[EB_SIM_MAX_FAULTS];
-    int n_sim_faults = 0;
-    bool sim = false, all_tiers = false;
-    double sim_noise = 0;
-    long iperf_port = 5001;
-    long v = 0;
-    int rc;
+    eb_run_request rq = {.profiles_dir = cli_profiles_dir};
+    int rc, c;
     optind = 1;
     opterr = 0;
-    int c;
     while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
-        switch (c) {
-        case O_CHIP: chip = optarg; break;
-        case O_TIER:
-            if ((rc = add_tiers(&o, optarg, &all_tiers)))
-                return rc;
-            break;
-        case O_PORT: port = optarg; break;
-        case O_SIM: sim = true; break;
-        case O_SIM_NOISE:
-            if ((rc = parse_double("--sim-noise", optarg, 0, &sim_noise)))
-                return rc;
-            break;
-        case O_SIM_FAULT:
-            if (n_sim_faults >= EB_SIM_MAX_FAULTS)
-                return cli_usage_error("run", "at most %d --sim-fault", EB_SIM_MAX_FAULTS);
-            sim_faults[n_sim_faults++] = optarg;
-            break;
-        case O_LAB: lab_file = optarg; break;
-        case O_SHARD: {
-            eb_error e = {0};
-            if (eb_shard_parse(optarg, &o.shard_index, &o.shard_total, &e))
-                return cli_usage_error("run", "--shard: %s", e.msg);
-            break;
-        }
-        case O_DIALECT: dialect = optarg; break;
-        case O_SSID: ssid = optarg; break;
-        case O_PASSWORD_ENV: password_env = optarg; break;
-        case O_PASSWORD:
-            return cli_usage_error("run", "the Wi-Fi password is never a flag (it would show in ps and shell "
-                                   "history): put it in an environment variable (--password-env VAR, default "
-                                   "%s) or in a file named by the lab file", EB_LAB_DEFAULT_PASSWORD_ENV);
-        case O_PC: pc = optarg; break;
-        case O_IPERF_PORT:
-            if ((rc = parse_int("--iperf-port", optarg, 1, 65535, &iperf_port)))
-                return rc;
-            break;
-        case O_TESTS:
-            if ((rc = parse_tests(optarg, &o.tests)))
-                return rc;
-            break;
-        case O_DURATION:
-            if ((rc = parse_double("--duration", optarg, 1, &o.duration_s)))
-                return rc;
-            break;
-        case O_INTERVAL:
-            if ((rc = parse_double("--interval", optarg, 0.1, &o.interval_s)))
-                return rc;
-            break;
-        case O_WARMUP:
-            if ((rc = parse_double("--warmup", optarg, 0, &o.warmup_s)))
-                return rc;
-            break;
-        case O_REPEAT:
-            if ((rc = parse_int("--repeat", optarg, 1, 1000, &v)))
-                return rc;
-            o.repeat = (int)v;
-            break;
-        case O_UDP_RATE:
-            if ((rc = parse_double("--udp-rate", optarg, 0.001, &o.udp_rate_mbps)))
-                return rc;
-            break;
-        case O_RETRIES:
-            if ((rc = parse_int("--retries", optarg, 0, 100, &v)))
-                return rc;
-            o.retries = (int)v;
-            break;
-        case O_OUT: out = optarg; break;
-        case O_IPERF: o.iperf = optarg; break;
-        case O_SIM_PROJECT: sim_project = optarg; break;
-        case O_SIM_IDF: sim_idf = optarg; break;
-        case O_RESUME: o.resume = true; break;
-        case O_MANIFEST: o.manifest = optarg; break;
-        case O_FIRMWARE: o.firmware = optarg; break;
-        case O_BAUD:
-            if ((rc = parse_int("--baud", optarg, 300, 16000000, &v)))
-                return rc;
-            o.baud = (uint32_t)v;
-            break;
-        case ':':
-            return cli_usage_error("run", "%s needs a value", argv[optind - 1]);
-        default:
-            return cli_usage_error("run", "unknown option '%s'", argv[optind - 1]);
-        }
+        cli_argv_last = argv[optind - 1];
+        if ((rc = parse_opt(c, &rq, &o)) != 0)
+            return rc;
     }
     if (optind < argc)
         return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
-    (void)all_tiers;
-    if (o.duration_s > 0 && o.interval_s > 0 && o.interval_s > o.duration_s)
-        return cli_usage_error("run", "--interval (%g) is longer than --duration (%g)", o.interval_s, o.duration_s);
-    {
-        double d = o.duration_s > 0 ? o.duration_s : 10, i = o.interval_s > 0 ? o.interval_s : 1;
-        double w = o.warmup_s >= 0 ? o.warmup_s : i;
-        if (w + i > d + 1e-9)
-            return cli_usage_error("run", "--duration %g leaves no full interval after the %g s warm-up "
-                                   "(--interval %g): lengthen --duration or shorten --warmup", d, w, i);
-    }
-    if (!!port + !!sim > 1 || (port && lab_file))
-        return cli_usage_error("run", "choose one of --port, --sim, --lab (--lab may be combined with --sim)");
-    if (!port && !sim && !lab_file)
-        return cli_usage_error("run", "which board? pass --port URL, --sim or --lab FILE");
 
-    eb_error err = {0};
-    eb_lab lab = {0};
-    eb_run_board single = {0};
-    char password[65] = "";
-    bool have_password = false;
-    if (lab_file) {
-        if ((rc = eb_lab_load(&lab, lab_file, &err)))
-            return cli_error(&err);
-        if (lab.has_password) {
-            snprintf(password, sizeof password, "%s", lab.password);
-            have_password = true;
-        }
-        if (!ssid && lab.ssid[0])
-            ssid = lab.ssid;
-        o.boards = lab.boards;
-        o.n_boards = lab.n_boards;
-        for (int i = 0; i < lab.n_boards; i++) {
-            if (chip && strcmp(chip, lab.boards[i].chip))
-                continue;
-            if (!sim && !lab.boards[i].port[0]) {
-                eb_lab_free(&lab);
-                return cli_usage_error("run", "lab board '%s' has no port", lab.boards[i].name);
-            }
-            if (dialect)
-                snprintf(lab.boards[i].dialect, sizeof lab.boards[i].dialect, "%s", dialect);
-        }
-        /* --chip with a lab file keeps that chip's boards. */
-        if (chip) {
-            int k = 0;
-            for (int i = 0; i < lab.n_boards; i++)
-                if (!strcmp(lab.boards[i].chip, chip))
-                    lab.boards[k++] = lab.boards[i];
-            o.n_boards = k;
-            if (!k) {
-                eb_lab_free(&lab);
-                return cli_usage_error("run", "no board of chip '%s' in %s", chip, lab_file);
-            }
-        }
-    } else {
-        if (!chip)
-            return cli_usage_error("run", "--chip is required");
-        snprintf(single.chip, sizeof single.chip, "%s", chip);
-        snprintf(single.name, sizeof single.name, "%s", sim ? "sim" : "");
-        if (port)
-            snprintf(single.port, sizeof single.port, "%s", port);
-        if (pc)
-            snprintf(single.pc_ip, sizeof single.pc_ip, "%s", pc);
-        single.iperf_port = (uint16_t)iperf_port;
-        if (dialect)
-            snprintf(single.dialect, sizeof single.dialect, "%s", dialect);
-        o.boards = &single;
-        o.n_boards = 1;
-    }
-    if (!have_password) {
-        const char *var = password_env ? password_env : EB_LAB_DEFAULT_PASSWORD_ENV;
-        if (getenv(var)) {
-            if (eb_password_from_env(var, password, sizeof password, &err))
-                return cli_error(&err);
-            have_password = true;
-        } else if (password_env) {
-            eb_password_from_env(var, password, sizeof password, &err);
-            return cli_error(&err);
-        }
-    }
-    if (sim) {
-        if (!ssid)
-            ssid = EB_SIM_SSID;
-        if (!have_password)
-            snprintf(password, sizeof password, "%s", SIM_AP_PASSWORD);
-    } else if (!ssid) {
-        return cli_usage_error("run", "--ssid is required (or ap.ssid in the lab file)");
-    }
-    for (int i = 0; i < o.n_boards; i++)
-        if (!sim && !o.boards[i].pc_ip[0])
-            return cli_usage_error("run", "--pc-address is required (or pc.address in the lab file)");
-
-    eb_profiles profiles = {0};
-    if ((rc = eb_profiles_load_default(&profiles, cli_profiles_dir, &err)))
-        return cli_error(&err);
-    for (int i = 0; i < o.n_boards; i++)
-        if (!eb_profiles_chip(&profiles, o.boards[i].chip)) {
-            eb_profiles_free(&profiles);
-            return cli_usage_error("run", "no profile for chip '%s' (see 'espbench profiles')", o.boards[i].chip);
-        }
-
-    char out_buf[256];
-    if (!out) {
-        char ts[32];
-        time_t now = time(NULL);
-        struct tm tm;
-        localtime_r(&now, &tm);
-        strftime(ts, sizeof ts, "%Y%m%d-%H%M%S", &tm);
-        snprintf(out_buf, sizeof out_buf, "espbench-%s-%s", o.boards[0].chip, ts);
-        out = out_buf;
-    }
-
-    /* Refuse to overwrite a previous run before starting anything (eb_run checks too). */
-    if (!o.resume) {
-        char prev[300];
-        snprintf(prev, sizeof prev, "%s/results.json", out);
-        if (access(prev, F_OK) == 0) {
-            eb_profiles_free(&profiles);
-            eb_lab_free(&lab);
-            eb_fail(&err, EB_ECONFIG, "%s exists: pass --resume to continue that run, or choose another --out",
-                    prev);
-            return cli_error(&err);
-        }
-    }
     struct sigaction sa = {0};
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
@@ -558,63 +409,29 @@ int cmd_run(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
     stop_flag = 0;
-
-    /* No iperf2 on this PC, no run: say so before starting anything. */
-    {
-        eb_iperf_version iv;
-        if ((rc = eb_iperf_probe(o.iperf ? o.iperf : eb_iperf_program(), &iv, &err))) {
-            eb_profiles_free(&profiles);
-            eb_lab_free(&lab);
-            return cli_error(&err);
-        }
-    }
-    display disp = {.tty = cli_stdout_is_tty(), .n_boards = o.n_boards};
-    eb_sim *sims[EB_LAB_MAX_BOARDS] = {0};
-    eb_run_summary sum = {0};
-    if (sim) {
-        for (int i = 0; i < o.n_boards && !stop_flag; i++) {
-            eb_run_board *b = &o.boards[i];
-            eb_sim_opts so = {
-                .profiles = &profiles, .chip = b->chip, .name = b->name[0] ? b->name : "sim",
-                .out_dir = out, .ssid = ssid, .ap_password = SIM_AP_PASSWORD, .noise_pct = sim_noise,
-                .seed = (uint32_t)(i + 1), .n_faults = n_sim_faults, .project = sim_project,
-                .idf = sim_idf,
-            };
-            for (int k = 0; k < n_sim_faults; k++)
-                so.faults[k] = sim_faults[k];
-            printf("starting a virtual %s board%s%s...\n", b->chip, b->name[0] ? " " : "", b->name);
-            fflush(stdout);
-            rc = eb_sim_start(&sims[i], &so, &err);
-            if (rc)
-                goto out;
-            snprintf(b->port, sizeof b->port, "%s", eb_sim_port(sims[i]));
-            snprintf(b->fw_sha256, sizeof b->fw_sha256, "%s", eb_sim_app_sha256(sims[i]));
-            /* The PC end gets a loopback address of its own, so parallel runs never collide. */
-            if (!pc) {
-                rc = eb_sim_free_address(b->pc_ip, sizeof b->pc_ip, (uint32_t)(7919 * (i + 1)), &err);
-                if (rc)
-                    goto out;
-            } else {
-                snprintf(b->pc_ip, sizeof b->pc_ip, "%s", pc);
-            }
-        }
-    }
-    o.profiles = &profiles;
-    o.ssid = ssid;
-    o.password = have_password || sim ? password : NULL;
-    o.out_dir = out;
+    display disp = {.tty = cli_stdout_is_tty()};
     o.stop = &stop_flag;
     o.progress = on_progress;
     o.user = &disp;
-    rc = stop_flag ? eb_fail(&err, EB_EINTR, "interrupted") : eb_run(&o, &sum, &err);
-    if (rc != EB_ECONFIG || sum.planned)
-        print_summary(&disp, &sum, out);
-out:
-    for (int i = 0; i < EB_LAB_MAX_BOARDS; i++)
-        eb_sim_stop(sims[i]);
-    memset(password, 0, sizeof password);
-    eb_lab_free(&lab);
-    eb_profiles_free(&profiles);
+
+    eb_error err = {0};
+    eb_run_setup st;
+    eb_run_summary sum = {0};
+    rc = eb_run_resolve(&rq, &o, &st, &err);
+    disp.n_boards = o.n_boards;
+    if (rc && st.bad_request) {
+        /* The request itself is wrong: a usage error. */
+        eb_run_setup_free(&st);
+        return cli_usage_error("run", "%s", err.msg);
+    }
+    if (!rc) {
+        rc = stop_flag ? eb_fail(&err, EB_EINTR, "interrupted") : eb_run(&o, &sum, &err);
+        if (rc != EB_ECONFIG || sum.planned)
+            print_summary(&disp, &sum, st.out_dir);
+    }
+    char out[256];
+    snprintf(out, sizeof out, "%s", st.out_dir);
+    eb_run_setup_free(&st);
     free(disp.rows);
     if (rc == EB_EINTR) {
         fprintf(stderr, "espbench: interrupted; finished tests are kept in %s (continue with --resume)\n", out);

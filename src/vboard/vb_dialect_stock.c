@@ -79,7 +79,6 @@ typedef struct stock_row {
     int dialect;
     const ver_str *prompt, *wifi_tag, *heap_tag, *got_ip_tag, *repl;
     bool wifi_cmd;         /* esp-qa/wifi-cmd outputs (v5.3+) */
-    const char *sta_cmd, *scan_cmd;
     unsigned opts;
     int bw_since;          /* -b exists from this release (v5.0) */
     enum bw_style bw;
@@ -154,23 +153,23 @@ static void interval_cmd10(vb_console *c, double s, double e, uint64_t bytes, do
 }
 
 static const stock_row rows[] = {
-    {EB_DIALECT_IDF_LEGACY, prompt_idf, tag_cmd_wifi, tag_heap, tag_got_ip_idf, repl_idf, false, "sta", "scan",
+    {EB_DIALECT_IDF_LEGACY, prompt_idf, tag_cmd_wifi, tag_heap, tag_got_ip_idf, repl_idf, false,
      OPTS_LEGACY, 9999, BW_MBPS_INT, MODE_CLASSIC, NULL, "iperf", SOCK_LEGACY, SUM_BYTES_TIME, true, false,
      VB_REASON_4WAY_HANDSHAKE_TIMEOUT, interval_classic, header_classic},
-    {EB_DIALECT_ESP8266, prompt_iperf, tag_cmd_wifi, tag_heap, tag_got_ip_8266, repl_never, false, "sta", "scan",
+    {EB_DIALECT_ESP8266, prompt_iperf, tag_cmd_wifi, tag_heap, tag_got_ip_8266, repl_never, false,
      OPTS_LEGACY, 9999, BW_MBPS_INT, MODE_CLASSIC, NULL, "iperf", SOCK_LEGACY, SUM_BYTES_TIME, true, false,
      VB_REASON_4WAY_HANDSHAKE_TIMEOUT, interval_classic, header_classic},
-    {EB_DIALECT_IDF_V44, prompt_iperf, tag_cmd_wifi, tag_heap, tag_got_ip_idf, repl_always, false, "sta", "scan",
+    {EB_DIALECT_IDF_V44, prompt_iperf, tag_cmd_wifi, tag_heap, tag_got_ip_idf, repl_always, false,
      OPTS_V44, 500, BW_MBPS_INT, MODE_CLASSIC, NULL, "iperf", SOCK_V44, SUM_MEAN, false, false,
      VB_REASON_4WAY_HANDSHAKE_TIMEOUT, interval_classic, header_classic},
-    {EB_DIALECT_IDF_V51, prompt_iperf, tag_cmd_wifi, tag_heap, tag_got_ip_idf, repl_always, false, "sta", "scan",
+    {EB_DIALECT_IDF_V51, prompt_iperf, tag_cmd_wifi, tag_heap, tag_got_ip_idf, repl_always, false,
      OPTS_V44, 500, BW_MBPS_INT, MODE_SPACED, NULL, "iperf", SOCK_V44, SUM_MEAN, false, false,
      VB_REASON_4WAY_HANDSHAKE_TIMEOUT, interval_v51, header_classic},
-    {EB_DIALECT_IPERF_CMD_01, prompt_iperf, tag_wifi_cmd, tag_heap, tag_got_ip_idf, repl_always, true, "sta_connect",
-     "sta_scan", OPTS_CMD01, 0, BW_MBPS_INT, MODE_LOCALHOST, "IPERF", "iperf", SOCK_V44, SUM_MEAN, false, true,
+    {EB_DIALECT_IPERF_CMD_01, prompt_iperf, tag_wifi_cmd, tag_heap, tag_got_ip_idf, repl_always, true,
+     OPTS_CMD01, 0, BW_MBPS_INT, MODE_LOCALHOST, "IPERF", "iperf", SOCK_V44, SUM_MEAN, false, true,
      VB_REASON_HANDSHAKE_TIMEOUT, interval_cmd01, header_cmd01},
-    {EB_DIALECT_IPERF_CMD_10, prompt_iperf, tag_wifi_cmd, tag_heap, tag_got_ip_idf, repl_always, true, "sta_connect",
-     "sta_scan", OPTS_CMD10, 0, BW_BPS_SUFFIX, MODE_V10, "IPERF", "iperf", SOCK_V10, SUM_BYTES_TIME, false, true,
+    {EB_DIALECT_IPERF_CMD_10, prompt_iperf, tag_wifi_cmd, tag_heap, tag_got_ip_idf, repl_always, true,
+     OPTS_CMD10, 0, BW_BPS_SUFFIX, MODE_V10, "IPERF", "iperf", SOCK_V10, SUM_BYTES_TIME, false, true,
      VB_REASON_HANDSHAKE_TIMEOUT, interval_cmd10, header_cmd10},
 };
 
@@ -675,7 +674,9 @@ static const char *cmd_name(vb_console *c, const stock_cmd *k)
     /* which 3: a cmd_system command, registered from ESP-IDF v3.2 (and on ESP8266). */
     if (k->which == 3 && c->dialect == EB_DIALECT_IDF_LEGACY && c->idf_key < 302)
         return "";
-    return k->which == 1 ? row_of(c)->sta_cmd : k->which == 2 ? row_of(c)->scan_cmd : k->name;
+    /* the connect and scan commands' names: the dialect's descriptor row (dialect.h) */
+    const eb_dialect_desc *desc = eb_dialect_desc_get(c->dialect);
+    return k->which == 1 ? desc->connect_cmd : k->which == 2 ? desc->scan_cmd : k->name;
 }
 
 static void cmd_help(vb_console *c, int argc, char **argv)

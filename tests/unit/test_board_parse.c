@@ -147,6 +147,31 @@ typedef struct {
     const char *text;  /* text, ip, ssid or name depending on the event; NULL = not checked */
 } ev_case;
 
+/* Which test a line announces: role and protocol from the mode line, the
+ * echoed command, or iperf-cmd 1.0's socket line. */
+static void test_role_lines(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line;
+        bool known, udp, server;
+    } cases[] = {
+        {"iperf> iperf -c 192.168.1.2 -u -i 1 -t 4", true, true, false},
+        {"iperf> iperf -s -i 1 -t 3", true, false, true},
+        {"iperf> iperf -su", true, true, true},
+        {"I (5001) iperf(id=1): [UDP Server] Socket created", true, true, true},
+        {"I (5001) iperf(id=2): [TCP Client] Socket created", true, false, false},
+        {"I (84812) iperf: Socket created", false, false, false},
+        {"iperf> iperf --abort", false, false, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        eb_board_line l;
+        eb_board_parse_line(EB_DIALECT_IPERF_CMD_10, cases[i].line, strlen(cases[i].line), &l, NULL);
+        if (l.role_known != cases[i].known || (l.role_known && (l.udp != cases[i].udp || l.server != cases[i].server)))
+            fail_msg("%s: known %d udp %d server %d", cases[i].line, l.role_known, l.udp, l.server);
+    }
+}
+
 static const ev_case ev_cases[] = {
     /* mode/header lines */
     {"I (14958) iperf: mode=tcp-server sip=192.168.10.248:5001, dip=0.0.0.0:5001, interval=3, time=1000", EB_BEV_MODE,
@@ -156,6 +181,9 @@ static const ev_case ev_cases[] = {
      EB_BEV_MODE, 0, -1, NULL},
     {"I (167646) IPERF: mode=tcp-server sip=localhost:5001, dip=0.0.0.0:5001, interval=3, time=30", EB_BEV_MODE, 0, -1,
      NULL},
+    /* the echoed command says the test where no mode= line is printed (iperf-cmd 1.x logs) */
+    {"iperf> iperf -c 192.168.1.2 -u -i 1 -t 4", EB_BEV_IPERF_COMMAND, 0, -1, NULL},
+    {"espbench> iperf -s -p 5001 -i 1 -t 10", EB_BEV_IPERF_COMMAND, 0, -1, NULL},
     {"        Interval Bandwidth", EB_BEV_TABLE_HEADER, 0, -1, NULL},
     {"Interval       Bandwidth", EB_BEV_TABLE_HEADER, 0, -1, NULL},
     {"[ ID] Interval\t\tTransfer\tBandwidth", EB_BEV_TABLE_HEADER, 0, -1, NULL},
@@ -642,6 +670,7 @@ static void test_garbage_and_truncation(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_role_lines),
         cmocka_unit_test(test_interval_lines),
         cmocka_unit_test(test_unit_bases),
         cmocka_unit_test(test_event_lines),

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "espbench/merge.h"
+#include "espbench/run.h"
 #include "results_fixture.h"
 
 static eb_profiles profiles;

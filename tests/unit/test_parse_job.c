@@ -218,6 +218,38 @@ static void test_pc_logs(void **state)
     eb_parse_out_free(&out);
 }
 
+/* An iperf-cmd 1.x log with no mode= line (a quieter log level): the first
+ * test is told by the echoed `iperf -s -u` command, the second by
+ * "[TCP Client] Socket created". Golden figures from the fixture's lines. */
+static void test_board_iperf_cmd_no_mode_line(void **state)
+{
+    (void)state;
+    eb_parse_opts o;
+    eb_parse_opts_init(&o);
+    eb_parse_out out;
+    eb_error err = {0};
+    assert_int_equal(parse_files(&out, &o, &err, BDIR "iperf-cmd-1.0_esp32c6_udp_rx_tcp_tx_no_mode.log", NULL), 0);
+    assert_string_equal(out.meta.dialect, "iperf-cmd-1.0");
+    assert_string_equal(out.meta.chip, "esp32c6");
+    assert_int_equal(out.n_entries, 2);
+    const eb_entry *u = &out.entries[0], *t = &out.entries[1];
+    assert_int_equal(u->test, EB_TEST_UDP_RX);
+    assert_int_equal(u->n_receiver, 3);
+    assert_int_equal(u->n_sender, 0);
+    CLOSE(u->interval_s, 1);
+    CLOSE(u->duration_s, 3);
+    CLOSE(u->receiver[1].bytes, 5.25e6); /* MBytes of 1e6 bytes (iperf-cmd 1.0 'm') */
+    CLOSE(u->mean_mbps, 43.0);           /* 42 and 44 after the 1-s warm-up */
+    CLOSE(u->peak_mbps, 44.0);
+    assert_int_equal(t->test, EB_TEST_TCP_TX);
+    assert_int_equal(t->n_sender, 3);
+    assert_int_equal(t->n_receiver, 0);
+    CLOSE(t->mean_mbps, 24.0);           /* the sender side stands in: (23.2 + 24.8) / 2 */
+    CLOSE(t->peak_mbps, 24.8);
+    assert_int_equal(t->min_free_heap, 211111);
+    eb_parse_out_free(&out);
+}
+
 static void test_bad_input(void **state)
 {
     (void)state;
@@ -236,8 +268,9 @@ static void test_bad_input(void **state)
 
     o.dialect = EB_DIALECT_IDF_V44;
     assert_int_equal(parse_files(&out, &o, &err, BDIR "ambiguous_int_intervals.log", NULL), EB_ECONFIG);
-    assert_string_equal(err.msg, BDIR "ambiguous_int_intervals.log:1: interval lines without a mode= line to tell "
-                                      "which test ran; pass --test");
+    assert_string_equal(err.msg, BDIR "ambiguous_int_intervals.log:1: interval lines with nothing to tell which "
+                                      "test ran (no mode= line, echoed iperf command or socket role line); pass "
+                                      "--test");
     eb_parse_out_free(&out);
 
     o.test = EB_TEST_TCP_RX;
@@ -452,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_board_espbench),
         cmocka_unit_test(test_pairing_board_and_pc),
         cmocka_unit_test(test_pc_logs),
+        cmocka_unit_test(test_board_iperf_cmd_no_mode_line),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_failed_tests_kept),
         cmocka_unit_test(test_vboard_transcripts),

@@ -21,6 +21,7 @@ static const struct {
 } schemes[] = {
     {"rfc2217://", &eb_port_rfc2217_ops},
     {"socket://", &eb_port_socket_ops},
+    {"fake://", &eb_port_fake_ops}, /* a scripted board for tests (port_fake.c) */
 };
 
 int eb_port_open(eb_port **out, const char *url, uint32_t baud, eb_error *err)

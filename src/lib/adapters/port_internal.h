@@ -11,6 +11,7 @@ extern const eb_port_ops eb_port_serial_ops;
 extern const eb_port_ops eb_port_termios_ops;
 extern const eb_port_ops eb_port_socket_ops;
 extern const eb_port_ops eb_port_rfc2217_ops;
+extern const eb_port_ops eb_port_fake_ops;
 
 /* Opens a local device path and classifies the failure: absent, permission
  * (dialout hint), busy (another process holds the lock). Returns the fd (with

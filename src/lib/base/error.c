@@ -12,6 +12,7 @@ int eb_fail(eb_error *err, int code, const char *fmt, ...)
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
         err->code = code;
+        err->kind = EB_KIND_NONE;
     }
     return code;
 }
@@ -41,8 +42,17 @@ void eb_error_clear(eb_error *err)
 {
     if (err) {
         err->code = EB_OK;
+        err->kind = EB_KIND_NONE;
         err->msg[0] = '\0';
     }
+}
+
+int eb_error_kind(eb_error *err, int kind)
+{
+    if (!err)
+        return 0;
+    err->kind = kind;
+    return err->code;
 }
 
 const char *eb_code_name(int code)

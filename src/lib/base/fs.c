@@ -1,6 +1,7 @@
 #include "espbench/fs.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -22,4 +23,15 @@ int eb_mkdir_p(const char *path)
         }
     }
     return mkdir(tmp, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+const char *eb_path_or_in_dir(const char *path, const char *name, char *out, size_t cap)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        size_t n = strlen(path);
+        snprintf(out, cap, "%s%s%s", path, n && path[n - 1] == '/' ? "" : "/", name);
+        return out;
+    }
+    return path;
 }

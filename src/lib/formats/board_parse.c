@@ -233,6 +233,7 @@ static void classify_eb(const char *p, const char *e, eb_board_line *out, eb_ebl
         out->value = kv_num(l, "reason", &v) ? clamp_long(v) : -1;
         break;
     case EB_BEV_MODE:
+        out->role_known = true;
         s = eb_ebline_get(l, "proto");
         out->udp = s && strcmp(s, "udp") == 0;
         s = eb_ebline_get(l, "role");
@@ -472,6 +473,7 @@ static bool parse_mode(const char *m, eb_board_line *out)
         }
     }
     out->event = EB_BEV_MODE;
+    out->role_known = true;
     return true;
 }
 
@@ -536,11 +538,75 @@ static long number_after(const char *s)
     return *s ? strtol(s, NULL, 10) : -1;
 }
 
+/* The typed iperf command a console echoes: "iperf -c HOST [-u] [-i N] [-t N] ...",
+ * "iperf -s -u"; not "iperf --abort" (iperf_cmd.c's options, README of
+ * iperf-cmd 0.1/1.0 and the ESP-IDF example). */
+static bool parse_iperf_command(const char *m, eb_board_line *out)
+{
+    if (strncmp(m, "iperf ", 6) != 0)
+        return false;
+    bool client = false, server = false, udp = false;
+    double interval = 0, time = 0;
+    const char *p = m + 6;
+    while (*p) {
+        p += strspn(p, " \t");
+        size_t n = strcspn(p, " \t");
+        if (n == 0)
+            break;
+        if ((n == 2 && !strncmp(p, "-a", 2)) || (n == 7 && !strncmp(p, "--abort", 7)))
+            return false;
+        if (n == 2 && p[0] == '-') {
+            const char *arg = p + 2 + strspn(p + 2, " \t");
+            switch (p[1]) {
+            case 'c': client = true; break;
+            case 's': server = true; break;
+            case 'u': udp = true; break;
+            case 'i': interval = strtod(arg, NULL); break;
+            case 't': time = strtod(arg, NULL); break;
+            default: break;
+            }
+        } else if (n > 2 && p[0] == '-' && p[1] != '-') { /* grouped flags: -su */
+            for (size_t k = 1; k < n; k++) {
+                server |= p[k] == 's';
+                udp |= p[k] == 'u';
+            }
+        }
+        p += n;
+    }
+    if (client == server)
+        return false;
+    out->event = EB_BEV_IPERF_COMMAND;
+    out->udp = udp;
+    out->server = server;
+    out->role_known = true;
+    out->interval_s = interval > 0 ? (int)interval : 0;
+    out->time_s = time > 0 ? (int)time : 0;
+    return true;
+}
+
+/* A reset line: the reason, "rst:0x1 (POWERON_RESET)" / "rst cause:2", up to the comma. */
+static void reset_reason(const char *rst, eb_board_line *out)
+{
+    out->reset = true;
+    ls_copy(out->reason, sizeof out->reason, rst, rst + strcspn(rst, ","));
+}
+
 /* Details for phrase events that carry values. */
 static void phrase_details(const char *m, const char *hit, eb_board_line *out)
 {
     switch (out->event) {
+    case EB_BEV_BOOT: /* "rst:0x1 (POWERON_RESET),boot:0x13 (SPI_FAST_FLASH_BOOT)" */
+        reset_reason(hit, out);
+        break;
     case EB_BEV_SOCKET_CREATED: {
+        /* iperf-cmd 1.0: "iperf(id=1): [TCP Server] Socket created" says the role */
+        static const char *const roles[] = {"[TCP Client]", "[TCP Server]", "[UDP Client]", "[UDP Server]"};
+        for (int i = 0; i < 4; i++)
+            if (strstr(m, roles[i])) {
+                out->udp = i >= 2;
+                out->server = i % 2 == 1;
+                out->role_known = true;
+            }
         const char *to = strstr(m, "sending to ");
         if (to) { /* v4.4/5.0 print the IPv4 as a raw uint32: "sending to 1678092480:5001" */
             split_peer(to + 11, out);
@@ -617,6 +683,9 @@ static bool parse_boot_banner(const char *m, eb_board_line *out)
             strcpy(out->text, "esp8266");
         else
             return false;
+        const char *rst = strstr(m, "rst cause:");
+        if (rst)
+            reset_reason(rst, out);
         out->event = EB_BEV_BOOT;
         return true;
     }
@@ -692,11 +761,12 @@ void eb_board_parse_line(int dialect, const char *line, size_t len, eb_board_lin
     out->error = EB_BERR_NONE;
     out->value = -1;
     out->port = 0;
-    out->udp = out->server = out->mode_spaced = out->mode_localhost = false;
+    out->udp = out->server = out->mode_spaced = out->mode_localhost = out->role_known = false;
     out->interval_s = out->time_s = 0;
     out->rssi = out->channel = 0;
     out->ip[0] = out->mask[0] = out->gw[0] = out->ssid[0] = out->mac[0] = '\0';
-    out->name[0] = out->text[0] = '\0';
+    out->name[0] = out->text[0] = out->reason[0] = '\0';
+    out->reset = false;
     out->eb = NULL;
 
     char buf[LINE_MAX_CLEAN];
@@ -751,7 +821,8 @@ void eb_board_parse_line(int dialect, const char *line, size_t len, eb_board_lin
         out->event = EB_BEV_TABLE_HEADER;
         return;
     }
-    if (parse_mode(msg, out) || parse_boot_banner(msg, out) || parse_bootloader(msg, out))
+    if (parse_mode(msg, out) || parse_boot_banner(msg, out) || parse_bootloader(msg, out) ||
+        parse_iperf_command(msg, out))
         return;
     if (parse_got_ip(msg, out)) {
         out->event = EB_BEV_GOT_IP;
@@ -805,6 +876,12 @@ void eb_board_detect_line(eb_board_detect *d, const char *line, size_t len)
     eb_board_line l;
     eb_board_parse_line(EB_DIALECT_UNKNOWN, line, len, &l, &scratch);
     switch (l.event) {
+    case EB_BEV_PROMPT:
+        if (memmem(line, len, "espbench>", 9))
+            d->prompt_espbench = true;
+        else if (memmem(line, len, "esp32>", 6))
+            d->prompt_esp32 = true;
+        break;
     case EB_BEV_APP_PROJECT:
         set_str(d->project, sizeof d->project, l.text);
         break;
@@ -861,8 +938,8 @@ void eb_board_detect_line(eb_board_detect *d, const char *line, size_t len)
 
 int eb_board_detect_result(const eb_board_detect *d, char *why, size_t why_cap)
 {
-    if (d->espbench) {
-        snprintf(why, why_cap, "#EB: lines of the espbench firmware");
+    if (d->espbench || d->prompt_espbench) {
+        snprintf(why, why_cap, d->espbench ? "#EB: lines of the espbench firmware" : "the espbench> prompt");
         return EB_DIALECT_ESPBENCH;
     }
     /* ESP-IDF has no v3.4 release: "ESP-IDF v3.4" is the ESP8266_RTOS_SDK's bootloader/app */
@@ -893,11 +970,19 @@ int eb_board_detect_result(const eb_board_detect *d, char *why, size_t why_cap)
                      d->socket_created ? " and 'Socket created'" : "");
             return d->socket_created ? EB_DIALECT_IDF_V44 : EB_DIALECT_IDF_LEGACY;
         }
+        if (d->prompt_esp32) {
+            snprintf(why, why_cap, "the esp32> prompt of the ESP-IDF <= v5.0 iperf example");
+            return EB_DIALECT_IDF_LEGACY;
+        }
         snprintf(why, why_cap,
                  "integer 'N- M sec' interval lines are printed both by ESP-IDF <= v5.0 (Mbit = 1e6 bits) and "
                  "v5.1-v5.2 (Mbit = 2^20 bits), and the log has no boot log or mode= line to tell them apart; "
                  "pass --dialect");
         return EB_DIALECT_UNKNOWN;
+    }
+    if (d->prompt_esp32) {
+        snprintf(why, why_cap, "the esp32> prompt of the ESP-IDF <= v5.0 iperf example");
+        return EB_DIALECT_IDF_LEGACY;
     }
     snprintf(why, why_cap, "no boot log, #EB: lines, mode= line or interval lines to tell the dialect from; "
                            "pass --dialect");

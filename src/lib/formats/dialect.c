@@ -4,30 +4,48 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct {
-    const char *name;
-    double mbit_base;
-} dialects[EB_DIALECT_COUNT] = {
-    [EB_DIALECT_IDF_LEGACY] = {"idf-legacy", 1e6},
-    [EB_DIALECT_ESP8266] = {"esp8266", 1e6},
-    [EB_DIALECT_IDF_V44] = {"idf-v4.4", 1e6},
-    [EB_DIALECT_IDF_V51] = {"idf-v5.1", 1048576.0},
-    [EB_DIALECT_IPERF_CMD_01] = {"iperf-cmd-0.1", 1048576.0},
-    [EB_DIALECT_IPERF_CMD_10] = {"iperf-cmd-1.0", 1e6},
-    [EB_DIALECT_ESPBENCH] = {"espbench", 1e6},
+static const char *const prompts_legacy[] = {"esp32> ", "iperf> ", NULL};
+static const char *const prompts_iperf[] = {"iperf> ", NULL};
+static const char *const prompts_espbench[] = {"espbench> ", NULL}; /* EBC_PROMPT */
+
+/* One row per dialect (../shared/reference/board-console-dialects.md: the
+ * example's commands per ESP-IDF release, iperf-cmd 0.1/1.0 READMEs, the
+ * ESP8266_RTOS_SDK example; docs/console-protocol.md for espbench). Adding a
+ * stock dialect whose lines the parser already reads is one row here and a
+ * name in enum eb_dialect. */
+static const eb_dialect_desc rows[EB_DIALECT_COUNT] = {
+    [EB_DIALECT_IDF_LEGACY] = {EB_DIALECT_IDF_LEGACY, "idf-legacy", 1e6, 0, 403, prompts_legacy, "sta", "scan",
+                               "iperf -a", NULL, true},
+    [EB_DIALECT_ESP8266] = {EB_DIALECT_ESP8266, "esp8266", 1e6, 0, 0, prompts_iperf, "sta", "scan", "iperf -a",
+                            NULL, true},
+    [EB_DIALECT_IDF_V44] = {EB_DIALECT_IDF_V44, "idf-v4.4", 1e6, 404, 500, prompts_iperf, "sta", "scan", "iperf -a",
+                            "-b %d", true},
+    [EB_DIALECT_IDF_V51] = {EB_DIALECT_IDF_V51, "idf-v5.1", 1048576.0, 501, 502, prompts_iperf, "sta", "scan",
+                            "iperf -a", "-b %d", true},
+    [EB_DIALECT_IPERF_CMD_01] = {EB_DIALECT_IPERF_CMD_01, "iperf-cmd-0.1", 1048576.0, 503, 600, prompts_iperf,
+                                 "sta_connect", "sta_scan", "iperf --abort", "-b %d", true},
+    [EB_DIALECT_IPERF_CMD_10] = {EB_DIALECT_IPERF_CMD_10, "iperf-cmd-1.0", 1e6, 601, 99999, prompts_iperf,
+                                 "sta_connect", "sta_scan", "iperf --abort", "-b %gm", false},
+    [EB_DIALECT_ESPBENCH] = {EB_DIALECT_ESPBENCH, "espbench", 1e6, 0, 0, prompts_espbench, "sta_connect",
+                             "sta_scan", "iperf --abort", "-b %gm", false},
 };
+
+const eb_dialect_desc *eb_dialect_desc_get(int d)
+{
+    return d < 0 || d >= EB_DIALECT_COUNT ? NULL : &rows[d];
+}
 
 const char *eb_dialect_name(int d)
 {
     if (d < 0 || d >= EB_DIALECT_COUNT)
         return "unknown";
-    return dialects[d].name;
+    return rows[d].name;
 }
 
 int eb_dialect_from_name(const char *name)
 {
     for (int d = 0; d < EB_DIALECT_COUNT; d++)
-        if (name && strcmp(dialects[d].name, name) == 0)
+        if (name && strcmp(rows[d].name, name) == 0)
             return d;
     return EB_DIALECT_UNKNOWN;
 }
@@ -36,20 +54,8 @@ double eb_dialect_mbit_base(int d)
 {
     if (d < 0 || d >= EB_DIALECT_COUNT)
         return 1e6;
-    return dialects[d].mbit_base;
+    return rows[d].mbit_base;
 }
-
-/* First ESP-IDF release (major*100+minor) of each stock dialect, newest first. */
-static const struct {
-    int from;
-    int dialect;
-} idf_ranges[] = {
-    {601, EB_DIALECT_IPERF_CMD_10},
-    {503, EB_DIALECT_IPERF_CMD_01},
-    {501, EB_DIALECT_IDF_V51},
-    {404, EB_DIALECT_IDF_V44},
-    {0, EB_DIALECT_IDF_LEGACY},
-};
 
 int eb_dialect_from_app(const char *project_name, const char *idf_version, const char *chip)
 {
@@ -76,8 +82,8 @@ int eb_dialect_from_app(const char *project_name, const char *idf_version, const
     if (minor > 99)
         minor = 99;
     int key = (int)(major * 100 + minor);
-    for (size_t i = 0; i < sizeof idf_ranges / sizeof idf_ranges[0]; i++)
-        if (key >= idf_ranges[i].from)
-            return idf_ranges[i].dialect;
+    for (int d = 0; d < EB_DIALECT_COUNT; d++)
+        if (rows[d].idf_to > 0 && key >= rows[d].idf_from && key <= rows[d].idf_to)
+            return d;
     return EB_DIALECT_UNKNOWN;
 }

@@ -7,6 +7,7 @@
  * are ignored on load (later schema versions may add keys); every known key
  * is type-checked and errors name the JSON path. */
 #include "espbench/results.h"
+#include "espbench/fs.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -764,7 +765,13 @@ int eb_results_parse_json(eb_results *r, const char *text, size_t len, const cha
 int eb_results_load(eb_results *r, const char *path, eb_error *err)
 {
     eb_results_init(r);
+    char in_dir[4096]; /* a run folder: its results.json */
+    const char *dir = path;
+    path = eb_path_or_in_dir(path, "results.json", in_dir, sizeof in_dir);
     FILE *f = fopen(path, "rb");
+    if (!f && path == in_dir && errno == ENOENT)
+        return eb_fail(err, EB_ECONFIG, "%s: a folder without results.json (not one `espbench run` wrote?): "
+                       "pass a results.json or a run's --out folder", dir);
     if (!f)
         return eb_fail(err, errno == ENOENT ? EB_ECONFIG : EB_EIO, "%s: cannot open: %s", path, strerror(errno));
     eb_buf b;
@@ -779,11 +786,11 @@ int eb_results_load(eb_results *r, const char *path, eb_error *err)
             return eb_fail(err, EB_ECONFIG, "%s: larger than %u MB; not a results file?", path, RESULTS_MAX_BYTES >> 20);
         }
     }
-    int rd_err = ferror(f);
+    int rd_err = ferror(f) ? errno : 0;
     fclose(f);
     if (rd_err) {
         eb_buf_free(&b);
-        return eb_fail(err, EB_EIO, "%s: read error", path);
+        return eb_fail(err, EB_EIO, "%s: cannot read: %s", path, strerror(rd_err));
     }
     int rc = eb_results_parse_json(r, b.len ? (const char *)b.data : "", b.len, path, err);
     eb_buf_free(&b);

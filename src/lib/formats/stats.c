@@ -83,6 +83,62 @@ static double peak_whole_seconds(const eb_interval *iv, const int *idx, int n, d
     return best;
 }
 
+/* ---------------------------------------------------------------------------
+ * An entry's figures (results.h eb_entry_figures): one rule for run and parse.
+ * ------------------------------------------------------------------------- */
+
+/* The nominal interval of one side: the entry's when its lines have that
+ * length, else their median length (0 when there are none). */
+static double side_interval(const eb_entry *e, const eb_interval *iv, int n)
+{
+    if (n <= 0)
+        return 0;
+    double m = nominal_interval(iv, n);
+    if (isfinite(e->interval_s) && e->interval_s > 0 && fabs(m - e->interval_s) <= 0.1 * e->interval_s)
+        return e->interval_s;
+    return m;
+}
+
+static void udp_figures(eb_entry *e, const eb_interval *final)
+{
+    long lost = 0, total = 0;
+    double jsum = 0;
+    int jn = 0;
+    for (int i = 0; i < e->n_receiver; i++) {
+        const eb_interval *iv = &e->receiver[i];
+        if (iv->lost >= 0 && iv->total > 0) {
+            lost += iv->lost;
+            total += iv->total;
+        }
+        if (isfinite(iv->jitter_ms)) {
+            jsum += iv->jitter_ms;
+            jn++;
+        }
+    }
+    if (final && final->lost >= 0 && final->total > 0) {
+        lost = final->lost;
+        total = final->total;
+        if (isfinite(final->jitter_ms)) {
+            jsum = final->jitter_ms;
+            jn = 1;
+        }
+    }
+    e->loss_pct = total > 0 ? 100.0 * (double)lost / (double)total : NAN;
+    e->jitter_ms = jn > 0 && e->test != EB_TEST_UDP_TX ? jsum / jn : NAN;
+}
+
+void eb_entry_figures(eb_entry *e, const eb_interval *udp_final)
+{
+    double wu = isfinite(e->warmup_s) ? e->warmup_s : 0;
+    eb_stats_compute(e->receiver, e->n_receiver, side_interval(e, e->receiver, e->n_receiver), wu, &e->rx_stats);
+    eb_stats_compute(e->sender, e->n_sender, side_interval(e, e->sender, e->n_sender), wu, &e->tx_stats);
+    const eb_stats *h = e->rx_stats.n > 0 ? &e->rx_stats : &e->tx_stats;
+    e->mean_mbps = h->mean;
+    e->peak_mbps = h->peak_1s;
+    if (e->test == EB_TEST_UDP_TX || e->test == EB_TEST_UDP_RX)
+        udp_figures(e, udp_final);
+}
+
 void eb_stats_compute(const eb_interval *iv, int n, double interval_s, double warmup_s, eb_stats *out)
 {
     out->n = 0;

@@ -29,7 +29,8 @@ void eb_flash_close(eb_flash_session *s)
     if (!s)
         return;
     eb_rom_client_free(s->rom);
-    eb_port_close(s->port);
+    if (!s->opts.port_lent)
+        eb_port_close(s->port);
     free(s);
 }
 
@@ -137,13 +138,15 @@ int eb_flash_open_port(eb_flash_session **out, eb_port *port, const eb_flash_opt
     *out = NULL;
     int rc = check_opts(opts, err);
     if (rc) {
-        eb_port_close(port);
+        if (!opts->port_lent)
+            eb_port_close(port);
         return rc;
     }
     const char *url = port->url;
     eb_flash_session *s = calloc(1, sizeof *s);
     if (!s) {
-        eb_port_close(port);
+        if (!opts->port_lent)
+            eb_port_close(port);
         return eb_fail(err, EB_EIO, "out of memory");
     }
     s->opts = *opts;

@@ -1,4 +1,5 @@
-/* Merging results matrices (runs, hosts, CI shards) and the shard function. */
+/* Merging results matrices (runs, hosts, CI shards). The shard function
+ * that splits a run lives with the planner (run_plan.c). */
 #include "espbench/merge.h"
 
 #include <errno.h>
@@ -69,55 +70,4 @@ int eb_results_load_merged(eb_results *out, const char *const *paths, int n, int
         }
     }
     return 0;
-}
-
-uint32_t eb_shard_hash(const char *key)
-{
-    uint32_t h = 2166136261u;
-    for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
-        h ^= *p;
-        h *= 16777619u;
-    }
-    return h;
-}
-
-bool eb_shard_select(int index, int total, const char *key)
-{
-    if (total <= 1)
-        return true;
-    if (index < 1 || index > total)
-        return false;
-    /* FNV-1a's low bits depend on few input bits (mod 2 only on the byte sum), so
-     * mix them (MurmurHash3's finaliser) before taking the remainder. */
-    uint32_t h = eb_shard_hash(key);
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return (int)(h % (uint32_t)total) == index - 1;
-}
-
-void eb_shard_key(char *out, size_t size, const char *chip, const char *tier, int test)
-{
-    const char *t = eb_test_name(test);
-    snprintf(out, size, "%s/%s/%s", chip, tier, t ? t : "?");
-}
-
-int eb_shard_parse(const char *s, int *index, int *total, eb_error *err)
-{
-    char *end;
-    errno = 0;
-    long i = strtol(s, &end, 10);
-    if (end == s || *end != '/' || errno)
-        goto bad;
-    const char *p = end + 1;
-    long n = strtol(p, &end, 10);
-    if (end == p || *end || errno || n < 1 || n > 10000 || i < 1 || i > n)
-        goto bad;
-    *index = (int)i;
-    *total = (int)n;
-    return 0;
-bad:
-    return eb_fail(err, EB_ECONFIG, "'%s' is not a shard: expected I/N with 1 <= I <= N (e.g. 1/4, as CI_NODE_INDEX/CI_NODE_TOTAL)", s);
 }

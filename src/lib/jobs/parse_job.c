@@ -2,6 +2,7 @@
  * See parse_job.h for the rules (side and dialect detection, cutting a log
  * into tests, pairing board and PC logs). */
 #include "espbench/parse_job.h"
+#include "espbench_core.h"
 
 #include <errno.h>
 #include <math.h>
@@ -39,6 +40,7 @@ void eb_parse_out_free(eb_parse_out *out)
         free(out->entries[i].sender);
     }
     free(out->entries);
+    free(out->udp_reports);
     memset(out, 0, sizeof *out);
 }
 
@@ -229,7 +231,7 @@ static void heap_from_kv(const eb_ebline *l, seg *s)
 static bool test_error(const eb_board_line *bl)
 {
     static const int board_errors[] = {EB_BERR_NO_IP, EB_BERR_CONNECT, EB_BERR_RECV, EB_BERR_IPERF};
-    static const char *const eb_codes[] = {"NOT_CONNECTED", "IPERF"};
+    static const char *const eb_codes[] = {EBC_ERR_NOT_CONNECTED, EBC_ERR_IPERF}; /* the core's (espbench_core.h) */
     if (bl->event == EB_BEV_ERROR) {
         for (size_t i = 0; i < sizeof board_errors / sizeof board_errors[0]; i++)
             if (bl->error == board_errors[i])
@@ -240,6 +242,31 @@ static bool test_error(const eb_board_line *bl)
         if (strcmp(bl->name, eb_codes[i]) == 0)
             return true;
     return false;
+}
+
+/* A line that says which test starts: the mode= line, and for logs without
+ * one (iperf-cmd 1.x logs at a quieter level, a capture begun late) the
+ * echoed iperf command or iperf-cmd 1.0's "[UDP Server] Socket created".
+ * A test that has not printed anything yet takes the evidence (the mode line
+ * wins over a command echo); otherwise a new test begins. */
+static seg *test_starts(seg_list *segs, seg *cur, const eb_board_line *bl, long lineno)
+{
+    if (!bl->role_known)
+        return cur;
+    bool fresh = cur && cur->iv.n == 0 && !cur->has_summary && !cur->error[0];
+    if (bl->event == EB_BEV_SOCKET_CREATED && fresh && cur->test >= 0)
+        return cur; /* the socket of the test already announced */
+    if (!fresh)
+        cur = seg_new(segs, lineno);
+    if (bl->event == EB_BEV_MODE || cur->test < 0) {
+        cur->test = test_of(bl->udp, bl->server);
+        cur->receiver = bl->server;
+    }
+    if (bl->interval_s > 0)
+        cur->interval_s = bl->interval_s;
+    if (bl->time_s > 0)
+        cur->time_s = bl->time_s;
+    return cur;
 }
 
 static int parse_board(eb_parse_out *out, const char *name, const char *data, size_t len, const eb_parse_opts *o,
@@ -280,11 +307,9 @@ static int parse_board(eb_parse_out *out, const char *name, const char *data, si
         eb_board_parser_line(&bp, line, n, &bl);
         switch (bl.event) {
         case EB_BEV_MODE:
-            cur = seg_new(segs, it.lineno);
-            cur->test = test_of(bl.udp, bl.server);
-            cur->receiver = bl.server;
-            cur->interval_s = bl.interval_s;
-            cur->time_s = bl.time_s;
+        case EB_BEV_IPERF_COMMAND:
+        case EB_BEV_SOCKET_CREATED:
+            cur = test_starts(segs, cur, &bl, it.lineno);
             break;
         case EB_BEV_INTERVAL:
             if (!cur || (!cur->running && cur->has_summary))
@@ -477,61 +502,6 @@ static double median_span(const eb_interval *iv, int n)
     return m;
 }
 
-/* UDP loss and jitter of the receiving side: its intervals (lost/total summed,
- * jitter averaged), or the receiver's final relayed to the PC client. */
-static void udp_figures(eb_entry *e, const seg *report_src)
-{
-    long lost = 0, total = 0;
-    double jsum = 0;
-    int jn = 0;
-    for (int i = 0; i < e->n_receiver; i++) {
-        const eb_interval *iv = &e->receiver[i];
-        if (iv->total > 0) {
-            lost += iv->lost;
-            total += iv->total;
-        }
-        if (!isnan(iv->jitter_ms)) {
-            jsum += iv->jitter_ms;
-            jn++;
-        }
-    }
-    if (report_src && report_src->has_report && report_src->report.total > 0) {
-        lost = report_src->report.lost;
-        total = report_src->report.total;
-        if (!isnan(report_src->report.jitter_ms)) {
-            jsum = report_src->report.jitter_ms;
-            jn = 1;
-        }
-    }
-    if (total > 0)
-        e->loss_pct = 100.0 * (double)lost / (double)total;
-    if (jn > 0)
-        e->jitter_ms = jsum / jn;
-}
-
-/* The two sides may report at different intervals (board -i 1, PC -i 0.5):
- * each side uses the entry's interval when its own lines have that length,
- * else its median length. */
-static double side_interval(const eb_entry *e, const eb_interval *iv, int n)
-{
-    double m = median_span(iv, n);
-    if (!isnan(e->interval_s) && !isnan(m) && fabs(m - e->interval_s) <= 0.1 * e->interval_s)
-        return e->interval_s;
-    return isnan(m) ? 0 : m;
-}
-
-static void refresh_stats(eb_entry *e)
-{
-    double wu = isnan(e->warmup_s) ? 0 : e->warmup_s;
-    eb_stats_compute(e->receiver, e->n_receiver, side_interval(e, e->receiver, e->n_receiver), wu, &e->rx_stats);
-    eb_stats_compute(e->sender, e->n_sender, side_interval(e, e->sender, e->n_sender), wu, &e->tx_stats);
-    /* The headline is the receiver; a lone sender-side log (a PC client, a
-     * board client) is all there is, so its figures stand in. */
-    const eb_stats *h = e->rx_stats.n > 0 ? &e->rx_stats : &e->tx_stats;
-    e->mean_mbps = h->mean;
-    e->peak_mbps = h->peak_1s;
-}
-
 /* The occurrence-th entry of a test, if its side's slot is still empty. */
 static eb_entry *find_slot(eb_parse_out *out, int test, int occurrence, bool receiver)
 {
@@ -558,8 +528,13 @@ static eb_entry *new_entry(eb_parse_out *out, int test, const eb_parse_opts *o)
         if (!p)
             abort();
         out->entries = p;
+        eb_interval *q = realloc(out->udp_reports, (size_t)cap * sizeof *q);
+        if (!q)
+            abort();
+        out->udp_reports = q;
         out->cap_entries = cap;
     }
+    out->udp_reports[out->n_entries] = (eb_interval){.lost = -1, .total = -1, .jitter_ms = NAN};
     eb_entry *e = &out->entries[out->n_entries++];
     eb_entry_init(e);
     e->test = test;
@@ -583,7 +558,8 @@ static int add_segments(eb_parse_out *out, const char *name, seg_list *segs, con
         }
         if (s->test < 0)
             return eb_fail(err, EB_ECONFIG,
-                           "%s:%ld: interval lines without a mode= line to tell which test ran; pass --test", name,
+                           "%s:%ld: interval lines with nothing to tell which test ran (no mode= line, echoed iperf "
+                           "command or socket role line); pass --test", name,
                            s->line);
         eb_entry *e = find_slot(out, s->test, occurrences[s->test], s->receiver);
         if (!e)
@@ -624,9 +600,10 @@ static int add_segments(eb_parse_out *out, const char *name, seg_list *segs, con
             if (s->iv.n == 0 || strstr(s->error, "during the test"))
                 copy_str(e->status, sizeof e->status, "failed");
         }
-        if (s->test == EB_TEST_UDP_TX || s->test == EB_TEST_UDP_RX)
-            udp_figures(e, s);
-        refresh_stats(e);
+        int idx = (int)(e - out->entries);
+        if (s->has_report && s->report.total > 0)
+            out->udp_reports[idx] = s->report;
+        eb_entry_figures(e, &out->udp_reports[idx]);
     }
     return 0;
 }

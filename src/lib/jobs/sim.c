@@ -25,6 +25,7 @@
 #include "espbench/buf.h"
 #include "espbench/clock.h"
 #include "espbench/flash.h"
+#include "espbench/rom_client.h"
 #include "espbench/log.h"
 #include "espbench/run.h"
 
@@ -153,15 +154,18 @@ static int flash_app(const eb_sim_opts *o, const char *port, const char *image, 
         return rc;
     eb_sha256_hex(img.data, img.len, sha);
     /* A pty has no DTR/RTS: the vboard enters download mode on the first SYNC,
-     * so no reset sequence is tried (and none is warned about). */
-    eb_flash_opts fo = {.profiles = o->profiles, .expect_chip = o->chip, .before = "no-reset"};
+     * so no reset sequence is tried before, and after writing the loader is
+     * asked to run the app (esptool's soft reset) rather than a hard reset
+     * tried and warned about on the sim's own port. */
+    eb_flash_opts fo = {.profiles = o->profiles, .expect_chip = o->chip, .before = "no-reset",
+                        .after = "no-reset"};
     eb_flash_session *fs = NULL;
     eb_flash_region reg = {SIM_APP_OFFSET, img.data, img.len, image};
     rc = eb_flash_open(&fs, port, &fo, err);
     if (!rc)
         rc = eb_flash_write(fs, &reg, 1, NULL, err);
     if (!rc)
-        rc = eb_flash_reset_after(fs, err);
+        rc = eb_rom_leave_loader(eb_flash_rom(fs), err);
     eb_flash_close(fs);
     eb_buf_free(&img);
     if (rc)

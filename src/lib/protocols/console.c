@@ -177,74 +177,81 @@ bool eb_console_is_boot_line(const char *line)
     return false;
 }
 
-/* "I (305) app_init: Project name:     iperf" → "iperf". */
-static void label_value(const char *line, const char *label, char *out, size_t cap)
+static void first_word(char *out, size_t cap, const char *s)
 {
-    const char *p = strstr(line, label);
-    if (!p)
-        return;
-    p += strlen(label);
-    p += strspn(p, " \t");
-    size_t n = strcspn(p, " \t");
+    size_t n = strcspn(s, " \t");
     if (n >= cap)
         n = cap - 1;
-    memcpy(out, p, n);
+    memcpy(out, s, n);
     out[n] = 0;
 }
 
+static void note_reset(eb_console *c, const eb_board_line *bl)
+{
+    eb_console_boot_info *b = &c->boot;
+    b->boots++;
+    c->in_boot = true;
+    c->echo[0] = 0;
+    snprintf(b->reset_reason, sizeof b->reset_reason, "%s", bl->reason);
+    b->project[0] = b->idf_version[0] = b->app_version[0] = 0;
+}
+
+/* "#EB:EV boot fw=1.0.0 idf=v5.3 chip=esp32" (docs/console-protocol.md) */
+static void note_espbench_boot(eb_console *c, const eb_board_line *bl)
+{
+    eb_console_boot_info *b = &c->boot;
+    if (!c->in_boot)
+        b->boots++;
+    c->in_boot = false;
+    c->echo[0] = 0;
+    static const struct {
+        const char *key;
+        size_t off, cap;
+    } fields[] = {
+        {"chip", offsetof(eb_console_boot_info, chip), sizeof b->chip},
+        {"mac", offsetof(eb_console_boot_info, mac), sizeof b->mac},
+        {"fw", offsetof(eb_console_boot_info, app_version), sizeof b->app_version},
+        {"idf", offsetof(eb_console_boot_info, idf_version), sizeof b->idf_version},
+        {"reason", offsetof(eb_console_boot_info, reset_reason), sizeof b->reset_reason},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        const char *v = eb_ebline_get(bl->eb, fields[i].key);
+        if (v)
+            snprintf((char *)b + fields[i].off, fields[i].cap, "%s", v);
+    }
+    snprintf(b->project, sizeof b->project, "espbench");
+}
+
+/* Boot facts (resets, chip, project, IDF and app versions) as the board
+ * line parser classifies the line: one grammar for run and parse. */
 static void note_boot_line(eb_console *c, const char *line)
 {
     eb_console_boot_info *b = &c->boot;
-    if (strstr(line, "rst:0x") || strstr(line, "rst cause:")) {
-        b->boots++;
-        c->in_boot = true;
-        c->echo[0] = 0;
-        const char *p = strstr(line, "rst");
-        size_t n = strcspn(p, ",");
-        if (n >= sizeof b->reset_reason)
-            n = sizeof b->reset_reason - 1;
-        memcpy(b->reset_reason, p, n);
-        b->reset_reason[n] = 0;
-        b->project[0] = b->idf_version[0] = b->app_version[0] = 0;
-    } else if (strncmp(line, "#EB:EV boot", 11) == 0) {
-        if (!c->in_boot)
-            b->boots++;
-        c->in_boot = false;
-        c->echo[0] = 0;
-        /* "#EB:EV boot fw=1.0.0 idf=v5.3 chip=esp32" (docs/console-protocol.md) */
-        eb_ebline l;
-        if (eb_ebline_parse(line, strlen(line), &l)) {
-            static const struct {
-                const char *key;
-                size_t off, cap;
-            } fields[] = {
-                {"chip", offsetof(eb_console_boot_info, chip), sizeof b->chip},
-                {"mac", offsetof(eb_console_boot_info, mac), sizeof b->mac},
-                {"fw", offsetof(eb_console_boot_info, app_version), sizeof b->app_version},
-                {"idf", offsetof(eb_console_boot_info, idf_version), sizeof b->idf_version},
-                {"reason", offsetof(eb_console_boot_info, reset_reason), sizeof b->reset_reason},
-            };
-            for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-                const char *v = eb_ebline_get(&l, fields[i].key);
-                if (v)
-                    snprintf((char *)b + fields[i].off, fields[i].cap, "%s", v);
-            }
-            snprintf(b->project, sizeof b->project, "espbench");
-        }
-    } else if (strncmp(line, "ESP-ROM:", 8) == 0) {
-        size_t n = strcspn(line + 8, "-");
-        if (n < sizeof b->chip) {
-            memcpy(b->chip, line + 8, n);
-            b->chip[n] = 0;
-        }
-    } else if (strstr(line, "Project name:")) {
-        label_value(line, "Project name:", b->project, sizeof b->project);
-    } else if (strstr(line, "App version:")) {
-        label_value(line, "App version:", b->app_version, sizeof b->app_version);
-    } else if (strstr(line, "ESP-IDF:")) {
-        label_value(line, "ESP-IDF:", b->idf_version, sizeof b->idf_version);
-    } else if (strstr(line, "Type 'help' to get the list of commands")) {
-        c->in_boot = false; /* stock REPL is up: the boot is over */
+    eb_ebline tokens;
+    eb_board_line bl;
+    eb_board_parse_line(EB_DIALECT_UNKNOWN, line, strlen(line), &bl, &tokens);
+    switch (bl.event) {
+    case EB_BEV_BOOT:
+        if (bl.reset)
+            note_reset(c, &bl);
+        else if (bl.eb)
+            note_espbench_boot(c, &bl);
+        if (!bl.eb && bl.text[0]) /* "ESP-ROM:esp32s3-20210327", "ets Jun  8 2016" */
+            first_word(b->chip, sizeof b->chip, bl.text);
+        break;
+    case EB_BEV_APP_PROJECT:
+        first_word(b->project, sizeof b->project, bl.text);
+        break;
+    case EB_BEV_APP_VERSION:
+        first_word(b->app_version, sizeof b->app_version, bl.text);
+        break;
+    case EB_BEV_APP_IDF:
+        first_word(b->idf_version, sizeof b->idf_version, bl.text);
+        break;
+    default:
+        if (strstr(line, "Type 'help' to get the list of commands"))
+            c->in_boot = false; /* stock REPL is up: the boot is over */
+        break;
     }
 }
 
@@ -380,6 +387,7 @@ int eb_console_next(eb_console *c, char *line, size_t cap, eb_deadline d, eb_err
         if (r < 0) {
             c->port_failed = true;
             eb_error_prefix(err, "console %s: ", c->port->url);
+            eb_error_kind(err, EB_KIND_PORT_LOST);
             return -EB_EIO;
         }
         if (r > 0)

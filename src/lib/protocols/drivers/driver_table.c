@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "drivers.h"
+#include "espbench/board_parse.h"
 #include "espbench/dialect.h"
 
 void eb_board_run_reset(eb_board_run *r)
@@ -58,7 +59,8 @@ int eb_drv_expect(eb_console *c, const char *const *needles, char *line, size_t 
             return -ev;
         if (eb_console_boot(c)->boots != boots)
             return eb_fail(err, EB_EIO, "console %s: board rebooted (%s) while waiting for %s",
-                           eb_console_port(c)->url, eb_console_boot(c)->reset_reason, what);
+                           eb_console_port(c)->url, eb_console_boot(c)->reset_reason, what),
+                   eb_error_kind(err, EB_KIND_REBOOT);
         if (ev == EB_CON_TIMEOUT)
             return eb_fail(err, EB_EIO, "console %s: no %s before the deadline",
                            eb_console_port(c)->url, what);
@@ -80,10 +82,7 @@ const eb_console_driver *eb_console_driver_get(int dialect)
 {
     if (dialect == eb_driver_espbench.dialect)
         return &eb_driver_espbench;
-    for (int i = 0; i < eb_driver_stock_count; i++)
-        if (eb_driver_stock[i].dialect == dialect)
-            return &eb_driver_stock[i];
-    return NULL;
+    return eb_driver_stock_get(dialect);
 }
 
 const eb_console_driver *eb_console_driver_by_name(const char *name)
@@ -94,18 +93,18 @@ const eb_console_driver *eb_console_driver_by_name(const char *name)
 
 int eb_console_guess_dialect(const eb_console_boot_info *b, const char *prompt_seen)
 {
-    /* The espbench prompt is definitive; a boot log may have been garbled
-     * (a baud switch after flashing) or half missed. */
-    if (prompt_seen && !strncmp(prompt_seen, "espbench>", 9))
-        return EB_DIALECT_ESPBENCH;
-    if (b->project[0] || b->idf_version[0]) {
-        int d = eb_dialect_from_app(b->project, b->idf_version, b->chip);
-        if (d != EB_DIALECT_UNKNOWN)
-            return d;
-    }
-    if (prompt_seen && !strncmp(prompt_seen, "esp32>", 6))
-        return EB_DIALECT_IDF_LEGACY;
-    return EB_DIALECT_UNKNOWN;
+    /* The boot facts and the prompt go to the one detector (board_parse.h)
+     * that `parse` uses for whole logs. */
+    eb_board_detect d;
+    eb_board_detect_init(&d);
+    snprintf(d.project, sizeof d.project, "%s", b->project);
+    snprintf(d.idf, sizeof d.idf, "%.31s", b->idf_version);
+    snprintf(d.chip, sizeof d.chip, "%s", b->chip);
+    d.esp8266 = !strcmp(b->chip, "esp8266");
+    if (prompt_seen)
+        eb_board_detect_line(&d, prompt_seen, strlen(prompt_seen));
+    char why[256];
+    return eb_board_detect_result(&d, why, sizeof why);
 }
 
 /* "IDF Version:v5.3.1-dirty" (cmd_system `version`) or "idf=v5.3" (#EB:OK). */

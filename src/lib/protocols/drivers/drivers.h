@@ -8,8 +8,8 @@
 #include "espbench/console_driver.h"
 
 extern const eb_console_driver eb_driver_espbench;
-extern const eb_console_driver eb_driver_stock[]; /* one per stock dialect */
-extern const int eb_driver_stock_count;
+/* The stock driver of a dialect (built from its descriptor row), or NULL. */
+const eb_console_driver *eb_driver_stock_get(int dialect);
 
 /* Appends one interval (decimal Mbit/s) to a run. */
 void eb_board_run_add(eb_board_run *r, double start_s, double end_s, double bytes, double mbps,

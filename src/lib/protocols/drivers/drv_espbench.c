@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "drivers.h"
+#include "espbench_core.h"
 #include "espbench/board_parse.h"
 #include "espbench/dialect.h"
 
@@ -14,52 +15,59 @@
 #define EB_ERR_TAG "#EB:ERR"
 #define EB_EV_TAG "#EB:EV "
 
-static const char *const espbench_prompts[] = {"espbench> ", NULL};
+/* The protocol's constants are the firmware core's (one header for board,
+ * vboard and host). */
+static const char *const espbench_prompts[] = {EBC_PROMPT, NULL}; /* = its descriptor row's */
+_Static_assert((int)EB_F_COUNT == (int)EBC_F_COUNT, "tier fields: enum eb_field and the core's enum ebc_field agree");
 
-/* Value of key in an #EB: line (tokenised by board_parse.h, quotes and
- * escapes handled there); false if absent or not an #EB: line. */
-static bool kv(const char *line, const char *key, char *out, size_t cap)
+/* One console line as the board line parser (board_parse.h) reads it: the
+ * driver interprets events and replies from the parser's classification and
+ * its #EB: tokens, never by re-tokenising the text itself. */
+typedef struct eb_reply {
+    eb_board_line bl;
+    eb_ebline tokens;
+} eb_reply;
+
+static const eb_board_line *classify(const char *line, eb_reply *r)
 {
-    eb_ebline l;
-    const char *tag = strstr(line, "#EB:");
-    if (!tag || !eb_ebline_parse(tag, strlen(tag), &l))
-        return false;
-    const char *v = eb_ebline_get(&l, key);
-    if (!v)
-        return false;
-    snprintf(out, cap, "%s", v);
-    return true;
+    eb_board_parse_line(EB_DIALECT_ESPBENCH, line, strlen(line), &r->bl, &r->tokens);
+    return &r->bl;
 }
 
-static bool kv_num(const char *line, const char *key, double *out)
+/* Value of key in a classified #EB: line, or NULL. */
+static const char *val(const eb_reply *r, const char *key)
 {
-    char v[48];
-    if (!kv(line, key, v, sizeof v))
-        return false;
+    return r->bl.eb ? eb_ebline_get(r->bl.eb, key) : NULL;
+}
+
+static bool kv(const eb_reply *r, const char *key, char *out, size_t cap)
+{
+    const char *v = val(r, key);
+    if (v)
+        snprintf(out, cap, "%s", v);
+    return v != NULL;
+}
+
+static bool kv_num(const eb_reply *r, const char *key, double *out)
+{
+    const char *v = val(r, key);
     char *end;
-    double x = strtod(v, &end);
-    if (end == v)
+    double x = v ? strtod(v, &end) : 0;
+    if (!v || end == v)
         return false;
     *out = x;
     return true;
 }
 
 /* The first of several accepted key spellings. */
-static long kv_long_any(const char *line, const char *const *keys)
+static long kv_long_any(const eb_reply *r, const char *const *keys)
 {
     for (int i = 0; keys[i]; i++) {
         double x;
-        if (kv_num(line, keys[i], &x))
+        if (kv_num(r, keys[i], &x))
             return (long)x;
     }
     return -1;
-}
-
-static bool is_event(const char *line, const char *name)
-{
-    size_t tl = strlen(EB_EV_TAG), nl = strlen(name);
-    return !strncmp(line, EB_EV_TAG, tl) && !strncmp(line + tl, name, nl) &&
-           (line[tl + nl] == ' ' || line[tl + nl] == 0);
 }
 
 /* The command's first word, for messages (never the arguments: sta_connect
@@ -90,9 +98,11 @@ static int command(eb_console *c, const char *cmd, char *ok, size_t okcap,
     if (rc)
         return rc;
     if (which == 1) {
+        eb_reply r;
+        classify(line, &r);
         char code[48] = "?", msg[200] = "";
-        kv(line, "code", code, sizeof code);
-        kv(line, "msg", msg, sizeof msg);
+        kv(&r, "code", code, sizeof code);
+        kv(&r, "msg", msg, sizeof msg);
         return eb_fail(err, EB_EIO, "console %s: '%s' failed: %s: %s", eb_console_port(c)->url,
                        word, code, msg);
     }
@@ -115,12 +125,14 @@ static int espbench_identify(const eb_console_driver *drv, eb_console *c, eb_con
     int rc = command(c, "version", ok, sizeof ok, NULL, NULL, d, err);
     if (rc)
         return rc;
+    eb_reply r;
+    classify(ok, &r);
     snprintf(b->project, sizeof b->project, "espbench");
-    if (!kv(ok, "fw", b->app_version, sizeof b->app_version))
-        kv(ok, "version", b->app_version, sizeof b->app_version);
-    kv(ok, "idf", b->idf_version, sizeof b->idf_version);
-    kv(ok, "chip", b->chip, sizeof b->chip);
-    kv(ok, "mac", b->mac, sizeof b->mac);
+    if (!kv(&r, "fw", b->app_version, sizeof b->app_version))
+        kv(&r, "version", b->app_version, sizeof b->app_version);
+    kv(&r, "idf", b->idf_version, sizeof b->idf_version);
+    kv(&r, "chip", b->chip, sizeof b->chip);
+    kv(&r, "mac", b->mac, sizeof b->mac);
     return 0;
 }
 
@@ -154,10 +166,12 @@ static int espbench_tier_built(const eb_console_driver *drv, eb_console *c, cons
         return rc;
     size_t n = 0;
     note[0] = 0;
+    eb_reply r;
+    classify(ok, &r);
     for (int f = 0; f < EB_F_COUNT; f++) {
         const eb_field_desc *fd = eb_field_desc_get(f);
         double v;
-        if (!fd || !t->set[f] || t->runtime[f] || !kv_num(ok, fd->key, &v) || (int)v == t->value[f])
+        if (!fd || !t->set[f] || t->runtime[f] || !kv_num(&r, fd->key, &v) || (int)v == t->value[f])
             continue;
         int k = snprintf(note + n, cap - n, "%s%s=%d (tier %d)", n ? ", " : "", fd->key, (int)v, t->value[f]);
         if (k < 0 || (size_t)k >= cap - n)
@@ -176,14 +190,13 @@ struct scan_ctx {
 static void scan_line(void *u, const char *line)
 {
     struct scan_ctx *s = u;
-    char ssid[40];
-    double rssi, ch;
-    if (is_event(line, "wifi.scan") && kv(line, "ssid", ssid, sizeof ssid) &&
-        !strcmp(ssid, s->ssid) && kv_num(line, "rssi", &rssi)) {
+    eb_reply r;
+    const eb_board_line *bl = classify(line, &r);
+    if (bl->event == EB_BEV_SCAN && !strcmp(bl->ssid, s->ssid) && val(&r, "rssi")) {
         /* Several BSSs may share the SSID: keep the strongest. */
-        if (!s->found || (int)rssi > s->w->rssi) {
-            s->w->rssi = (int)rssi;
-            s->w->channel = kv_num(line, "ch", &ch) ? (int)ch : 0;
+        if (!s->found || bl->rssi > s->w->rssi) {
+            s->w->rssi = bl->rssi;
+            s->w->channel = bl->channel;
         }
         s->found = true;
     }
@@ -273,28 +286,29 @@ static int espbench_connect(const eb_console_driver *drv, eb_console *c, const c
                            err, &which);
         if (rc)
             return rc;
+        eb_reply r;
+        const eb_board_line *bl = classify(line, &r);
         if (which == 0) {
             ok = true;
         } else if (which == 1) {
             char code[48] = "?", msg[200] = "";
-            kv(line, "code", code, sizeof code);
-            kv(line, "msg", msg, sizeof msg);
+            kv(&r, "code", code, sizeof code);
+            kv(&r, "msg", msg, sizeof msg);
             /* The firmware's codes (espbench_core.h) with what they usually mean. */
-            const char *hint = !strcmp(code, "AUTH")    ? ": wrong password?"
-                               : !strcmp(code, "NO_AP") ? ": AP not found"
+            const char *hint = !strcmp(code, EBC_ERR_AUTH)    ? ": wrong password?"
+                               : !strcmp(code, EBC_ERR_NO_AP) ? ": AP not found"
                                                         : "";
             return eb_fail(err, EB_EIO, "Wi-Fi connect to '%s' failed on %s: %s: %s%s", ssid,
                            eb_console_port(c)->url, code, msg, hint);
-        } else if (which == 2) {
-            kv(line, "ip", w->ip, sizeof w->ip);
-            kv(line, "mask", w->mask, sizeof w->mask);
-            kv(line, "gw", w->gw, sizeof w->gw);
+        } else if (which == 2 && bl->event == EB_BEV_GOT_IP) {
+            snprintf(w->ip, sizeof w->ip, "%s", bl->ip);
+            snprintf(w->mask, sizeof w->mask, "%s", bl->mask);
+            snprintf(w->gw, sizeof w->gw, "%s", bl->gw);
             got_ip = true;
-        } else {
-            double reason = 0;
-            kv_num(line, "reason", &reason);
+        } else if (which == 3) {
+            int reason = bl->value > 0 ? (int)bl->value : 0;
             return eb_fail(err, EB_EIO, "Wi-Fi connect to '%s' failed on %s: disconnected, reason %d (%s)",
-                           ssid, eb_console_port(c)->url, (int)reason, hint_for((int)reason));
+                           ssid, eb_console_port(c)->url, reason, hint_for(reason));
         }
     }
     snprintf(w->ssid, sizeof w->ssid, "%s", ssid);
@@ -313,9 +327,11 @@ static int espbench_memory(const eb_console_driver *drv, eb_console *c, eb_mem_i
     static const char *const k_min[] = {"min_internal", "internal_min", "min_free_internal", "internal_min_free",
                                         "min_free", "min", NULL};
     static const char *const k_big[] = {"largest_internal", "largest", "largest_block", NULL};
-    m->free_internal = kv_long_any(ok, k_free);
-    m->min_free_internal = kv_long_any(ok, k_min);
-    m->largest_block = kv_long_any(ok, k_big);
+    eb_reply r;
+    classify(ok, &r);
+    m->free_internal = kv_long_any(&r, k_free);
+    m->min_free_internal = kv_long_any(&r, k_min);
+    m->largest_block = kv_long_any(&r, k_big);
     if (m->free_internal < 0)
         return eb_fail(err, EB_EIO, "console %s: 'mem' reply has no free memory figure: %s",
                        eb_console_port(c)->url, ok);
@@ -326,36 +342,36 @@ static void espbench_iperf_line(const eb_console_driver *drv, const eb_board_ipe
                                 const char *line, eb_board_run *run)
 {
     (void)drv;
-    if (strncmp(line, EB_EV_TAG "iperf.", strlen(EB_EV_TAG "iperf.")) != 0)
-        return;
-    if (is_event(line, "iperf.started")) {
+    eb_reply r;
+    const eb_board_line *bl = classify(line, &r);
+    if (!bl->eb)
+        return; /* only #EB: lines are the protocol's */
+    switch (bl->event) {
+    case EB_BEV_MODE:
         run->started = true;
-    } else if (is_event(line, "iperf.connected")) {
+        break;
+    case EB_BEV_CONNECTED:
         run->connected = true;
-    } else if (is_event(line, "iperf.interval")) {
-        double s, e, bytes, jitter = NAN, lost = -1, total = -1;
-        if (!kv_num(line, "start", &s) || !kv_num(line, "end", &e) || !kv_num(line, "bytes", &bytes) ||
-            e <= s)
-            return;
-        kv_num(line, "jitter_ms", &jitter);
-        kv_num(line, "lost", &lost);
-        kv_num(line, "total", &total);
-        if (eb_board_is_summary(s, e, cfg->interval_s))
-            return;
-        eb_board_run_add(run, s, e, bytes, bytes * 8 / (e - s) / 1e6, jitter, (long)lost, (long)total);
-    } else if (is_event(line, "iperf.summary")) {
-        double s = 0, e = 0, bytes = 0, mbps;
-        if (kv_num(line, "mbps", &mbps))
-            run->summary_mbps = mbps;
-        else if (kv_num(line, "start", &s) && kv_num(line, "end", &e) && kv_num(line, "bytes", &bytes) &&
-                 e > s)
-            run->summary_mbps = bytes * 8 / (e - s) / 1e6;
-    } else if (is_event(line, "iperf.done")) {
+        break;
+    case EB_BEV_INTERVAL:
+        if (bl->iv.end_s > bl->iv.start_s && !eb_board_is_summary(bl->iv.start_s, bl->iv.end_s, cfg->interval_s))
+            eb_board_run_add(run, bl->iv.start_s, bl->iv.end_s, bl->iv.bytes, bl->iv.mbps, bl->iv.jitter_ms,
+                             bl->iv.lost, bl->iv.total);
+        break;
+    case EB_BEV_SUMMARY:
+        if (bl->iv.end_s > bl->iv.start_s)
+            run->summary_mbps = bl->iv.mbps;
+        break;
+    case EB_BEV_IPERF_DONE:
         run->done = true;
-    } else if (is_event(line, "iperf.error")) {
+        break;
+    case EB_BEV_ERROR:
         run->failed = true;
-        if (!kv(line, "msg", run->msg, sizeof run->msg))
-            snprintf(run->msg, sizeof run->msg, "%s", line + strlen(EB_EV_TAG));
+        if (!kv(&r, "msg", run->msg, sizeof run->msg))
+            snprintf(run->msg, sizeof run->msg, "%s", line);
+        break;
+    default:
+        break;
     }
 }
 

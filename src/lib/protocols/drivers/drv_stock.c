@@ -4,6 +4,7 @@
  * firmware cannot switch tiers at run time (set_tier is NULL): the run job
  * flashes the tier's image from the manifest instead. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,24 +13,16 @@
 #include "espbench/board_parse.h"
 #include "espbench/dialect.h"
 
+/* What the shared engine does differently per dialect; the dialect's facts
+ * (commands, prompts, -b format) are its descriptor row (dialect.h). */
 typedef struct stock_row {
-    const char *connect_cmd;   /* "sta" (≤v5.2) or "sta_connect" */
-    const char *scan_cmd;      /* "scan" or "sta_scan" */
-    const char *abort_cmd;     /* "iperf -a" or "iperf --abort" */
-    const char *bw_fmt;        /* client -b format for a rate in Mbit/s; NULL: no -b */
-    bool bw_integer;           /* -b takes whole Mbit/s */
     bool started_on_mode;      /* the "mode=" header is the only sign a server listens */
 } stock_row;
 
-static const char *const prompts_legacy[] = {"esp32> ", "iperf> ", NULL};
-static const char *const prompts_iperf[] = {"iperf> ", NULL};
+static const stock_row row_quiet_server = {true};  /* idf-legacy, esp8266 */
+static const stock_row row_default = {false};
 
-static const stock_row row_legacy = {"sta", "scan", "iperf -a", NULL, true, true};
-static const stock_row row_esp8266 = {"sta", "scan", "iperf -a", NULL, true, true};
-static const stock_row row_v44 = {"sta", "scan", "iperf -a", "-b %d", true, false};
-static const stock_row row_v51 = {"sta", "scan", "iperf -a", "-b %d", true, false};
-static const stock_row row_cmd01 = {"sta_connect", "sta_scan", "iperf --abort", "-b %d", true, false};
-static const stock_row row_cmd10 = {"sta_connect", "sta_scan", "iperf --abort", "-b %gm", false, false};
+static const eb_dialect_desc *desc_of(const eb_console_driver *drv) { return eb_dialect_desc_get(drv->dialect); }
 
 /* One console line through the shared board-line classifier (board_parse.h),
  * which knows every dialect's formats and unit bases. */
@@ -94,9 +87,8 @@ static int stock_ready(const eb_console_driver *drv, eb_console *c, eb_deadline 
 static int stock_scan(const eb_console_driver *drv, eb_console *c, const char *ssid,
                       eb_wifi_info *w, eb_deadline d, eb_error *err)
 {
-    const stock_row *row = drv->row;
     char cmd[128], line[EB_CONSOLE_LINE_MAX];
-    snprintf(cmd, sizeof cmd, "%s %s", row->scan_cmd, ssid);
+    snprintf(cmd, sizeof cmd, "%s %s", desc_of(drv)->scan_cmd, ssid);
     int rc = eb_console_send(c, cmd, d, err);
     if (rc)
         return rc;
@@ -132,9 +124,8 @@ static int stock_scan(const eb_console_driver *drv, eb_console *c, const char *s
 static int stock_connect(const eb_console_driver *drv, eb_console *c, const char *ssid,
                          const char *pass, eb_wifi_info *w, eb_deadline d, eb_error *err)
 {
-    const stock_row *row = drv->row;
     char cmd[256], line[EB_CONSOLE_LINE_MAX];
-    snprintf(cmd, sizeof cmd, pass && *pass ? "%s %s %s" : "%s %s", row->connect_cmd, ssid, pass);
+    snprintf(cmd, sizeof cmd, pass && *pass ? "%s %s %s" : "%s %s", desc_of(drv)->connect_cmd, ssid, pass);
     int rc = eb_console_send(c, cmd, d, err);
     memset(cmd, 0, sizeof cmd);
     if (rc)
@@ -146,7 +137,8 @@ static int stock_connect(const eb_console_driver *drv, eb_console *c, const char
         if (ev < 0)
             return -ev;
         if (eb_console_boot(c)->boots != boots)
-            return eb_fail(err, EB_EIO, "console %s: board rebooted while connecting", eb_console_port(c)->url);
+            return eb_fail(err, EB_EIO, "console %s: board rebooted while connecting", eb_console_port(c)->url),
+                   eb_error_kind(err, EB_KIND_REBOOT);
         if (ev == EB_CON_TIMEOUT)
             return eb_fail(err, EB_EIO, "Wi-Fi connect to '%s' failed on %s: no IP address%s%s", ssid,
                            eb_console_port(c)->url, reason ? " (last disconnect reason " : "",
@@ -223,7 +215,7 @@ static void start_line(void *u, const char *line)
 static int stock_iperf_start(const eb_console_driver *drv, eb_console *c, const eb_board_iperf *cfg,
                              eb_board_run *run, eb_deadline d, eb_error *err)
 {
-    const stock_row *row = drv->row;
+    const eb_dialect_desc *desc = desc_of(drv);
     char cmd[256];
     /* The stock firmware takes whole seconds for -i and -t. */
     int iv = (int)ceil(cfg->interval_s), t = (int)ceil(cfg->time_s);
@@ -234,12 +226,12 @@ static int stock_iperf_start(const eb_console_driver *drv, eb_console *c, const 
         n = snprintf(cmd, sizeof cmd, "iperf -s -p %u -i %d -t %d", cfg->port, iv, t);
     if (cfg->udp)
         n += snprintf(cmd + n, sizeof cmd - (size_t)n, " -u");
-    if (cfg->board_sends && cfg->udp && cfg->udp_rate_mbps > 0 && row->bw_fmt) {
+    if (cfg->board_sends && cfg->udp && cfg->udp_rate_mbps > 0 && desc->bw_fmt) {
         n += snprintf(cmd + n, sizeof cmd - (size_t)n, " ");
-        if (row->bw_integer)
-            snprintf(cmd + n, sizeof cmd - (size_t)n, row->bw_fmt, (int)ceil(cfg->udp_rate_mbps));
+        if (desc->bw_integer)
+            snprintf(cmd + n, sizeof cmd - (size_t)n, desc->bw_fmt, (int)ceil(cfg->udp_rate_mbps));
         else
-            snprintf(cmd + n, sizeof cmd - (size_t)n, row->bw_fmt, cfg->udp_rate_mbps);
+            snprintf(cmd + n, sizeof cmd - (size_t)n, desc->bw_fmt, cfg->udp_rate_mbps);
     }
     int rc = eb_console_send(c, cmd, d, err);
     if (rc)
@@ -253,7 +245,8 @@ static int stock_iperf_start(const eb_console_driver *drv, eb_console *c, const 
         if (ev < 0)
             return -ev;
         if (eb_console_boot(c)->boots != boots)
-            return eb_fail(err, EB_EIO, "console %s: board rebooted starting iperf", eb_console_port(c)->url);
+            return eb_fail(err, EB_EIO, "console %s: board rebooted starting iperf", eb_console_port(c)->url),
+                   eb_error_kind(err, EB_KIND_REBOOT);
         if (ev == EB_CON_TIMEOUT)
             return eb_fail(err, EB_EIO, "console %s: board iperf did not start", eb_console_port(c)->url);
         if (ev == EB_CON_LINE)
@@ -266,8 +259,7 @@ static int stock_iperf_start(const eb_console_driver *drv, eb_console *c, const 
 
 static int stock_iperf_abort(const eb_console_driver *drv, eb_console *c, eb_deadline d, eb_error *err)
 {
-    const stock_row *row = drv->row;
-    int rc = eb_console_send(c, row->abort_cmd, d, err);
+    int rc = eb_console_send(c, desc_of(drv)->abort_cmd, d, err);
     if (rc)
         return rc;
     char line[EB_CONSOLE_LINE_MAX];
@@ -281,20 +273,34 @@ static int stock_iperf_abort(const eb_console_driver *drv, eb_console *c, eb_dea
     return ev < 0 ? -ev : 0;
 }
 
-#define STOCK(d, n, p, r)                                                                             \
-    {                                                                                              \
-        .dialect = (d), .name = (n), .prompts = (p), .runtime_tiers = false, .row = &(r),          \
-        .ready = stock_ready, .set_tier = NULL, .scan = stock_scan, .connect = stock_connect,       \
-        .memory = stock_memory, .iperf_start = stock_iperf_start, .iperf_line = stock_iperf_line,  \
-        .iperf_abort = stock_iperf_abort,                                                          \
-    }
+/* The stock drivers: one per descriptor row with a stock example (every
+ * dialect but espbench), built once from the rows so that names and prompts
+ * are the descriptor's. */
+static eb_console_driver stock[EB_DIALECT_COUNT];
+static int n_stock;
+static pthread_once_t stock_once = PTHREAD_ONCE_INIT;
 
-const eb_console_driver eb_driver_stock[] = {
-    STOCK(EB_DIALECT_IDF_LEGACY, "idf-legacy", prompts_legacy, row_legacy),
-    STOCK(EB_DIALECT_ESP8266, "esp8266", prompts_iperf, row_esp8266),
-    STOCK(EB_DIALECT_IDF_V44, "idf-v4.4", prompts_iperf, row_v44),
-    STOCK(EB_DIALECT_IDF_V51, "idf-v5.1", prompts_iperf, row_v51),
-    STOCK(EB_DIALECT_IPERF_CMD_01, "iperf-cmd-0.1", prompts_iperf, row_cmd01),
-    STOCK(EB_DIALECT_IPERF_CMD_10, "iperf-cmd-1.0", prompts_iperf, row_cmd10),
-};
-const int eb_driver_stock_count = (int)(sizeof eb_driver_stock / sizeof eb_driver_stock[0]);
+static void build_stock(void)
+{
+    for (int d = 0; d < EB_DIALECT_COUNT; d++) {
+        const eb_dialect_desc *desc = eb_dialect_desc_get(d);
+        if (d == EB_DIALECT_ESPBENCH || !desc)
+            continue;
+        stock[n_stock++] = (eb_console_driver){
+            .dialect = d, .name = desc->name, .prompts = desc->prompts, .runtime_tiers = false,
+            .row = d == EB_DIALECT_IDF_LEGACY || d == EB_DIALECT_ESP8266 ? &row_quiet_server : &row_default,
+            .ready = stock_ready, .set_tier = NULL, .scan = stock_scan, .connect = stock_connect,
+            .memory = stock_memory, .iperf_start = stock_iperf_start, .iperf_line = stock_iperf_line,
+            .iperf_abort = stock_iperf_abort,
+        };
+    }
+}
+
+const eb_console_driver *eb_driver_stock_get(int dialect)
+{
+    pthread_once(&stock_once, build_stock);
+    for (int i = 0; i < n_stock; i++)
+        if (stock[i].dialect == dialect)
+            return &stock[i];
+    return NULL;
+}

@@ -1,0 +1,183 @@
+/* The run planner: option defaults, the ordered plan of one board (tier x
+ * test x repeat), the CI shard that keeps a slice of the matrix, and the UDP
+ * offered rate of a test. Pure: no board, no file. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "espbench/run.h"
+#include "run_internal.h"
+
+#define UDP_RATE_FACTOR 1.3
+#define UDP_RATE_FALLBACK 100.0
+
+void eb_run_opts_defaults(eb_run_opts *o)
+{
+    if (o->duration_s <= 0)
+        o->duration_s = 10;
+    if (o->interval_s <= 0)
+        o->interval_s = 1;
+    if (o->warmup_s < 0)
+        o->warmup_s = o->interval_s;
+    if (o->repeat <= 0)
+        o->repeat = 1;
+    if (!o->tests)
+        o->tests = (1u << EB_TEST_COUNT) - 1;
+    if (o->retries < 0)
+        o->retries = 2;
+    if (!o->baud)
+        o->baud = 115200;
+}
+
+int eb_run_check_timing(const eb_run_opts *o, eb_error *err)
+{
+    double d = o->duration_s > 0 ? o->duration_s : 10, i = o->interval_s > 0 ? o->interval_s : 1;
+    double w = o->warmup_s >= 0 ? o->warmup_s : i;
+    if (i > d)
+        return eb_fail(err, EB_ECONFIG, "--interval (%g) is longer than --duration (%g)", i, d);
+    if (w + i > d + 1e-9)
+        return eb_fail(err, EB_ECONFIG, "--duration %g leaves no full interval after the %g s warm-up "
+                       "(--interval %g): lengthen --duration or shorten --warmup", d, w, i);
+    return 0;
+}
+
+int eb_run_check_out(const eb_run_opts *o, eb_error *err)
+{
+    char prev[1200];
+    snprintf(prev, sizeof prev, "%s/results.json", o->out_dir);
+    if (!o->resume && access(prev, F_OK) == 0)
+        return eb_fail(err, EB_ECONFIG, "%s exists: pass --resume to continue that run, or choose another --out",
+                       prev);
+    return 0;
+}
+
+bool eb_run_test_is_tx(int test) { return test == EB_TEST_TCP_TX || test == EB_TEST_UDP_TX; }
+bool eb_run_test_is_udp(int test) { return test == EB_TEST_UDP_TX || test == EB_TEST_UDP_RX; }
+
+double eb_run_udp_rate(const eb_run_opts *o, const eb_tier *t, int test)
+{
+    if (o->udp_rate_mbps > 0)
+        return o->udp_rate_mbps;
+    double ref = t ? t->ref_mbps[test] : NAN;
+    if (isfinite(ref) && ref > 0)
+        return round(ref * UDP_RATE_FACTOR * 10) / 10;
+    return UDP_RATE_FALLBACK;
+}
+
+static int unknown_tier(const eb_chip *chip, const char *name, eb_error *err)
+{
+    char list[512] = "";
+    size_t n = 0;
+    for (int k = 0; k < chip->n_tiers && n < sizeof list - 40; k++)
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", k ? ", " : "", chip->tiers[k].name);
+    return -eb_fail(err, EB_ECONFIG, "chip %s has no tier '%s' (tiers: %s; or all, psram)", chip->name, name,
+                    list);
+}
+
+/* The tiers named by o (in the order given; "all" and "psram" expand in
+ * profile order). Returns the count or -code. */
+static int select_tiers(const eb_run_opts *o, const eb_chip *chip, const eb_tier **tiers, int max, eb_error *err)
+{
+    /* "all" = the docs' main table (tiers without PSRAM); "psram" = the PSRAM tiers. */
+    static const char *const all_list[] = {"all"};
+    const char *const *names = o->n_tiers ? o->tiers : all_list;
+    int n_names = o->n_tiers ? o->n_tiers : 1, nt = 0;
+    for (int i = 0; i < n_names; i++) {
+        bool all = !strcmp(names[i], "all"), psram = !strcmp(names[i], "psram");
+        if (all || psram) {
+            for (int k = 0; k < chip->n_tiers && nt < max; k++)
+                if (chip->tiers[k].psram == psram)
+                    tiers[nt++] = &chip->tiers[k];
+            continue;
+        }
+        const eb_tier *t = eb_chip_tier(chip, names[i]);
+        if (!t)
+            return unknown_tier(chip, names[i], err);
+        if (nt < max)
+            tiers[nt++] = t;
+    }
+    return nt;
+}
+
+int eb_run_plan(const eb_run_opts *o, const eb_chip *chip, eb_run_item *out, int cap, eb_error *err)
+{
+    const eb_tier *tiers[EB_RUN_MAX_TIERS + 64];
+    int nt = select_tiers(o, chip, tiers, (int)(sizeof tiers / sizeof tiers[0]), err);
+    if (nt < 0)
+        return nt;
+    int n = 0;
+    for (int i = 0; i < nt; i++) {
+        for (int test = 0; test < EB_TEST_COUNT; test++) {
+            if (!(o->tests & (1u << test)))
+                continue;
+            if (o->shard_total > 0) {
+                char key[128];
+                eb_shard_key(key, sizeof key, chip->name, tiers[i]->name, test);
+                if (!eb_shard_select(o->shard_index, o->shard_total, key))
+                    continue;
+            }
+            for (int r = 0; r < o->repeat; r++) {
+                if (n < cap)
+                    out[n] = (eb_run_item){tiers[i], test, r};
+                n++;
+            }
+        }
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------ CI shards */
+
+uint32_t eb_shard_hash(const char *key)
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *p = (const unsigned char *)key; *p; p++) {
+        h ^= *p;
+        h *= 16777619u;
+    }
+    return h;
+}
+
+bool eb_shard_select(int index, int total, const char *key)
+{
+    if (total <= 1)
+        return true;
+    if (index < 1 || index > total)
+        return false;
+    /* FNV-1a's low bits depend on few input bits (mod 2 only on the byte sum), so
+     * mix them (MurmurHash3's finaliser) before taking the remainder. */
+    uint32_t h = eb_shard_hash(key);
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return (int)(h % (uint32_t)total) == index - 1;
+}
+
+void eb_shard_key(char *out, size_t size, const char *chip, const char *tier, int test)
+{
+    const char *t = eb_test_name(test);
+    snprintf(out, size, "%s/%s/%s", chip, tier, t ? t : "?");
+}
+
+int eb_shard_parse(const char *s, int *index, int *total, eb_error *err)
+{
+    char *end;
+    errno = 0;
+    long i = strtol(s, &end, 10);
+    if (end == s || *end != '/' || errno)
+        goto bad;
+    const char *p = end + 1;
+    long n = strtol(p, &end, 10);
+    if (end == p || *end || errno || n < 1 || n > 10000 || i < 1 || i > n)
+        goto bad;
+    *index = (int)i;
+    *total = (int)n;
+    return 0;
+bad:
+    return eb_fail(err, EB_ECONFIG, "'%s' is not a shard: expected I/N with 1 <= I <= N (e.g. 1/4, as CI_NODE_INDEX/CI_NODE_TOTAL)", s);
+}

@@ -1,0 +1,228 @@
+/* eb_run_resolve: from what the user asked for (flags, a lab file, --sim) to
+ * the boards of a run, in one step the CLI only calls. The policies live
+ * here: which lab boards --chip keeps, where the Wi-Fi password may come
+ * from (a lab file's source or an environment variable, never a flag), the
+ * SSID and output-folder defaults, and the virtual boards of --sim. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "espbench/iperf_proc.h"
+#include "espbench/lab.h"
+#include "espbench/run.h"
+#include "espbench/sim.h"
+
+/* The virtual AP's password (the vboard gets it through its environment). */
+#define SIM_AP_PASSWORD "espbench-sim-wpa2"
+
+/* An error of the request itself (flags that contradict or lack something):
+ * the CLI shows it as a usage error. */
+static int bad_request(eb_run_setup *st, eb_error *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int bad_request(eb_run_setup *st, eb_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    err->code = EB_ECONFIG;
+    err->kind = EB_KIND_NONE;
+    st->bad_request = true;
+    return EB_ECONFIG;
+}
+
+_Static_assert(EB_RUN_MAX_SIM_FAULTS == EB_SIM_MAX_FAULTS, "one limit for --sim-fault");
+
+/* A lab file's boards; with --chip only that chip's. */
+static int lab_boards(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
+{
+    st->lab = calloc(1, sizeof *st->lab);
+    if (!st->lab)
+        abort();
+    eb_lab *lab = st->lab;
+    int rc = eb_lab_load(lab, rq->lab_file, err);
+    if (rc)
+        return rc;
+    if (lab->has_password)
+        snprintf(st->password, sizeof st->password, "%s", lab->password);
+    int k = 0;
+    for (int i = 0; i < lab->n_boards; i++) {
+        eb_run_board *b = &lab->boards[i];
+        if (rq->chip && strcmp(rq->chip, b->chip))
+            continue;
+        if (!rq->sim && !b->port[0])
+            return bad_request(st, err, "lab board '%s' has no port", b->name);
+        if (rq->dialect)
+            snprintf(b->dialect, sizeof b->dialect, "%s", rq->dialect);
+        lab->boards[k++] = *b;
+    }
+    if (!k)
+        return bad_request(st, err, "no board of chip '%s' in %s", rq->chip, rq->lab_file);
+    o->boards = lab->boards;
+    o->n_boards = k;
+    return 0;
+}
+
+static int lone_board(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
+{
+    eb_run_board *b = &st->single;
+    if (!rq->chip)
+        return bad_request(st, err, "--chip is required");
+    snprintf(b->chip, sizeof b->chip, "%s", rq->chip);
+    snprintf(b->name, sizeof b->name, "%s", rq->sim ? "sim" : "");
+    if (rq->port)
+        snprintf(b->port, sizeof b->port, "%s", rq->port);
+    if (rq->pc_address)
+        snprintf(b->pc_ip, sizeof b->pc_ip, "%s", rq->pc_address);
+    b->iperf_port = rq->iperf_port ? rq->iperf_port : 5001;
+    if (rq->dialect)
+        snprintf(b->dialect, sizeof b->dialect, "%s", rq->dialect);
+    o->boards = b;
+    o->n_boards = 1;
+    return 0;
+}
+
+/* The password: the lab file's source, else the environment variable (an
+ * explicit --password-env must be set), else none — or the virtual AP's. */
+static int password_policy(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
+{
+    bool have = st->lab && st->lab->has_password;
+    if (!have) {
+        const char *var = rq->password_env ? rq->password_env : EB_LAB_DEFAULT_PASSWORD_ENV;
+        if (getenv(var) || rq->password_env) {
+            int rc = eb_password_from_env(var, st->password, sizeof st->password, err);
+            if (rc)
+                return rc;
+            have = true;
+        }
+    }
+    if (rq->sim && !have) {
+        snprintf(st->password, sizeof st->password, "%s", SIM_AP_PASSWORD);
+        have = true;
+    }
+    o->password = have ? st->password : NULL;
+    return 0;
+}
+
+static int network_defaults(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
+{
+    o->ssid = rq->ssid;
+    if (!o->ssid && st->lab && st->lab->ssid[0])
+        o->ssid = st->lab->ssid;
+    if (!o->ssid && rq->sim)
+        o->ssid = EB_SIM_SSID;
+    if (!o->ssid)
+        return bad_request(st, err, "--ssid is required (or ap.ssid in the lab file)");
+    for (int i = 0; i < o->n_boards && !rq->sim; i++)
+        if (!o->boards[i].pc_ip[0])
+            return bad_request(st, err, "--pc-address is required (or pc.address in the lab file)");
+    return 0;
+}
+
+static void out_default(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st)
+{
+    if (rq->out_dir) {
+        snprintf(st->out_dir, sizeof st->out_dir, "%s", rq->out_dir);
+    } else {
+        char ts[32];
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        strftime(ts, sizeof ts, "%Y%m%d-%H%M%S", &tm);
+        snprintf(st->out_dir, sizeof st->out_dir, "espbench-%s-%s", o->boards[0].chip, ts);
+    }
+    o->out_dir = st->out_dir;
+}
+
+static void announce(const eb_run_opts *o, const char *msg)
+{
+    if (!o->progress)
+        return;
+    eb_run_progress p = {.event = EB_RUN_EV_INFO, .board = "", .chip = "", .tier = "", .test = -1, .message = msg};
+    o->progress(o->user, &p);
+}
+
+/* --sim: a virtual board per board, flashed, its pty as the board's port. */
+static int start_sims(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
+{
+    st->sims = calloc((size_t)o->n_boards, sizeof *st->sims);
+    if (!st->sims)
+        abort();
+    for (int i = 0; i < o->n_boards && !(o->stop && *o->stop); i++) {
+        eb_run_board *b = &o->boards[i];
+        eb_sim_opts so = {
+            .profiles = &st->profiles, .chip = b->chip, .name = b->name[0] ? b->name : "sim",
+            .out_dir = o->out_dir, .ssid = o->ssid, .ap_password = SIM_AP_PASSWORD,
+            .noise_pct = rq->sim_noise_pct, .seed = (uint32_t)(i + 1), .n_faults = rq->n_sim_faults,
+            .project = rq->sim_project, .idf = rq->sim_idf,
+        };
+        for (int k = 0; k < rq->n_sim_faults; k++)
+            so.faults[k] = rq->sim_faults[k];
+        char msg[128];
+        snprintf(msg, sizeof msg, "starting a virtual %s board%s%s...", b->chip, b->name[0] ? " " : "", b->name);
+        announce(o, msg);
+        int rc = eb_sim_start(&st->sims[i], &so, err);
+        st->n_sims = i + 1;
+        if (rc)
+            return rc;
+        snprintf(b->port, sizeof b->port, "%s", eb_sim_port(st->sims[i]));
+        snprintf(b->fw_sha256, sizeof b->fw_sha256, "%s", eb_sim_app_sha256(st->sims[i]));
+        /* The PC end gets a loopback address of its own, so parallel runs never collide. */
+        if (rq->pc_address)
+            snprintf(b->pc_ip, sizeof b->pc_ip, "%s", rq->pc_address);
+        else if ((rc = eb_sim_free_address(b->pc_ip, sizeof b->pc_ip, (uint32_t)(7919 * (i + 1)), err)) != 0)
+            return rc;
+    }
+    return 0;
+}
+
+int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
+{
+    memset(st, 0, sizeof *st);
+    if (!!rq->port + !!rq->sim > 1 || (rq->port && rq->lab_file))
+        return bad_request(st, err, "choose one of --port, --sim, --lab (--lab may be combined with --sim)");
+    if (!rq->port && !rq->sim && !rq->lab_file)
+        return bad_request(st, err, "which board? pass --port URL, --sim or --lab FILE");
+    int rc = eb_run_check_timing(o, err);
+    st->bad_request = rc != 0;
+    if (!rc)
+        rc = rq->lab_file ? lab_boards(rq, o, st, err) : lone_board(rq, o, st, err);
+    if (!rc)
+        rc = password_policy(rq, o, st, err);
+    if (!rc)
+        rc = network_defaults(rq, o, st, err);
+    if (rc)
+        return rc;
+    if ((rc = eb_profiles_load_default(&st->profiles, rq->profiles_dir, err)) != 0)
+        return rc;
+    o->profiles = &st->profiles;
+    for (int i = 0; i < o->n_boards; i++)
+        if (!eb_profiles_chip(&st->profiles, o->boards[i].chip))
+            return bad_request(st, err, "no profile for chip '%s' (see 'espbench profiles')", o->boards[i].chip);
+    out_default(rq, o, st);
+    if ((rc = eb_run_check_out(o, err)) != 0)
+        return rc;
+    /* No iperf2 on this PC, no run: say so before starting anything. */
+    eb_iperf_version v;
+    if ((rc = eb_iperf_probe(o->iperf ? o->iperf : eb_iperf_program(), &v, err)) != 0)
+        return rc;
+    snprintf(st->iperf_version, sizeof st->iperf_version, "%.63s", v.text);
+    o->iperf_version = st->iperf_version;
+    return rq->sim ? start_sims(rq, o, st, err) : 0;
+}
+
+void eb_run_setup_free(eb_run_setup *st)
+{
+    for (int i = 0; i < st->n_sims; i++)
+        eb_sim_stop(st->sims[i]);
+    free(st->sims);
+    if (st->lab) {
+        eb_lab_free(st->lab);
+        free(st->lab);
+    }
+    eb_profiles_free(&st->profiles);
+    memset(st->password, 0, sizeof st->password);
+    memset(st, 0, sizeof *st);
+}

@@ -1,0 +1,364 @@
+/* One test on a connected board: starts both iperf ends (the PC's iperf2 and
+ * the board's through its dialect driver), pumps both sides' output with
+ * live progress, reads free memory, and computes the entry's figures with
+ * the rule parse uses too (eb_entry_figures). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "espbench/clock.h"
+#include "espbench/iperf_proc.h"
+#include "run_internal.h"
+
+typedef struct test_io {
+    board_ctx *bc;
+    const eb_run_item *it;
+    eb_board_iperf cfg;
+    eb_board_run run;
+    eb_iperf_proc *pc;
+    unsigned boots;
+    uint64_t t0;           /* traffic start; 0 before */
+    uint64_t last_emit_us;
+    int seen;
+    /* iperf2 arguments */
+    const char *prog;
+    char logp[1200], port_s[16], t_s[32], i_s[32], rate_s[32], srv_t[32];
+} test_io;
+
+static double last_mbps(const eb_interval *iv, int n)
+{
+    return n > 0 ? iv[n - 1].mbps : NAN;
+}
+
+/* The latest non-final PC data line, for live progress. */
+static double pc_last_mbps(eb_iperf_proc *p, int *count)
+{
+    eb_iperf_run *r = eb_iperf_proc_run(p);
+    int n = 0;
+    double v = NAN;
+    for (int i = 0; i < r->n_samples; i++) {
+        if (r->samples[i].final || r->samples[i].server_report || r->samples[i].sum)
+            continue;
+        n++;
+        v = r->samples[i].iv.mbps;
+    }
+    *count = n;
+    return v;
+}
+
+static int rebooted(test_io *io, eb_error *err)
+{
+    board_ctx *bc = io->bc;
+    return eb_fail(err, EB_EIO, "%s: the board rebooted during %s (%s)", bc->label, eb_test_name(io->it->test),
+                   eb_console_boot(bc->con)->reset_reason),
+           eb_error_kind(err, EB_KIND_REBOOT);
+}
+
+/* Live progress on each new receiver interval, and at least every 250 ms so
+ * that the elapsed time ticks on a terminal. */
+static void progress(test_io *io)
+{
+    int n;
+    double v;
+    if (io->cfg.board_sends) {
+        v = pc_last_mbps(io->pc, &n);
+    } else {
+        n = io->run.n;
+        v = last_mbps(io->run.iv, io->run.n);
+    }
+    uint64_t now = eb_now_us();
+    if (io->t0 && (n > io->seen || now - io->last_emit_us >= 250000)) {
+        io->seen = n;
+        io->last_emit_us = now;
+        run_emit(io->bc, EB_RUN_EV_PROGRESS, io->it, NULL, (double)(now - io->t0) / 1e6, v, NULL);
+    }
+}
+
+/* Reads board lines and PC output for up to ms; returns 0, or an error
+ * (EB_EINTR stop, EB_EIO port gone or reboot). */
+static int pump(test_io *io, int ms, eb_error *err)
+{
+    board_ctx *bc = io->bc;
+    char line[EB_CONSOLE_LINE_MAX];
+    eb_deadline d = eb_deadline_in((uint64_t)ms);
+    while (!eb_deadline_passed(d)) {
+        int ev = eb_console_next(bc->con, line, sizeof line, eb_deadline_in(20), err);
+        if (ev < 0)
+            return -ev;
+        if (eb_console_boot(bc->con)->boots != io->boots)
+            return rebooted(io, err);
+        if (ev == EB_CON_LINE)
+            bc->drv->iperf_line(bc->drv, &io->cfg, line, &io->run);
+        bool pc_ended = false;
+        if (io->pc && eb_iperf_proc_running(io->pc))
+            pc_ended = eb_iperf_pump(io->pc, eb_deadline_in(0)) == 1;
+        progress(io);
+        if (run_stopped(bc))
+            return eb_fail(err, EB_EINTR, "interrupted");
+        /* Return as soon as something the caller waits for happened. */
+        if (io->run.done || io->run.failed || pc_ended)
+            return 0;
+    }
+    return 0;
+}
+
+/* How long after the configured end a board may take to finish a test. */
+static double grace_s(const eb_run_opts *o)
+{
+    return 5 + 2 * o->interval_s;
+}
+
+static void io_init(test_io *io, board_ctx *bc, const eb_run_item *it)
+{
+    const eb_run_opts *o = bc->sh->o;
+    memset(io, 0, sizeof *io);
+    io->bc = bc;
+    io->it = it;
+    eb_board_run_reset(&io->run);
+    io->cfg.board_sends = eb_run_test_is_tx(it->test);
+    io->cfg.udp = eb_run_test_is_udp(it->test);
+    snprintf(io->cfg.peer, sizeof io->cfg.peer, "%s", bc->b->pc_ip);
+    io->cfg.port = bc->b->iperf_port;
+    io->cfg.time_s = o->duration_s;
+    io->cfg.interval_s = o->interval_s;
+    io->cfg.udp_rate_mbps = io->cfg.udp ? eb_run_udp_rate(o, it->tier, it->test) : 0;
+    io->boots = eb_console_boot(bc->con)->boots;
+    io->prog = o->iperf ? o->iperf : eb_iperf_program();
+    snprintf(io->logp, sizeof io->logp, "%s/iperf-%s-%s-%s-r%d.log", o->out_dir, run_file_label(bc), it->tier->name,
+             eb_test_name(it->test), it->repeat);
+    snprintf(io->port_s, sizeof io->port_s, "%u", io->cfg.port);
+    snprintf(io->t_s, sizeof io->t_s, "%g", o->duration_s);
+    snprintf(io->i_s, sizeof io->i_s, "%g", o->interval_s);
+    snprintf(io->rate_s, sizeof io->rate_s, "%gm", io->cfg.udp_rate_mbps);
+    /* The PC server ends by itself even if espbench is killed. */
+    snprintf(io->srv_t, sizeof io->srv_t, "%g", o->duration_s + 30);
+}
+
+/* Starts the PC iperf2 server and waits until it listens. */
+static int start_pc_server(test_io *io, eb_error *err)
+{
+    board_ctx *bc = io->bc;
+    const char *args[20];
+    int n = 0;
+    args[n++] = io->prog;
+    args[n++] = "-s";
+    if (io->cfg.udp)
+        args[n++] = "-u";
+    const char *rest[] = {"-B", bc->b->pc_ip, "-p", io->port_s, "-i", io->i_s, "-y", "C", "-t", io->srv_t};
+    for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
+        args[n++] = rest[i];
+    args[n] = NULL;
+    int rc = eb_iperf_spawn(&io->pc, io->prog, args, io->logp, err);
+    if (rc)
+        return rc;
+    /* Start the board client only once the PC server listens. */
+    eb_deadline ld = eb_deadline_in(3000);
+    int b;
+    while ((b = eb_net_port_bound(bc->b->pc_ip, io->cfg.port, io->cfg.udp)) == 0 && !eb_deadline_passed(ld)) {
+        eb_iperf_pump(io->pc, eb_deadline_in(20));
+        if (!eb_iperf_proc_running(io->pc))
+            break;
+    }
+    if (b < 0)
+        eb_sleep_ms(300);
+    if (b == 0) {
+        eb_iperf_stop(io->pc);
+        rc = eb_iperf_proc_check(io->pc, err);
+        if (!rc)
+            rc = eb_fail(err, EB_EIO, "PC iperf server did not listen on %s port %u", bc->b->pc_ip, io->cfg.port);
+    }
+    return rc;
+}
+
+/* TX tests: the board's client sends to the PC's server. */
+static int board_sends(test_io *io, eb_entry *e, eb_error *err)
+{
+    board_ctx *bc = io->bc;
+    const eb_run_opts *o = bc->sh->o;
+    uint64_t t_setup = eb_now_us();
+    int rc = start_pc_server(io, err);
+    if (!rc)
+        rc = bc->drv->iperf_start(bc->drv, bc->con, &io->cfg, &io->run, eb_deadline_in(EB_RUN_CMD_MS), err);
+    if (rc)
+        return rc;
+    run_step_done(bc, EB_STEP_SETUP, t_setup);
+    io->t0 = eb_now_us();
+    run_emit(bc, EB_RUN_EV_TEST_START, io->it, NULL, 0, NAN, NULL);
+    eb_deadline end = eb_deadline_in((uint64_t)((o->duration_s + grace_s(o)) * 1000));
+    while (!io->run.done && !io->run.failed && !eb_deadline_passed(end))
+        if ((rc = pump(io, 100, err)) != 0)
+            return rc;
+    run_step_done(bc, EB_STEP_TRAFFIC, io->t0);
+    uint64_t t_down = eb_now_us();
+    if (io->run.failed)
+        return eb_fail(err, EB_EIO, "%s: board iperf failed: %s", bc->label, io->run.msg);
+    if (!io->run.done) {
+        bc->drv->iperf_abort(bc->drv, bc->con, eb_deadline_in(EB_RUN_CMD_MS), err);
+        return eb_fail(err, EB_EIO, "%s: the board's iperf was still running %g s after the end of %s "
+                       "(stalled?); aborted it", bc->label, grace_s(o), eb_test_name(io->it->test));
+    }
+    /* The server's last interval lines follow the end of the traffic:
+     * wait until it printed as many as the board did (or a bounded time). */
+    eb_deadline tail = eb_deadline_in((uint64_t)(o->interval_s * 1000) + 1500);
+    for (;;) {
+        int pc_n;
+        pc_last_mbps(io->pc, &pc_n);
+        if (pc_n >= io->run.n || eb_deadline_passed(tail) || eb_iperf_pump(io->pc, eb_deadline_in(20)) == 1)
+            break;
+    }
+    eb_iperf_stop(io->pc);
+    if ((rc = eb_iperf_proc_check(io->pc, err)) != 0)
+        return rc;
+    eb_iperf_run *r = eb_iperf_proc_run(io->pc);
+    e->receiver = r->intervals;
+    e->n_receiver = r->n_intervals;
+    e->sender = io->run.iv;
+    e->n_sender = io->run.n;
+    run_step_done(bc, EB_STEP_TEARDOWN, t_down);
+    return 0;
+}
+
+static int start_pc_client(test_io *io, eb_error *err)
+{
+    const char *args[24];
+    int n = 0;
+    args[n++] = io->prog;
+    args[n++] = "-c";
+    args[n++] = io->bc->wifi.ip;
+    args[n++] = "-p";
+    args[n++] = io->port_s;
+    if (io->cfg.udp) {
+        args[n++] = "-u";
+        args[n++] = "-b";
+        args[n++] = io->rate_s;
+    }
+    const char *rest[] = {"-t", io->t_s, "-i", io->i_s, "-f", "b"};
+    for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
+        args[n++] = rest[i];
+    args[n] = NULL;
+    return eb_iperf_spawn(&io->pc, io->prog, args, io->logp, err);
+}
+
+/* RX tests: the PC's client sends to the board's server. */
+static int board_receives(test_io *io, eb_entry *e, const eb_interval **udp_final, eb_error *err)
+{
+    board_ctx *bc = io->bc;
+    const eb_run_opts *o = bc->sh->o;
+    uint64_t t_setup = eb_now_us();
+    int rc = bc->drv->iperf_start(bc->drv, bc->con, &io->cfg, &io->run, eb_deadline_in(EB_RUN_CMD_MS), err);
+    if (!rc)
+        rc = start_pc_client(io, err);
+    if (rc)
+        return rc;
+    run_step_done(bc, EB_STEP_SETUP, t_setup);
+    io->t0 = eb_now_us();
+    run_emit(bc, EB_RUN_EV_TEST_START, io->it, NULL, 0, NAN, NULL);
+    eb_deadline end = eb_deadline_in((uint64_t)((o->duration_s + grace_s(o)) * 1000));
+    while (eb_iperf_proc_running(io->pc) && !eb_deadline_passed(end)) {
+        if ((rc = pump(io, 100, err)) != 0)
+            return rc;
+        if (eb_iperf_pump(io->pc, eb_deadline_in(0)) == 1) {
+            eb_iperf_wait(io->pc, eb_deadline_in(2000));
+            break;
+        }
+    }
+    run_step_done(bc, EB_STEP_TRAFFIC, io->t0);
+    uint64_t t_down = eb_now_us();
+    if (eb_iperf_proc_running(io->pc))
+        eb_iperf_stop(io->pc);
+    else
+        eb_iperf_wait(io->pc, eb_deadline_in(100));
+    /* The board prints its last interval and summary after the client ends. */
+    eb_deadline bd = eb_deadline_in((uint64_t)(o->interval_s * 1000 + 3000));
+    while (!io->run.done && !io->run.failed && !eb_deadline_passed(bd))
+        if ((rc = pump(io, 100, err)) != 0)
+            return rc;
+    if (!io->run.done)
+        bc->drv->iperf_abort(bc->drv, bc->con, eb_deadline_in(EB_RUN_CMD_MS), err);
+    if ((rc = eb_iperf_proc_check(io->pc, err)) != 0)
+        return rc;
+    if (io->run.n == 0)
+        return eb_fail(err, EB_EIO, "%s: the board reported no intervals%s%s", bc->label, io->run.msg[0] ? ": " : "",
+                       io->run.msg);
+    eb_iperf_run *r = eb_iperf_proc_run(io->pc);
+    e->receiver = io->run.iv;
+    e->n_receiver = io->run.n;
+    e->sender = r->intervals;
+    e->n_sender = r->n_intervals;
+    /* The board's final relayed to the PC client, as parse reads it from the PC log. */
+    *udp_final = r->has_server_report ? &r->server_report : NULL;
+    run_step_done(bc, EB_STEP_TEARDOWN, t_down);
+    return 0;
+}
+
+/* Free memory right after the traffic; a reboot since the start fails the test. */
+static int read_memory(test_io *io, eb_entry *e, eb_error *err)
+{
+    board_ctx *bc = io->bc;
+    uint64_t t_mem = eb_now_us();
+    eb_mem_info m = {-1, -1, -1};
+    if (bc->drv->memory(bc->drv, bc->con, &m, eb_deadline_in(EB_RUN_CMD_MS), err) == 0) {
+        e->free_heap = m.free_internal;
+        e->min_free_heap = m.min_free_internal;
+        e->largest_block = m.largest_block;
+    } else if (eb_console_port_failed(bc->con) || run_stopped(bc)) {
+        return err->code ? err->code : EB_EIO;
+    } else {
+        run_infof(bc, EB_RUN_EV_WARN, "%s: free memory unknown: %s", bc->label, err->msg);
+        eb_error_clear(err);
+    }
+    if (eb_console_boot(bc->con)->boots != io->boots)
+        return rebooted(io, err);
+    run_step_done(bc, EB_STEP_MEMORY, t_mem);
+    return 0;
+}
+
+/* Checks what was measured and computes the figures. */
+static int figures(test_io *io, eb_entry *e, const eb_interval *udp_final, eb_error *err)
+{
+    board_ctx *bc = io->bc;
+    const eb_run_opts *o = bc->sh->o;
+    /* A receiver that went quiet before the end (a stalled board, a dropped
+     * link) measured part of the test only: that is a failure, not a figure. */
+    double covered = e->n_receiver ? e->receiver[e->n_receiver - 1].end_s : 0;
+    if (covered < o->duration_s - o->interval_s * 1.01)
+        return eb_fail(err, EB_EIO, "%s: the receiver reported only %.1f s of the %g s of %s", bc->label, covered,
+                       o->duration_s, eb_test_name(io->it->test));
+    eb_entry_figures(e, udp_final);
+    if (e->rx_stats.n == 0)
+        return eb_fail(err, EB_EIO, "%s: no steady receiver interval in %s (%d intervals, warm-up %g s): "
+                       "lengthen --duration", bc->label, eb_test_name(io->it->test), e->n_receiver, o->warmup_s);
+    eb_iso8601_utc(e->finished);
+    /* Deep-copy the interval arrays: the sources die with io. */
+    eb_entry tmp;
+    eb_entry_copy(&tmp, e);
+    *e = tmp;
+    return 0;
+}
+
+int run_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err)
+{
+    test_io io;
+    io_init(&io, bc, it);
+    const eb_interval *udp_final = NULL;
+    eb_iso8601_utc(e->started);
+    int rc = io.cfg.board_sends ? board_sends(&io, e, err) : board_receives(&io, e, &udp_final, err);
+    if (!rc)
+        rc = read_memory(&io, e, err);
+    if (!rc)
+        rc = figures(&io, e, udp_final, err);
+    if (rc == EB_EINTR && io.run.started && !io.run.done && !eb_console_port_failed(bc->con)) {
+        /* Leave the board idle for the next run (the reply is not awaited:
+         * the console reads are already cut short by the stop flag). */
+        eb_error ignored;
+        bc->drv->iperf_abort(bc->drv, bc->con, eb_deadline_in(200), &ignored);
+    }
+    if (rc) {
+        e->receiver = e->sender = NULL;
+        e->n_receiver = e->n_sender = 0;
+    }
+    eb_iperf_free(io.pc);
+    eb_board_run_free(&io.run);
+    return rc;
+}
