@@ -56,6 +56,8 @@ enum eb_model_param {
     EB_MP_CEIL_UDP_RX,
     EB_MP_RTT_TX_MS,      /* effective TCP round trip of the bench when sending, ms */
     EB_MP_RTT_RX_MS,      /* ... when receiving (delayed ACK, lwIP task hand-off) */
+    EB_MP_HOLD_TX_MS,     /* how long a UDP TX datagram holds a Wi-Fi TX buffer, ms */
+    EB_MP_CONTEND_US,     /* AIFS + mean backoff per channel access, us */
     EB_MP_PSRAM_FACTOR,   /* path factor when Wi-Fi/lwIP buffers live in PSRAM */
     EB_MP_IRAM_WIFI,      /* throughput factor lost without WIFI_IRAM_OPT */
     EB_MP_IRAM_RX,        /* ... without WIFI_RX_IRAM_OPT */
@@ -127,6 +129,12 @@ typedef struct eb_prediction {
  * Pure: no allocation, no I/O. */
 void eb_model_predict(const eb_model_chip *mc, const eb_chip *c, const eb_tier *t,
                       const eb_model_link *l, eb_prediction *out);
+
+/* Sets one tier field from text ("dynamic_rx", "8"; bools ENABLE/DISABLE,
+ * 1/0, y/n; the BA window also "Disable"; "psram" sets t->psram), range
+ * checked against Kconfig. EB_ECONFIG with one line on an unknown key or a
+ * bad value. */
+int eb_model_tier_set(eb_tier *t, const char *key, const char *value, eb_error *err);
 
 /* Fields set in t that no model term uses, as a bit mask (1u << field). */
 unsigned eb_model_unmodelled(const eb_tier *t);
