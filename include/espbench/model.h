@@ -139,6 +139,29 @@ int eb_model_tier_set(eb_tier *t, const char *key, const char *value, eb_error *
 /* Fields set in t that no model term uses, as a bit mask (1u << field). */
 unsigned eb_model_unmodelled(const eb_tier *t);
 
+/* ---- figures of a simulated board ------------------------------------------- */
+
+enum eb_figure_source { EB_FIG_PUBLISHED, EB_FIG_MODEL, EB_FIG_NONE };
+/* "published", "model", "none" */
+const char *eb_figure_source_name(int src);
+
+/* The figure a simulated board shows for test (EB_TEST_COUNT = free heap, KB)
+ * of tier t: the tier's published figure when it has one, the link is the
+ * published conditions and force_model is off; else the model's (mc NULL:
+ * EB_FIG_NONE, *value NAN). Returns the source. run and the vboard both call
+ * it, so results name the source the vboard used. */
+int eb_model_figure(const eb_model_chip *mc, const eb_chip *c, const eb_tier *t,
+                    const eb_model_link *l, bool force_model, int test, double *value);
+
+/* The source eb_model_figure picks, without computing the figure. */
+int eb_model_source(const eb_tier *t, int test, const eb_model_link *l, bool force_model);
+
+/* Replaces t's build-time fields with those of the espbench firmware image
+ * (one image for every tier: for each build-time field the largest value
+ * among the chip's non-PSRAM tiers; ESP-IDF defaults where none sets it), as
+ * `run` on that firmware runs the tier. */
+void eb_model_as_built(const eb_chip *c, eb_tier *t);
+
 /* ---- lint ----------------------------------------------------------------- */
 
 enum eb_lint_level { EB_LINT_WARNING, EB_LINT_ERROR };

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "espbench/error.h"
+#include "espbench/model.h"
 #include "espbench/profile.h"
 #include "espbench/results.h"
 
@@ -26,6 +27,11 @@ typedef struct eb_run_board {
     uint16_t iperf_port;    /* the port both iperf ends use for this board */
     char dialect[32];       /* force a console dialect; "" = detect */
     char fw_sha256[72];     /* SHA-256 (hex) of the application image when known (--sim) */
+    /* --sim: the virtual board's figures come from the published tables or
+     * the tier model (docs/model.md); entries say which ("figure_source"). */
+    bool sim;
+    bool sim_model;         /* --sim-model: the model everywhere */
+    eb_model_link sim_link; /* --sim-rssi/--sim-rtt/--sim-loss */
 } eb_run_board;
 
 /* Lower-case hex SHA-256 of data into out (65 bytes). */

@@ -12,7 +12,7 @@
 
 const char cmd_predict_usage[] =
     "usage: espbench [--profiles DIR] predict --chip CHIP [--tier NAME] [--set KEY=VALUE ...]\n"
-    "                [--rssi DBM] [--phy MBPS] [--rtt MS] [--loss PCT] [--json]\n"
+    "                [--rssi DBM] [--phy MBPS] [--rtt MS] [--loss PCT] [--as-built] [--model] [--json]\n"
     "\n"
     "Predicts TCP/UDP TX/RX throughput (Mbit/s) and free heap (KB) of a tier with the\n"
     "tier model (docs/model.md): --tier starts from a profile tier (an overlay's too),\n"
@@ -21,14 +21,17 @@ const char cmd_predict_usage[] =
     "--phy 1..600 Mbit/s forces the PHY rate, --rtt 0..2000 ms adds round trip, --loss\n"
     "0..50 % random loss. Lint findings and settings the model has no term for are listed.\n"
     "--json keys: tcp_tx_mbps, tcp_rx_mbps, udp_tx_mbps, udp_rx_mbps, free_kb, unmodelled,\n"
-    "lint. Exit 2 on a bad setting, link value or a tier that fails validation.\n";
+    "lint. --as-built replaces the build-time settings with those of the espbench\n"
+    "firmware image (one image for every tier, as `run` and `run --sim` run a tier).\n"
+    "--model is accepted for symmetry with the vboard: predict always uses the model.\n"
+    "Exit 2 on a bad setting, link value or a tier that fails validation.\n";
 
 typedef struct predict_args {
     const char *chip, *tier;
     const char *sets[64];
     int n_sets;
     eb_model_link link;
-    int json;
+    int json, as_built;
 } predict_args;
 
 static int parse_args(int argc, char **argv, predict_args *a)
@@ -38,6 +41,7 @@ static int parse_args(int argc, char **argv, predict_args *a)
         {"set", required_argument, NULL, 's'},  {"rssi", required_argument, NULL, 'r'},
         {"phy", required_argument, NULL, 'p'},  {"rtt", required_argument, NULL, 'R'},
         {"loss", required_argument, NULL, 'l'}, {"json", no_argument, NULL, 'j'},
+        {"as-built", no_argument, NULL, 'a'},   {"model", no_argument, NULL, 'm'},
         {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
     };
     static const char *const link_name[] = {['r'] = "rssi", ['p'] = "phy", ['R'] = "rtt",
@@ -61,6 +65,8 @@ static int parse_args(int argc, char **argv, predict_args *a)
                 return cli_usage_error("predict", "--%s: %s", link_name[c], err.msg);
             break;
         case 'j': a->json = 1; break;
+        case 'a': a->as_built = 1; break;
+        case 'm': break;
         case 'h': fputs(cmd_predict_usage, stdout); return -1;
         default:
             return cli_usage_error("predict", "unknown or incomplete option '%s'", argv[optind - 1]);
@@ -100,6 +106,8 @@ static int build_tier(const eb_chip *c, const predict_args *a, eb_tier *t)
         if (eb_model_tier_set(t, key, eq + 1, &err))
             return cli_usage_error("predict", "--set %s: %s", a->sets[i], err.msg);
     }
+    if (a->as_built)
+        eb_model_as_built(c, t);
     eb_error err;
     if (eb_tier_validate(t, &err))
         return cli_usage_error("predict", "tier %s fails validation: %s", t->name, err.msg);

@@ -426,3 +426,56 @@ int eb_model_tier_set(eb_tier *t, const char *key, const char *value, eb_error *
     t->value[f] = v;
     return 0;
 }
+
+const char *eb_figure_source_name(int src)
+{
+    static const char *const names[] = {"published", "model", "none"};
+    return src >= 0 && src <= EB_FIG_NONE ? names[src] : "none";
+}
+
+int eb_model_figure(const eb_model_chip *mc, const eb_chip *c, const eb_tier *t,
+                    const eb_model_link *l, bool force_model, int test, double *value)
+{
+    double pub = NAN;
+    if (t)
+        pub = test == EB_TEST_COUNT ? t->ref_avail_kb : t->ref_mbps[test];
+    if (!force_model && eb_model_link_is_published(l) && !isnan(pub) && pub > 0) {
+        *value = pub;
+        return EB_FIG_PUBLISHED;
+    }
+    if (!mc || !t) {
+        *value = NAN;
+        return EB_FIG_NONE;
+    }
+    eb_prediction p;
+    eb_model_predict(mc, c, t, l, &p);
+    *value = test == EB_TEST_COUNT ? p.free_kb : p.mbps[test];
+    return EB_FIG_MODEL;
+}
+
+void eb_model_as_built(const eb_chip *c, eb_tier *t)
+{
+    for (int f = 0; f < EB_F_COUNT; f++) {
+        if (eb_field_desc_get(f)->runtime)
+            continue;
+        bool set = false;
+        int v = 0;
+        for (int i = 0; c && i < c->n_tiers; i++) {
+            const eb_tier *x = &c->tiers[i];
+            if (x->psram || !x->set[f])
+                continue;
+            if (!set || x->value[f] > v)
+                v = x->value[f];
+            set = true;
+        }
+        t->set[f] = set;
+        t->value[f] = v;
+    }
+}
+
+int eb_model_source(const eb_tier *t, int test, const eb_model_link *l, bool force_model)
+{
+    double pub = !t ? NAN : test == EB_TEST_COUNT ? t->ref_avail_kb : t->ref_mbps[test];
+    return !force_model && eb_model_link_is_published(l) && !isnan(pub) && pub > 0 ? EB_FIG_PUBLISHED
+                                                                                    : EB_FIG_MODEL;
+}
