@@ -188,8 +188,8 @@ int eb_model_fit_chip(const eb_chip *c, const char *skip, eb_model_chip *out, eb
 int eb_model_fit(const eb_profiles *p, eb_model *m, eb_error *err);
 
 /* Leave-one-tier-out cross-validation of one chip: for each published tier,
- * refit without it and predict it. err_pct[k][test] = |pred - pub| / pub x
- * 100 (NAN where the docs give no figure; test EB_TEST_COUNT = free heap).
+ * refit without it and predict it. err_pct[k][test] = (pred - pub) / pub x
+ * 100, signed (NAN where the docs give no figure; test EB_TEST_COUNT = free heap).
  * Tiers whose refit would see no data of their own chip stay NAN. Arrays are
  * malloc'd (*n rows); free(*err_pct) and free(*tiers). */
 typedef double eb_model_cv_row[EB_TEST_COUNT + 1];

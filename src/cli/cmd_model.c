@@ -18,7 +18,8 @@ const char cmd_model_usage[] =
     "      profiles/model/model.yaml). The same tables give the same bytes.\n"
     "cv    leave-one-tier-out cross-validation: refits each chip without each published\n"
     "      tier, predicts that tier and prints the median and worst absolute error (%)\n"
-    "      per chip and test; --json prints every fold too\n"
+    "      per chip and test; --json prints every fold too (published, predicted,\n"
+    "      signed error)\n"
     "\n"
     "See docs/model.md.\n";
 
@@ -65,7 +66,7 @@ static int summary(eb_model_cv_row *rows, int n, int j, double *med, double *wor
     int k = 0;
     for (int i = 0; i < n && k < 256; i++)
         if (!isnan(rows[i][j]))
-            v[k++] = rows[i][j];
+            v[k++] = fabs(rows[i][j]);
     *med = *worst = NAN;
     if (!k)
         return 0;
@@ -123,8 +124,14 @@ static int do_cv(const eb_profiles *p, int json)
             for (int k = 0; k < n; k++) {
                 printf("%s{\"tier\": \"%s\"", k ? ", " : "", tiers[k]->name);
                 for (int j = 0; j <= EB_TEST_COUNT; j++) {
-                    printf(", \"%s_pct\": ", col_name(j));
+                    double pub = j < EB_TEST_COUNT ? tiers[k]->ref_mbps[j] : tiers[k]->ref_avail_kb;
+                    printf(", \"%s\": {\"published\": ", col_name(j));
+                    json_num(pub);
+                    printf(", \"predicted\": ");
+                    json_num(isnan(rows[k][j]) ? NAN : pub * (1 + rows[k][j] / 100));
+                    printf(", \"error_pct\": ");
                     json_num(rows[k][j]);
+                    printf("}");
                 }
                 printf("}");
             }

@@ -212,7 +212,7 @@ static double pct_err(double pred, double pub)
 {
     if (isnan(pub) || pub <= 0)
         return NAN;
-    return fabs(pred - pub) / pub * 100;
+    return (pred - pub) / pub * 100;
 }
 
 int eb_model_cv_chip(const eb_chip *c, eb_model_cv_row **err_pct, const eb_tier ***tiers, int *n,
