@@ -88,7 +88,7 @@ static int number(loader *l, const yaml_node_t *n, const char *key, double *out)
 
 static int chip_key(loader *l, eb_model_chip *c, const char *key, yaml_node_t *vn)
 {
-    double v;
+    double v = 0;
     if (number(l, vn, key, &v))
         return EB_ECONFIG;
     if (!strcmp(key, "tiers_fitted"))
