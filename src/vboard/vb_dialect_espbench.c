@@ -1,6 +1,6 @@
 /* The espbench firmware's console on the vboard: the same espbench_core the
  * firmware runs, with vboard ops (emulated Wi-Fi, vb_traffic iperf, the
- * tier's reference memory). See docs/console-protocol.md. */
+ * tier model's free memory, see docs/model.md). See docs/console-protocol.md. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
