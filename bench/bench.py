@@ -19,7 +19,7 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import fidelity, flashing, footprint, overhead, parsing  # noqa: E402
+from benchlib import fidelity, flashing, footprint, model, overhead, parsing  # noqa: E402
 from benchlib.common import run  # noqa: E402
 
 SCHEMA_VERSION = 1
@@ -31,6 +31,7 @@ SECTIONS = [
     ("footprint", footprint, 60),
     ("overhead", overhead, 200),
     ("parsing", parsing, 60),
+    ("model", model, 120),
 ]
 
 
@@ -171,6 +172,8 @@ def fmt_value(f, v=None):
         return "%.3f" % v
     if f["unit"] == "s":
         return "%.2f s" % v
+    if f["unit"] == "%":
+        return "%.1f %%" % v
     if f["unit"] == "MB":
         return "%.1f MB" % v
     if f["unit"] == "lines/s":
@@ -210,6 +213,8 @@ def basis(f):
             return "VmHWM over the whole run; %.1f MB peak VmRSS during tests" % d["peak_rss_in_tests_mb"]
         if fid == "parse.lines_per_s":
             return "%.2f M lines in %.2f s" % (d["lines"] / 1e6, d["wall_s"])
+        if fid.startswith("model.") and "worst_point" in d:
+            return "%d folds%s" % (d["folds"], "; worst: " + d["worst_point"] if "worst" in fid else "")
         if fid == "parse.parser_lines_per_s":
             return "%.2f M lines in %.3f s" % (d["lines"] / 1e6, d["parse_s"])
     except (KeyError, TypeError, ValueError, IndexError, AttributeError):
@@ -238,7 +243,8 @@ def summary_md(res):
     order = ["fidelity.worst", "fidelity.peak_bias_mean", "fidelity.peak_bias_max", "overhead.espbench_fraction",
              "overhead.ci_way_fraction", "overhead.espbench_vs_ci_way", "flash.wire_ratio", "flash.vs_esptool_js",
              "flash.reflash_s", "footprint.cpu_fraction", "footprint.peak_rss_mb", "parse.lines_per_s",
-             "parse.parser_lines_per_s"]
+             "parse.parser_lines_per_s", "model.throughput_median_pct", "model.throughput_worst_pct",
+             "model.heap_median_pct", "model.heap_worst_pct"]
     short = {
         "fidelity.worst": "Fidelity: worst \\|steady mean − true rate\\| / true rate (20 points)",
         "fidelity.peak_bias_mean": "Peak-1-s method bias vs mean, average",
@@ -253,6 +259,10 @@ def summary_md(res):
         "footprint.peak_rss_mb": "espbench peak RSS",
         "parse.lines_per_s": "`espbench parse` lines per second, whole command (board + iperf2 logs)",
         "parse.parser_lines_per_s": "The same logs, parser alone (in memory, no JSON written)",
+        "model.throughput_median_pct": "Tier model: throughput median \\|LOO error\\| (all chips, tests)",
+        "model.throughput_worst_pct": "Tier model: throughput worst \\|LOO error\\|",
+        "model.heap_median_pct": "Tier model: free heap median \\|LOO error\\|",
+        "model.heap_worst_pct": "Tier model: free heap worst \\|LOO error\\|",
     }
     for fid in order:
         f = figs.get(fid)
@@ -276,8 +286,11 @@ def summary_md(res):
     out += ["", "TX tests compare the PC's iperf2 count (espbench's headline) with the board's; for RX tests the "
             "headline is the board's own count, so 0 means espbench's parsing and statistics reproduce the bytes "
             "exactly."]
+    out += model.summary_lines(figs)
     nm = {}
     for f in res["figures"]:
+        if f["id"].startswith("model.cv.") and f["status"] == "not measured":
+            continue  # single-tier chips: shown as — in the model table
         if f["status"] == "not measured":
             nm.setdefault(f["reason"], []).append(f["id"])
     if nm:

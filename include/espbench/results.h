@@ -63,6 +63,10 @@ typedef struct eb_entry {
      * ("tcp_snd_buf_kb=65 (tier 28), ..."), "" when it ran the tier as given.
      * JSON: "tier_note". */
     char tier_note[256];
+    /* Where a simulated board's figure came from: "published" (the docs'
+     * table, replayed) or "model N" (the tier model, version N); "" for a
+     * real board. JSON: "figure_source". */
+    char figure_source[24];
 } eb_entry;
 
 typedef struct eb_board_meta {

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "espbench/error.h"
+#include "espbench/model.h"
 #include "espbench/profile.h"
 #include "espbench/results.h"
 
@@ -26,6 +27,11 @@ typedef struct eb_run_board {
     uint16_t iperf_port;    /* the port both iperf ends use for this board */
     char dialect[32];       /* force a console dialect; "" = detect */
     char fw_sha256[72];     /* SHA-256 (hex) of the application image when known (--sim) */
+    /* --sim: the virtual board's figures come from the published tables or
+     * the tier model (docs/model.md); entries say which ("figure_source"). */
+    bool sim;
+    bool sim_model;         /* --sim-model: the model everywhere */
+    eb_model_link sim_link; /* --sim-rssi/--sim-rtt/--sim-loss */
 } eb_run_board;
 
 /* Lower-case hex SHA-256 of data into out (65 bytes). */
@@ -158,6 +164,9 @@ typedef struct eb_run_request {
     bool sim;                 /* start a virtual board per board */
     double sim_noise_pct;
     const char *sim_project, *sim_idf;
+    bool sim_model;           /* --sim-model: the tier model everywhere (docs/model.md) */
+    eb_model_link sim_link;   /* --sim-rssi/--sim-phy/--sim-rtt/--sim-loss */
+    bool sim_link_set;        /* sim_link was given (else the model's default link) */
     const char *sim_faults[EB_RUN_MAX_SIM_FAULTS];
     int n_sim_faults;
 } eb_run_request;

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "espbench/error.h"
+#include "espbench/model.h"
 #include "espbench/profile.h"
 
 #define EB_SIM_SSID "espbench-sim"
@@ -29,6 +30,9 @@ typedef struct eb_sim_opts {
     const char *idf;           /* IDF version of the image; NULL = "v5.3" */
     const char *faults[EB_SIM_MAX_FAULTS]; /* --fault specs for the vboard */
     int n_faults;
+    const char *profiles_dir;  /* --profiles overlay for the vboard too; NULL = none */
+    bool force_model;          /* vboard --model */
+    eb_model_link link;        /* vboard --rssi/--phy/--rtt/--loss (NAN/0 = published conditions) */
 } eb_sim_opts;
 
 typedef struct eb_sim eb_sim;

@@ -6,16 +6,21 @@
 #include <string.h>
 
 #include "commands.h"
+#include <math.h>
+
+#include "espbench/model.h"
 #include "espbench/profile.h"
 
 const char cmd_profiles_usage[] =
     "usage: espbench [--profiles DIR] profiles list\n"
-    "       espbench [--profiles DIR] profiles show CHIP [TIER] [--json]\n"
+    "       espbench [--profiles DIR] profiles show CHIP [TIER] [--json] [--predict]\n"
     "\n"
     "list   one line per chip: name, display name, tiers\n"
     "show   the chip's facts and its tiers in the docs' layout (rows = settings and the\n"
     "       docs' reference figures, columns = tiers); TIER shows one tier; --json prints\n"
-    "       the chip facts and every tier's settings, runtime flags and reference figures\n"
+    "       the chip facts and every tier's settings, runtime flags and reference figures;\n"
+    "       --predict adds the tier model's predictions beside the published figures\n"
+    "       (docs/model.md) and lint warnings\n"
     "\n"
     "Profiles come from the installed (or source) profiles/ directory, then\n"
     "$ESPBENCH_PROFILES, then --profiles DIR; see espbench-profiles(5).\n";
@@ -51,7 +56,54 @@ static int do_list(const eb_profiles *p)
     return 0;
 }
 
-static int do_show(const eb_profiles *p, const char *chip, const char *tier, int json)
+/* Published figure and prediction side by side, one row per tier. */
+static int print_predictions(const eb_chip *c, const eb_tier *only)
+{
+    eb_model m;
+    eb_error err;
+    eb_error_clear(&err);
+    if (eb_model_load_default(&m, &err))
+        return cli_error(&err);
+    const eb_model_chip *mc = eb_model_chip_get(&m, c->name);
+    if (!mc) {
+        eb_model_free(&m);
+        fprintf(stderr, "espbench profiles: no model constants for %s; run 'espbench model fit'\n", c->name);
+        return EB_ECONFIG;
+    }
+    printf("\nModel %s predictions (published / predicted; the fit saw the published tiers, "
+           "'espbench model cv' scores it on tiers it did not see):\n", EB_MODEL_VERSION);
+    printf("%-26s", "TIER");
+    for (int k = 0; k < EB_TEST_COUNT; k++)
+        printf(" %15s", eb_test_label(k));
+    printf(" %15s\n", "Free heap KB");
+    for (int i = 0; i < c->n_tiers; i++) {
+        const eb_tier *t = &c->tiers[i];
+        if (only && t != only)
+            continue;
+        eb_prediction pr;
+        eb_model_predict(mc, c, t, NULL, &pr);
+        printf("%-26s", t->name);
+        for (int k = 0; k <= EB_TEST_COUNT; k++) {
+            double pub = k < EB_TEST_COUNT ? t->ref_mbps[k] : t->ref_avail_kb;
+            double v = k < EB_TEST_COUNT ? pr.mbps[k] : pr.free_kb;
+            char cell[32];
+            if (isnan(pub))
+                snprintf(cell, sizeof cell, "- / %.1f", v);
+            else
+                snprintf(cell, sizeof cell, "%.1f / %.1f", pub, v);
+            printf(" %15s", cell);
+        }
+        printf("\n");
+        eb_lint lint[8];
+        int n = eb_model_lint(t, lint, 8);
+        for (int j = 0; j < n && j < 8; j++)
+            printf("  %s: %s\n", lint[j].level == EB_LINT_ERROR ? "error" : "warning", lint[j].msg);
+    }
+    eb_model_free(&m);
+    return 0;
+}
+
+static int do_show(const eb_profiles *p, const char *chip, const char *tier, int json, int predict)
 {
     const eb_chip *c = eb_profiles_chip(p, chip);
     if (!c) {
@@ -80,22 +132,24 @@ static int do_show(const eb_profiles *p, const char *chip, const char *tier, int
     if (json)
         fputc('\n', stdout);
     free(text);
-    return 0;
+    return predict && !json ? print_predictions(c, t) : 0;
 }
 
 int cmd_profiles(int argc, char **argv)
 {
     static const struct option opts[] = {
         {"json", no_argument, NULL, 'j'},
+        {"predict", no_argument, NULL, 'P'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    int json = 0, c;
+    int json = 0, predict = 0, c;
     optind = 1;
     opterr = 0; /* one message, ours, naming the option */
-    while ((c = getopt_long(argc, argv, "+jh", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+jPh", opts, NULL)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
+        case 'P': predict = 1; break;
         case 'h': fputs(cmd_profiles_usage, stdout); return 0;
         default: return cli_usage_error("profiles", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
@@ -106,6 +160,8 @@ int cmd_profiles(int argc, char **argv)
     for (int i = optind; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
             json = 1;
+        else if (!strcmp(argv[i], "--predict"))
+            predict = 1;
         else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(cmd_profiles_usage, stdout);
             return 0;
@@ -131,7 +187,7 @@ int cmd_profiles(int argc, char **argv)
     eb_error_clear(&err);
     if (eb_profiles_load_default(&p, cli_profiles_dir, &err))
         return cli_error(&err);
-    int rc = is_list ? do_list(&p) : do_show(&p, args[1], n == 3 ? args[2] : NULL, json);
+    int rc = is_list ? do_list(&p) : do_show(&p, args[1], n == 3 ? args[2] : NULL, json, predict);
     eb_profiles_free(&p);
     return rc;
 }

@@ -33,6 +33,10 @@ const char cmd_run_usage[] =
     "  --sim-project NAME    firmware of the virtual board: espbench (default), or another\n"
     "                        project name for Espressif's stock iperf example\n"
     "  --sim-idf VERSION     its ESP-IDF version (default v5.3): picks the stock dialect\n"
+    "  --sim-model           the virtual board's figures all from the tier model (docs/model.md);\n"
+    "                        default: published tiers replay the docs' figures, others the model\n"
+    "  --sim-rssi DBM, --sim-phy MBPS, --sim-rtt MS, --sim-loss PCT\n"
+    "                        link conditions of the virtual board (the model applies)\n"
     "  --lab FILE            lab file: AP, PC address, boards (run concurrently); see docs/run.md\n"
     "  --shard I/N           run only slice I of N of the chip x tier x test matrix\n"
     "  --dialect NAME        console dialect instead of detecting it\n"
@@ -260,6 +264,7 @@ enum {
     O_CHIP = 256, O_TIER, O_PORT, O_SIM, O_SIM_NOISE, O_SIM_FAULT, O_LAB, O_SHARD, O_DIALECT, O_SSID,
     O_PASSWORD_ENV, O_PC, O_IPERF_PORT, O_TESTS, O_DURATION, O_INTERVAL, O_WARMUP, O_REPEAT, O_UDP_RATE,
     O_RETRIES, O_OUT, O_RESUME, O_MANIFEST, O_FIRMWARE, O_BAUD, O_PASSWORD, O_IPERF, O_SIM_PROJECT, O_SIM_IDF,
+    O_SIM_MODEL, O_SIM_RSSI, O_SIM_PHY, O_SIM_RTT, O_SIM_LOSS,
 };
 
 static const struct option long_opts[] = {
@@ -293,6 +298,11 @@ static const struct option long_opts[] = {
     {"iperf", required_argument, 0, O_IPERF},
     {"sim-project", required_argument, 0, O_SIM_PROJECT},
     {"sim-idf", required_argument, 0, O_SIM_IDF},
+    {"sim-model", no_argument, 0, O_SIM_MODEL},
+    {"sim-rssi", required_argument, 0, O_SIM_RSSI},
+    {"sim-phy", required_argument, 0, O_SIM_PHY},
+    {"sim-rtt", required_argument, 0, O_SIM_RTT},
+    {"sim-loss", required_argument, 0, O_SIM_LOSS},
     {0, 0, 0, 0},
 };
 
@@ -372,6 +382,17 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
     case O_IPERF: o->iperf = optarg; break;
     case O_SIM_PROJECT: rq->sim_project = optarg; break;
     case O_SIM_IDF: rq->sim_idf = optarg; break;
+    case O_SIM_MODEL: rq->sim_model = true; break;
+    case O_SIM_RSSI: case O_SIM_PHY: case O_SIM_RTT: case O_SIM_LOSS: {
+        static const char *const names[] = {"rssi", "phy", "rtt", "loss"};
+        eb_error le;
+        if (!rq->sim_link_set)
+            eb_model_link_default(&rq->sim_link);
+        rq->sim_link_set = true;
+        if (eb_model_link_set(&rq->sim_link, names[c - O_SIM_RSSI], optarg, &le))
+            return cli_usage_error("run", "--sim-%s: %s", names[c - O_SIM_RSSI], le.msg);
+        break;
+    }
     case O_RESUME: o->resume = true; break;
     case O_MANIFEST: o->manifest = optarg; break;
     case O_FIRMWARE: o->firmware = optarg; break;

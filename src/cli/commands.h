@@ -22,9 +22,12 @@ int cmd_parse(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_model(int argc, char **argv);
+int cmd_predict(int argc, char **argv);
 
 extern const char cmd_profiles_usage[], cmd_ports_usage[], cmd_detect_usage[], cmd_flash_usage[],
-    cmd_run_usage[], cmd_parse_usage[], cmd_report_usage[], cmd_compare_usage[], cmd_merge_usage[];
+    cmd_run_usage[], cmd_parse_usage[], cmd_report_usage[], cmd_compare_usage[], cmd_merge_usage[],
+    cmd_model_usage[], cmd_predict_usage[];
 
 /* Shared CLI helpers (cli_util.c). */
 /* Prints "espbench: <msg>" to stderr and returns err->code. */

@@ -13,6 +13,7 @@ const char vb_usage[] =
     "usage: espbench-vboard --chip CHIP [--link PATH] [--flash FILE] [--ip 127.X.Y.Z]\n"
     "                       [--ap SSID:PASS:RSSI | --ap SSID:env:VAR:RSSI]... [--baud-timing|--no-baud-timing]\n"
     "                       [--seed N] [--noise PCT] [--fault SPEC]... [--control PATH] [--profiles DIR]\n"
+    "                       [--model] [--rssi DBM] [--phy MBPS] [--rtt MS] [--loss PCT]\n"
     "       espbench-vboard mkimage --chip CHIP --project NAME --idf VERSION [--version V] [--size BYTES]\n"
     "                       [--seed N] [--profiles DIR] -o FILE\n";
 
@@ -67,7 +68,8 @@ int vb_parse_ap(const char *spec, vb_ap *ap, eb_error *err)
     return 0;
 }
 
-enum { OPT_BAUD = 256, OPT_NO_BAUD, OPT_SEED, OPT_NOISE, OPT_FAULT, OPT_CONTROL, OPT_PROFILES, OPT_AP, OPT_IP };
+enum { OPT_BAUD = 256, OPT_NO_BAUD, OPT_SEED, OPT_NOISE, OPT_FAULT, OPT_CONTROL, OPT_PROFILES, OPT_AP, OPT_IP,
+       OPT_MODEL, OPT_RSSI, OPT_PHY, OPT_RTT, OPT_LOSS };
 
 int vb_args_parse(int argc, char **argv, vb_opts *o, eb_error *err)
 {
@@ -84,12 +86,18 @@ int vb_args_parse(int argc, char **argv, vb_opts *o, eb_error *err)
         {"fault", required_argument, NULL, OPT_FAULT},
         {"control", required_argument, NULL, OPT_CONTROL},
         {"profiles", required_argument, NULL, OPT_PROFILES},
+        {"model", no_argument, NULL, OPT_MODEL},
+        {"rssi", required_argument, NULL, OPT_RSSI},
+        {"phy", required_argument, NULL, OPT_PHY},
+        {"rtt", required_argument, NULL, OPT_RTT},
+        {"loss", required_argument, NULL, OPT_LOSS},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
     strcpy(o->ip, "127.0.0.1");
     o->baud_timing = true;
     o->seed = 1;
+    eb_model_link_default(&o->model_link);
     optind = 1;
     opterr = 0;
     int c;
@@ -102,6 +110,14 @@ int vb_args_parse(int argc, char **argv, vb_opts *o, eb_error *err)
         case OPT_CONTROL: o->control = optarg; break;
         case OPT_PROFILES: o->profiles = optarg; break;
         case OPT_BAUD: o->baud_timing = true; break;
+        case OPT_MODEL: o->force_model = true; break;
+        case OPT_RSSI: case OPT_PHY: case OPT_RTT: case OPT_LOSS: {
+            static const char *const names[] = {"rssi", "phy", "rtt", "loss"};
+            const char *name = names[c - OPT_RSSI];
+            if (eb_model_link_set(&o->model_link, name, optarg, err))
+                return eb_error_prefix(err, "--%s: ", name), EB_ECONFIG;
+            break;
+        }
         case OPT_NO_BAUD: o->baud_timing = false; break;
         case OPT_IP:
             if (vb_parse_ip(optarg, o->ip, err))

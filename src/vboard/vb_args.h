@@ -22,6 +22,8 @@ typedef struct vb_opts {
     double noise_pct;
     vb_fault faults[VB_MAX_FAULTS];
     int n_faults;
+    bool force_model;       /* --model */
+    eb_model_link model_link; /* --rssi, --phy, --rtt, --loss */
 } vb_opts;
 
 extern const char vb_usage[];

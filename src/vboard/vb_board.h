@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "espbench/esp_image.h"
+#include "espbench/model.h"
 #include "espbench/profile.h"
 
 #define VB_MAX_APS 8
@@ -47,6 +48,13 @@ typedef struct vb_board {
     int n_aps;
     uint32_t seed;
     double noise_pct;         /* throughput noise, percent of the model rate */
+    /* The tier model (docs/model.md): published figures for published tiers
+     * under published conditions, model figures otherwise or with
+     * force_model. model is NULL without a constants file. link and
+     * force_model change through the control socket: guarded by lock. */
+    const eb_model *model;
+    bool force_model;
+    eb_model_link link;
     bool baud_timing;
     uint32_t baud;            /* current host baud (follows termios and CHANGE_BAUDRATE) */
     vb_fault faults[VB_MAX_FAULTS];
@@ -68,6 +76,11 @@ void vb_board_printf(vb_board *b, const char *fmt, ...) __attribute__((format(pr
 /* Takes (and disarms) an armed fault of this kind whose `when` matches
  * (NULL when = any). Returns true and copies it to out if one fired. */
 bool vb_board_take_fault(vb_board *b, const char *kind, const char *when, vb_fault *out);
+
+/* Sets link conditions / model forcing from "KEY=VALUE ..." (rssi, phy, rtt,
+ * loss, model=on|off) or "published"; describes the state in reply. */
+struct eb_buf;
+int vb_board_link_cmd(vb_board *b, const char *spec, struct eb_buf *reply, eb_error *err);
 
 /* --- vb_console.c (application mode) --- */
 vb_console *vb_console_new(vb_board *b);

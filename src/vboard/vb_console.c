@@ -138,13 +138,116 @@ const eb_tier *vb_con_boot_tier(vb_console *c)
     return t;
 }
 
-void vb_con_set_tier(vb_console *c, const eb_tier *t)
+/* The figure of test (EB_TEST_COUNT = free heap KB) for the settings the
+ * board runs: eb_model_figure decides published or model (docs/model.md). */
+static int figure(vb_console *c, int test, double *value)
 {
-    c->tier = t;
-    double kb = t && !isnan(t->ref_avail_kb) && t->ref_avail_kb > 0 ? t->ref_avail_kb : 100.0;
+    vb_board *b = c->b;
+    pthread_mutex_lock(&b->lock);
+    eb_model_link link = b->link;
+    bool force = b->force_model;
+    pthread_mutex_unlock(&b->lock);
+    const eb_model_chip *mc = b->model && b->chip ? eb_model_chip_get(b->model, b->chip->name) : NULL;
+    return eb_model_figure(mc, b->chip, c->have_runs ? &c->runs : NULL, &link, force, test, value);
+}
+
+static void update_heap(vb_console *c)
+{
+    double kb;
+    c->heap_source = figure(c, EB_TEST_COUNT, &kb);
+    if (isnan(kb) || kb <= 0)
+        kb = isnan(kb) ? 100.0 : 1.0; /* no model, no figure: the old placeholder */
     c->heap_free = (uint32_t)(kb * 1024.0);
     /* The low-water mark sits a little under the idle figure. */
     c->heap_min = c->heap_free - c->heap_free / 32;
+}
+
+/* The espbench firmware is one image: a tier switch changes the runtime
+ * fields only, the build-time ones stay the image's. */
+static void set_runs(vb_console *c, const eb_tier *t)
+{
+    c->runs = *t;
+    c->have_runs = true;
+    if (c->dialect == EB_DIALECT_ESPBENCH && c->b->chip)
+        eb_model_as_built(c->b->chip, &c->runs);
+    update_heap(c);
+}
+
+void vb_con_set_tier(vb_console *c, const eb_tier *t)
+{
+    c->tier = t;
+    if (t) {
+        set_runs(c, t);
+    } else {
+        c->have_runs = false;
+        update_heap(c);
+    }
+}
+
+void vb_con_set_custom_tier(vb_console *c, const bool *set, const int *value, int n_fields)
+{
+    eb_tier t;
+    memset(&t, 0, sizeof t);
+    snprintf(t.name, sizeof t.name, "custom");
+    t.ref_avail_kb = NAN;
+    for (int k = 0; k < EB_TEST_COUNT; k++)
+        t.ref_mbps[k] = NAN;
+    for (int f = 0; f < n_fields && f < EB_F_COUNT; f++) {
+        t.set[f] = set[f];
+        t.value[f] = value[f];
+    }
+    c->tier = NULL;
+    set_runs(c, &t);
+}
+
+int vb_board_link_cmd(vb_board *b, const char *spec, eb_buf *reply, eb_error *err)
+{
+    eb_model_link l;
+    bool force;
+    pthread_mutex_lock(&b->lock);
+    l = b->link;
+    force = b->force_model;
+    pthread_mutex_unlock(&b->lock);
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", spec);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!strcmp(tok, "published")) {
+            eb_model_link_default(&l);
+            force = false;
+            continue;
+        }
+        if (!eq)
+            return eb_fail(err, EB_ECONFIG, "link: '%s' is not KEY=VALUE (rssi, phy, rtt, loss, model) or 'published'", tok);
+        *eq = '\0';
+        if (!strcmp(tok, "model")) {
+            if (strcmp(eq + 1, "on") && strcmp(eq + 1, "off"))
+                return eb_fail(err, EB_ECONFIG, "link: model=%s must be on or off", eq + 1);
+            force = !strcmp(eq + 1, "on");
+        } else if (eb_model_link_set(&l, tok, eq + 1, err)) {
+            return eb_error_prefix(err, "link: "), EB_ECONFIG;
+        }
+    }
+    if ((force || !eb_model_link_is_published(&l)) && !b->model)
+        return eb_fail(err, EB_ECONFIG, "link: no model constants (profiles/model/model.yaml) on this board");
+    pthread_mutex_lock(&b->lock);
+    b->link = l;
+    b->force_model = force;
+    pthread_mutex_unlock(&b->lock);
+    if (b->console) {
+        pthread_mutex_lock(&b->console->lock);
+        update_heap(b->console);
+        pthread_mutex_unlock(&b->console->lock);
+    }
+    char rssi[16] = "-", phy[16] = "-";
+    if (!isnan(l.rssi_dbm))
+        snprintf(rssi, sizeof rssi, "%g", l.rssi_dbm);
+    if (!isnan(l.phy_mbps))
+        snprintf(phy, sizeof phy, "%g", l.phy_mbps);
+    eb_buf_printf(reply, "rssi=%s phy=%s rtt=%g loss=%g model=%s", rssi, phy, l.rtt_ms, l.loss_pct,
+                  force ? "on" : "off");
+    return 0;
 }
 
 void vb_con_restart(vb_console *c) { c->b->request_reset(c->b, false, "SW_CPU_RESET"); }
@@ -185,15 +288,19 @@ static int test_of(const vb_iperf_req *r)
     return r->server ? EB_TEST_TCP_RX : EB_TEST_TCP_TX;
 }
 
+/* The rate a test is shaped to: published or model (docs/model.md); 20
+ * Mbit/s only when the board has neither (no constants file). The model's
+ * UDP RX figure is what the board keeps: the shaper drops the rest, so the
+ * loss iperf reports follows the model. */
 static double model_mbps(vb_console *c, int test)
 {
-    const eb_tier *t = c->tier;
-    if (t && !isnan(t->ref_mbps[test]) && t->ref_mbps[test] > 0)
-        return t->ref_mbps[test];
-    const eb_tier *io = vb_con_find_tier(c, "iperf");
-    if (io && !isnan(io->ref_mbps[test]) && io->ref_mbps[test] > 0)
-        return io->ref_mbps[test];
-    return 20.0;
+    double v;
+    c->run.source = figure(c, test, &v);
+    if (isnan(v) || v <= 0) {
+        c->run.source = EB_FIG_NONE;
+        return isnan(v) ? 20.0 : 0.01;
+    }
+    return v;
 }
 
 /* A fault for this run: `when` empty, the test's name, or a time ("2s"). */

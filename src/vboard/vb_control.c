@@ -3,7 +3,10 @@
  *   download         reset into download mode (EN with IO0 low)
  *   fault SPEC       arm a fault (KIND[:ARG][@WHEN])
  *   status           mode, baud, chip, app project
- *   quit             stop the board (clean exit) */
+ *   quit             stop the board (clean exit)
+ *   link SPEC        link conditions and model forcing for the next tests:
+ *                    "rssi=-65 rtt=20 loss=1 phy=65 model=on|off" or
+ *                    "published" (docs/model.md) */
 #include "vb_control.h"
 
 #include <errno.h>
@@ -61,9 +64,16 @@ static int c_quit(const vb_control_target *t, const char *arg, eb_buf *r, eb_err
     return t->quit(t->ctx, r, e);
 }
 
+static int c_link(const vb_control_target *t, const char *arg, eb_buf *r, eb_error *e)
+{
+    if (!t->link)
+        return eb_fail(e, EB_ECONFIG, "this board has no link model");
+    return t->link(t->ctx, arg, r, e);
+}
+
 static const control_cmd cmds[] = {
     {"reset", false, c_reset},   {"download", false, c_download}, {"fault", true, c_fault},
-    {"status", false, c_status}, {"quit", false, c_quit},
+    {"status", false, c_status}, {"quit", false, c_quit},        {"link", true, c_link},
 };
 
 void vb_control_run_line(const vb_control_target *t, const char *line, eb_buf *reply)
@@ -79,7 +89,7 @@ void vb_control_run_line(const vb_control_target *t, const char *line, eb_buf *r
         if (strlen(cmds[i].name) == n && strncmp(cmds[i].name, line, n) == 0)
             cmd = &cmds[i];
     if (!cmd) {
-        eb_buf_printf(reply, "err unknown command \"%.*s\" (commands: reset, download, fault SPEC, status, quit)",
+        eb_buf_printf(reply, "err unknown command \"%.*s\" (commands: reset, download, fault SPEC, status, quit, link SPEC)",
                       (int)(n > 40 ? 40 : n), line);
         return;
     }

@@ -18,6 +18,7 @@ typedef struct vb_control_target {
     int (*fault)(void *ctx, const char *spec, eb_buf *reply, eb_error *err);
     int (*status)(void *ctx, eb_buf *reply, eb_error *err);
     int (*quit)(void *ctx, eb_buf *reply, eb_error *err);
+    int (*link)(void *ctx, const char *spec, eb_buf *reply, eb_error *err); /* NULL: no link */
     void *ctx;
 } vb_control_target;
 

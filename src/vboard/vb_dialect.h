@@ -46,6 +46,7 @@ typedef struct vb_iperf_run {
     int n_intervals;
     uint64_t bytes;
     long udp_lost, udp_total;
+    int source;                 /* enum eb_figure_source of the shaped rate */
 } vb_iperf_run;
 
 struct vb_console {
@@ -72,9 +73,14 @@ struct vb_console {
     bool no_ap;                 /* `no-ap` fault fired: APs gone until the next boot */
     char ssid[33];
     char ip[16], mask[16], gw[16];
-    /* the tier the board runs (profile row) and its memory figures */
+    /* the tier the board runs (profile row, NULL for settings without one),
+     * the settings it runs with (runs: the espbench image's build-time
+     * fields), its memory figures and where they come from */
     const eb_tier *tier;
+    eb_tier runs;
+    bool have_runs;
     uint32_t heap_free, heap_min;
+    int heap_source;            /* enum eb_figure_source */
     /* iperf */
     vb_traffic_ops traffic;
     vb_iperf *iperf;
@@ -88,6 +94,9 @@ struct vb_console {
     ebc_ops ops;
     char build_fw[33], build_idf[33], build_chip[24], build_mac[18];
 };
+
+/* Applies runtime settings that match no profile row (espbench firmware). */
+void vb_con_set_custom_tier(vb_console *c, const bool *set, const int *value, int n_fields);
 
 struct vb_dialect_driver {
     int dialect;

@@ -1,6 +1,6 @@
 /* The espbench firmware's console on the vboard: the same espbench_core the
  * firmware runs, with vboard ops (emulated Wi-Fi, vb_traffic iperf, the
- * tier's reference memory). See docs/console-protocol.md. */
+ * tier model's free memory, see docs/model.md). See docs/console-protocol.md. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -207,6 +207,17 @@ static void eb_banner(vb_console *c)
                      "On Windows, try using Windows Terminal or Putty instead.\r\n");
 }
 
+/* True when the board already runs the applied runtime settings. */
+static bool runs_applied(vb_console *c)
+{
+    for (int f = 0; f < EBC_F_COUNT && f < EB_F_COUNT; f++)
+        if (ebc_field_get(f)->runtime &&
+            (c->runs.set[f] != c->core.tier.set[f] ||
+             (c->core.tier.set[f] && c->runs.value[f] != c->core.tier.value[f])))
+            return false;
+    return c->have_runs;
+}
+
 static void eb_line(vb_console *c, char *line)
 {
     ebc_feed_line(&c->core, line);
@@ -214,6 +225,10 @@ static void eb_line(vb_console *c, char *line)
     const eb_tier *t = profile_tier_for(c, &c->core.tier);
     if (t && t != c->tier)
         vb_con_set_tier(c, t);
+    else if (!t && (c->tier || !runs_applied(c)))
+        /* Settings no profile row has (a search, a hand-typed tier_set): the
+         * model predicts them. */
+        vb_con_set_custom_tier(c, c->core.tier.set, c->core.tier.value, EBC_F_COUNT);
 }
 
 static void eb_report(vb_console *c, const vb_iperf_report *r)

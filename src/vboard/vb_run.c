@@ -32,6 +32,8 @@ typedef struct vb_run_state {
     const vb_opts *o;
     eb_profiles prof;
     bool prof_loaded;
+    eb_model model;         /* tier model constants (docs/model.md) */
+    bool model_loaded;
     vb_board b;
     vb_flash flash;
     vb_pty *pty;
@@ -292,6 +294,12 @@ static int ctl_status(void *ctx, eb_buf *reply, eb_error *err)
     return 0;
 }
 
+static int ctl_link(void *ctx, const char *spec, eb_buf *reply, eb_error *err)
+{
+    vb_run_state *s = ctx;
+    return vb_board_link_cmd(&s->b, spec, reply, err);
+}
+
 static int ctl_quit(void *ctx, eb_buf *reply, eb_error *err)
 {
     (void)err;
@@ -332,6 +340,14 @@ static int setup(vb_run_state *s, const vb_opts *o, eb_error *err)
     b->n_aps = o->n_aps;
     b->seed = o->seed;
     b->noise_pct = o->noise_pct;
+    /* The tier model: required when asked for, else published figures only. */
+    s->model_loaded = eb_model_load_default(&s->model, err) == 0;
+    if (!s->model_loaded && (o->force_model || !eb_model_link_is_published(&o->model_link)))
+        return err->code;
+    eb_error_clear(err);
+    b->model = s->model_loaded ? &s->model : NULL;
+    b->force_model = o->force_model;
+    b->link = o->model_link;
     b->baud_timing = o->baud_timing;
     b->baud = 115200;
     memcpy(b->faults, o->faults, sizeof b->faults);
@@ -350,7 +366,7 @@ static int setup(vb_run_state *s, const vb_opts *o, eb_error *err)
     if (!s->rom || !b->console)
         return eb_fail(err, EB_EIO, "out of memory");
     if (o->control) {
-        vb_control_target t = {ctl_reset, ctl_fault, ctl_status, ctl_quit, s};
+        vb_control_target t = {ctl_reset, ctl_fault, ctl_status, ctl_quit, ctl_link, s};
         if ((rc = vb_control_open(&s->ctl, o->control, &t, err)))
             return rc;
     }
@@ -371,6 +387,8 @@ static void teardown(vb_run_state *s)
         vb_flash_close(&s->flash);
     if (s->prof_loaded)
         eb_profiles_free(&s->prof);
+    if (s->model_loaded)
+        eb_model_free(&s->model);
     eb_slip_decoder_free(&s->appdec);
     if (s->b.write)
         pthread_mutex_destroy(&s->b.lock);

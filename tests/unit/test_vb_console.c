@@ -151,6 +151,7 @@ static void boot(fixture *fx, const char *chip, const char *project, const char 
 {
     fx->b.chip = eb_profiles_chip(&fx->profiles, chip);
     assert_non_null(fx->b.chip);
+    eb_model_link_default(&fx->b.link); /* published conditions: published figures */
     eb_image_info app;
     memset(&app, 0, sizeof app);
     app.has_app_desc = strcmp(chip, "esp8266") != 0;

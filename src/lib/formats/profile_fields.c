@@ -7,6 +7,7 @@
  * The WND_SCALE case is a rule of its own below because the tier says
  * whether it runs with PSRAM. */
 #include "espbench/profile.h"
+#include "espbench/model.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -208,6 +209,17 @@ int eb_tier_validate_field(const eb_tier *t, int *bad_field, eb_error *err)
         if (bad_field)
             *bad_field = EB_F_RX_BA_WIN;
         return EB_ECONFIG;
+    }
+    /* The tier model's lint: its errors (settings known to stall the Wi-Fi
+     * stack) fail validation; warnings are shown by predict/profiles show. */
+    eb_lint lint[4];
+    int n_lint = eb_model_lint(t, lint, 4);
+    for (int i = 0; i < n_lint && i < 4; i++) {
+        if (lint[i].level == EB_LINT_ERROR) {
+            if (bad_field)
+                *bad_field = lint[i].field;
+            return eb_fail(err, EB_ECONFIG, "%s", lint[i].msg);
+        }
     }
     if (!t->psram) {
         for (size_t i = 0; i < sizeof wnd_scale_limits / sizeof wnd_scale_limits[0]; i++) {

@@ -361,3 +361,29 @@ void rep_tier_label_full(char *out, size_t size, const eb_profiles *p, const cha
     const eb_tier *t = rep_tier(p, chip, tier);
     snprintf(out, size, "%s%s", rep_tier_label(p, chip, tier, lang), t && t->psram ? " (PSRAM)" : "");
 }
+
+const char *rep_sim_note(const eb_results *r, const char *chip, bool *replay)
+{
+    int published = 0, model = 0;
+    for (int i = 0; i < r->n_entries; i++) {
+        const eb_entry *e = &r->entries[i];
+        if (strcmp(e->chip, chip) != 0 || !e->figure_source[0])
+            continue;
+        if (strcmp(e->figure_source, "published") == 0)
+            published++;
+        else
+            model++;
+    }
+    if (replay)
+        *replay = published > 0 && model == 0;
+    if (!published && !model)
+        return NULL;
+    if (!model)
+        return "Simulated (espbench-vboard), not measured: every figure replays the docs' published "
+               "table.";
+    if (!published)
+        return "Simulated (espbench-vboard), not measured: every figure comes from the tier model "
+               "(docs/model.md).";
+    return "Simulated (espbench-vboard), not measured: published tiers replay the docs' table, the "
+           "others come from the tier model (docs/model.md); each entry's figure_source says which.";
+}

@@ -270,7 +270,11 @@ static void chart_vs_docs(eb_buf *out, const chip_view *v)
     axes a;
     a.xstep = a.ystep = nice_step(vmax * 1.1, &a.xmax);
     a.ymax = a.xmax;
-    svg_open(out, "Measured against the docs (Mbit/s)");
+    bool replay = false;
+    const char *sim = rep_sim_note(v->r, v->chip, &replay);
+    svg_open(out, !sim ? "Measured against the docs (Mbit/s)"
+                  : replay ? "Simulated against the docs (Mbit/s): a replay of the docs' table"
+                           : "Simulated against the docs (Mbit/s): tier model and replayed figures");
     svg_axes(out, &a, "docs (Mbit/s)", "measured (Mbit/s)");
     eb_buf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"diag\"/>\n", px(&a, 0),
                   py(&a, 0), px(&a, a.xmax), py(&a, a.ymax));
@@ -368,7 +372,14 @@ int eb_report_html(const eb_results *r, const eb_profiles *p, const eb_report_op
         v.n_tiers = eb_results_tiers(r, p, chips[i], v.tiers, REP_MAX_TIERS);
         eb_buf_printf(out, "<h2>");
         html_text(out, rep_chip_display(p, chips[i]));
-        eb_buf_printf(out, "</h2>\n<div class=\"charts\">\n");
+        eb_buf_printf(out, "</h2>\n");
+        const char *sim = rep_sim_note(r, chips[i], NULL);
+        if (sim) {
+            eb_buf_printf(out, "<p class=\"simulated\"><strong>");
+            html_text(out, sim);
+            eb_buf_printf(out, "</strong></p>\n");
+        }
+        eb_buf_printf(out, "<div class=\"charts\">\n");
         chart_tiers(out, &v);
         chart_vs_docs(out, &v);
         chart_memory(out, &v);

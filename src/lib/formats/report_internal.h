@@ -32,6 +32,10 @@ int rep_select_chips(const eb_results *r, const eb_profiles *p, const eb_report_
 
 /* One sentence saying which statistic the tables show. */
 const char *rep_stat_note(int stat, int lang);
+/* Simulated results of chip (entries with a figure_source): NULL when none,
+ * else one sentence saying they are simulated, and whether every figure
+ * replays the docs' table (*replay true) or the tier model gave some. */
+const char *rep_sim_note(const eb_results *r, const char *chip, bool *replay);
 
 /* A table as rows of cells, rendered by the RST, Markdown and HTML writers. */
 #define REP_CELL 96

@@ -43,6 +43,9 @@ int eb_report_md(const eb_results *r, const eb_profiles *p, const eb_report_opts
     bool zh = o->lang == EB_LANG_ZH_CN;
     for (int i = 0; i < n; i++) {
         eb_buf_printf(out, "## %s\n\n%s\n\n", rep_chip_display(p, chips[i]), rep_stat_note(o->stat, o->lang));
+        const char *sim = rep_sim_note(r, chips[i], NULL);
+        if (sim)
+            eb_buf_printf(out, "**%s**\n\n", sim);
         rep_table t;
         for (int g = 0; g < REP_GROUP_COUNT; g++) {
             rep_tier_table(r, p, o, chips[i], g, &t);

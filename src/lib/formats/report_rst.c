@@ -53,6 +53,9 @@ int eb_report_rst(const eb_results *r, const eb_profiles *p, const eb_report_opt
         const char *disp = rep_chip_display(p, chips[i]);
         rst_heading(out, disp, '=');
         eb_buf_printf(out, "%s\n\n", rep_stat_note(o->stat, o->lang));
+        const char *sim = rep_sim_note(r, chips[i], NULL);
+        if (sim)
+            eb_buf_printf(out, ".. note:: %s\n\n", sim);
         rep_table t;
         char title[160];
         for (int g = 0; g < REP_GROUP_COUNT; g++) {

@@ -281,6 +281,8 @@ static cJSON *entry_json(const eb_entry *e)
     cJSON_AddStringToObject(o, "error", e->error);
     if (e->tier_note[0])
         cJSON_AddStringToObject(o, "tier_note", e->tier_note);
+    if (e->figure_source[0])
+        cJSON_AddStringToObject(o, "figure_source", e->figure_source);
     add_num(o, "mean_mbps", e->mean_mbps);
     add_num(o, "peak_mbps", e->peak_mbps);
     add_num(o, "loss_pct", e->loss_pct);
@@ -558,6 +560,7 @@ static int parse_entry(jctx *c, const cJSON *o, eb_entry *e)
     if ((rc = get_str(c, o, "status", e->status, sizeof e->status, REQUIRED)) ||
         (rc = get_str(c, o, "error", e->error, sizeof e->error, OPTIONAL)) ||
         (rc = get_str(c, o, "tier_note", e->tier_note, sizeof e->tier_note, OPTIONAL)) ||
+        (rc = get_str(c, o, "figure_source", e->figure_source, sizeof e->figure_source, OPTIONAL)) ||
         (rc = get_num(c, o, "mean_mbps", &e->mean_mbps, REQUIRED)) ||
         (rc = get_num(c, o, "peak_mbps", &e->peak_mbps, REQUIRED)) ||
         (rc = get_num(c, o, "loss_pct", &e->loss_pct, OPTIONAL)) ||

@@ -181,6 +181,11 @@ void run_entry_base(board_ctx *bc, const eb_run_item *it, eb_entry *e)
     eb_entry_set_tier_params(e, it->tier);
     if (bc->tier == it->tier)
         snprintf(e->tier_note, sizeof e->tier_note, "%s", bc->tier_note);
+    if (bc->b->sim) /* the same decision the vboard makes (eb_model_figure) */
+        snprintf(e->figure_source, sizeof e->figure_source, "%s",
+                 eb_model_source(it->tier, it->test, &bc->b->sim_link, bc->b->sim_model) == EB_FIG_PUBLISHED
+                     ? "published"
+                     : "model " EB_MODEL_VERSION);
 }
 
 int run_record(board_ctx *bc, const eb_entry *e, eb_error *err)

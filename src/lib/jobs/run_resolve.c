@@ -156,8 +156,16 @@ static int start_sims(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st
             .profiles = &st->profiles, .chip = b->chip, .name = b->name[0] ? b->name : "sim",
             .out_dir = o->out_dir, .ssid = o->ssid, .ap_password = SIM_AP_PASSWORD,
             .noise_pct = rq->sim_noise_pct, .seed = (uint32_t)(i + 1), .n_faults = rq->n_sim_faults,
-            .project = rq->sim_project, .idf = rq->sim_idf,
+            .project = rq->sim_project, .idf = rq->sim_idf, .profiles_dir = rq->profiles_dir,
+            .force_model = rq->sim_model,
         };
+        if (rq->sim_link_set)
+            so.link = rq->sim_link;
+        else
+            eb_model_link_default(&so.link);
+        b->sim = true;
+        b->sim_model = rq->sim_model;
+        b->sim_link = so.link;
         for (int k = 0; k < rq->n_sim_faults; k++)
             so.faults[k] = rq->sim_faults[k];
         char msg[128];

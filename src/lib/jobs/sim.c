@@ -10,6 +10,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
@@ -213,7 +214,7 @@ int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
         free(s);
         return rc;
     }
-    char ap[160], noise[32], seed[32], rssi[16];
+    char ap[160], noise[32], seed[32], rssi[16], lk[4][32];
     snprintf(rssi, sizeof rssi, "%d", o->rssi ? o->rssi : -40);
     snprintf(ap, sizeof ap, "%s:env:%s:%s", o->ssid ? o->ssid : EB_SIM_SSID, SIM_AP_ENV, rssi);
     snprintf(noise, sizeof noise, "%g", o->noise_pct);
@@ -238,6 +239,22 @@ int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
     /* The line is not what is measured: no pacing at the baud rate, so that
      * flashing the image and the console cost no more than they must. */
     args[n++] = "--no-baud-timing";
+    /* The tier model's inputs (docs/model.md): overlay tiers and link. */
+    if (o->profiles_dir && *o->profiles_dir) {
+        args[n++] = "--profiles";
+        args[n++] = (char *)o->profiles_dir;
+    }
+    if (o->force_model)
+        args[n++] = "--model";
+    const double lv[4] = {o->link.rssi_dbm, o->link.phy_mbps, o->link.rtt_ms, o->link.loss_pct};
+    static const char *const lf[4] = {"--rssi", "--phy", "--rtt", "--loss"};
+    for (int k = 0; k < 4; k++) {
+        if (isnan(lv[k]) || (k >= 2 && lv[k] == 0))
+            continue;
+        snprintf(lk[k], sizeof lk[k], "%g", lv[k]);
+        args[n++] = (char *)lf[k];
+        args[n++] = lk[k];
+    }
     for (int i = 0; i < o->n_faults && i < EB_SIM_MAX_FAULTS; i++) {
         args[n++] = "--fault";
         args[n++] = (char *)o->faults[i];
