@@ -24,7 +24,4 @@ typedef struct eb_fetch_opts {
  * cached file. */
 int eb_fetch(const char *url, const eb_fetch_opts *opts, char *path, size_t path_cap, eb_error *err);
 
-/* SHA-256 of a file as 64 lowercase hex chars. */
-int eb_sha256_file(const char *path, char hex[65], eb_error *err);
-
 #endif

@@ -53,5 +53,8 @@ int eb_parse_log_file(eb_parse_out *out, const char *path, const eb_parse_opts *
 
 /* Copies the entries and board metadata into r (eb_results_add). */
 int eb_parse_to_results(const eb_parse_out *out, eb_results *r, eb_error *err);
+/* The same, moving the entries instead of copying them (out is left empty):
+ * a long log's entries are not duplicated on their way to the JSON writer. */
+int eb_parse_move_to_results(eb_parse_out *out, eb_results *r, eb_error *err);
 
 #endif

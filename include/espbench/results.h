@@ -102,7 +102,8 @@ eb_entry *eb_results_find(eb_results *r, const char *board, const char *chip, co
                           int test, int repeat);
 void eb_entry_free(eb_entry *e);
 
-/* JSON: load validates the schema name and version, and every field's type.
+/* Files (adapters/results_file.c; the rest of this header is pure).
+ * JSON: load validates the schema name and version, and every field's type.
  * path: a results.json, or the folder `run` wrote (its results.json). */
 int eb_results_load(eb_results *r, const char *path, eb_error *err);
 /* Writes atomically (temp file, fsync, rename), so a killed run leaves a valid file. */
@@ -119,6 +120,9 @@ void eb_entry_set_tier_params(eb_entry *e, const eb_tier *t);
 /* Adds e, or replaces the entry with the same key (board, chip, tier, test,
  * repeat) — for a run that redoes a test. Returns the stored entry. */
 eb_entry *eb_results_put(eb_results *r, const eb_entry *e);
+/* Moves *n entries (an array of *cap from malloc) into r, which then owns them
+ * and their intervals; *entries, *n and *cap are cleared. */
+void eb_results_take(eb_results *r, eb_entry **entries, int *n, int *cap);
 /* Deep copy of an entry into dst (dst uninitialised). */
 void eb_entry_copy(eb_entry *dst, const eb_entry *src);
 
@@ -145,11 +149,17 @@ bool eb_entry_equal(const eb_entry *a, const eb_entry *b);
 
 /* Serialise to text (no I/O). JSON ends with a newline; CSV is RFC 4180 with CRLF line ends. */
 void eb_results_to_json(const eb_results *r, eb_buf *out);
+/* The same JSON handed to a sink piece by piece (a few hundred KB at a time),
+ * so a large file is written without holding it all; stops at the sink's
+ * first error and returns it. */
+typedef struct eb_results_sink {
+    int (*write)(void *ctx, const void *data, size_t len, eb_error *err);
+    void *ctx;
+} eb_results_sink;
+int eb_results_write_json(const eb_results *r, const eb_results_sink *sink, eb_error *err);
 void eb_results_to_csv(const eb_results *r, eb_buf *out);
 /* Parses results JSON text; `name` (a file name) prefixes error messages:
  * "NAME: entries[3].mean_mbps: expected a number" (EB_ECONFIG). */
 int eb_results_parse_json(eb_results *r, const char *text, size_t len, const char *name, eb_error *err);
-/* Writes a whole file atomically: temp file in the same directory, fsync, rename. */
-int eb_file_write_atomic(const char *path, const void *data, size_t len, eb_error *err);
 
 #endif

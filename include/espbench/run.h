@@ -34,9 +34,6 @@ typedef struct eb_run_board {
     eb_model_link sim_link; /* --sim-rssi/--sim-rtt/--sim-loss */
 } eb_run_board;
 
-/* Lower-case hex SHA-256 of data into out (65 bytes). */
-void eb_sha256_hex(const void *data, size_t len, char out[65]);
-
 /* Orchestration steps, timed for the overhead benchmark. */
 enum eb_run_step {
     EB_STEP_OPEN,     /* open port and console, detect dialect */

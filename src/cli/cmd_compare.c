@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "espbench/compare.h"
+#include "espbench/fs.h"
 #include "espbench/merge.h"
 #include "espbench/report.h"
 

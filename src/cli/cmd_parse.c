@@ -48,7 +48,7 @@ static int parse_seconds(const char *opt, const char *s, double *out)
     return 0;
 }
 
-static void print_summary(FILE *f, const eb_parse_out *out)
+static void print_summary(FILE *f, const eb_results *out)
 {
     fprintf(f, "%-7s %-8s %4s %4s %9s %9s %8s  %s\n", "test", "status", "rx", "tx", "mean", "peak1s", "loss%",
             "note");
@@ -61,6 +61,13 @@ static void print_summary(FILE *f, const eb_parse_out *out)
                 e->tx_stats.n, e->mean_mbps, e->peak_mbps, loss,
                 e->error[0] ? e->error : e->rx_stats.n > 0 ? "" : "sender side only");
     }
+}
+
+static int write_stdout(void *ctx, const void *data, size_t len, eb_error *err)
+{
+    if (fwrite(data, 1, len, ctx) != len)
+        return eb_fail(err, EB_EIO, "stdout: write failed");
+    return 0;
 }
 
 int cmd_parse(int argc, char **argv)
@@ -137,21 +144,18 @@ int cmd_parse(int argc, char **argv)
     eb_results_init(&r);
     if (!rc) {
         snprintf(r.espbench_version, sizeof r.espbench_version, "%s", eb_version());
-        rc = eb_parse_to_results(&out, &r, &err);
+        rc = eb_parse_move_to_results(&out, &r, &err);
     }
     if (!rc && output) {
         rc = eb_results_save_json(&r, output, &err);
         if (!rc) {
-            print_summary(stdout, &out);
-            fprintf(stderr, "espbench parse: %d entries from %d logs (dialect %s) -> %s\n", out.n_entries, out.n_logs,
+            print_summary(stdout, &r);
+            fprintf(stderr, "espbench parse: %d entries from %d logs (dialect %s) -> %s\n", r.n_entries, out.n_logs,
                     out.meta.dialect[0] ? out.meta.dialect : "none", output);
         }
     } else if (!rc) {
-        eb_buf b;
-        eb_buf_init(&b);
-        eb_results_to_json(&r, &b);
-        fwrite(b.data, 1, b.len, stdout);
-        eb_buf_free(&b);
+        eb_results_sink sink = {write_stdout, stdout};
+        rc = eb_results_write_json(&r, &sink, &err);
     }
     eb_results_free(&r);
     eb_parse_out_free(&out);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "espbench/fs.h"
 #include "espbench/merge.h"
 #include "espbench/report.h"
 

@@ -25,5 +25,5 @@ want="espbench: $T/empty: a folder without results.json (not one \`espbench run\
 rc=0
 "$ESPBENCH" report "$T/none.json" 2>"$T/err" >/dev/null || rc=$?
 [ "$rc" = 2 ] || fail "missing file: exit $rc"
-[ "$(cat "$T/err")" = "espbench: $T/none.json: cannot open: No such file or directory" ] || { cat "$T/err"; fail "message"; }
+[ "$(cat "$T/err")" = "espbench: $T/none.json: cannot read: No such file or directory" ] || { cat "$T/err"; fail "message"; }
 echo ok

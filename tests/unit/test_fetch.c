@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "espbench/fetch.h"
+#include "espbench/sha256.h"
 
 typedef struct {
     char dir[64];

@@ -31,7 +31,7 @@ static void test_arg_parsing(void **state)
     assert_int_equal(eb_image_set_add_arg(&s, "app.bin@0x1zz", &err), EB_ECONFIG);
     assert_int_equal(eb_image_set_add_arg(&s, "app.bin@-4", &err), EB_ECONFIG);
     assert_int_equal(eb_image_set_add_arg(&s, "/nonexistent/app.bin@0x10000", &err), EB_EIO);
-    assert_string_equal(err.msg, "cannot read image /nonexistent/app.bin: No such file or directory");
+    assert_string_equal(err.msg, "image /nonexistent/app.bin: cannot read: No such file or directory");
     assert_int_equal(s.n, 2);
     eb_image_set_free(&s);
 }

@@ -98,7 +98,7 @@ static void test_missing_file_and_dir(void **state)
     eb_error err;
     eb_error_clear(&err);
     assert_int_equal(eb_profiles_load_file(&p, BAD "nope.yaml", &err), EB_ECONFIG);
-    assert_string_equal(err.msg, BAD "nope.yaml: cannot open: No such file or directory");
+    assert_string_equal(err.msg, BAD "nope.yaml: cannot read: No such file or directory");
     const char *dirs[] = {FIXTURES_DIR "/profiles/none"};
     assert_int_equal(eb_profiles_load(&p, dirs, 1, &err), EB_ECONFIG);
     assert_string_equal(err.msg, "profiles directory '" FIXTURES_DIR

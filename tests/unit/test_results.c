@@ -285,7 +285,7 @@ static void test_save_load_files(void **state)
     char missing[300];
     snprintf(missing, sizeof missing, "%s/nope.json", dir);
     assert_int_equal(eb_results_load(&back, missing, &err), EB_ECONFIG);
-    assert_non_null(strstr(err.msg, "nope.json: cannot open: No such file or directory"));
+    assert_non_null(strstr(err.msg, "nope.json: cannot read: No such file or directory"));
     char baddir[300];
     snprintf(baddir, sizeof baddir, "%s/no/such/dir/results.json", dir);
     assert_int_equal(eb_results_save_json(&r, baddir, &err), EB_EIO);

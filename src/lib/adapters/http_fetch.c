@@ -3,7 +3,6 @@
  * expected SHA-256 before anyone uses the file. */
 #include <curl/curl.h>
 #include <errno.h>
-#include <openssl/evp.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +13,7 @@
 #include "espbench/fs.h"
 #include "espbench/fetch.h"
 #include "espbench/log.h"
+#include "espbench/sha256.h"
 
 int eb_cache_dir(char *out, size_t cap, eb_error *err)
 {
@@ -29,30 +29,6 @@ int eb_cache_dir(char *out, size_t cap, eb_error *err)
         return eb_fail(err, EB_EIO, "cache directory path too long");
     if (eb_mkdir_p(out) != 0)
         return eb_fail(err, EB_EIO, "cannot create the cache directory %s: %s", out, strerror(errno));
-    return EB_OK;
-}
-
-int eb_sha256_file(const char *path, char hex[65], eb_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return eb_fail(err, EB_EIO, "cannot read %s: %s", path, strerror(errno));
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
-    uint8_t buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        EVP_DigestUpdate(ctx, buf, n);
-    int bad = ferror(f);
-    fclose(f);
-    uint8_t md[EVP_MAX_MD_SIZE];
-    unsigned int len = 0;
-    EVP_DigestFinal_ex(ctx, md, &len);
-    EVP_MD_CTX_free(ctx);
-    if (bad)
-        return eb_fail(err, EB_EIO, "error reading %s", path);
-    for (unsigned i = 0; i < 32; i++)
-        snprintf(hex + 2 * i, 3, "%02x", md[i]);
     return EB_OK;
 }
 

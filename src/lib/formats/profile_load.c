@@ -24,6 +24,11 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
+#include "espbench/fs.h"
+
+/* A profile is a few KB; anything this large is the wrong file. */
+#define PROFILE_MAX_BYTES (4u << 20)
+
 /* ------------------------------------------------------------------ raw model */
 
 typedef struct raw_tier {
@@ -611,17 +616,23 @@ static int parse_document(ctx *x, raw_file *rf)
 static int parse_file(const char *path, raw_file *rf, eb_error *err)
 {
     memset(rf, 0, sizeof *rf);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return eb_fail(err, errno == ENOENT ? EB_ECONFIG : EB_EIO, "%s: cannot open: %s", path,
-                       strerror(errno));
+    /* The file is read whole (base/fs.c) and parsed from memory: libyaml's
+     * marks, and so the file:line:col of every message, are the same. */
+    eb_buf text;
+    eb_buf_init(&text);
+    int rd = eb_file_read(path, PROFILE_MAX_BYTES, "not a profile?", &text, err);
+    if (rd) {
+        if (rd == EB_EIO && errno == ENOENT) /* a wrong path: a configuration error */
+            rd = err ? (err->code = EB_ECONFIG) : EB_ECONFIG;
+        return rd;
+    }
     yaml_parser_t parser;
     yaml_document_t doc;
     if (!yaml_parser_initialize(&parser)) {
-        fclose(f);
+        eb_buf_free(&text);
         return eb_fail(err, EB_EIO, "%s: cannot initialise the YAML parser", path);
     }
-    yaml_parser_set_input_file(&parser, f);
+    yaml_parser_set_input_string(&parser, text.data ? text.data : (const unsigned char *)"", text.len);
     int rc;
     if (!yaml_parser_load(&parser, &doc)) {
         const char *problem = parser.problem ? parser.problem : "malformed YAML";
@@ -637,7 +648,7 @@ static int parse_file(const char *path, raw_file *rf, eb_error *err)
                          (int)parser.problem_mark.line + 1, (int)parser.problem_mark.column + 1,
                          problem);
         yaml_parser_delete(&parser);
-        fclose(f);
+        eb_buf_free(&text);
         raw_chip_free(&rf->chip);
         return rc;
     }
@@ -645,7 +656,7 @@ static int parse_file(const char *path, raw_file *rf, eb_error *err)
     rc = parse_document(&x, rf);
     yaml_document_delete(&doc);
     yaml_parser_delete(&parser);
-    fclose(f);
+    eb_buf_free(&text);
     if (rc)
         raw_chip_free(&rf->chip);
     return rc;

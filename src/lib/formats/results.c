@@ -23,9 +23,9 @@
 
 #include "espbench/clock.h"
 #include "espbench/version.h"
+#include "json_writer.h"
 
 #define RESULTS_SCHEMA_NAME "espbench-results"
-#define RESULTS_MAX_BYTES (256u << 20)
 
 /* ---------------------------------------------------------------- store */
 
@@ -118,6 +118,24 @@ eb_entry *eb_results_add(eb_results *r, const eb_entry *e)
     return ne;
 }
 
+void eb_results_take(eb_results *r, eb_entry **entries, int *n, int *cap)
+{
+    if (r->n_entries == 0) { /* the common case: hand the array over */
+        free(r->entries);
+        r->entries = *entries;
+        r->n_entries = *n;
+        r->cap_entries = *cap;
+    } else {
+        for (int i = 0; i < *n; i++) {
+            reserve_entry(r);
+            r->entries[r->n_entries++] = (*entries)[i];
+        }
+        free(*entries);
+    }
+    *entries = NULL;
+    *n = *cap = 0;
+}
+
 eb_entry *eb_results_put(eb_results *r, const eb_entry *e)
 {
     eb_entry *old = eb_results_find(r, e->board, e->chip, e->tier, e->test, e->repeat);
@@ -163,217 +181,211 @@ eb_entry *eb_results_find(eb_results *r, const char *board, const char *chip, co
 
 /* ---------------------------------------------------------------- JSON out */
 
-/* Formats a finite number exactly as cJSON prints it (integers as %d, else the
- * shorter of %1.15g and %1.17g that reads back the same), but faster: a large
- * log's intervals are most of a results file, and cJSON's sscanf round-trip
- * check dominated writing it. */
-static const char *fmt_num(double v, char out[32])
-{
-    if (v == (double)(int)v && v >= -2147483648.0 && v <= 2147483647.0) {
-        char tmp[16];
-        int n = 0;
-        long long x = (long long)v;
-        bool neg = x < 0;
-        unsigned long long u = neg ? (unsigned long long)(-x) : (unsigned long long)x;
-        do {
-            tmp[n++] = (char)('0' + u % 10);
-            u /= 10;
-        } while (u);
-        int k = 0;
-        if (neg)
-            out[k++] = '-';
-        while (n)
-            out[k++] = tmp[--n];
-        out[k] = '\0';
-        return out;
-    }
-    snprintf(out, 32, "%1.15g", v);
-    if (strtod(out, NULL) != v)
-        snprintf(out, 32, "%1.17g", v);
-    return out;
-}
-
-static void add_num(cJSON *o, const char *key, double v)
-{
-    char buf[32];
-    if (isfinite(v))
-        cJSON_AddRawToObject(o, key, fmt_num(v, buf));
-    else
-        cJSON_AddNullToObject(o, key);
-}
+/* Written with the streaming writer (json_writer.h), in the layout cJSON gave
+ * the file before: a large `espbench parse` result holds tens of thousands of
+ * entries, and building a cJSON tree of them was most of the command's time. */
 
 /* -1 (or any negative) = unknown = null. */
-static void add_count(cJSON *o, const char *key, long v)
+static void jw_count(eb_jw *w, const char *key, long v)
 {
-    char buf[32];
     if (v >= 0)
-        cJSON_AddRawToObject(o, key, fmt_num((double)v, buf));
+        eb_jw_int(w, key, v);
     else
-        cJSON_AddNullToObject(o, key);
+        eb_jw_null(w, key);
 }
 
-static cJSON *stats_json(const eb_stats *s)
+static void stats_json(eb_jw *w, const char *key, const eb_stats *s)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "n", s->n);
-    add_num(o, "mean", s->mean);
-    add_num(o, "median", s->median);
-    add_num(o, "min", s->min);
-    add_num(o, "max", s->max);
-    add_num(o, "stddev", s->stddev);
-    add_num(o, "peak_1s", s->peak_1s);
-    return o;
+    eb_jw_object(w, key);
+    eb_jw_int(w, "n", s->n);
+    eb_jw_num(w, "mean", s->mean);
+    eb_jw_num(w, "median", s->median);
+    eb_jw_num(w, "min", s->min);
+    eb_jw_num(w, "max", s->max);
+    eb_jw_num(w, "stddev", s->stddev);
+    eb_jw_num(w, "peak_1s", s->peak_1s);
+    eb_jw_end(w);
 }
 
-/* One interval as a JSON object, keys and numbers as cJSON would print them. */
-static void interval_text(eb_buf *b, const eb_interval *iv)
+static void put_num_or_null(eb_buf *b, double v, bool known)
 {
     char num[32];
-    static const char *const keys[] = {"start_s", "end_s", "bytes", "mbps", "jitter_ms"};
+    if (known)
+        eb_buf_append(b, num, eb_jw_fmt_num(v, num));
+    else
+        eb_buf_append(b, "null", 4);
+}
+
+/* One interval as a compact JSON object on its own line. */
+static void interval_text(eb_buf *b, const eb_interval *iv)
+{
+    static const char *const keys[] = {"{\"start_s\":", ",\"end_s\":", ",\"bytes\":", ",\"mbps\":",
+                                       ",\"jitter_ms\":"};
     const double vals[] = {iv->start_s, iv->end_s, iv->bytes, iv->mbps, iv->jitter_ms};
-    eb_buf_append_byte(b, '{');
+    eb_buf_reserve(b, 200);
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
-        eb_buf_printf(b, "%s\"%s\":", k ? "," : "", keys[k]);
-        const char *t = isfinite(vals[k]) ? fmt_num(vals[k], num) : "null";
-        eb_buf_append(b, t, strlen(t));
+        eb_buf_append(b, keys[k], strlen(keys[k]));
+        put_num_or_null(b, vals[k], isfinite(vals[k]));
     }
-    const long counts[] = {iv->lost, iv->total};
-    static const char *const ckeys[] = {"lost", "total"};
-    for (size_t k = 0; k < 2; k++) {
-        eb_buf_printf(b, ",\"%s\":", ckeys[k]);
-        const char *t = counts[k] >= 0 ? fmt_num((double)counts[k], num) : "null";
-        eb_buf_append(b, t, strlen(t));
-    }
+    eb_buf_append(b, ",\"lost\":", 8);
+    put_num_or_null(b, (double)iv->lost, iv->lost >= 0);
+    eb_buf_append(b, ",\"total\":", 9);
+    put_num_or_null(b, (double)iv->total, iv->total >= 0);
     eb_buf_append_byte(b, '}');
 }
 
-/* Intervals are most of a results file (one per report line of a log), so the
- * array is rendered straight into text, one interval per line, instead of as a
- * cJSON object per interval: writing a large `espbench parse` result was
- * dominated by allocating those nodes. */
-static cJSON *intervals_json(const eb_interval *iv, int n)
+/* Intervals are most of a results file (one per report line of a log): one
+ * compact object per line keeps the file short and a diff readable. */
+static void intervals_json(eb_jw *w, const char *key, const eb_interval *iv, int n)
 {
-    if (n == 0)
-        return cJSON_CreateArray();
-    eb_buf b;
-    eb_buf_init(&b);
-    eb_buf_append_byte(&b, '[');
+    eb_buf *b = eb_jw_raw(w, key);
+    eb_buf_append_byte(b, '[');
     for (int i = 0; i < n; i++) {
-        eb_buf_append(&b, i ? ",\n" : "\n", i ? 2 : 1);
-        interval_text(&b, &iv[i]);
+        eb_buf_append(b, i ? ",\n" : "\n", i ? 2 : 1);
+        interval_text(b, &iv[i]);
     }
-    eb_buf_append(&b, "]", 1);
-    cJSON *raw = cJSON_CreateRaw(eb_buf_cstr(&b));
-    eb_buf_free(&b);
-    return raw;
+    eb_buf_append_byte(b, ']');
 }
 
-static cJSON *entry_json(const eb_entry *e)
+static void entry_json(eb_jw *w, const eb_entry *e)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "board", e->board);
-    cJSON_AddStringToObject(o, "chip", e->chip);
-    cJSON_AddStringToObject(o, "tier", e->tier);
+    eb_jw_object(w, NULL);
+    eb_jw_str(w, "board", e->board);
+    eb_jw_str(w, "chip", e->chip);
+    eb_jw_str(w, "tier", e->tier);
     const char *tn = eb_test_name(e->test);
-    cJSON_AddStringToObject(o, "test", tn ? tn : "?");
-    cJSON_AddNumberToObject(o, "repeat", e->repeat);
-    cJSON_AddStringToObject(o, "status", e->status);
-    cJSON_AddStringToObject(o, "error", e->error);
+    eb_jw_str(w, "test", tn ? tn : "?");
+    eb_jw_int(w, "repeat", e->repeat);
+    eb_jw_str(w, "status", e->status);
+    eb_jw_str(w, "error", e->error);
     if (e->tier_note[0])
-        cJSON_AddStringToObject(o, "tier_note", e->tier_note);
+        eb_jw_str(w, "tier_note", e->tier_note);
     if (e->figure_source[0])
-        cJSON_AddStringToObject(o, "figure_source", e->figure_source);
-    add_num(o, "mean_mbps", e->mean_mbps);
-    add_num(o, "peak_mbps", e->peak_mbps);
-    add_num(o, "loss_pct", e->loss_pct);
-    add_num(o, "jitter_ms", e->jitter_ms);
-    add_count(o, "free_heap", e->free_heap);
-    add_count(o, "min_free_heap", e->min_free_heap);
-    add_count(o, "largest_block", e->largest_block);
-    add_num(o, "ref_mbps", e->ref_mbps);
-    cJSON *set = cJSON_AddObjectToObject(o, "settings");
-    add_num(set, "duration_s", e->duration_s);
-    add_num(set, "interval_s", e->interval_s);
-    add_num(set, "warmup_s", e->warmup_s);
-    add_num(set, "udp_rate_mbps", e->udp_rate_mbps);
-    cJSON *tp = cJSON_AddObjectToObject(o, "tier_params");
+        eb_jw_str(w, "figure_source", e->figure_source);
+    eb_jw_num(w, "mean_mbps", e->mean_mbps);
+    eb_jw_num(w, "peak_mbps", e->peak_mbps);
+    eb_jw_num(w, "loss_pct", e->loss_pct);
+    eb_jw_num(w, "jitter_ms", e->jitter_ms);
+    jw_count(w, "free_heap", e->free_heap);
+    jw_count(w, "min_free_heap", e->min_free_heap);
+    jw_count(w, "largest_block", e->largest_block);
+    eb_jw_num(w, "ref_mbps", e->ref_mbps);
+    eb_jw_object(w, "settings");
+    eb_jw_num(w, "duration_s", e->duration_s);
+    eb_jw_num(w, "interval_s", e->interval_s);
+    eb_jw_num(w, "warmup_s", e->warmup_s);
+    eb_jw_num(w, "udp_rate_mbps", e->udp_rate_mbps);
+    eb_jw_end(w);
+    eb_jw_object(w, "tier_params");
     for (int f = 0; f < EB_F_COUNT; f++) {
         const eb_field_desc *d = eb_field_desc_get(f);
         if (e->param_set[f] && d)
-            cJSON_AddNumberToObject(tp, d->key, e->param[f]);
+            eb_jw_int(w, d->key, e->param[f]);
     }
-    cJSON_AddItemToObject(o, "rx_stats", stats_json(&e->rx_stats));
-    cJSON_AddItemToObject(o, "tx_stats", stats_json(&e->tx_stats));
-    cJSON *iv = cJSON_AddObjectToObject(o, "intervals");
-    cJSON_AddItemToObject(iv, "receiver", intervals_json(e->receiver, e->n_receiver));
-    cJSON_AddItemToObject(iv, "sender", intervals_json(e->sender, e->n_sender));
-    cJSON_AddStringToObject(o, "started", e->started);
-    cJSON_AddStringToObject(o, "finished", e->finished);
-    return o;
+    eb_jw_end(w);
+    stats_json(w, "rx_stats", &e->rx_stats);
+    stats_json(w, "tx_stats", &e->tx_stats);
+    eb_jw_object(w, "intervals");
+    intervals_json(w, "receiver", e->receiver, e->n_receiver);
+    intervals_json(w, "sender", e->sender, e->n_sender);
+    eb_jw_end(w);
+    eb_jw_str(w, "started", e->started);
+    eb_jw_str(w, "finished", e->finished);
+    eb_jw_end(w);
 }
 
 bool eb_entry_equal(const eb_entry *a, const eb_entry *b)
 {
     /* Compare the serialised forms: exactly the fields results.json keeps, with NAN == NAN. */
-    cJSON *ja = entry_json(a), *jb = entry_json(b);
-    char *ta = cJSON_PrintUnformatted(ja), *tb = cJSON_PrintUnformatted(jb);
-    bool eq = ta && tb && strcmp(ta, tb) == 0;
-    free(ta);
-    free(tb);
-    cJSON_Delete(ja);
-    cJSON_Delete(jb);
+    eb_buf ta, tb;
+    eb_buf_init(&ta);
+    eb_buf_init(&tb);
+    eb_jw w;
+    eb_jw_init(&w, &ta);
+    entry_json(&w, a);
+    eb_jw_init(&w, &tb);
+    entry_json(&w, b);
+    bool eq = ta.len == tb.len && memcmp(ta.data, tb.data, ta.len) == 0;
+    eb_buf_free(&ta);
+    eb_buf_free(&tb);
     return eq;
 }
 
-static cJSON *board_json(const eb_board_meta *b)
+static void board_json(eb_jw *w, const eb_board_meta *b)
 {
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddStringToObject(o, "board", b->board);
-    cJSON_AddStringToObject(o, "chip", b->chip);
-    cJSON_AddStringToObject(o, "mac", b->mac);
-    cJSON_AddStringToObject(o, "port", b->port);
-    cJSON_AddStringToObject(o, "dialect", b->dialect);
-    cJSON_AddStringToObject(o, "fw_project", b->fw_project);
-    cJSON_AddStringToObject(o, "fw_version", b->fw_version);
-    cJSON_AddStringToObject(o, "idf_version", b->idf_version);
-    cJSON_AddStringToObject(o, "fw_sha256", b->fw_sha256);
-    cJSON_AddStringToObject(o, "ap_ssid", b->ap_ssid);
+    eb_jw_object(w, NULL);
+    eb_jw_str(w, "board", b->board);
+    eb_jw_str(w, "chip", b->chip);
+    eb_jw_str(w, "mac", b->mac);
+    eb_jw_str(w, "port", b->port);
+    eb_jw_str(w, "dialect", b->dialect);
+    eb_jw_str(w, "fw_project", b->fw_project);
+    eb_jw_str(w, "fw_version", b->fw_version);
+    eb_jw_str(w, "idf_version", b->idf_version);
+    eb_jw_str(w, "fw_sha256", b->fw_sha256);
+    eb_jw_str(w, "ap_ssid", b->ap_ssid);
     if (b->rssi != 0)
-        cJSON_AddNumberToObject(o, "rssi", b->rssi);
+        eb_jw_int(w, "rssi", b->rssi);
     else
-        cJSON_AddNullToObject(o, "rssi");
-    cJSON_AddStringToObject(o, "board_ip", b->board_ip);
-    cJSON_AddStringToObject(o, "pc_ip", b->pc_ip);
-    cJSON_AddStringToObject(o, "host", b->host);
-    cJSON_AddStringToObject(o, "iperf_version", b->iperf_version);
-    cJSON_AddStringToObject(o, "started", b->started);
-    cJSON_AddStringToObject(o, "finished", b->finished);
-    return o;
+        eb_jw_null(w, "rssi");
+    eb_jw_str(w, "board_ip", b->board_ip);
+    eb_jw_str(w, "pc_ip", b->pc_ip);
+    eb_jw_str(w, "host", b->host);
+    eb_jw_str(w, "iperf_version", b->iperf_version);
+    eb_jw_str(w, "started", b->started);
+    eb_jw_str(w, "finished", b->finished);
+    eb_jw_end(w);
+}
+
+/* The writer's buffer goes to the sink every FLUSH_BYTES, so writing a file
+ * needs no more memory than that, whatever the number of entries. */
+#define FLUSH_BYTES (256u << 10)
+
+static int results_json(const eb_results *r, eb_buf *out, const eb_results_sink *sink, eb_error *err)
+{
+    eb_jw w;
+    eb_jw_init(&w, out);
+    eb_jw_object(&w, NULL);
+    eb_jw_str(&w, "schema", RESULTS_SCHEMA_NAME);
+    eb_jw_int(&w, "schema_version", EB_RESULTS_SCHEMA_VERSION);
+    eb_jw_str(&w, "espbench_version", r->espbench_version[0] ? r->espbench_version : eb_version());
+    char now[32];
+    if (!r->generated[0])
+        eb_iso8601_utc(now);
+    eb_jw_str(&w, "generated", r->generated[0] ? r->generated : now);
+    eb_jw_array(&w, "boards");
+    for (int i = 0; i < r->n_boards; i++)
+        board_json(&w, &r->boards[i]);
+    eb_jw_end(&w);
+    eb_jw_array(&w, "entries");
+    for (int i = 0; i < r->n_entries; i++) {
+        entry_json(&w, &r->entries[i]);
+        if (sink && out->len >= FLUSH_BYTES) {
+            int rc = sink->write(sink->ctx, out->data, out->len, err);
+            if (rc)
+                return rc;
+            eb_buf_reset(out);
+        }
+    }
+    eb_jw_end(&w);
+    eb_jw_end(&w);
+    eb_buf_append_byte(out, '\n');
+    return sink ? sink->write(sink->ctx, out->data, out->len, err) : 0;
 }
 
 void eb_results_to_json(const eb_results *r, eb_buf *out)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "schema", RESULTS_SCHEMA_NAME);
-    cJSON_AddNumberToObject(root, "schema_version", EB_RESULTS_SCHEMA_VERSION);
-    cJSON_AddStringToObject(root, "espbench_version", r->espbench_version[0] ? r->espbench_version : eb_version());
-    char now[32];
-    if (!r->generated[0])
-        eb_iso8601_utc(now);
-    cJSON_AddStringToObject(root, "generated", r->generated[0] ? r->generated : now);
-    cJSON *boards = cJSON_AddArrayToObject(root, "boards");
-    for (int i = 0; i < r->n_boards; i++)
-        cJSON_AddItemToArray(boards, board_json(&r->boards[i]));
-    cJSON *entries = cJSON_AddArrayToObject(root, "entries");
-    for (int i = 0; i < r->n_entries; i++)
-        cJSON_AddItemToArray(entries, entry_json(&r->entries[i]));
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text)
-        abort();
-    eb_buf_append(out, text, strlen(text));
-    eb_buf_append_byte(out, '\n');
-    free(text);
+    (void)results_json(r, out, NULL, NULL);
+}
+
+int eb_results_write_json(const eb_results *r, const eb_results_sink *sink, eb_error *err)
+{
+    eb_buf b;
+    eb_buf_init(&b);
+    eb_buf_reserve(&b, FLUSH_BYTES + 65536);
+    int rc = results_json(r, &b, sink, err);
+    eb_buf_free(&b);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- JSON in */
@@ -762,129 +774,5 @@ int eb_results_parse_json(eb_results *r, const char *text, size_t len, const cha
     cJSON_Delete(root);
     if (rc)
         eb_results_free(r);
-    return rc;
-}
-
-int eb_results_load(eb_results *r, const char *path, eb_error *err)
-{
-    eb_results_init(r);
-    char in_dir[4096]; /* a run folder: its results.json */
-    const char *dir = path;
-    path = eb_path_or_in_dir(path, "results.json", in_dir, sizeof in_dir);
-    FILE *f = fopen(path, "rb");
-    if (!f && path == in_dir && errno == ENOENT)
-        return eb_fail(err, EB_ECONFIG, "%s: a folder without results.json (not one `espbench run` wrote?): "
-                       "pass a results.json or a run's --out folder", dir);
-    if (!f)
-        return eb_fail(err, errno == ENOENT ? EB_ECONFIG : EB_EIO, "%s: cannot open: %s", path, strerror(errno));
-    eb_buf b;
-    eb_buf_init(&b);
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        eb_buf_append(&b, chunk, n);
-        if (b.len > RESULTS_MAX_BYTES) {
-            fclose(f);
-            eb_buf_free(&b);
-            return eb_fail(err, EB_ECONFIG, "%s: larger than %u MB; not a results file?", path, RESULTS_MAX_BYTES >> 20);
-        }
-    }
-    int rd_err = ferror(f) ? errno : 0;
-    fclose(f);
-    if (rd_err) {
-        eb_buf_free(&b);
-        return eb_fail(err, EB_EIO, "%s: cannot read: %s", path, strerror(rd_err));
-    }
-    int rc = eb_results_parse_json(r, b.len ? (const char *)b.data : "", b.len, path, err);
-    eb_buf_free(&b);
-    return rc;
-}
-
-/* ---------------------------------------------------------------- files */
-
-int eb_file_write_atomic(const char *path, const void *data, size_t len, eb_error *err)
-{
-    /* The temp file sits next to the target so rename() stays within one file system. */
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 16);
-    if (!tmp)
-        abort();
-    const char *slash = strrchr(path, '/');
-    size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
-    snprintf(tmp, plen + 16, "%.*s.%s.XXXXXX", (int)dirlen, path, path + dirlen);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        int e = errno;
-        free(tmp);
-        return eb_fail(err, EB_EIO, "%s: cannot create a temporary file next to it: %s", path, strerror(e));
-    }
-    const char *p = data;
-    size_t left = len;
-    while (left > 0) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            free(tmp);
-            return eb_fail(err, EB_EIO, "%s: write failed: %s", path, strerror(e));
-        }
-        p += w;
-        left -= (size_t)w;
-    }
-    /* mkstemp creates 0600; results are ordinary files. */
-    mode_t mask = umask(0);
-    umask(mask);
-    (void)fchmod(fd, 0666 & ~mask);
-    /* Close even when fsync fails: the fd must not leak on this path. */
-    int synced = fsync(fd), sync_errno = errno;
-    int closed = close(fd);
-    if (synced != 0 || closed != 0) {
-        if (synced == 0)
-            sync_errno = errno;
-        unlink(tmp);
-        free(tmp);
-        return eb_fail(err, EB_EIO, "%s: %s failed: %s; check the disk (space, permissions) and retry", path,
-                       synced != 0 ? "fsync" : "close", strerror(sync_errno));
-    }
-    if (rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        free(tmp);
-        return eb_fail(err, EB_EIO, "%s: rename failed: %s", path, strerror(e));
-    }
-    free(tmp);
-    /* Make the rename itself durable. */
-    char *dir = dirlen ? strndup(path, dirlen) : strdup(".");
-    if (dir) {
-        int dfd = open(dir, O_RDONLY | O_DIRECTORY);
-        if (dfd >= 0) {
-            (void)fsync(dfd);
-            close(dfd);
-        }
-        free(dir);
-    }
-    return 0;
-}
-
-int eb_results_save_json(const eb_results *r, const char *path, eb_error *err)
-{
-    eb_buf b;
-    eb_buf_init(&b);
-    eb_results_to_json(r, &b);
-    int rc = eb_file_write_atomic(path, b.data, b.len, err);
-    eb_buf_free(&b);
-    return rc;
-}
-
-int eb_results_save_csv(const eb_results *r, const char *path, eb_error *err)
-{
-    eb_buf b;
-    eb_buf_init(&b);
-    eb_results_to_csv(r, &b);
-    int rc = eb_file_write_atomic(path, b.data, b.len, err);
-    eb_buf_free(&b);
     return rc;
 }

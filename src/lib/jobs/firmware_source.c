@@ -11,6 +11,8 @@
 
 #include "espbench/fetch.h"
 #include "espbench/firmware_source.h"
+#include "espbench/fs.h"
+#include "espbench/sha256.h"
 
 void eb_image_set_free(eb_image_set *s)
 {
@@ -24,26 +26,22 @@ void eb_image_set_free(eb_image_set *s)
     memset(s, 0, sizeof *s);
 }
 
+/* Firmware images and build descriptions: 64 MB is beyond any ESP flash. */
+#define IMAGE_MAX_BYTES (64u << 20)
+
 static int read_file_what(const char *what, const char *path, uint8_t **data, size_t *len, eb_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return eb_fail(err, EB_EIO, "cannot read %s %s: %s", what, path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return eb_fail(err, EB_EIO, "%s %s is not a regular file", what, path);
+    eb_buf b;
+    eb_buf_init(&b);
+    int rc = eb_file_read(path, IMAGE_MAX_BYTES, NULL, &b, err);
+    if (rc) {
+        eb_buf_free(&b);
+        eb_error_prefix(err, "%s ", what);
+        return rc;
     }
-    size_t n = (size_t)st.st_size;
-    uint8_t *buf = malloc(n ? n : 1);
-    if (!buf || fread(buf, 1, n, f) != n) {
-        free(buf);
-        fclose(f);
-        return eb_fail(err, EB_EIO, "cannot read %s %s", what, path);
-    }
-    fclose(f);
-    *data = buf;
-    *len = n;
+    eb_buf_reserve(&b, 0); /* never NULL, also for an empty file */
+    *data = b.data;
+    *len = b.len;
     return EB_OK;
 }
 

@@ -15,6 +15,7 @@
 #include "espbench/board_parse.h"
 #include "espbench/buf.h"
 #include "espbench/dialect.h"
+#include "espbench/fs.h"
 #include "espbench/iperf_parse.h"
 #include "espbench/profile.h"
 
@@ -520,20 +521,26 @@ static eb_entry *find_slot(eb_parse_out *out, int test, int occurrence, bool rec
     return NULL;
 }
 
+static void reserve_entries(eb_parse_out *out, int more)
+{
+    if (out->n_entries + more <= out->cap_entries)
+        return;
+    int cap = out->n_entries + more;
+    eb_entry *p = realloc(out->entries, (size_t)cap * sizeof *p);
+    if (!p)
+        abort();
+    out->entries = p;
+    eb_interval *q = realloc(out->udp_reports, (size_t)cap * sizeof *q);
+    if (!q)
+        abort();
+    out->udp_reports = q;
+    out->cap_entries = cap;
+}
+
 static eb_entry *new_entry(eb_parse_out *out, int test, const eb_parse_opts *o)
 {
-    if (out->n_entries == out->cap_entries) {
-        int cap = out->cap_entries ? out->cap_entries * 2 : 8;
-        eb_entry *p = realloc(out->entries, (size_t)cap * sizeof *p);
-        if (!p)
-            abort();
-        out->entries = p;
-        eb_interval *q = realloc(out->udp_reports, (size_t)cap * sizeof *q);
-        if (!q)
-            abort();
-        out->udp_reports = q;
-        out->cap_entries = cap;
-    }
+    if (out->n_entries == out->cap_entries)
+        reserve_entries(out, out->cap_entries ? out->cap_entries : 8);
     out->udp_reports[out->n_entries] = (eb_interval){.lost = -1, .total = -1, .jitter_ms = NAN};
     eb_entry *e = &out->entries[out->n_entries++];
     eb_entry_init(e);
@@ -548,6 +555,7 @@ static int add_segments(eb_parse_out *out, const char *name, seg_list *segs, con
                         eb_error *err)
 {
     int occurrences[EB_TEST_COUNT] = {0};
+    reserve_entries(out, segs->n); /* one allocation for a long log's entries, not a doubling series */
     for (int i = 0; i < segs->n; i++) {
         seg *s = &segs->v[i];
         if (s->iv.n == 0 && !s->has_summary && !s->error[0])
@@ -565,13 +573,8 @@ static int add_segments(eb_parse_out *out, const char *name, seg_list *segs, con
         if (!e)
             e = new_entry(out, s->test, o);
         occurrences[s->test]++;
-        eb_interval *copy = NULL;
-        if (s->iv.n > 0) {
-            copy = malloc((size_t)s->iv.n * sizeof *copy);
-            if (!copy)
-                abort();
-            memcpy(copy, s->iv.v, (size_t)s->iv.n * sizeof *copy);
-        }
+        /* The entry takes the segment's intervals: a long log's are not copied. */
+        eb_interval *copy = s->iv.n > 0 ? s->iv.v : NULL;
         if (s->receiver) {
             e->receiver = copy;
             e->n_receiver = s->iv.n;
@@ -604,6 +607,8 @@ static int add_segments(eb_parse_out *out, const char *name, seg_list *segs, con
         if (s->has_report && s->report.total > 0)
             out->udp_reports[idx] = s->report;
         eb_entry_figures(e, &out->udp_reports[idx]);
+        if (copy)
+            s->iv.v = NULL; /* the entry owns it now */
     }
     return 0;
 }
@@ -646,31 +651,11 @@ int eb_parse_log_buffer(eb_parse_out *out, const char *name, const char *data, s
 
 int eb_parse_log_file(eb_parse_out *out, const char *path, const eb_parse_opts *o, eb_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return eb_fail(err, EB_EIO, "%s: cannot read: %s", path, strerror(errno));
     eb_buf b;
     eb_buf_init(&b);
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-        eb_buf_append(&b, chunk, n);
-        /* A device such as /dev/zero, or a wrong file, must not be read until memory runs out. */
-        if (b.len > LOG_MAX_BYTES) {
-            fclose(f);
-            eb_buf_free(&b);
-            return eb_fail(err, EB_ECONFIG, "%s: larger than %u MB; not a console or iperf log? (split a longer one)",
-                           path, LOG_MAX_BYTES >> 20);
-        }
-    }
-    bool bad = ferror(f);
-    int saved = errno;
-    fclose(f);
-    if (bad) {
-        eb_buf_free(&b);
-        return eb_fail(err, EB_EIO, "%s: cannot read: %s", path, strerror(saved));
-    }
-    int rc = eb_parse_log_buffer(out, path, b.data ? (const char *)b.data : "", b.len, o, err);
+    int rc = eb_file_read(path, LOG_MAX_BYTES, "not a console or iperf log? (split a longer one)", &b, err);
+    if (!rc)
+        rc = eb_parse_log_buffer(out, path, b.data ? (const char *)b.data : "", b.len, o, err);
     eb_buf_free(&b);
     return rc;
 }
@@ -685,5 +670,16 @@ int eb_parse_to_results(const eb_parse_out *out, eb_results *r, eb_error *err)
     for (int i = 0; i < out->n_entries; i++)
         if (!eb_results_add(r, &out->entries[i]))
             return eb_fail(err, EB_EIO, "results: cannot add entry %s", eb_test_name(out->entries[i].test));
+    return 0;
+}
+
+int eb_parse_move_to_results(eb_parse_out *out, eb_results *r, eb_error *err)
+{
+    eb_board_meta *m = eb_results_board(r, "", true);
+    if (!m)
+        return eb_fail(err, EB_EIO, "results: cannot add the board's metadata");
+    *m = out->meta;
+    m->board[0] = '\0';
+    eb_results_take(r, &out->entries, &out->n_entries, &out->cap_entries);
     return 0;
 }

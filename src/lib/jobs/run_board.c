@@ -13,6 +13,7 @@
 #include "espbench/clock.h"
 #include "espbench/firmware_source.h"
 #include "espbench/flash.h"
+#include "espbench/sha256.h"
 #include "run_internal.h"
 
 #define SCAN_TRIES 3

@@ -6,7 +6,6 @@
 #include "espbench/run.h"
 
 #include <errno.h>
-#include <openssl/evp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,16 +20,6 @@
 static const char *const step_names[EB_STEP_COUNT] = {
     "open", "tier", "wifi", "setup", "traffic", "teardown", "memory", "save",
 };
-
-void eb_sha256_hex(const void *data, size_t len, char out[65])
-{
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    EVP_Digest(data, len, md, &n, EVP_sha256(), NULL);
-    for (unsigned i = 0; i < n && i < 32; i++)
-        snprintf(out + 2 * i, 3, "%02x", md[i]);
-    out[64] = 0;
-}
 
 const char *eb_run_step_name(int step)
 {

@@ -7,6 +7,7 @@
  * leave a board behind holding its address. */
 #include "espbench/fs.h"
 #include "espbench/sim.h"
+#include "espbench/sha256.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -135,15 +136,10 @@ static int run_tool(const char *prog, char *const *args, const char *log, eb_err
 
 static int read_file(const char *path, eb_buf *b, eb_error *err)
 {
-    FILE *f = fopen(path, "rbe");
-    if (!f)
-        return eb_fail(err, EB_EIO, "sim: cannot read %s: %s", path, strerror(errno));
-    char tmp[65536];
-    size_t n;
-    while ((n = fread(tmp, 1, sizeof tmp, f)) > 0)
-        eb_buf_append(b, tmp, n);
-    fclose(f);
-    return 0;
+    int rc = eb_file_read(path, 64u << 20, "not a firmware image?", b, err);
+    if (rc)
+        eb_error_prefix(err, "sim: ");
+    return rc;
 }
 
 static int flash_app(const eb_sim_opts *o, const char *port, const char *image, char sha[65], eb_error *err)

@@ -1,0 +1,59 @@
+/* results.json and results.csv on disk: the file side of the results store
+ * (formats/results*.c only turn entries into bytes and back). Reads are capped,
+ * writes atomic (base/fs.c); a large JSON file is streamed to disk as it is
+ * written. */
+#include <errno.h>
+
+#include "espbench/fs.h"
+#include "espbench/results.h"
+
+#define RESULTS_MAX_BYTES (256u << 20)
+
+int eb_results_load(eb_results *r, const char *path, eb_error *err)
+{
+    eb_results_init(r);
+    char in_dir[4096]; /* a run folder: its results.json */
+    const char *dir = path;
+    path = eb_path_or_in_dir(path, "results.json", in_dir, sizeof in_dir);
+    eb_buf b;
+    eb_buf_init(&b);
+    int rc = eb_file_read(path, RESULTS_MAX_BYTES, "not a results file?", &b, err);
+    if (rc == EB_EIO && errno == ENOENT && path == in_dir)
+        rc = eb_fail(err, EB_ECONFIG, "%s: a folder without results.json (not one `espbench run` wrote?): "
+                     "pass a results.json or a run's --out folder", dir);
+    else if (rc == EB_EIO && errno == ENOENT)
+        rc = err ? (err->code = EB_ECONFIG) : EB_ECONFIG; /* a wrong path on the command line */
+    if (!rc)
+        rc = eb_results_parse_json(r, b.len ? (const char *)b.data : "", b.len, path, err);
+    eb_buf_free(&b);
+    return rc;
+}
+
+static int to_file(void *ctx, const void *data, size_t len, eb_error *err)
+{
+    return eb_atomic_write(ctx, data, len, err);
+}
+
+int eb_results_save_json(const eb_results *r, const char *path, eb_error *err)
+{
+    eb_atomic_file *f;
+    int rc = eb_atomic_open(&f, path, err);
+    if (rc)
+        return rc;
+    eb_results_sink sink = {to_file, f};
+    if ((rc = eb_results_write_json(r, &sink, err))) {
+        eb_atomic_abort(f);
+        return rc;
+    }
+    return eb_atomic_commit(f, err);
+}
+
+int eb_results_save_csv(const eb_results *r, const char *path, eb_error *err)
+{
+    eb_buf b;
+    eb_buf_init(&b);
+    eb_results_to_csv(r, &b);
+    int rc = eb_file_write_atomic(path, b.data, b.len, err);
+    eb_buf_free(&b);
+    return rc;
+}
