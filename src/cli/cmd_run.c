@@ -1,5 +1,6 @@
 /* espbench run: flags, lab file, --sim boards, progress display and the
  * summary table. The work is eb_run() (src/lib/jobs/run_job.c). */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -12,6 +13,8 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "espbench/console_driver.h"
+#include "espbench/dialect.h"
 #include "espbench/iperf_proc.h"
 #include "espbench/lab.h"
 #include "espbench/merge.h"
@@ -324,6 +327,35 @@ static int parse_tests(const char *v, unsigned *mask)
 
 #define SIM_AP_PASSWORD "espbench-sim-wpa2"
 
+/* Names and addresses checked before any board is touched or any file
+ * written, so a typo costs one line and no half-made run folder. */
+static int check_plan(const eb_profiles *p, const eb_run_opts *o, const char *dialect)
+{
+    if (dialect && !eb_console_driver_by_name(dialect)) {
+        char names[256] = "";
+        for (int d = 0; d < EB_DIALECT_COUNT; d++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", d ? ", " : "", eb_dialect_name(d));
+        return cli_usage_error("run", "--dialect '%s': unknown; one of %s", dialect, names);
+    }
+    for (int b = 0; b < o->n_boards; b++) {
+        const char *ip = o->boards[b].pc_ip;
+        unsigned char addr[16];
+        if (ip[0] && inet_pton(AF_INET, ip, addr) != 1 && inet_pton(AF_INET6, ip, addr) != 1)
+            return cli_usage_error("run", "PC address '%s' is not an IPv4 or IPv6 address", ip);
+        const eb_chip *c = eb_profiles_chip(p, o->boards[b].chip);
+        for (int t = 0; c && t < o->n_tiers; t++) {
+            if (!strcmp(o->tiers[t], "all") || !strcmp(o->tiers[t], "psram") || eb_chip_tier(c, o->tiers[t]))
+                continue;
+            char names[1024] = "";
+            for (int k = 0; k < c->n_tiers; k++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "", c->tiers[k].name);
+            return cli_usage_error("run", "chip %s has no tier '%s' (tiers: %s; or all, psram)", c->name, o->tiers[t],
+                                   names);
+        }
+    }
+    return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
     eb_run_opts o = {0};
@@ -527,6 +559,14 @@ int cmd_run(int argc, char **argv)
             eb_profiles_free(&profiles);
             return cli_usage_error("run", "no profile for chip '%s' (see 'espbench profiles')", o.boards[i].chip);
         }
+    if ((rc = check_plan(&profiles, &o, dialect))) {
+        eb_profiles_free(&profiles);
+        return rc;
+    }
+    if (o.resume && !out) {
+        eb_profiles_free(&profiles);
+        return cli_usage_error("run", "--resume needs --out DIR: the folder of the run to continue");
+    }
 
     char out_buf[256];
     if (!out) {

@@ -24,6 +24,8 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
+#include "espbench/yaml_guard.h"
+
 /* ------------------------------------------------------------------ raw model */
 
 typedef struct raw_tier {
@@ -608,21 +610,18 @@ static int parse_document(ctx *x, raw_file *rf)
     return parse_tiers(x, tp.tiers, &rf->chip);
 }
 
-static int parse_file(const char *path, raw_file *rf, eb_error *err)
+/* Parses one profile held in memory; path names it in messages. */
+static int parse_text(const char *path, const char *text, size_t len, raw_file *rf, eb_error *err)
 {
     memset(rf, 0, sizeof *rf);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return eb_fail(err, errno == ENOENT ? EB_ECONFIG : EB_EIO, "%s: cannot open: %s", path,
-                       strerror(errno));
+    int rc = eb_yaml_guard(text, len, path, err);
+    if (rc)
+        return rc;
     yaml_parser_t parser;
     yaml_document_t doc;
-    if (!yaml_parser_initialize(&parser)) {
-        fclose(f);
+    if (!yaml_parser_initialize(&parser))
         return eb_fail(err, EB_EIO, "%s: cannot initialise the YAML parser", path);
-    }
-    yaml_parser_set_input_file(&parser, f);
-    int rc;
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     if (!yaml_parser_load(&parser, &doc)) {
         const char *problem = parser.problem ? parser.problem : "malformed YAML";
         if (parser.error == YAML_READER_ERROR)
@@ -637,7 +636,6 @@ static int parse_file(const char *path, raw_file *rf, eb_error *err)
                          (int)parser.problem_mark.line + 1, (int)parser.problem_mark.column + 1,
                          problem);
         yaml_parser_delete(&parser);
-        fclose(f);
         raw_chip_free(&rf->chip);
         return rc;
     }
@@ -645,9 +643,27 @@ static int parse_file(const char *path, raw_file *rf, eb_error *err)
     rc = parse_document(&x, rf);
     yaml_document_delete(&doc);
     yaml_parser_delete(&parser);
-    fclose(f);
     if (rc)
         raw_chip_free(&rf->chip);
+    return rc;
+}
+
+/* Reads a profile (at most EB_YAML_MAX_BYTES; a bigger file is refused
+ * without reading it all) and parses it. */
+static int parse_file(const char *path, raw_file *rf, eb_error *err)
+{
+    memset(rf, 0, sizeof *rf);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return eb_fail(err, errno == ENOENT ? EB_ECONFIG : EB_EIO, "%s: cannot open: %s", path,
+                       strerror(errno));
+    char *text = malloc(EB_YAML_MAX_BYTES + 1);
+    size_t len = text ? fread(text, 1, EB_YAML_MAX_BYTES + 1, f) : 0;
+    int bad = !text || ferror(f);
+    fclose(f);
+    int rc = bad ? eb_fail(err, EB_EIO, "%s: cannot read: %s", path, strerror(errno))
+                 : parse_text(path, text, len, rf, err);
+    free(text);
     return rc;
 }
 
@@ -991,12 +1007,12 @@ int eb_profiles_load(eb_profiles *out, const char *const *dirs, int n_dirs, eb_e
     return rc;
 }
 
-int eb_profiles_load_file(eb_profiles *out, const char *path, eb_error *err)
+static int load_one(eb_profiles *out, const char *path, const char *text, size_t len, eb_error *err)
 {
     memset(out, 0, sizeof *out);
     raw_model m = {0};
     raw_file rf;
-    int rc = parse_file(path, &rf, err);
+    int rc = text ? parse_text(path, text, len, &rf, err) : parse_file(path, &rf, err);
     if (!rc && rf.is_overlay)
         rc = eb_fail(err, EB_ECONFIG, "%s:%d:%d: an overlay needs its chip's profile; load the directories together",
                      path, rf.overlay_line, rf.overlay_col);
@@ -1007,6 +1023,16 @@ int eb_profiles_load_file(eb_profiles *out, const char *path, eb_error *err)
     raw_chip_free(&rf.chip);
     raw_model_free(&m);
     return rc;
+}
+
+int eb_profiles_load_file(eb_profiles *out, const char *path, eb_error *err)
+{
+    return load_one(out, path, NULL, 0, err);
+}
+
+int eb_profiles_load_buffer(eb_profiles *out, const char *text, size_t len, const char *name, eb_error *err)
+{
+    return load_one(out, name, text ? text : "", len, err);
 }
 
 static bool is_dir(const char *path)
