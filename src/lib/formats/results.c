@@ -168,7 +168,7 @@ eb_entry *eb_results_find(eb_results *r, const char *board, const char *chip, co
  * check dominated writing it. */
 static const char *fmt_num(double v, char out[32])
 {
-    if (v == (double)(int)v && v >= -2147483648.0 && v <= 2147483647.0) {
+    if (v >= -2147483648.0 && v <= 2147483647.0 && v == (double)(int)v) { /* range first: the cast is UB outside it */
         char tmp[16];
         int n = 0;
         long long x = (long long)v;
