@@ -238,6 +238,13 @@ def robustness_md(figs):
                     secs, "; from the run of %s" % figs["fuzz.total_crashes"]["from_run"]
                     if figs.get("fuzz.total_crashes", {}).get("from_run") else ""), "",
                 "| target | executions | exec/s | edges | crashes |", "|---|---|---|---|---|"]
+        reg = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fuzz")
+        kept = sorted("%s/%s" % (t, f) for t in (os.listdir(reg) if os.path.isdir(reg) else [])
+                      if os.path.isdir(os.path.join(reg, t)) for f in os.listdir(os.path.join(reg, t)))
+        if kept:
+            out[-3:-3] = ["Crashes found by earlier campaigns, fixed, and replayed by every `make test` "
+                          "(tests/fuzz/): %s." % ", ".join("`%s`" % k for k in kept)]
+            out[-4:-4] = [""]
         for t in names:
             ex, ed, cr = (figs.get("fuzz.%s.%s" % (t, k)) or {} for k in ("execs", "edges", "crashes"))
             d = cr.get("details") or {}
