@@ -411,7 +411,15 @@ def main():
     ap.add_argument("--build", required=True)
     ap.add_argument("--cells", required=True, help="comma-separated cell ids, e.g. sim/reboot@tcp_tx")
     ap.add_argument("--work", required=True)
+    ap.add_argument("--short", action="store_true",
+                    help="one tier and three tests (tcp_tx, tcp_rx, udp_tx) instead of the matrix's plan; "
+                         "for cells not in the tier_switch or udp_rx phase")
     a = ap.parse_args()
+    if a.short:
+        global PLAN, N_PLAN
+        PLAN = [x if x not in ("iperf,minimum", "tcp_tx,tcp_rx,udp_tx,udp_rx") else
+                {"iperf,minimum": "iperf", "tcp_tx,tcp_rx,udp_tx,udp_rx": "tcp_tx,tcp_rx,udp_tx"}[x] for x in PLAN]
+        N_PLAN = 3
     env = dict(os.environ)
     recs = run_matrix(os.path.join(a.build, "espbench"), os.path.join(a.build, "espbench-vboard"), a.work, env,
                       only=set(a.cells.split(",")), parallel=1)
