@@ -4,7 +4,7 @@ BUILD ?= build
 TEST_BUILD ?= build-test
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
-.PHONY: all deps deps-test build demo test bench install clean
+.PHONY: all deps deps-test build demo test bench fuzz install clean
 
 all: build
 
@@ -35,6 +35,12 @@ test: deps-test
 # figure falls short of its target.
 bench: deps-test build
 	BUILD=$(BUILD) bash bench/run.sh
+
+# libFuzzer targets (fuzz/README.md), built with clang, ASan and UBSan into build-fuzz/.
+FUZZ_BUILD ?= build-fuzz
+fuzz: deps-test
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DESPBENCH_FUZZ=ON -DESPBENCH_TESTS=OFF
+	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzz
 
 install: build
 	cmake --install $(BUILD)

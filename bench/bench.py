@@ -19,7 +19,7 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import fidelity, flashing, footprint, model, overhead, parsing  # noqa: E402
+from benchlib import faults, fidelity, flashing, footprint, fuzz, killresume, model, overhead, parsing  # noqa: E402
 from benchlib.common import run  # noqa: E402
 
 SCHEMA_VERSION = 1
@@ -32,6 +32,14 @@ SECTIONS = [
     ("overhead", overhead, 200),
     ("parsing", parsing, 60),
     ("model", model, 120),
+]
+# Robustness sections (fuzzing campaign, fault matrix, kill-and-resume): long, so `make bench`
+# runs them only when named: bash bench/run.sh --only fuzz,faults,killresume. Their figures are
+# merged into the committed results.json beside the others (see "--only" below).
+ROBUSTNESS = [
+    ("fuzz", fuzz, 600),
+    ("faults", faults, 300),
+    ("killresume", killresume, 300),
 ]
 
 
@@ -49,6 +57,7 @@ class Ctx:
         self.settings = {}
         self.measured = {}
         self.t0 = time.monotonic()
+        self.budget = SUITE_BUDGET_S
         self._node = None
 
     @staticmethod
@@ -61,7 +70,7 @@ class Ctx:
     def cap(self, timeout):
         """A child's deadline, cut so the suite ends within its budget (plus a
         minute for the last section to write what it has)."""
-        left = SUITE_BUDGET_S + 60 - self.elapsed()
+        left = self.budget + 60 - self.elapsed()
         return max(10.0, min(timeout, left))
 
     def log(self, msg):
@@ -222,6 +231,69 @@ def basis(f):
     return ""
 
 
+def robustness_md(figs):
+    """The fuzzing campaign, fault matrix and kill-and-resume figures (bench.py --only ...)."""
+    out = []
+    names = sorted({fid.split(".")[1] for fid in figs if fid.startswith("fuzz.") and fid.count(".") == 2})
+    if names:
+        secs = (figs.get("fuzz.total_crashes") or {}).get("details", {}).get("seconds_per_target")
+        out += ["", "## Fuzzing campaign", "",
+                "libFuzzer with ASan + UBSan, %s s per target on this shared machine (`FUZZ_SECONDS`), corpus kept in "
+                "bench/out/fuzz-corpus; crashes must be 0 (each fixed crash adds its input to tests/fuzz/)%s." % (
+                    secs, "; from the run of %s" % figs["fuzz.total_crashes"]["from_run"]
+                    if figs.get("fuzz.total_crashes", {}).get("from_run") else ""), "",
+                "| target | executions | exec/s | edges | crashes |", "|---|---|---|---|---|"]
+        reg = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fuzz")
+        kept = sorted("%s/%s" % (t, f) for t in (os.listdir(reg) if os.path.isdir(reg) else [])
+                      if os.path.isdir(os.path.join(reg, t)) for f in os.listdir(os.path.join(reg, t)))
+        if kept:
+            out[-3:-3] = ["Crashes found by earlier campaigns, fixed, and replayed by every `make test` "
+                          "(tests/fuzz/): %s." % ", ".join("`%s`" % k for k in kept)]
+            out[-4:-4] = [""]
+        for t in names:
+            ex, ed, cr = (figs.get("fuzz.%s.%s" % (t, k)) or {} for k in ("execs", "edges", "crashes"))
+            d = cr.get("details") or {}
+            out.append("| %s | %s | %s | %s | %s |" % (t, "{:,}".format(ex.get("value") or 0).replace(",", " "),
+                                                       d.get("execs_per_s", "—"), ed.get("value"), cr.get("value")))
+    fc = figs.get("faults.cells")
+    if fc and fc.get("value") is not None:
+        d = fc["details"]
+        out += ["", "## Fault matrix", "",
+                "%d cells (fault × phase, `run --sim` and through ser2net): %d recovered and measured, %d reported "
+                "with a documented exit code; invariant violations %d (hangs %d, processes left running %d, finished "
+                "tests lost %d, invalid results.json %d). Exit codes: %s." % (
+                    d["cells"], d["measured"], d["reported"], d["violations"], d["hangs"], d["survivors"],
+                    d["lost_tests"], d["invalid_json"],
+                    ", ".join("%s × %d" % kv for kv in sorted(d.get("by_exit", {}).items()))), ""]
+        phases = ["flash", "tier_switch", "connect", "tcp_tx", "tcp_rx", "udp_tx", "udp_rx"]
+        rows = {}
+        for cid, c in d.get("matrix", {}).items():
+            kind_fault, phase = cid.split("@")
+            mark_ = {"measured": "M", "reported": "R%s" % c.get("exit")}.get(c.get("outcome"), "✗")
+            rows.setdefault(kind_fault, {})[phase] = mark_ + ("" if not c.get("problems") else " ✗")
+        out += ["M = recovered and measured the whole plan; R*n* = reported with exit *n* and one line; "
+                "✗ = an invariant broke.", "",
+                "| fault | " + " | ".join(phases) + " |", "|---|" + "---|" * len(phases)]
+        for k in sorted(rows):
+            out.append("| %s | %s |" % (k, " | ".join(rows[k].get(p, "") for p in phases)))
+    kr = figs.get("killresume.rounds")
+    if kr and kr.get("value") is not None:
+        d = kr["details"]
+        g = {k: (figs.get("killresume." + k) or {}).get("value") for k in
+             ("violations", "survivors", "redone", "lost", "writer_fsyncs_dir")}
+        out += ["", "## Kill and resume", "",
+                "%d rounds: `run --sim` SIGKILLed at a random moment (uniform over a %.1f s run; %d killed mid-run), "
+                "then `--resume` to the end (tests finished before the kill: %s). Rounds breaking an invariant: %s; processes outliving the killed run: "
+                "%s; finished tests measured again: %s; lost: %s (the resumes ran %s tests: the one in flight at each kill "
+                "and those not yet started). "
+                "Results writer (strace): fsync, rename, directory fsync: %s." % (
+                    kr["value"], d["full_run_s"], d["killed"],
+                    ", ".join("%s in %s rounds" % kv for kv in sorted(d.get("done_before_kill_hist", {}).items())),
+                    g["violations"], g["survivors"], g["redone"],
+                    g["lost"], d.get("tests_run_by_resume"), "yes" if g["writer_fsyncs_dir"] else "no")]
+    return out
+
+
 def mark(f):
     return {"pass": "pass", "falls short": "**falls short**", "not measured": "not measured",
             "reported": "reported (no target)"}[f["status"]]
@@ -297,6 +369,7 @@ def summary_md(res):
         out += ["", "Not measured:", ""]
         for reason, ids in nm.items():
             out.append("- %s: %s" % (", ".join("`%s`" % i for i in ids), reason))
+    out += robustness_md(figs)
     c = res["counts"]
     out += ["", "%d pass, %d fall short, %d not measured, %d reported without a target." % (
         c["pass"], c["falls short"], c["not measured"], c["reported"]), ""]
@@ -320,7 +393,8 @@ def main():
     a = ap.parse_args()
     source = os.path.abspath(a.source)
     build = os.path.abspath(a.build)
-    out = os.path.join(source, "bench", "out", "run")
+    # A partial run (--only) gets its own scratch folder, so it can run beside another.
+    out = os.path.join(source, "bench", "out", "run" if not a.only else "run-" + "-".join(sorted(a.only.split(","))))
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
     ctx = Ctx(source, build, out)
@@ -330,16 +404,19 @@ def main():
     only = set(a.only.split(",")) if a.only else None
 
     figures, sections = [], {}
-    for name, mod, need in SECTIONS:
-        if only and name not in only:
+    budget = SUITE_BUDGET_S
+    if only and only & {n for n, _, _ in ROBUSTNESS}:
+        budget = 3 * 3600  # a campaign states its own time; the 13-minute budget is the default suite's
+    ctx.budget = budget
+    for name, mod, need in SECTIONS + ROBUSTNESS:
+        if (only and name not in only) or (not only and (name, mod, need) in ROBUSTNESS):
             continue
         t0 = time.monotonic()
         ids = mod.figure_ids()
         got = []
         error = None
-        if ctx.elapsed() + need > SUITE_BUDGET_S:
-            error = "skipped: the suite's %d s budget would be exceeded (%.0f s spent)" % (SUITE_BUDGET_S,
-                                                                                             ctx.elapsed())
+        if ctx.elapsed() + need > budget:
+            error = "skipped: the suite's %d s budget would be exceeded (%.0f s spent)" % (budget, ctx.elapsed())
         else:
             ctx.log("section %s" % name)
             try:
@@ -359,6 +436,24 @@ def main():
             ctx.log("  %-34s %-14s %s%s" % (f["id"], fmt_value(f), f["status"],
                                              (": " + f["reason"]) if f["reason"] else ""))
 
+    results = a.results or os.path.join(source, "bench", "results.json")
+    summary = a.summary or os.path.join(source, "bench", "SUMMARY.md")
+    kept = {}
+    if only:
+        # A partial run keeps the other sections' figures (with the run they came from).
+        try:
+            with open(results) as f:
+                old = json.load(f)
+            for f in old.get("figures", []):
+                if f.get("section") not in sections:
+                    f.setdefault("from_run", old.get("finished"))
+                    figures.append(f)
+            for k, v in old.get("sections", {}).items():
+                if k not in sections:
+                    kept[k] = dict(v, from_run=v.get("from_run", old.get("finished")))
+        except (OSError, ValueError):
+            pass
+    sections.update(kept)
     finished = datetime.datetime.now(datetime.timezone.utc)
     machine["loadavg_end"] = os.getloadavg()[0]
     counts = {k: sum(1 for f in figures if f["status"] == k) for k in
@@ -369,8 +464,6 @@ def main():
            "duration_s": round((finished - started).total_seconds(), 1), "git": git_info(source),
            "machine": machine, "settings": ctx.settings, "sections": sections, "counts": counts,
            "figures": figures}
-    results = a.results or os.path.join(source, "bench", "results.json")
-    summary = a.summary or os.path.join(source, "bench", "SUMMARY.md")
     # Paths inside the tree are written relative to it (the files are committed).
     rel = source.rstrip("/") + "/"
     write_atomic(results, (json.dumps(res, indent=2, ensure_ascii=False) + "\n").replace(rel, ""))
@@ -378,7 +471,8 @@ def main():
     ctx.log("wrote %s and %s: %d pass, %d fall short, %d not measured" % (
         os.path.relpath(results, source), os.path.relpath(summary, source), counts["pass"], counts["falls short"],
         counts["not measured"]))
-    if counts["falls short"]:
+    # The exit status is about this run's figures; kept ones are only reported.
+    if any(f["status"] == "falls short" and not f.get("from_run") for f in figures):
         return 1
     measured = counts["pass"] + counts["reported"]
     return 0 if measured else 3

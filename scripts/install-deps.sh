@@ -8,9 +8,10 @@ pkgs=(build-essential cmake pkg-config
       libserialport-dev libcurl4-openssl-dev libcjson-dev libyaml-dev zlib1g-dev libssl-dev
       iperf)
 # Tests: unit tests, RFC 2217 through a real ser2net, HTTP server, esptool-js under Node,
-# HTML report rendering in Chromium, RST validation with docutils.
+# HTML report rendering in Chromium, RST validation with docutils, fuzzing with clang's
+# libFuzzer (clang 14 and its runtime libraries: tests/e2e/fuzz_smoke.sh, make fuzz).
 if [ "${1:-}" = "--test" ]; then
-  pkgs+=(libcmocka-dev ser2net python3 python3-docutils chromium)
+  pkgs+=(libcmocka-dev ser2net python3 python3-docutils chromium clang libclang-rt-14-dev)
   # Node.js (for esptool-js): the machine image may carry its own build with npm inside;
   # take Debian's only when there is none.
   command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)

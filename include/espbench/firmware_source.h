@@ -5,6 +5,7 @@
 #ifndef ESPBENCH_FIRMWARE_SOURCE_H
 #define ESPBENCH_FIRMWARE_SOURCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,21 @@ typedef struct eb_manifest_query {
  * manifest's directory, URLs fetched (eb_fetch). Every image's sha256 is
  * checked before use. */
 int eb_image_set_from_manifest(eb_image_set *s, const eb_manifest_query *q, eb_error *err);
+/* One image of a manifest entry, checked: a "file" below the manifest's
+ * directory (no absolute path, no ".."), or an http(s) "url"; 64-hex sha256. */
+#define EB_MANIFEST_MAX_IMAGES 64
+typedef struct eb_manifest_image {
+    uint32_t offset;
+    bool is_url;
+    char ref[1024];          /* file (relative to the manifest) or URL */
+    char sha256[65];
+    size_t max_bytes;        /* "size" (download limit); 0 = the default */
+    char console[24];        /* the firmware's "console" ("" when not given) */
+} eb_manifest_image;
+/* Pure part of eb_image_set_from_manifest: parses manifest text (mpath names
+ * it in messages) and returns the query's images (malloc'd, *n of them). */
+int eb_manifest_lookup(const char *text, size_t len, const char *mpath, const eb_manifest_query *q,
+                       eb_manifest_image **out, int *n, eb_error *err);
 /* Default manifest path: $ESPBENCH_FIRMWARE/manifest.json, else the source
  * tree's firmware/manifest.json. */
 const char *eb_manifest_default_path(void);

@@ -117,6 +117,10 @@ typedef struct eb_profiles {
 int eb_profiles_load(eb_profiles *out, const char *const *dirs, int n_dirs, eb_error *err);
 /* Loads a single file (tests, tools). */
 int eb_profiles_load_file(eb_profiles *out, const char *path, eb_error *err);
+/* Loads one chip profile held in memory (name is used in messages). Same
+ * checks as a file, including the size, nesting and alias limits of
+ * yaml_guard.h. */
+int eb_profiles_load_buffer(eb_profiles *out, const char *text, size_t len, const char *name, eb_error *err);
 /* The standard search: installed or source profiles/, then $ESPBENCH_PROFILES,
  * then user_dir (--profiles, may be NULL). */
 int eb_profiles_load_default(eb_profiles *out, const char *user_dir, eb_error *err);

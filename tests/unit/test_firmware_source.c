@@ -1,4 +1,5 @@
 /* Firmware sources: IMAGE@OFFSET arguments, ESP-IDF build dirs, manifests. */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -168,11 +169,17 @@ static void test_manifest_bad_size(void **state)
 static void test_manifest_console(void **state)
 {
     (void)state;
-    char path[] = "/tmp/espbench-manifest-XXXXXX";
-    int fd = mkstemp(path);
+    /* Images live beside the manifest (no absolute paths): a folder of its own. */
+    char dir[] = "/tmp/espbench-manifest-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256], app[256];
+    snprintf(path, sizeof path, "%s/manifest.json", dir);
+    snprintf(app, sizeof app, "%s/app.bin", dir);
+    assert_int_equal(symlink(FIXTURES_DIR "/firmware/demo/esp32c3/app.bin", app), 0);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
     assert_true(fd >= 0);
     char text[1024];
-    const char *img = "{\"offset\": \"0x10000\", \"file\": \"" FIXTURES_DIR "/firmware/demo/esp32c3/app.bin\", "
+    const char *img = "{\"offset\": \"0x10000\", \"file\": \"app.bin\", "
                       "\"sha256\": \"b7443e24d533886ad544b0a6505977e88211c236fcd8f8b34789590c0c56497a\"}";
     int n = snprintf(text, sizeof text,
                      "{\"schema\": 1, \"firmware\": {"
@@ -205,6 +212,8 @@ static void test_manifest_console(void **state)
     snprintf(want, sizeof want, "%s: firmware 'odd': \"console\" must be \"uart0\" or \"usb-serial-jtag\"", path);
     assert_string_equal(err.msg, want);
     unlink(path);
+    unlink(app);
+    rmdir(dir);
 }
 
 int main(void)

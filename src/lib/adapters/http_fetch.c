@@ -44,15 +44,21 @@ static bool valid_sha(const char *s)
 
 typedef struct {
     FILE *f;
+    CURL *h;
     curl_off_t have;    /* bytes in the .part file */
     curl_off_t limit;
     bool too_big;
+    char foreign[512];  /* a redirect to another host, refused */
 } sink;
 
 static size_t on_data(char *ptr, size_t size, size_t nmemb, void *user)
 {
     sink *s = user;
     size_t n = size * nmemb;
+    long code = 0;
+    curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &code);
+    if (code >= 300 && code < 400)
+        return n; /* a redirect's own body is not the file */
     if (s->have + (curl_off_t)n > s->limit) {
         s->too_big = true;
         return 0; /* aborts the transfer */
@@ -61,6 +67,51 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *user)
         return 0;
     s->have += (curl_off_t)n;
     return n;
+}
+
+/* scheme://host:port of a URL into out ("" if it does not parse). */
+static void origin_of(const char *url, char *out, size_t cap)
+{
+    out[0] = '\0';
+    CURLU *u = curl_url();
+    char *scheme = NULL, *host = NULL, *port = NULL;
+    if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK)
+        snprintf(out, cap, "%s://%s:%s", scheme, host, port);
+    curl_free(scheme);
+    curl_free(host);
+    curl_free(port);
+    curl_url_cleanup(u);
+}
+
+/* Performs the request, following up to 5 redirects itself: only to the same
+ * scheme, host and port as the manifest's URL (the host it pins). A redirect
+ * elsewhere stops with s->foreign set, before anything is asked of that host. */
+static CURLcode perform_pinned(CURL *h, const char *url, sink *s, long *http)
+{
+    char want[300], next_origin[300], cur[2048];
+    origin_of(url, want, sizeof want);
+    snprintf(cur, sizeof cur, "%s", url);
+    for (int hop = 0;; hop++) {
+        CURLcode rc = curl_easy_perform(h);
+        *http = 0;
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, http);
+        char *loc = NULL;
+        if (rc != CURLE_OK || *http < 300 || *http >= 400 ||
+            curl_easy_getinfo(h, CURLINFO_REDIRECT_URL, &loc) != CURLE_OK || !loc)
+            return rc;
+        origin_of(loc, next_origin, sizeof next_origin);
+        if (strncmp(url, "http", 4) || strcmp(want, next_origin)) {
+            snprintf(s->foreign, sizeof s->foreign, "%s", loc);
+            return CURLE_TOO_MANY_REDIRECTS;
+        }
+        if (hop == 5)
+            return CURLE_TOO_MANY_REDIRECTS;
+        snprintf(cur, sizeof cur, "%s", loc);
+        curl_easy_setopt(h, CURLOPT_URL, cur);
+    }
 }
 
 /* One transfer attempt; resume says whether to send a range request. */
@@ -79,9 +130,7 @@ static CURLcode transfer(const char *url, const char *part, bool resume, sink *s
     }
     curl_easy_setopt(h, CURLOPT_URL, url);
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https,file");
-    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L); /* perform_pinned follows same-host redirects */
     curl_easy_setopt(h, CURLOPT_FAILONERROR, 1L);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(h, CURLOPT_TIMEOUT, timeout_s);
@@ -96,9 +145,8 @@ static CURLcode transfer(const char *url, const char *part, bool resume, sink *s
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
     if (s->have)
         curl_easy_setopt(h, CURLOPT_RESUME_FROM_LARGE, s->have);
-    CURLcode rc = curl_easy_perform(h);
-    *http = 0;
-    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, http);
+    s->h = h;
+    CURLcode rc = perform_pinned(h, url, s, http);
     curl_easy_cleanup(h);
     if (fclose(s->f) != 0 && rc == CURLE_OK)
         rc = CURLE_WRITE_ERROR;
@@ -147,6 +195,11 @@ int eb_fetch(const char *url, const eb_fetch_opts *opts, char *path, size_t path
             rc = CURLE_OK;
         else
             rc = transfer(url, part, false, &s, timeout, &http, cerr);
+    }
+    if (s.foreign[0]) {
+        unlink(part);
+        return eb_fail(err, EB_EIO, "%s: redirected to %.300s, a different host; refusing it (put the final URL in the manifest)",
+                       url, s.foreign);
     }
     if (s.too_big || rc == CURLE_FILESIZE_EXCEEDED) {
         unlink(part);

@@ -53,6 +53,21 @@ typedef struct eb_telnet_events {
 /* Decodes n received bytes: user data (IAC IAC -> 0xFF) goes to out (room for
  * n bytes), Telnet commands to the callbacks. Returns the data byte count. */
 size_t eb_telnet_decode(eb_telnet_rx *t, const uint8_t *in, size_t n, uint8_t *out, const eb_telnet_events *ev);
+/* The client's side of Telnet option negotiation and the server's RFC 2217
+ * replies, as pure state: what we offered, whether the server does
+ * COM-PORT-OPTION, and how many acks (with their value) came per command. */
+#define EB_RFC2217_MAX_ACK 16
+typedef struct eb_rfc2217_negot {
+    bool sent_will[256], sent_do[256];
+    bool server_do_com_port;
+    unsigned acks[EB_RFC2217_MAX_ACK];  /* count of server replies per command (cmd+100) */
+    uint8_t ack_value[EB_RFC2217_MAX_ACK][4];
+} eb_rfc2217_negot;
+/* WILL/WONT/DO/DONT from the server: appends our answer (if any) to reply. */
+void eb_rfc2217_negotiate(eb_rfc2217_negot *n, uint8_t verb, uint8_t opt, eb_buf *reply);
+/* A subnegotiation body (option byte first): counts COM-PORT-OPTION acks. */
+void eb_rfc2217_subneg(eb_rfc2217_negot *n, const uint8_t *body, size_t len);
+
 /* Appends data to out with 0xFF doubled. */
 void eb_telnet_escape(eb_buf *out, const uint8_t *data, size_t len);
 

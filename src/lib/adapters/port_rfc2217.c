@@ -110,10 +110,7 @@ typedef struct {
     eb_telnet_rx rx;
     eb_buf pending;           /* decoded data not yet returned */
     eb_buf out;               /* negotiation replies to send */
-    bool sent_will[256], sent_do[256];
-    bool server_do_com_port;
-    unsigned acks[16];        /* count of server replies per command (cmd+100) */
-    uint8_t ack_value[16][4];
+    eb_rfc2217_negot neg;     /* option state and server acks (pure, fuzzed) */
     eb_port *port;
 } rfc_impl;
 
@@ -128,49 +125,59 @@ static bool in_list(const uint8_t *list, size_t n, uint8_t v)
     return false;
 }
 
-static void queue_cmd(rfc_impl *r, uint8_t verb, uint8_t opt)
+static void queue_cmd(eb_buf *reply, uint8_t verb, uint8_t opt)
 {
     uint8_t b[3] = {EB_TN_IAC, verb, opt};
-    eb_buf_append(&r->out, b, 3);
+    eb_buf_append(reply, b, 3);
+}
+
+void eb_rfc2217_negotiate(eb_rfc2217_negot *n, uint8_t verb, uint8_t opt, eb_buf *reply)
+{
+    if (verb == EB_TN_DO) {
+        if (opt == EB_TN_COM_PORT)
+            n->server_do_com_port = true;
+        bool ok = in_list(we_will, sizeof we_will, opt);
+        if (ok && !n->sent_will[opt]) {
+            n->sent_will[opt] = true;
+            queue_cmd(reply, EB_TN_WILL, opt);
+        } else if (!ok) {
+            queue_cmd(reply, EB_TN_WONT, opt);
+        }
+    } else if (verb == EB_TN_WILL) {
+        bool ok = in_list(we_do, sizeof we_do, opt);
+        if (ok && !n->sent_do[opt]) {
+            n->sent_do[opt] = true;
+            queue_cmd(reply, EB_TN_DO, opt);
+        } else if (!ok) {
+            queue_cmd(reply, EB_TN_DONT, opt);
+        }
+    } else if (verb == EB_TN_DONT && opt == EB_TN_COM_PORT) {
+        n->server_do_com_port = false;
+    }
+}
+
+void eb_rfc2217_subneg(eb_rfc2217_negot *n, const uint8_t *body, size_t len)
+{
+    if (len < 2 || body[0] != EB_TN_COM_PORT || body[1] < CPO_SERVER_OFFSET)
+        return;
+    unsigned code = body[1] - CPO_SERVER_OFFSET;
+    if (code >= EB_RFC2217_MAX_ACK)
+        return;
+    n->acks[code]++;
+    memset(n->ack_value[code], 0, 4);
+    memcpy(n->ack_value[code], body + 2, len - 2 > 4 ? 4 : len - 2);
 }
 
 static void on_negotiate(void *user, uint8_t verb, uint8_t opt)
 {
     rfc_impl *r = user;
-    if (verb == EB_TN_DO) {
-        if (opt == EB_TN_COM_PORT)
-            r->server_do_com_port = true;
-        bool ok = in_list(we_will, sizeof we_will, opt);
-        if (ok && !r->sent_will[opt]) {
-            r->sent_will[opt] = true;
-            queue_cmd(r, EB_TN_WILL, opt);
-        } else if (!ok) {
-            queue_cmd(r, EB_TN_WONT, opt);
-        }
-    } else if (verb == EB_TN_WILL) {
-        bool ok = in_list(we_do, sizeof we_do, opt);
-        if (ok && !r->sent_do[opt]) {
-            r->sent_do[opt] = true;
-            queue_cmd(r, EB_TN_DO, opt);
-        } else if (!ok) {
-            queue_cmd(r, EB_TN_DONT, opt);
-        }
-    } else if (verb == EB_TN_DONT && opt == EB_TN_COM_PORT) {
-        r->server_do_com_port = false;
-    }
+    eb_rfc2217_negotiate(&r->neg, verb, opt, &r->out);
 }
 
 static void on_subneg(void *user, const uint8_t *body, size_t len)
 {
     rfc_impl *r = user;
-    if (len < 2 || body[0] != EB_TN_COM_PORT || body[1] < CPO_SERVER_OFFSET)
-        return;
-    unsigned code = body[1] - CPO_SERVER_OFFSET;
-    if (code >= 16)
-        return;
-    r->acks[code]++;
-    memset(r->ack_value[code], 0, 4);
-    memcpy(r->ack_value[code], body + 2, len - 2 > 4 ? 4 : len - 2);
+    eb_rfc2217_subneg(&r->neg, body, len);
 }
 
 /* Reads from the socket once (until the deadline), decodes, and sends any
@@ -211,7 +218,7 @@ static int send_cpo(rfc_impl *r, uint8_t cmd, const uint8_t *val, size_t len, eb
 static int wait_ack(rfc_impl *r, uint8_t cmd, unsigned seen, unsigned ms, eb_error *err)
 {
     eb_deadline d = eb_deadline_in(ms);
-    while (r->acks[cmd] <= seen) {
+    while (r->neg.acks[cmd] <= seen) {
         if (eb_deadline_passed(d))
             return 1;
         int p = pump(r, d, err);
@@ -225,7 +232,7 @@ static int wait_ack(rfc_impl *r, uint8_t cmd, unsigned seen, unsigned ms, eb_err
 
 static int cpo_acked(rfc_impl *r, uint8_t cmd, const uint8_t *val, size_t len, const char *what, eb_error *err)
 {
-    unsigned seen = r->acks[cmd];
+    unsigned seen = r->neg.acks[cmd];
     int rc = send_cpo(r, cmd, val, len, err);
     if (rc == EB_OK)
         rc = wait_ack(r, cmd, seen, 3000, err);
@@ -284,17 +291,17 @@ static int r_open(eb_port *p, const char *target, eb_error *err)
     eb_buf_init(&r->out);
     p->impl = r;
     for (size_t i = 0; i < sizeof we_will; i++) {
-        r->sent_will[we_will[i]] = true;
-        queue_cmd(r, EB_TN_WILL, we_will[i]);
+        r->neg.sent_will[we_will[i]] = true;
+        queue_cmd(&r->out, EB_TN_WILL, we_will[i]);
     }
     for (size_t i = 0; i < sizeof we_do; i++) {
-        r->sent_do[we_do[i]] = true;
-        queue_cmd(r, EB_TN_DO, we_do[i]);
+        r->neg.sent_do[we_do[i]] = true;
+        queue_cmd(&r->out, EB_TN_DO, we_do[i]);
     }
     int rc = eb_port_fd_write_all(fd, p->url, r->out.data, r->out.len, eb_deadline_in(2000), err);
     eb_buf_reset(&r->out);
     eb_deadline d = eb_deadline_in(3000);
-    while (rc == EB_OK && !r->server_do_com_port) {
+    while (rc == EB_OK && !r->neg.server_do_com_port) {
         int pr = eb_deadline_passed(d) ? 0 : pump(r, d, err);
         if (pr < 0)
             rc = -pr;
@@ -314,7 +321,7 @@ static int r_open(eb_port *p, const char *target, eb_error *err)
         rc = cpo_acked(r, CPO_SET_STOPSIZE, &one, 1, "the stop bits", err);
     if (rc == EB_OK) {
         uint8_t flow = CTL_NO_FLOW;
-        unsigned seen = r->acks[CPO_SET_CONTROL];
+        unsigned seen = r->neg.acks[CPO_SET_CONTROL];
         rc = send_cpo(r, CPO_SET_CONTROL, &flow, 1, err);
         if (rc == EB_OK && !ign && wait_ack(r, CPO_SET_CONTROL, seen, 3000, err) == 1)
             rc = eb_fail(err, EB_EIO, "port %s: the RFC 2217 server did not confirm flow control; add ?ign_set_control to the URL",
@@ -322,7 +329,7 @@ static int r_open(eb_port *p, const char *target, eb_error *err)
     }
     if (rc == EB_OK) {
         uint8_t purge = PURGE_BOTH;
-        unsigned seen = r->acks[CPO_PURGE_DATA];
+        unsigned seen = r->neg.acks[CPO_PURGE_DATA];
         rc = send_cpo(r, CPO_PURGE_DATA, &purge, 1, err);
         if (rc == EB_OK && wait_ack(r, CPO_PURGE_DATA, seen, 1000, err) > 1)
             rc = err->code;
@@ -378,7 +385,7 @@ static int r_set_lines(eb_port *p, bool dtr, bool rts, eb_error *err)
         uint8_t t[2] = {EB_TN_IAC, EB_TN_SE};
         eb_buf_append(&b, t, 2);
     }
-    unsigned seen = r->acks[CPO_SET_CONTROL];
+    unsigned seen = r->neg.acks[CPO_SET_CONTROL];
     int rc = eb_port_fd_write_all(r->fd, p->url, b.data, b.len, eb_deadline_in(2000), err);
     eb_buf_free(&b);
     if (rc != EB_OK || r->ign_set_control)

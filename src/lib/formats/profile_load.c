@@ -25,9 +25,7 @@
 #include <yaml.h>
 
 #include "espbench/fs.h"
-
-/* A profile is a few KB; anything this large is the wrong file. */
-#define PROFILE_MAX_BYTES (4u << 20)
+#include "espbench/yaml_guard.h"
 
 /* ------------------------------------------------------------------ raw model */
 
@@ -613,27 +611,18 @@ static int parse_document(ctx *x, raw_file *rf)
     return parse_tiers(x, tp.tiers, &rf->chip);
 }
 
-static int parse_file(const char *path, raw_file *rf, eb_error *err)
+/* Parses one profile held in memory; path names it in messages. */
+static int parse_text(const char *path, const char *text, size_t len, raw_file *rf, eb_error *err)
 {
     memset(rf, 0, sizeof *rf);
-    /* The file is read whole (base/fs.c) and parsed from memory: libyaml's
-     * marks, and so the file:line:col of every message, are the same. */
-    eb_buf text;
-    eb_buf_init(&text);
-    int rd = eb_file_read(path, PROFILE_MAX_BYTES, "not a profile?", &text, err);
-    if (rd) {
-        if (rd == EB_EIO && errno == ENOENT) /* a wrong path: a configuration error */
-            rd = err ? (err->code = EB_ECONFIG) : EB_ECONFIG;
-        return rd;
-    }
+    int rc = eb_yaml_guard(text, len, path, err);
+    if (rc)
+        return rc;
     yaml_parser_t parser;
     yaml_document_t doc;
-    if (!yaml_parser_initialize(&parser)) {
-        eb_buf_free(&text);
+    if (!yaml_parser_initialize(&parser))
         return eb_fail(err, EB_EIO, "%s: cannot initialise the YAML parser", path);
-    }
-    yaml_parser_set_input_string(&parser, text.data ? text.data : (const unsigned char *)"", text.len);
-    int rc;
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     if (!yaml_parser_load(&parser, &doc)) {
         const char *problem = parser.problem ? parser.problem : "malformed YAML";
         if (parser.error == YAML_READER_ERROR)
@@ -648,7 +637,6 @@ static int parse_file(const char *path, raw_file *rf, eb_error *err)
                          (int)parser.problem_mark.line + 1, (int)parser.problem_mark.column + 1,
                          problem);
         yaml_parser_delete(&parser);
-        eb_buf_free(&text);
         raw_chip_free(&rf->chip);
         return rc;
     }
@@ -656,9 +644,30 @@ static int parse_file(const char *path, raw_file *rf, eb_error *err)
     rc = parse_document(&x, rf);
     yaml_document_delete(&doc);
     yaml_parser_delete(&parser);
-    eb_buf_free(&text);
     if (rc)
         raw_chip_free(&rf->chip);
+    return rc;
+}
+
+/* Reads a profile (at most EB_YAML_MAX_BYTES; a bigger file is refused
+ * without reading it all) and parses it. */
+static int parse_file(const char *path, raw_file *rf, eb_error *err)
+{
+    memset(rf, 0, sizeof *rf);
+    /* Read whole through base (fs.h) and parsed from memory: libyaml's marks,
+     * and so every file:line:col, are the same. One byte over the cap is read
+     * so that the guard names the size. */
+    eb_buf text;
+    eb_buf_init(&text);
+    int rc = eb_file_read(path, EB_YAML_MAX_BYTES + 1, "not a profile?", &text, err);
+    if (rc == EB_EIO && errno == ENOENT) /* a wrong path: a configuration error */
+        rc = err ? (err->code = EB_ECONFIG) : EB_ECONFIG;
+    else if (rc == EB_ECONFIG) /* over the cap: the guard's words for any size */
+        rc = eb_fail(err, EB_ECONFIG, "%s: larger than the %u-byte limit for a YAML file; is this the right file?",
+                     path, EB_YAML_MAX_BYTES);
+    if (!rc)
+        rc = parse_text(path, text.data ? (const char *)text.data : "", text.len, rf, err);
+    eb_buf_free(&text);
     return rc;
 }
 
@@ -1002,12 +1011,12 @@ int eb_profiles_load(eb_profiles *out, const char *const *dirs, int n_dirs, eb_e
     return rc;
 }
 
-int eb_profiles_load_file(eb_profiles *out, const char *path, eb_error *err)
+static int load_one(eb_profiles *out, const char *path, const char *text, size_t len, eb_error *err)
 {
     memset(out, 0, sizeof *out);
     raw_model m = {0};
     raw_file rf;
-    int rc = parse_file(path, &rf, err);
+    int rc = text ? parse_text(path, text, len, &rf, err) : parse_file(path, &rf, err);
     if (!rc && rf.is_overlay)
         rc = eb_fail(err, EB_ECONFIG, "%s:%d:%d: an overlay needs its chip's profile; load the directories together",
                      path, rf.overlay_line, rf.overlay_col);
@@ -1018,6 +1027,16 @@ int eb_profiles_load_file(eb_profiles *out, const char *path, eb_error *err)
     raw_chip_free(&rf.chip);
     raw_model_free(&m);
     return rc;
+}
+
+int eb_profiles_load_file(eb_profiles *out, const char *path, eb_error *err)
+{
+    return load_one(out, path, NULL, 0, err);
+}
+
+int eb_profiles_load_buffer(eb_profiles *out, const char *text, size_t len, const char *name, eb_error *err)
+{
+    return load_one(out, name, text ? text : "", len, err);
 }
 
 static bool is_dir(const char *path)

@@ -15,6 +15,7 @@
  *
  * A "password:" key is refused: the secret lives outside the file. */
 #include "espbench/lab.h"
+#include "espbench/yaml_guard.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -202,6 +203,9 @@ int eb_lab_parse(eb_lab *lab, const char *text, size_t len, const char *name, co
 {
     memset(lab, 0, sizeof *lab);
     snprintf(lab->file, sizeof lab->file, "%s", name);
+    int grc = eb_yaml_guard(text, len, name, err);
+    if (grc)
+        return grc;
     yaml_parser_t parser;
     yaml_document_t doc;
     yaml_parser_initialize(&parser);
@@ -277,6 +281,12 @@ int eb_lab_load(eb_lab *lab, const char *path, eb_error *err)
     char buf[4096];
     size_t n;
     while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+        if (len + n > EB_YAML_MAX_BYTES) { /* refused without reading the rest */
+            fclose(f);
+            free(text);
+            return eb_fail(err, EB_ECONFIG, "%s: larger than the %u-byte limit for a lab file; is this the right file?",
+                           path, EB_YAML_MAX_BYTES);
+        }
         if (len + n + 1 > cap) {
             cap = (len + n + 1) * 2;
             text = realloc(text, cap);

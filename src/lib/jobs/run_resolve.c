@@ -3,6 +3,7 @@
  * here: which lab boards --chip keeps, where the Wi-Fi password may come
  * from (a lab file's source or an environment variable, never a flag), the
  * SSID and output-folder defaults, and the virtual boards of --sim. */
+#include <arpa/inet.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "espbench/console_driver.h"
+#include "espbench/dialect.h"
 #include "espbench/iperf_proc.h"
 #include "espbench/lab.h"
 #include "espbench/run.h"
@@ -121,6 +124,37 @@ static int network_defaults(const eb_run_request *rq, eb_run_opts *o, eb_run_set
     return 0;
 }
 
+/* Names and addresses checked before any board is touched or any file
+ * written, so a typo costs one line and no half-made run folder. */
+static int check_plan(const eb_run_request *rq, const eb_run_opts *o, eb_run_setup *st, eb_error *err)
+{
+    if (rq->dialect && !eb_console_driver_by_name(rq->dialect)) {
+        char names[256] = "";
+        for (int d = 0; d < EB_DIALECT_COUNT; d++)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", d ? ", " : "", eb_dialect_name(d));
+        return bad_request(st, err, "--dialect '%s': unknown; one of %s", rq->dialect, names);
+    }
+    if (o->resume && !rq->out_dir)
+        return bad_request(st, err, "--resume needs --out DIR: the folder of the run to continue");
+    for (int b = 0; b < o->n_boards; b++) {
+        const char *ip = o->boards[b].pc_ip;
+        unsigned char addr[16];
+        if (ip[0] && inet_pton(AF_INET, ip, addr) != 1 && inet_pton(AF_INET6, ip, addr) != 1)
+            return bad_request(st, err, "PC address '%s' is not an IPv4 or IPv6 address", ip);
+        const eb_chip *c = eb_profiles_chip(&st->profiles, o->boards[b].chip);
+        for (int t = 0; c && t < o->n_tiers; t++) {
+            if (!strcmp(o->tiers[t], "all") || !strcmp(o->tiers[t], "psram") || eb_chip_tier(c, o->tiers[t]))
+                continue;
+            char names[1024] = "";
+            for (int k = 0; k < c->n_tiers; k++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "", c->tiers[k].name);
+            return bad_request(st, err, "chip %s has no tier '%s' (tiers: %s; or all, psram)", c->name, o->tiers[t],
+                               names);
+        }
+    }
+    return 0;
+}
+
 static void out_default(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st)
 {
     if (rq->out_dir) {
@@ -209,6 +243,8 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     for (int i = 0; i < o->n_boards; i++)
         if (!eb_profiles_chip(&st->profiles, o->boards[i].chip))
             return bad_request(st, err, "no profile for chip '%s' (see 'espbench profiles')", o->boards[i].chip);
+    if ((rc = check_plan(rq, o, st, err)) != 0)
+        return rc;
     out_default(rq, o, st);
     if ((rc = eb_run_check_out(o, err)) != 0)
         return rc;

@@ -310,6 +310,18 @@ int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
     line[strcspn(line, "\r\n")] = 0;
     if (!line[0] || line[0] != '/') {
         eb_sim_stop(s);
+        /* A vboard that refused its arguments (a --sim-fault it does not
+         * know) said why in the last line of its log: pass that on. */
+        char why[300] = "";
+        FILE *logf = fopen(log, "r");
+        for (char l[300]; logf && fgets(l, sizeof l, logf);)
+            if (l[0] != '\n')
+                snprintf(why, sizeof why, "%s", l);
+        if (logf)
+            fclose(logf);
+        why[strcspn(why, "\r\n")] = 0;
+        if (!strncmp(why, "espbench-vboard: ", 17))
+            return eb_fail(err, EB_ECONFIG, "sim: the virtual board refused its options: %s", why + 17);
         return eb_fail(err, EB_EIO, "sim: %s did not report its pty (see %s)", prog, log);
     }
     snprintf(s->pty, sizeof s->pty, "%.255s", line);
