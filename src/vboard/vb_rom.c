@@ -54,26 +54,10 @@ struct vb_rom {
 
 typedef void (*rom_handler)(vb_rom *r, const eb_rom_request *q);
 
-/* ---- chip facts not in the profile ------------------------------------ */
+/* Chip facts (UART and SPI registers, image format) come from the profile's
+ * chip section (profiles/NAME.yaml, espbench-profiles(5)). */
 
-/* UART0 CLKDIV register by chip family (esptool reads it to tell the crystal). */
-static uint32_t uart_clkdiv_reg(const eb_chip *c)
-{
-    if (strcmp(c->name, "esp32") == 0)
-        return 0x3FF40014u;
-    if (strcmp(c->name, "esp32s2") == 0)
-        return 0x3F400014u;
-    return 0x60000014u; /* ESP8266 and the later chips */
-}
-
-static uint32_t spi_w0_offset(const eb_chip *c)
-{
-    if (strcmp(c->name, "esp32") == 0)
-        return 0x80;
-    if (c->chip_id < 0)
-        return 0x40; /* ESP8266 */
-    return 0x58;
-}
+static bool is_esp8266(const eb_chip *c) { return c->image_format == EB_IMAGE_ESP8266; }
 
 uint32_t vb_flash_jedec_id(size_t flash_size)
 {
@@ -97,7 +81,7 @@ void vb_board_mac(const vb_board *b, uint8_t mac[6])
     for (const char *s = b->chip->name; *s; s++)
         h = mix64(h ^ (uint8_t)*s);
     h = mix64(h);
-    bool esp8266 = b->chip->chip_id < 0;
+    bool esp8266 = is_esp8266(b->chip);
     mac[0] = esp8266 ? 0x18 : 0x7C; /* Espressif OUIs */
     mac[1] = esp8266 ? 0xFE : 0xDF;
     mac[2] = esp8266 ? 0x34 : 0xA1;
@@ -130,15 +114,15 @@ static uint32_t reg_get(vb_rom *r, uint32_t addr)
     const eb_chip *c = r->b->chip;
     if (addr == EB_ROM_CHIP_MAGIC_REG)
         return c->n_magic > 0 ? c->magic[0] : 0;
-    if (addr == uart_clkdiv_reg(c)) {
+    if (c->uart_clkdiv_reg && addr == c->uart_clkdiv_reg) {
         uint32_t baud = r->hooks.current_baud ? r->hooks.current_baud(r->hooks.ctx) : 115200;
-        uint64_t xtal = c->chip_id < 0 ? 26000000ull * 2 : 40000000ull; /* ESP8266 divides by 2 */
-        return baud ? (uint32_t)((xtal + baud / 2) / baud) & 0xFFFFFu : 347;
+        uint64_t clk = c->uart_clk_hz ? c->uart_clk_hz : 40000000u;
+        return baud ? (uint32_t)((clk + baud / 2) / baud) & 0xFFFFFu : 347;
     }
     uint8_t mac[6];
     vb_board_mac(r->b, mac);
     uint32_t m = c->efuse_mac_reg;
-    if (m && c->chip_id < 0) { /* ESP8266 OTP layout: OUI 18:FE:34 implied by mac1[23:16] == 0 */
+    if (m && is_esp8266(c)) { /* ESP8266 OTP layout: OUI 18:FE:34 implied by mac1[23:16] == 0 */
         if (addr == m)
             return (uint32_t)mac[5] << 24;
         if (addr == m + 4)
@@ -160,17 +144,16 @@ static uint32_t reg_get(vb_rom *r, uint32_t addr)
  * in W0, anything else returns 0. The USR bit then reads back clear. */
 static void spi_maybe_run(vb_rom *r, uint32_t addr, uint32_t value)
 {
-    uint32_t base = r->b->chip->spi_reg_base;
-    if (!base || addr != base || !(value & SPI_CMD_USR))
+    const eb_chip *c = r->b->chip;
+    uint32_t base = c->spi_reg_base;
+    if (!base || !c->has_spi_regs || addr != base || !(value & SPI_CMD_USR))
         return;
     uint32_t cmd = 0;
-    for (uint32_t off = 0x20; off <= 0x24; off += 4) {
-        reg_slot *s = reg_find(r, base + off, false);
-        if (s && (s->value >> 28) == 7)
-            cmd = s->value & 0xFFFF;
-    }
+    reg_slot *s = reg_find(r, base + c->spi.usr2, false);
+    if (s && (s->value >> 28) == 7)
+        cmd = s->value & 0xFFFF;
     uint32_t result = cmd == 0x9F ? vb_flash_jedec_id(r->flash->size) : 0;
-    reg_set(r, base + spi_w0_offset(r->b->chip), result);
+    reg_set(r, base + c->spi.w0, result);
     reg_set(r, base, value & ~SPI_CMD_USR);
 }
 

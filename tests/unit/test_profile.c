@@ -95,7 +95,13 @@ static void test_each_file_loads_alone(void **state)
         eb_profiles p;
         eb_error err;
         eb_error_clear(&err);
-        if (eb_profiles_load_file(&p, path, &err))
+        int rc = eb_profiles_load_file(&p, path, &err);
+        if (rc && strstr(err.msg, "has unknown base chip")) {
+            /* A chip with a chip-level base (esp32c2, c5, c61) needs its base loaded too. */
+            assert_true(!strcmp(files[i], "esp32c2") || !strcmp(files[i], "esp32c5") || !strcmp(files[i], "esp32c61"));
+            continue;
+        }
+        if (rc)
             fail_msg("%s", err.msg);
         assert_int_equal(p.n_chips, 1);
         assert_string_equal(p.chips[0].name, files[i]);

@@ -42,18 +42,22 @@ static uint32_t hook_cur(void *ctx)
     return 115200;
 }
 
-static fixture *fx_new(const char *name, int chip_id, bool sec, int status_bytes)
+/* The chip's facts come from the shipped profiles, as in the vboard. */
+static fixture *fx_new(const char *name)
 {
     fixture *f = calloc(1, sizeof *f);
-    snprintf(f->chip.name, sizeof f->chip.name, "%s", name);
-    f->chip.magic[0] = chip_id == 9 ? 0x9u : 0x00F01D83u;
-    f->chip.n_magic = 1;
-    f->chip.chip_id = chip_id;
-    f->chip.rom_security_info = sec;
-    f->chip.rom_status_bytes = status_bytes;
-    f->chip.efuse_mac_reg = 0x60007044u;
-    f->chip.spi_reg_base = 0x60002000u;
-    f->chip.flash_size = 4u << 20;
+    eb_profiles prof;
+    eb_error err;
+    eb_error_clear(&err);
+    const char *dirs[] = {SOURCE_DIR "/profiles"};
+    if (eb_profiles_load(&prof, dirs, 1, &err))
+        fail_msg("%s", err.msg);
+    const eb_chip *c = eb_profiles_chip(&prof, name);
+    assert_non_null(c);
+    f->chip = *c;
+    f->chip.tiers = NULL;
+    f->chip.n_tiers = 0;
+    eb_profiles_free(&prof);
     assert_int_equal(vb_flash_open(&f->flash, NULL, f->chip.flash_size, NULL), 0);
     f->b.chip = &f->chip;
     f->b.flash = f->flash.data;
@@ -138,7 +142,7 @@ static const uint8_t sync_body[36] = {0x07, 0x07, 0x12, 0x20, 0x55, 0x55, 0x55, 
 static void test_sync_eight_replies(void **state)
 {
     (void)state;
-    fixture *f = fx_new("esp32s3", 9, true, 4);
+    fixture *f = fx_new("esp32s3");
     send_req(f, EB_ROM_SYNC, sync_body, 36, 0);
     eb_buf pkt;
     eb_buf_init(&pkt);
@@ -184,7 +188,7 @@ static void write_reg(fixture *f, uint32_t addr, uint32_t value)
 static void test_registers(void **state)
 {
     (void)state;
-    fixture *f = fx_new("esp32s3", 9, true, 4);
+    fixture *f = fx_new("esp32s3");
     assert_int_equal(read_reg(f, 0x40001000u), 0x9);
     uint8_t mac[6];
     vb_board_mac(&f->b, mac);
@@ -194,12 +198,12 @@ static void test_registers(void **state)
     assert_int_equal(read_reg(f, 0x60000014u), 347); /* 40 MHz crystal at 115200 */
     write_reg(f, 0x12345678u, 0xCAFE);
     assert_int_equal(read_reg(f, 0x12345678u), 0xCAFE);
-    /* RDID through the SPI user-command registers: capacity byte 0x16 = 4 MB */
+    /* RDID through the SPI user-command registers: capacity byte 0x17 = 8 MB (the S3 profile's flash) */
     write_reg(f, 0x60002020u, (7u << 28) | 0x9F);
     write_reg(f, 0x60002000u, 1u << 18);
     assert_int_equal(read_reg(f, 0x60002000u), 0);
-    assert_int_equal(read_reg(f, 0x60002058u), 0x1640EF);
-    assert_int_equal(vb_flash_jedec_id(8u << 20), 0x1740EF);
+    assert_int_equal(read_reg(f, 0x60002058u), 0x1740EF);
+    assert_int_equal(vb_flash_jedec_id(4u << 20), 0x1640EF);
     fx_free(f);
 }
 
@@ -208,18 +212,18 @@ static void test_security_info(void **state)
     (void)state;
     eb_buf pkt;
     eb_buf_init(&pkt);
-    fixture *f = fx_new("esp32s3", 9, true, 4);
+    fixture *f = fx_new("esp32s3");
     send_req(f, EB_ROM_GET_SECURITY_INFO, NULL, 0, 0);
     eb_rom_response r = expect_resp(f, EB_ROM_GET_SECURITY_INFO, 20, 4, &pkt);
     assert_int_equal(r.status, 0);
     assert_int_equal(eb_rd32le(r.data + 12), 9);
     fx_free(f);
-    f = fx_new("esp32s2", 2, true, 4);
+    f = fx_new("esp32s2");
     send_req(f, EB_ROM_GET_SECURITY_INFO, NULL, 0, 0);
     r = expect_resp(f, EB_ROM_GET_SECURITY_INFO, 12, 4, &pkt);
     assert_int_equal(r.size, 16);
     fx_free(f);
-    f = fx_new("esp32", 0, false, 4);
+    f = fx_new("esp32");
     send_req(f, EB_ROM_GET_SECURITY_INFO, NULL, 0, 0);
     r = expect_resp(f, EB_ROM_GET_SECURITY_INFO, 0, 4, &pkt);
     assert_int_equal(r.status, 1);
@@ -264,7 +268,7 @@ static eb_rom_response data_resp(fixture *f, uint8_t op, uint32_t seq, const uin
 static void test_flash_and_md5(void **state)
 {
     (void)state;
-    fixture *f = fx_new("esp32s3", 9, true, 4);
+    fixture *f = fx_new("esp32s3");
     uint8_t blk[0x400];
     for (size_t i = 0; i < sizeof blk; i++)
         blk[i] = (uint8_t)(i * 13);
@@ -313,7 +317,7 @@ static void test_flash_and_md5(void **state)
 static void test_deflate_across_blocks_and_faults(void **state)
 {
     (void)state;
-    fixture *f = fx_new("esp32s3", 9, true, 4);
+    fixture *f = fx_new("esp32s3");
     size_t n = 100000;
     uint8_t *img = malloc(n);
     for (size_t i = 0; i < n; i++)
@@ -361,7 +365,7 @@ static void test_deflate_across_blocks_and_faults(void **state)
 static void test_stub_and_baud(void **state)
 {
     (void)state;
-    fixture *f = fx_new("esp32s3", 9, true, 4);
+    fixture *f = fx_new("esp32s3");
     eb_buf pkt;
     eb_buf_init(&pkt);
     uint8_t cb[8];
@@ -431,7 +435,7 @@ static void test_stub_and_baud(void **state)
 static void test_esp8266_two_status_bytes(void **state)
 {
     (void)state;
-    fixture *f = fx_new("esp8266", -1, false, 2);
+    fixture *f = fx_new("esp8266");
     f->chip.magic[0] = 0xFFF0C101u;
     f->chip.efuse_mac_reg = 0x3FF00050u;
     uint8_t a[4];
