@@ -17,12 +17,14 @@ struct eb_flash_session {
     eb_flash_opts opts;
     eb_rom_chip_info info;
     uint32_t baud;
-    bool lines_ok;
+    bool no_lines;       /* the port could not set DTR/RTS for --before */
+    bool in_loader;      /* the --after step left the board in the ROM loader */
 };
 
 const eb_rom_chip_info *eb_flash_chip(const eb_flash_session *s) { return &s->info; }
 uint32_t eb_flash_baud(const eb_flash_session *s) { return s->baud; }
 eb_rom_client *eb_flash_rom(eb_flash_session *s) { return s->rom; }
+bool eb_flash_left_in_loader(const eb_flash_session *s) { return s->in_loader; }
 
 void eb_flash_close(eb_flash_session *s)
 {
@@ -69,6 +71,7 @@ static int connect_loader(eb_flash_session *s, eb_error *err)
             *err = e;
             return rc;
         }
+        s->no_lines = rc == 1;
         if (!seq->syncs)
             return EB_OK;
         rc = eb_rom_sync(s->rom, 5, &e);
@@ -79,6 +82,15 @@ static int connect_loader(eb_flash_session *s, eb_error *err)
             return rc;
         }
     }
+    if (s->no_lines)
+        /* Nothing here can have reset the board: most likely an earlier command's
+         * --after left it running its application. */
+        return eb_fail(err, EB_EIO,
+                       "%s: no reply to SYNC from the ROM loader; hold BOOT (IO0) while pressing RESET, or check that this "
+                       "is the board's port; this port cannot reset the board (no DTR/RTS), so after a command run with "
+                       "--after hard-reset (flash's default) the board runs its application until reset by hand: "
+                       "use --after no-reset to keep it in the loader",
+                       s->port->url);
     *err = e;
     return EB_EIO;
 }
@@ -89,6 +101,11 @@ static int setup_flash(eb_flash_session *s, eb_error *err)
     int rc = eb_rom_read_mac(s->rom, s->info.mac, err);
     if (rc)
         return rc;
+    static const uint8_t blank[6];
+    s->info.mac_blank = !memcmp(s->info.mac, blank, sizeof blank);
+    if (s->info.mac_blank)
+        eb_log(EB_LOG_WARN, "%s: the eFuse MAC of this %s reads 00:00:00:00:00:00 (blank eFuse): results will not "
+               "identify the board by its MAC; check it with esptool read_mac", s->port->url, chip->display);
     if (chip->chip_id >= 0 && (rc = eb_rom_spi_attach(s->rom, err)))
         return rc;
     uint32_t id = 0, size = 0;
@@ -292,7 +309,7 @@ static int write_region(eb_flash_session *s, const eb_flash_region *r, int idx, 
         }
     }
     report(s, &pc, "write");
-    rc = eb_rom_flash_deflate(s->rom, r->offset, data, len, on_rom_progress, &pc, err);
+    rc = eb_rom_flash_write(s->rom, r->offset, data, len, !s->opts.no_compress, on_rom_progress, &pc, err);
     if (rc) {
         eb_error_prefix(err, "writing %s at 0x%x: ", r->name ? r->name : "image", r->offset);
         goto out;
@@ -347,13 +364,29 @@ int eb_flash_reset_after(eb_flash_session *s, eb_error *err)
     const eb_reset_seq *seq = eb_reset_after(s->opts.after, s->port->usb_vid, s->port->usb_pid);
     if (!seq)
         return eb_fail(err, EB_ECONFIG, "unknown --after '%s'", s->opts.after);
-    if (!seq->steps || seq->steps[0].op == EB_RS_END)
+    if (!seq->steps || seq->steps[0].op == EB_RS_END) {
+        s->in_loader = true;
         return EB_OK;
-    int rc = eb_reset_run(s->port, seq, 0, err);
-    if (rc == 1) {
-        /* No lines to pulse EN: ask the ROM to leave the loader and run the
-         * app (FLASH_BEGIN 0 + FLASH_END "reboot"), as esptool's soft reset. */
-        rc = eb_rom_leave_loader(s->rom, err);
     }
-    return rc;
+    int rc = eb_reset_run(s->port, seq, 0, err);
+    if (rc != 1)
+        return rc;
+    const char *url = s->port->url;
+    if (!s->opts.after && s->opts.stay_without_lines) {
+        /* Nothing could bring the board back into the loader for the next
+         * command (detect, then flash), so it stays there. */
+        eb_log_once("no-modem-lines-after", EB_LOG_INFO,
+                    "%s: cannot set DTR/RTS on this port, so the board stays in the ROM loader for the next command; "
+                    "--after hard-reset makes it run its application",
+                    url);
+        s->in_loader = true;
+        return EB_OK;
+    }
+    /* No lines to pulse EN: ask the loader to run the app (esptool's soft reset). */
+    eb_log_once("no-modem-lines-after", EB_LOG_INFO,
+                "%s: cannot set DTR/RTS on this port, so the ROM loader is told to run the application (--after %s); "
+                "the next command here finds no loader unless the board is put into download mode by hand "
+                "(--after no-reset keeps it in the loader)",
+                url, seq->name);
+    return eb_rom_leave_loader(s->rom, err);
 }
