@@ -133,6 +133,10 @@ typedef struct eb_chip {
     enum eb_image_format image_format;
     uint32_t uart_clkdiv_reg; /* UART0 CLKDIV (esptool reads it to tell the crystal); 0 = unknown */
     uint32_t uart_clk_hz;     /* what that divider divides: 40 MHz; ESP8266 52 MHz (26 MHz x 2) */
+    /* The ROM's compressed write flushes whole output windows of this many
+     * bytes, so after FLASH_DEFL_* the flash up to the next window boundary
+     * gets stale bytes from one window earlier (ESP32: 32 KiB); 0 = none. */
+    uint32_t rom_deflate_window;
     eb_tier *tiers;
     int n_tiers;
     char file[256];

@@ -48,6 +48,9 @@ typedef struct vb_board {
     uint32_t seed;
     double noise_pct;         /* throughput noise, percent of the model rate */
     bool baud_timing;
+    bool flash_timing;        /* erase, program and MD5 take the flash part's time (vb_flash.h) */
+    bool forgiving;           /* --forgiving: the old lenient loader (docs/vboard.md) */
+    bool sync_resets;         /* --sync-resets: a SYNC while the app runs resets into the loader */
     uint32_t baud;            /* current host baud (follows termios and CHANGE_BAUDRATE) */
     vb_fault faults[VB_MAX_FAULTS];
     int n_faults;

@@ -159,8 +159,11 @@ static void do_reset(vb_run_state *s, vb_reset_cause cause, bool download)
     s->timer = T_NONE;
     vb_rom_reset(s->rom);
     eb_slip_decoder_next(&s->appdec);
+    /* The loader detects the host's speed from its SYNC (vb_rom_synced); the
+     * ROM's boot messages and the app's console run at 115200
+     * (CONFIG_ESP_CONSOLE_UART_BAUDRATE). The forgiving board follows the host. */
     uint32_t host = vb_pty_host_baud(s->pty);
-    vb_pty_set_baud(s->pty, host ? host : 115200); /* the ROM talks at the host's line speed */
+    vb_pty_set_baud(s->pty, (download || s->b.forgiving) && host ? host : 115200);
     eb_buf out;
     eb_buf_init(&out);
     vb_boot_rom_banner(s->b.chip, cause, download, &out);
@@ -209,14 +212,31 @@ static void on_timer(vb_run_state *s)
 
 static void on_host_bytes(vb_run_state *s, const uint8_t *data, size_t len)
 {
+    /* Host and board at different speeds: the UART receives noise. */
+    uint8_t noise_buf[65536];
+    if (!s->b.forgiving) {
+        enum vb_mode m = get_mode(s);
+        if (m == VB_MODE_DOWNLOAD && !vb_rom_synced(s->rom)) {
+            uint32_t host = vb_pty_host_baud(s->pty);
+            if (host)
+                vb_pty_set_baud(s->pty, host); /* the ROM's baud detection (on SYNC's 0x55 bytes) */
+        }
+        size_t n = vb_pty_rx_garble(s->pty, data, len, noise_buf, sizeof noise_buf);
+        if (n) {
+            data = noise_buf;
+            len = n;
+        }
+    }
     while (len) {
         enum vb_mode m = get_mode(s);
         if (m == VB_MODE_DOWNLOAD) {
             vb_rom_feed(s->rom, data, len);
             return;
         }
-        /* Application mode: text goes to the console; a SYNC frame resets the
-         * chip into download mode (what DTR/RTS would do on a real board). */
+        /* Application mode: text goes to the console. A real board ignores a
+         * SYNC here (only the DTR/RTS reset sequence enters the loader); with
+         * --sync-resets (or --forgiving) a SYNC frame stands in for that
+         * sequence, which a pty cannot carry, and resets into download mode. */
         eb_buf noise;
         eb_buf_init(&noise);
         int done = 0;
@@ -229,7 +249,7 @@ static void on_host_bytes(vb_run_state *s, const uint8_t *data, size_t len)
         if (!done)
             continue;
         bool sync = vb_rom_is_sync(s->appdec.packet.data, s->appdec.packet.len);
-        if (sync && s->powered) {
+        if (sync && s->powered && (s->b.sync_resets || s->b.forgiving)) {
             eb_buf pkt;
             eb_buf_init(&pkt);
             eb_buf_append(&pkt, s->appdec.packet.data, s->appdec.packet.len);
@@ -333,6 +353,9 @@ static int setup(vb_run_state *s, const vb_opts *o, eb_error *err)
     b->seed = o->seed;
     b->noise_pct = o->noise_pct;
     b->baud_timing = o->baud_timing;
+    b->flash_timing = o->flash_timing;
+    b->forgiving = o->forgiving;
+    b->sync_resets = o->sync_resets;
     b->baud = 115200;
     memcpy(b->faults, o->faults, sizeof b->faults);
     b->n_faults = o->n_faults;
@@ -344,6 +367,7 @@ static int setup(vb_run_state *s, const vb_opts *o, eb_error *err)
     s->seed_state = o->seed;
     if ((rc = vb_pty_open(&s->pty, o->link, o->baud_timing, 115200, err)))
         return rc;
+    vb_pty_follow_host(s->pty, o->forgiving);
     vb_rom_hooks hooks = {.set_baud_after_reply = rom_set_baud, .current_baud = rom_current_baud, .ctx = s};
     s->rom = vb_rom_new(b, &s->flash, &hooks);
     b->console = vb_console_new(b);
@@ -388,8 +412,18 @@ static void handle_wake(vb_run_state *s)
     memcpy(reason, s->reset_reason, sizeof reason);
     s->reset_pending = false;
     pthread_mutex_unlock(&s->rlock);
-    if (pending)
-        do_reset(s, vb_reset_cause_from_name(reason), download);
+    if (!pending)
+        return;
+    if (strcmp(reason, "run") == 0 && !download) {
+        /* The ROM leaves the loader for the flash boot without a reset
+         * (FLASH_END 1, stub RUN_USER_CODE): no banner, the app's console
+         * speed. */
+        vb_rom_reset(s->rom);
+        vb_pty_set_baud(s->pty, s->b.forgiving && vb_pty_host_baud(s->pty) ? vb_pty_host_baud(s->pty) : 115200);
+        start_app_or_loop(s);
+        return;
+    }
+    do_reset(s, vb_reset_cause_from_name(reason), download);
 }
 
 static int loop(vb_run_state *s)
@@ -410,7 +444,12 @@ static int loop(vb_run_state *s)
          * delivers them (10 bits a byte): the pty buffer then fills and the
          * host's writes block as they would on a real UART. */
         uint64_t now_us = eb_now_us();
-        bool rx_ready = !s->b.baud_timing || now_us >= s->rx_free_at_us;
+        vb_rom_poll(s->rom, now_us);
+        /* A chip busy with its flash takes no command meanwhile; the host's
+         * bytes wait in the line (flash timing). */
+        uint64_t busy_until = vb_rom_busy_until(s->rom);
+        bool rom_busy = get_mode(s) == VB_MODE_DOWNLOAD && busy_until > now_us;
+        bool rx_ready = (!s->b.baud_timing || now_us >= s->rx_free_at_us) && !rom_busy;
         if (host && rx_ready) {
             i_pty = n;
             fds[n++] = (struct pollfd){.fd = vb_pty_master_fd(s->pty), .events = POLLIN};
@@ -419,7 +458,12 @@ static int loop(vb_run_state *s)
         if (s->ctl)
             n += vb_control_pollfds(s->ctl, fds + n, MAX_POLL - n);
         int timeout = host ? 1000 : 50; /* without a host, watch for one to open the port */
-        if (host && !rx_ready) {
+        if (busy_until > now_us) {
+            int wait_ms = (int)((busy_until - now_us + 999) / 1000);
+            if (wait_ms < timeout)
+                timeout = wait_ms;
+        }
+        if (host && !rx_ready && s->rx_free_at_us > now_us) {
             int wait_ms = (int)((s->rx_free_at_us - now_us + 999) / 1000);
             if (wait_ms < timeout)
                 timeout = wait_ms;

@@ -234,6 +234,10 @@ int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
     /* The line is not what is measured: no pacing at the baud rate, so that
      * flashing the image and the console cost no more than they must. */
     args[n++] = "--no-baud-timing";
+    args[n++] = "--no-flash-timing";
+    /* espbench reaches the sim board through a pty, which carries no DTR/RTS:
+     * a SYNC stands in for the reset sequence (docs/vboard.md). */
+    args[n++] = "--sync-resets";
     for (int i = 0; i < o->n_faults && i < EB_SIM_MAX_FAULTS; i++) {
         args[n++] = "--fault";
         args[n++] = (char *)o->faults[i];
