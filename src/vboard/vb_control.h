@@ -18,6 +18,8 @@ typedef struct vb_control_target {
     int (*fault)(void *ctx, const char *spec, eb_buf *reply, eb_error *err);
     int (*status)(void *ctx, eb_buf *reply, eb_error *err);
     int (*quit)(void *ctx, eb_buf *reply, eb_error *err);
+    /* The host's DTR and RTS (true = asserted) reach the auto-reset circuit. */
+    int (*lines)(void *ctx, bool dtr, bool rts, eb_buf *reply, eb_error *err);
     void *ctx;
 } vb_control_target;
 

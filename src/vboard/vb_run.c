@@ -26,7 +26,12 @@
 
 #define MAX_POLL 16
 
-enum boot_timer { T_NONE, T_SLOW_BOOT, T_INVALID_LOOP };
+enum boot_timer { T_NONE, T_SLOW_BOOT, T_INVALID_LOOP, T_EN_RELEASE };
+
+/* The EN pin's RC delay on a devkit (10 kOhm x 1 uF, about 10 ms): IO0 is
+ * sampled this long after the host releases EN, so a reset sequence that
+ * changes DTR and RTS one after the other still lands in download mode. */
+#define EN_RC_DELAY_MS 20
 
 typedef struct vb_run_state {
     const vb_opts *o;
@@ -54,6 +59,8 @@ typedef struct vb_run_state {
     vb_reset_cause cause;
     uint32_t seed_state;
     uint64_t rx_free_at_us; /* baud timing: when the UART has taken in the bytes read so far */
+    bool dtr, rts;          /* the host's modem lines (control socket `lines`) */
+    bool en_held;           /* EN held low by them: the chip is in reset */
 } vb_run_state;
 
 /* ---- board callbacks --------------------------------------------------- */
@@ -187,6 +194,10 @@ static void on_timer(vb_run_state *s)
 {
     enum boot_timer t = s->timer;
     s->timer = T_NONE;
+    if (t == T_EN_RELEASE) {
+        do_reset(s, VB_RST_POWERON, s->dtr && !s->rts); /* IO0 low: download mode */
+        return;
+    }
     if (t == T_SLOW_BOOT) {
         start_app_or_loop(s);
         return;
@@ -212,6 +223,8 @@ static void on_timer(vb_run_state *s)
 
 static void on_host_bytes(vb_run_state *s, const uint8_t *data, size_t len)
 {
+    if (s->en_held)
+        return; /* a chip in reset hears nothing */
     /* Host and board at different speeds: the UART receives noise. */
     uint8_t noise_buf[65536];
     if (!s->b.forgiving) {
@@ -272,6 +285,34 @@ static int ctl_reset(void *ctx, bool download, eb_buf *reply, eb_error *err)
     return 0;
 }
 
+/* The auto-reset circuit of Espressif's devkits (esptool docs, "Automatic
+ * bootloader"): RTS asserted with DTR not pulls EN low (reset); DTR asserted
+ * with RTS not pulls IO0 low; both or neither leave both high. The chip
+ * starts when EN rises and samples IO0 (download mode when low). */
+static int ctl_lines(void *ctx, bool dtr, bool rts, eb_buf *reply, eb_error *err)
+{
+    (void)err;
+    vb_run_state *s = ctx;
+    s->dtr = dtr;
+    s->rts = rts;
+    bool en_low = rts && !dtr;
+    if (en_low && !s->en_held) {
+        if (s->powered)
+            vb_console_halt(s->b.console);
+        s->powered = true;
+        s->en_held = true;
+        s->timer = T_NONE;
+        vb_rom_reset(s->rom);
+        set_mode(s, VB_MODE_NO_APP);
+    } else if (!en_low && s->en_held) {
+        s->en_held = false;
+        s->timer = T_EN_RELEASE;
+        s->timer_at = eb_now_ms() + EN_RC_DELAY_MS;
+    }
+    eb_buf_printf(reply, "lines dtr=%d rts=%d", dtr, rts);
+    return 0;
+}
+
 static int ctl_fault(void *ctx, const char *spec, eb_buf *reply, eb_error *err)
 {
     vb_run_state *s = ctx;
@@ -288,6 +329,8 @@ static const char *mode_name(vb_run_state *s)
 {
     if (!s->powered)
         return "off";
+    if (s->en_held || s->timer == T_EN_RELEASE)
+        return "reset";
     switch (get_mode(s)) {
     case VB_MODE_DOWNLOAD: return vb_rom_stub_running(s->rom) ? "stub" : "download";
     case VB_MODE_APP: return "app";
@@ -374,7 +417,8 @@ static int setup(vb_run_state *s, const vb_opts *o, eb_error *err)
     if (!s->rom || !b->console)
         return eb_fail(err, EB_EIO, "out of memory");
     if (o->control) {
-        vb_control_target t = {ctl_reset, ctl_fault, ctl_status, ctl_quit, s};
+        vb_control_target t = {.reset = ctl_reset, .fault = ctl_fault, .status = ctl_status, .quit = ctl_quit,
+                               .lines = ctl_lines, .ctx = s};
         if ((rc = vb_control_open(&s->ctl, o->control, &t, err)))
             return rc;
     }
