@@ -71,7 +71,7 @@ static int connect_loader(eb_flash_session *s, eb_error *err)
             *err = e;
             return rc;
         }
-        s->no_lines = rc == 1;
+        s->no_lines = rc == 1 || s->port->lines_unconfirmed;
         if (!seq->syncs)
             return EB_OK;
         rc = eb_rom_sync(s->rom, 5, &e);
@@ -87,7 +87,7 @@ static int connect_loader(eb_flash_session *s, eb_error *err)
          * --after left it running its application. */
         return eb_fail(err, EB_EIO,
                        "%s: no reply to SYNC from the ROM loader; hold BOOT (IO0) while pressing RESET, or check that this "
-                       "is the board's port; this port cannot reset the board (no DTR/RTS), so after a command run with "
+                       "is the board's port; this port cannot reset the board (no DTR/RTS, or unconfirmed ones), so after a command run with "
                        "--after hard-reset (flash's default) the board runs its application until reset by hand: "
                        "use --after no-reset to keep it in the loader",
                        s->port->url);
@@ -359,34 +359,54 @@ int eb_flash_write(eb_flash_session *s, const eb_flash_region *regions, int n, e
     return EB_OK;
 }
 
+/* The board stays in the loader: back at the ROM's 115200 baud, where the
+ * next command (which cannot know the rate this one chose) starts talking. */
+static int stay_in_loader(eb_flash_session *s, eb_error *err)
+{
+    s->in_loader = true;
+    if (s->baud == EB_ROM_BAUD)
+        return EB_OK;
+    eb_error e;
+    if (eb_rom_change_baud(s->rom, EB_ROM_BAUD, &e) != EB_OK) {
+        eb_log(EB_LOG_WARN, "%s; the loader may still be at %u baud", e.msg, s->baud);
+        return EB_OK;
+    }
+    s->baud = EB_ROM_BAUD;
+    (void)err;
+    return EB_OK;
+}
+
 int eb_flash_reset_after(eb_flash_session *s, eb_error *err)
 {
     const eb_reset_seq *seq = eb_reset_after(s->opts.after, s->port->usb_vid, s->port->usb_pid);
     if (!seq)
         return eb_fail(err, EB_ECONFIG, "unknown --after '%s'", s->opts.after);
-    if (!seq->steps || seq->steps[0].op == EB_RS_END) {
-        s->in_loader = true;
-        return EB_OK;
-    }
-    int rc = eb_reset_run(s->port, seq, 0, err);
+    if (!seq->steps || seq->steps[0].op == EB_RS_END)
+        return stay_in_loader(s, err);
+    /* Lines that go unconfirmed (rfc2217 ?ign_set_control, e.g. ser2net in
+     * front of a pty) may reach no board: treated as absent, so that where
+     * the board ends up does not depend on them. */
+    bool unconfirmed = s->port->lines_unconfirmed;
+    int rc = unconfirmed ? 1 : eb_reset_run(s->port, seq, 0, err);
     if (rc != 1)
         return rc;
     const char *url = s->port->url;
+    const char *why = unconfirmed ? "DTR/RTS changes on this port go unconfirmed (ign_set_control)"
+                                  : "cannot set DTR/RTS on this port";
     if (!s->opts.after && s->opts.stay_without_lines) {
         /* Nothing could bring the board back into the loader for the next
          * command (detect, then flash), so it stays there. */
         eb_log_once("no-modem-lines-after", EB_LOG_INFO,
-                    "%s: cannot set DTR/RTS on this port, so the board stays in the ROM loader for the next command; "
+                    "%s: %s, so the board stays in the ROM loader for the next command; "
                     "--after hard-reset makes it run its application",
-                    url);
-        s->in_loader = true;
-        return EB_OK;
+                    url, why);
+        return stay_in_loader(s, err);
     }
     /* No lines to pulse EN: ask the loader to run the app (esptool's soft reset). */
     eb_log_once("no-modem-lines-after", EB_LOG_INFO,
-                "%s: cannot set DTR/RTS on this port, so the ROM loader is told to run the application (--after %s); "
+                "%s: %s, so the ROM loader is told to run the application (--after %s); "
                 "the next command here finds no loader unless the board is put into download mode by hand "
                 "(--after no-reset keeps it in the loader)",
-                url, seq->name);
+                url, why, seq->name);
     return eb_rom_leave_loader(s->rom, err);
 }
