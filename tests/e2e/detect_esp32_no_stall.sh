@@ -5,6 +5,7 @@
 # ESP32 takes about as long as on an ESP32-C3. Compared in one run on the same machine, with a
 # generous margin (the stall it guards against is 3 s).
 source "$(dirname "$0")/lib/flash_helpers.sh"
+VB_STRICT=1 # the loader is entered through the control socket, as BOOT+EN would
 start_vboard e esp32 --no-baud-timing --control "$T/e.ctl"
 start_vboard c esp32c3 --no-baud-timing --control "$T/c.ctl"
 

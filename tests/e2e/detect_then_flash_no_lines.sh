@@ -5,6 +5,7 @@
 # command after that gets a SYNC error that names --after. The before and after steps each
 # explain themselves once.
 source "$(dirname "$0")/lib/flash_helpers.sh"
+VB_STRICT=1 # the loader is entered through the control socket, as BOOT+EN would
 command -v ser2net >/dev/null || { echo "ser2net not installed: skipping"; exit 0; }
 
 check() { # NAME CHIP URL-SCHEME ACCEPTER

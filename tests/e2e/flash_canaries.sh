@@ -6,6 +6,7 @@
 # this is what guards espbench's way around it. The vboard's flash file is a plain file: it is
 # pre-filled in place while the board waits in download mode.
 source "$(dirname "$0")/lib/flash_helpers.sh"
+VB_STRICT=1 # the loader is entered through the control socket, as BOOT+EN would
 
 # make_expected CANARY EXPECTED SIZE IMAGE@OFF...: a canary pattern of SIZE bytes that differs from
 # its neighbours 32 KiB away (stale copies show), and what the flash must hold after writing the

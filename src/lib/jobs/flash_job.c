@@ -19,6 +19,7 @@ struct eb_flash_session {
     uint32_t baud;
     bool no_lines;       /* the port could not set DTR/RTS for --before */
     bool in_loader;      /* the --after step left the board in the ROM loader */
+    bool after_done;     /* the --after step ran: the board's baud is no longer ours to fix */
 };
 
 const eb_rom_chip_info *eb_flash_chip(const eb_flash_session *s) { return &s->info; }
@@ -30,6 +31,13 @@ void eb_flash_close(eb_flash_session *s)
 {
     if (!s)
         return;
+    /* Closed in the loader at a raised baud (an error after the switch): put
+     * it back to 115200, where the next command starts, best effort. A port
+     * without DTR/RTS could not reset it out of the mismatch. */
+    if (s->rom && s->port && !s->after_done && s->baud != EB_ROM_BAUD) {
+        eb_error e;
+        eb_rom_change_baud(s->rom, EB_ROM_BAUD, &e);
+    }
     eb_rom_client_free(s->rom);
     eb_port_close(s->port);
     free(s);
@@ -378,6 +386,7 @@ static int stay_in_loader(eb_flash_session *s, eb_error *err)
 
 int eb_flash_reset_after(eb_flash_session *s, eb_error *err)
 {
+    s->after_done = true;
     const eb_reset_seq *seq = eb_reset_after(s->opts.after, s->port->usb_vid, s->port->usb_pid);
     if (!seq)
         return eb_fail(err, EB_ECONFIG, "unknown --after '%s'", s->opts.after);

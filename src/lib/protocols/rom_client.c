@@ -686,27 +686,19 @@ static int flash_deflate(eb_rom_client *c, uint32_t offset, size_t len, const ui
     return rc;
 }
 
-/* ROM loaders whose FLASH_DEFL_DATA writes whole inflate output buffers: at
- * the end of the stream they write the rest of the buffer too, stale bytes up
- * to the next buffer boundary, past the region and its erased sectors. Seen on
- * the real ESP32 ROM (32 KiB: a pattern beyond an image's last sector lost
- * 22 155 bytes; issue 12). The ESP32-C3 ROM writes exactly what it inflated,
- * and so does the flasher stub (stub_write_flash.c writes only the filled part
- * of its 32 KiB buffer). esptool avoids the question by writing uncompressed
- * whenever no stub runs (write_flash: compress defaults to IS_STUB). */
-static const struct {
-    const char *chip;
-    uint32_t window;
-} rom_inflate_overrun[] = {{"esp32", 0x8000}};
-
+/* ROM loaders whose FLASH_DEFL_DATA writes whole inflate output buffers
+ * (profile key rom_deflate_window): at the end of the stream they write the
+ * rest of the buffer too, stale bytes up to the next buffer boundary, past the
+ * region and its erased sectors. Seen on the real ESP32 ROM (32 KiB: a
+ * pattern beyond an image's last sector lost 22 155 bytes; issue 12). The
+ * ESP32-C3 ROM writes exactly what it inflated, and so does the flasher stub
+ * (stub_write_flash.c writes only the filled part of its 32 KiB buffer).
+ * esptool avoids the question by writing uncompressed whenever no stub runs
+ * (write_flash: compress defaults to IS_STUB); espbench keeps compression for
+ * the whole windows, which cost nothing extra. */
 static uint32_t inflate_window(const eb_rom_client *c)
 {
-    if (c->stub || !c->chip)
-        return 0;
-    for (size_t i = 0; i < sizeof rom_inflate_overrun / sizeof rom_inflate_overrun[0]; i++)
-        if (!strcmp(rom_inflate_overrun[i].chip, c->chip->name))
-            return rom_inflate_overrun[i].window;
-    return 0;
+    return c->stub || !c->chip ? 0 : c->chip->rom_deflate_window;
 }
 
 /* Splits [offset, offset+len) so that the compressed middle starts and ends
