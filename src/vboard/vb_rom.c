@@ -841,13 +841,21 @@ static void h_spi_attach(vb_rom *r, const eb_rom_request *q)
     reply(r, q->op, 0, NULL, 0);
 }
 
-/* The stub's RUN_USER_CODE returns from its command loop, no answer; the ROM
- * that called it then boots from flash (stub_flasher.c; all chips' stubs). */
+/* The stub's RUN_USER_CODE returns from stub_main, no answer. Only the
+ * ESP8266 build points that return at the user code (stub_main_8266 sets a0);
+ * the others return into the ROM's loader, which answers again (esptool: soft
+ * reset "only supported on ESP8266"). The forgiving board boots the app. */
 static void h_run_user_code(vb_rom *r, const eb_rom_request *q)
 {
     (void)q;
-    flush_out(r);
-    r->b->request_reset(r->b, false, "sw");
+    if (is_esp8266(r->b->chip) || r->b->forgiving) {
+        flush_out(r);
+        r->b->request_reset(r->b, false, "run");
+        return;
+    }
+    r->stub = false;
+    xfer_end(&r->fl);
+    memset(&r->rd, 0, sizeof r->rd);
 }
 
 typedef struct rom_cmd {

@@ -511,6 +511,7 @@ static void start_stub(fixture *f)
 {
     eb_buf pkt;
     eb_buf_init(&pkt);
+    int sb = f->chip.rom_status_bytes;
     uint32_t iram = f->chip.mem.iram + 0x8000;
     uint8_t mb[16];
     eb_wr32le(mb, 0x100);
@@ -518,15 +519,15 @@ static void start_stub(fixture *f)
     eb_wr32le(mb + 8, 0x1800);
     eb_wr32le(mb + 12, iram);
     send_req(f, EB_ROM_MEM_BEGIN, mb, 16, 0);
-    assert_int_equal(expect_resp(f, EB_ROM_MEM_BEGIN, 0, 4, &pkt).status, 0);
+    assert_int_equal(expect_resp(f, EB_ROM_MEM_BEGIN, 0, sb, &pkt).status, 0);
     uint8_t code[0x100];
     memset(code, 0x13, sizeof code);
-    assert_int_equal(data_resp(f, EB_ROM_MEM_DATA, 0, code, sizeof code, 4).status, 0);
+    assert_int_equal(data_resp(f, EB_ROM_MEM_DATA, 0, code, sizeof code, sb).status, 0);
     uint8_t me[8];
     eb_wr32le(me, 0);
     eb_wr32le(me + 4, iram + 0x10);
     send_req(f, EB_ROM_MEM_END, me, 8, 0);
-    assert_int_equal(expect_resp(f, EB_ROM_MEM_END, 0, 4, &pkt).status, 0);
+    assert_int_equal(expect_resp(f, EB_ROM_MEM_END, 0, sb, &pkt).status, 0);
     assert_true(next_frame(f, &pkt));
     assert_memory_equal(pkt.data, "OHAI", 4);
     eb_buf_free(&pkt);
@@ -584,6 +585,22 @@ static void test_stub_strictness(void **state)
     send_req(f, 0x42, NULL, 0, 0);
     assert_int_equal(expect_resp(f, 0x42, 0, 2, &pkt).status, 0xFF);
     assert_false(next_frame(f, &pkt));
+    /* RUN_USER_CODE: no answer; an ESP32 stub returns into the ROM loader */
+    send_req(f, EB_ROM_RUN_USER_CODE, NULL, 0, 0);
+    assert_false(next_frame(f, &pkt));
+    assert_int_equal(f->resets, 0);
+    assert_false(vb_rom_stub_running(f->rom));
+    send_req(f, EB_ROM_SYNC, sync_body, 36, 0);
+    assert_int_equal(expect_resp(f, EB_ROM_SYNC, 0, 4, &pkt).value, EB_ROM_SYNC_WORD);
+    fx_free(f);
+    /* the ESP8266 stub runs the application */
+    f = fx_new("esp8266");
+    start_stub(f);
+    send_req(f, EB_ROM_RUN_USER_CODE, NULL, 0, 0);
+    assert_false(next_frame(f, &pkt));
+    assert_int_equal(f->resets, 1);
+    assert_false(f->reset_download);
+    assert_string_equal(f->reset_reason, "run");
     fx_free(f);
     eb_buf_free(&pkt);
 }
