@@ -489,10 +489,13 @@ static int loop(vb_run_state *s)
          * host's writes block as they would on a real UART. */
         uint64_t now_us = eb_now_us();
         vb_rom_poll(s->rom, now_us);
-        /* A chip busy with its flash takes no command meanwhile; the host's
-         * bytes wait in the line (flash timing). */
+        /* The ROM busy with its flash takes no byte meanwhile; the host's wait
+         * in the line (flash timing). The stub receives the next command into
+         * its buffer while it writes (stub_flasher.c acks a block, then writes
+         * it, "allowing next command to buffer"): its bytes keep flowing and
+         * the answer waits for the write (vb_rom_poll). */
         uint64_t busy_until = vb_rom_busy_until(s->rom);
-        bool rom_busy = get_mode(s) == VB_MODE_DOWNLOAD && busy_until > now_us;
+        bool rom_busy = get_mode(s) == VB_MODE_DOWNLOAD && busy_until > now_us && !vb_rom_stub_running(s->rom);
         bool rx_ready = (!s->b.baud_timing || now_us >= s->rx_free_at_us) && !rom_busy;
         if (host && rx_ready) {
             i_pty = n;
