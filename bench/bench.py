@@ -216,6 +216,11 @@ def basis(f):
                 sorted(d["esptool_js_s"])[len(d["esptool_js_s"]) // 2], d["repeats"])
         if fid == "flash.reflash_s":
             return "median of %d" % len(d["espbench_s"])
+        if fid == "flash.esp32_tail_cost_s":
+            return "ESP32 %.2f s vs ESP32-C3 %.2f s (medians of %d; %s vs %s bytes sent)" % (
+                sorted(d["esp32_s"])[len(d["esp32_s"]) // 2], sorted(d["esp32c3_s"])[len(d["esp32c3_s"]) // 2],
+                d["repeats"], "{:,}".format(d["esp32_wire_bytes"]).replace(",", " "),
+                "{:,}".format(d["esp32c3_wire_bytes"]).replace(",", " "))
         if fid == "footprint.cpu_fraction":
             return "%.2f CPU s in %.1f s of %d tests" % (d["window_cpu_s"], d["window_wall_s"], d["tests"])
         if fid == "footprint.peak_rss_mb":
@@ -314,9 +319,9 @@ def summary_md(res):
            "| figure | value | target | result | from |", "|---|---|---|---|---|"]
     order = ["fidelity.worst", "fidelity.peak_bias_mean", "fidelity.peak_bias_max", "overhead.espbench_fraction",
              "overhead.ci_way_fraction", "overhead.espbench_vs_ci_way", "flash.wire_ratio", "flash.vs_esptool_js",
-             "flash.reflash_s", "footprint.cpu_fraction", "footprint.peak_rss_mb", "parse.lines_per_s",
-             "parse.parser_lines_per_s", "model.throughput_median_pct", "model.throughput_worst_pct",
-             "model.heap_median_pct", "model.heap_worst_pct"]
+             "flash.reflash_s", "flash.esp32_tail_cost_s", "footprint.cpu_fraction", "footprint.peak_rss_mb",
+             "parse.lines_per_s", "parse.parser_lines_per_s", "model.throughput_median_pct",
+             "model.throughput_worst_pct", "model.heap_median_pct", "model.heap_worst_pct"]
     short = {
         "fidelity.worst": "Fidelity: worst \\|steady mean − true rate\\| / true rate (20 points)",
         "fidelity.peak_bias_mean": "Peak-1-s method bias vs mean, average",
@@ -324,9 +329,12 @@ def summary_md(res):
         "overhead.espbench_fraction": "Overhead of `run --sim --tier all` (esp32) / test time",
         "overhead.ci_way_fraction": "Same matrix the ESP-IDF CI way / test time (lower bound, from measured steps)",
         "overhead.espbench_vs_ci_way": "espbench overhead / CI-way overhead",
-        "flash.wire_ratio": "Flash 1 MiB @ 921600: espbench / wire time of compressed bytes",
-        "flash.vs_esptool_js": "Flash 1 MiB: espbench / esptool-js (same vboard, same run)",
-        "flash.reflash_s": "Re-flash of an unchanged image",
+        "flash.wire_ratio": "Flash 1 MiB @ 921600, W25Q32JV timing: espbench (ROM loader) / wire time of "
+                            "its compressed bytes",
+        "flash.vs_esptool_js": "Flash 1 MiB, W25Q32JV timing: espbench (ROM loader) / esptool-js (flasher stub), "
+                               "same vboard, same run",
+        "flash.reflash_s": "Re-flash of an unchanged image (MD5 skip)",
+        "flash.esp32_tail_cost_s": "Cost of the ESP32 32 KiB-overrun fix (tail ~28 KiB plain): ESP32 − ESP32-C3 time",
         "footprint.cpu_fraction": "espbench CPU / wall during 100 Mbit/s tests",
         "footprint.peak_rss_mb": "espbench peak RSS",
         "parse.lines_per_s": "`espbench parse` lines per second, whole command (board + iperf2 logs)",

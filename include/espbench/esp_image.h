@@ -48,6 +48,11 @@ typedef struct eb_image_spec {
     size_t size;              /* approximate total size in bytes */
     uint32_t seed;            /* content generator seed */
     uint8_t flash_size_freq;  /* header byte 3 */
+    /* Where the segments load: the chip's memory map from its profile (NULL:
+     * the ESP32's). DROM at its window start + 0x20 and IROM placed so that
+     * flash offset and address agree modulo the 64 KiB MMU page, as
+     * esptool elf2image lays them out for an app at a 64 KiB-aligned offset. */
+    const struct eb_memory_map *mem;
 } eb_image_spec;
 
 /* Writes a valid application image: header, extended header, a DROM segment

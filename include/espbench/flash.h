@@ -39,6 +39,10 @@ typedef struct eb_flash_opts {
     bool no_verify;              /* skip the MD5 check after writing */
     bool port_lent;              /* eb_flash_open_port: the caller keeps the port (the
                                   * session never closes it; the run job lends a board's) */
+    bool no_compress;            /* plain FLASH_DATA blocks (esptool --no-compress) */
+    bool stay_without_lines;     /* detect: with no --after, a port that cannot set DTR/RTS
+                                    leaves the board in the loader (nothing could bring it
+                                    back for the next command) instead of running the app */
     eb_flash_progress_fn progress;
     void *progress_user;
 } eb_flash_opts;
@@ -83,8 +87,12 @@ eb_rom_client *eb_flash_rom(eb_flash_session *s);
 int eb_flash_write(eb_flash_session *s, const eb_flash_region *regions, int n,
                    eb_flash_region_result *results, eb_error *err);
 
-/* Runs the --after sequence (hard reset into the application by default). */
+/* Runs the --after sequence (hard reset into the application by default).
+ * Without DTR/RTS: the loader is told to run the application, or, with
+ * stay_without_lines and no --after, the board stays in the loader. */
 int eb_flash_reset_after(eb_flash_session *s, eb_error *err);
+/* True when the --after step left the board in the ROM loader. */
+bool eb_flash_left_in_loader(const eb_flash_session *s);
 /* Hands the port over (e.g. to the console session after the hard reset),
  * set back to 115200 baud; eb_flash_close() then leaves it open. Afterwards
  * only eb_flash_chip() and eb_flash_close() may be called. NULL on error. */

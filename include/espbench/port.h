@@ -40,6 +40,8 @@ struct eb_port {
     char url[256];
     uint32_t baud;
     bool can_set_lines;
+    bool lines_unconfirmed;    /* DTR/RTS changes are sent but never confirmed
+                                  (rfc2217 ?ign_set_control): they may reach no board */
     uint16_t usb_vid, usb_pid; /* 0 when unknown */
     void *impl;                /* backend state */
 };

@@ -86,8 +86,29 @@ typedef struct eb_tier {
     int line, col;
 } eb_tier;
 
+/* SPI flash controller register offsets (from spi_reg_base) that the ROM
+ * loader's host uses for the RDID user command (esptool's SPI_*_OFFS). */
+typedef struct eb_spi_regs {
+    uint32_t usr, usr1, usr2;
+    uint32_t mosi_dlen, miso_dlen; /* 0: no such register (ESP8266: lengths in USR1) */
+    uint32_t w0;
+} eb_spi_regs;
+
+enum eb_cpu_arch { EB_ARCH_UNKNOWN, EB_ARCH_XTENSA, EB_ARCH_RISCV };
+/* Application image layout: ESP32-family (extended header, app descriptor,
+ * SHA-256) or the ESP8266's v1 image (none of those). */
+enum eb_image_format { EB_IMAGE_ESP32, EB_IMAGE_ESP8266 };
+
+/* Where an application's segments load (esptool targets' *_MAP_START and
+ * MEMORY_MAP): flash-mapped data (DROM) and code (IROM), internal RAM. */
+typedef struct eb_memory_map {
+    uint32_t drom, irom;   /* MMU-mapped windows; 0 = none (ESP8266 has no DROM) */
+    uint32_t dram, iram;
+} eb_memory_map;
+
 typedef struct eb_chip {
     char name[24];         /* "esp32s3" */
+    char base[24];         /* chip whose facts this one inherits ("" = none; resolved on load) */
     char display[32];      /* "ESP32-S3" */
     uint32_t magic[6];     /* ROM magic values at 0x40001000 */
     int n_magic;
@@ -101,6 +122,21 @@ typedef struct eb_chip {
     bool has_psram;
     char rom_banner[64];   /* "ESP-ROM:esp32s3-20210327" (ROM version line on boot) */
     double cpu_mhz;
+    /* Optional facts (has_* false / 0 when a profile leaves them out; the
+     * code that needs one says which key to add). */
+    enum eb_cpu_arch arch;
+    int cores;             /* CPU cores; 0 = unknown */
+    bool has_spi_regs;
+    eb_spi_regs spi;
+    bool has_memory_map;
+    eb_memory_map mem;
+    enum eb_image_format image_format;
+    uint32_t uart_clkdiv_reg; /* UART0 CLKDIV (esptool reads it to tell the crystal); 0 = unknown */
+    uint32_t uart_clk_hz;     /* what that divider divides: 40 MHz; ESP8266 52 MHz (26 MHz x 2) */
+    /* The ROM's compressed write flushes whole output windows of this many
+     * bytes, so after FLASH_DEFL_* the flash up to the next window boundary
+     * gets stale bytes from one window earlier (ESP32: 32 KiB); 0 = none. */
+    uint32_t rom_deflate_window;
     eb_tier *tiers;
     int n_tiers;
     char file[256];
@@ -131,6 +167,10 @@ const eb_tier *eb_chip_tier(const eb_chip *c, const char *tier_name);
 /* Chip lookups used by the ROM loader client. */
 const eb_chip *eb_profiles_chip_by_id(const eb_profiles *p, int chip_id);
 const eb_chip *eb_profiles_chip_by_magic(const eb_profiles *p, uint32_t magic);
+/* The chip's SPI register layout for RDID, or NULL (with a message naming the
+ * profile key to add) when its profile has none. */
+const eb_spi_regs *eb_chip_spi_regs(const eb_chip *c, eb_error *err);
+const char *eb_cpu_arch_name(enum eb_cpu_arch a); /* "xtensa", "riscv", "unknown" */
 
 /* Validation of one tier against the Kconfig ranges and cross-field rules.
  * Returns 0 or EB_ECONFIG with a message (no location prefix). */

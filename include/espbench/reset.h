@@ -24,6 +24,7 @@ typedef struct eb_reset_seq {
     const char *description;
     bool syncs;              /* the ROM loader is synced after it (false: no-reset-no-sync) */
     const eb_reset_step *steps;
+    bool after;              /* an --after sequence (restart into the application) */
 } eb_reset_seq;
 
 /* --before NAME: "default-reset" (by VID:PID), "classic", "tight", "usb-reset"
@@ -40,8 +41,10 @@ const char *eb_reset_after_names(void);
 
 /* Runs a sequence on a port. extra_delay_ms lengthens the boot-strap wait (the
  * second connect attempt uses 500 ms more, like esptool). When the port cannot
- * set lines (pty, socket, RFC 2217 with ign_set_control) it says so once
- * (log key "no-modem-lines") and returns 1; errors return EB_EIO. */
+ * set lines (pty, socket, RFC 2217 with ign_set_control) it returns 1; for a
+ * --before sequence it also says so once (log key "no-modem-lines-before");
+ * for an --after one the caller says what it does instead (the flash job:
+ * "no-modem-lines-after"). Errors return EB_EIO. */
 int eb_reset_run(eb_port *p, const eb_reset_seq *seq, unsigned extra_delay_ms, eb_error *err);
 
 #endif

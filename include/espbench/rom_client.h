@@ -20,7 +20,8 @@ typedef struct eb_rom_client eb_rom_client;
 typedef struct eb_rom_timeouts {
     unsigned sync_ms;          /* one SYNC attempt (esptool: 100) */
     unsigned command_ms;       /* ordinary commands (esptool: 3000) */
-    unsigned erase_per_mb_ms;  /* FLASH_DEFL_BEGIN / per block (esptool: 40000) */
+    unsigned erase_per_mb_ms;  /* ROM FLASH_BEGIN/FLASH_DEFL_BEGIN erase, per block
+                                  (esptool: ERASE_REGION/ERASE_WRITE_TIMEOUT_PER_MB 40 s) */
     unsigned md5_per_mb_ms;    /* SPI_FLASH_MD5 (esptool: 8000) */
 } eb_rom_timeouts;
 
@@ -41,10 +42,11 @@ typedef struct eb_rom_chip_info {
     uint32_t magic;          /* value of the magic register (0 if not read) */
     bool by_security_info;   /* identified by GET_SECURITY_INFO (else magic) */
     uint8_t mac[6];
+    bool mac_blank;          /* all zero: a blank eFuse (the flash job warns) */
     uint32_t flash_id;       /* JEDEC id from RDID (0 when unknown) */
     uint32_t flash_size;     /* bytes */
     bool flash_size_detected;/* false: the profile's default was used */
-    bool stub;               /* always false: espbench talks to the ROM */
+    bool stub;               /* a flasher stub answered (left running by another tool) */
 } eb_rom_chip_info;
 
 /* GET_SECURITY_INFO, then the magic register; matched against the profiles.
@@ -70,14 +72,22 @@ int eb_rom_flash_md5(eb_rom_client *c, uint32_t offset, uint32_t len, char hex[3
 /* Progress of a write: uncompressed bytes done of total, compressed bytes sent. */
 typedef void (*eb_rom_progress_fn)(void *user, size_t done, size_t total, size_t wire_done, size_t wire_total);
 
-/* Writes data at offset (4 KiB aligned) as one zlib stream in ROM-sized blocks
- * (0x400). Blocks answered with a checksum error are resent up to 3 times. */
-int eb_rom_flash_deflate(eb_rom_client *c, uint32_t offset, const uint8_t *data, size_t len,
-                         eb_rom_progress_fn progress, void *user, eb_error *err);
+/* Writes data at offset (4 KiB aligned) in ROM-sized blocks (0x400): with
+ * compress, as a zlib stream through FLASH_DEFL_* (plain FLASH_DATA on a
+ * loader without it); on a ROM whose inflate writes whole 32 KiB buffers
+ * (ESP32) only the part between 32 KiB boundaries goes compressed and the
+ * head and tail plain, so no byte past the region's last 4 KiB sector
+ * changes. Blocks answered with a checksum error are resent up to 3 times. */
+int eb_rom_flash_write(eb_rom_client *c, uint32_t offset, const uint8_t *data, size_t len, bool compress,
+                       eb_rom_progress_fn progress, void *user, eb_error *err);
 
-/* Leaves the loader and runs the application without touching DTR/RTS
- * (FLASH_BEGIN 0 then FLASH_END "run user code"), for ports without lines. */
+/* Leaves the loader and runs the application without touching DTR/RTS: the
+ * ROM's FLASH_BEGIN 0 then FLASH_END "run user code"; an ESP8266 stub's
+ * RUN_USER_CODE; an ESP32-family stub first resets back into the ROM loader
+ * (FLASH_END "reboot"), as its RUN_USER_CODE does not start the app. */
 int eb_rom_leave_loader(eb_rom_client *c, eb_error *err);
+/* True when a flasher stub (SYNC value 0) answers rather than the ROM. */
+bool eb_rom_is_stub(const eb_rom_client *c);
 
 /* Number of ROM status bytes in replies (4, or 2 for ESP8266), set by detection. */
 int eb_rom_status_bytes(const eb_rom_client *c);

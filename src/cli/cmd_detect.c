@@ -15,7 +15,10 @@ const char cmd_detect_usage[] =
     "rfc2217://HOST:PORT[?ign_set_control] or socket://HOST:PORT.\n"
     "  --before MODE  default-reset (by USB VID:PID), classic, tight, usb-reset,\n"
     "                 no-reset, no-reset-no-sync\n"
-    "  --after MODE   hard-reset (default) or no-reset\n";
+    "  --after MODE   hard-reset (default) or no-reset; on a port without DTR/RTS\n"
+    "                 (socket://, rfc2217 with ign_set_control, a pty) the board stays\n"
+    "                 in the ROM loader unless --after hard-reset is given, so that a\n"
+    "                 following 'espbench flash' finds it there\n";
 
 int cmd_detect(int argc, char **argv)
 {
@@ -46,7 +49,8 @@ int cmd_detect(int argc, char **argv)
     eb_profiles prof;
     if (eb_profiles_load_default(&prof, cli_profiles_dir, &err) != EB_OK)
         return cli_error(&err);
-    eb_flash_opts fo = {.profiles = &prof, .baud = EB_ROM_BAUD, .before = before, .after = after};
+    eb_flash_opts fo = {.profiles = &prof, .baud = EB_ROM_BAUD, .before = before, .after = after,
+                        .stay_without_lines = true};
     eb_flash_session *s;
     int rc = eb_flash_open(&s, port, &fo, &err);
     if (rc == EB_OK) {
@@ -54,8 +58,8 @@ int cmd_detect(int argc, char **argv)
         printf("port:    %s\n", port);
         printf("chip:    %s (%s, chip id %d, found by %s)\n", i->chip->display, i->chip->name, i->chip_id,
                i->by_security_info ? "GET_SECURITY_INFO" : "magic register");
-        printf("mac:     %02x:%02x:%02x:%02x:%02x:%02x\n", i->mac[0], i->mac[1], i->mac[2], i->mac[3], i->mac[4],
-               i->mac[5]);
+        printf("mac:     %02x:%02x:%02x:%02x:%02x:%02x%s\n", i->mac[0], i->mac[1], i->mac[2], i->mac[3], i->mac[4],
+               i->mac[5], i->mac_blank ? " (blank eFuse)" : "");
         if (i->flash_size_detected)
             /* RDID byte order: manufacturer, memory type, capacity ("ef4016"). */
             printf("flash:   %u MB (JEDEC id %02x%02x%02x)\n", i->flash_size >> 20, i->flash_id & 0xFF,
@@ -64,6 +68,8 @@ int cmd_detect(int argc, char **argv)
             printf("flash:   %u MB (not detected; the %s default)\n", i->flash_size >> 20, i->chip->display);
         printf("loader:  %s\n", i->stub ? "stub" : "ROM");
         rc = eb_flash_reset_after(s, &err);
+        if (rc == EB_OK)
+            printf("after:   %s\n", eb_flash_left_in_loader(s) ? "left in the ROM loader" : "reset into the application");
         eb_flash_close(s);
     }
     eb_profiles_free(&prof);

@@ -11,7 +11,7 @@
 
 const char cmd_flash_usage[] =
     "usage: espbench flash --port PORT [--chip CHIP] [--baud BAUD] [--before MODE] [--after MODE]\n"
-    "                      [--no-skip] [--no-verify]\n"
+    "                      [--no-skip] [--no-verify] [--no-compress]\n"
     "                      (IMAGE@OFFSET... | --build-dir DIR | --firmware NAME [--tier TIER] [--manifest FILE])\n"
     "\n"
     "Writes images through the chip's ROM serial loader: zlib-compressed 1 KiB blocks,\n"
@@ -29,6 +29,7 @@ const char cmd_flash_usage[] =
     "  --after MODE     hard-reset (default) or no-reset\n"
     "  --no-skip        write even regions whose MD5 already matches\n"
     "  --no-verify      do not read the MD5 back after writing\n"
+    "  --no-compress    send plain 1 KiB blocks (esptool --no-compress)\n"
     "PORT: /dev/ttyUSB0, COM3, /dev/pts/N, rfc2217://HOST:PORT[?ign_set_control], socket://HOST:PORT.\n";
 
 typedef struct {
@@ -96,7 +97,8 @@ int cmd_flash(int argc, char **argv)
         {"after", required_argument, 0, 'a'},     {"build-dir", required_argument, 0, 'd'},
         {"firmware", required_argument, 0, 'f'},  {"tier", required_argument, 0, 't'},
         {"manifest", required_argument, 0, 'm'},  {"no-skip", no_argument, 0, 'S'},
-        {"no-verify", no_argument, 0, 'V'},       {0, 0, 0, 0},
+        {"no-verify", no_argument, 0, 'V'},       {"no-compress", no_argument, 0, 'u'},
+        {0, 0, 0, 0},
     };
     const char *port = NULL, *chip = NULL, *build_dir = NULL, *firmware = NULL, *tier = NULL, *manifest = NULL;
     eb_flash_opts fo = {0};
@@ -123,6 +125,7 @@ int cmd_flash(int argc, char **argv)
         case 'm': manifest = optarg; break;
         case 'S': fo.no_skip = true; break;
         case 'V': fo.no_verify = true; break;
+        case 'u': fo.no_compress = true; break;
         default: return cli_usage_error("flash", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
@@ -183,7 +186,7 @@ int cmd_flash(int argc, char **argv)
         if (rc == EB_OK)
             printf("flashed %d region%s (%d written, %d unchanged) in %.1f s; %s\n", set.n, set.n == 1 ? "" : "s",
                    written, skipped, (double)(eb_now_ms() - t0) / 1000.0,
-                   fo.after && !strcmp(fo.after, "no-reset") ? "left in the ROM loader" : "reset into the application");
+                   eb_flash_left_in_loader(s) ? "left in the ROM loader" : "reset into the application");
     }
     free(res);
     eb_flash_close(s);

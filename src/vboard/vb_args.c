@@ -12,6 +12,7 @@
 const char vb_usage[] =
     "usage: espbench-vboard --chip CHIP [--link PATH] [--flash FILE] [--ip 127.X.Y.Z]\n"
     "                       [--ap SSID:PASS:RSSI | --ap SSID:env:VAR:RSSI]... [--baud-timing|--no-baud-timing]\n"
+    "                       [--flash-timing|--no-flash-timing] [--sync-resets] [--forgiving]\n"
     "                       [--seed N] [--noise PCT] [--fault SPEC]... [--control PATH] [--profiles DIR]\n"
     "                       [--model] [--rssi DBM] [--phy MBPS] [--rtt MS] [--loss PCT]\n"
     "       espbench-vboard mkimage --chip CHIP --project NAME --idf VERSION [--version V] [--size BYTES]\n"
@@ -68,8 +69,8 @@ int vb_parse_ap(const char *spec, vb_ap *ap, eb_error *err)
     return 0;
 }
 
-enum { OPT_BAUD = 256, OPT_NO_BAUD, OPT_SEED, OPT_NOISE, OPT_FAULT, OPT_CONTROL, OPT_PROFILES, OPT_AP, OPT_IP,
-       OPT_MODEL, OPT_RSSI, OPT_PHY, OPT_RTT, OPT_LOSS };
+enum { OPT_BAUD = 256, OPT_NO_BAUD, OPT_FLASH_T, OPT_NO_FLASH_T, OPT_FORGIVING, OPT_SYNC_RESETS, OPT_SEED, OPT_NOISE,
+       OPT_FAULT, OPT_CONTROL, OPT_PROFILES, OPT_AP, OPT_IP, OPT_MODEL, OPT_RSSI, OPT_PHY, OPT_RTT, OPT_LOSS };
 
 int vb_args_parse(int argc, char **argv, vb_opts *o, eb_error *err)
 {
@@ -81,6 +82,10 @@ int vb_args_parse(int argc, char **argv, vb_opts *o, eb_error *err)
         {"ap", required_argument, NULL, OPT_AP},
         {"baud-timing", no_argument, NULL, OPT_BAUD},
         {"no-baud-timing", no_argument, NULL, OPT_NO_BAUD},
+        {"flash-timing", no_argument, NULL, OPT_FLASH_T},
+        {"no-flash-timing", no_argument, NULL, OPT_NO_FLASH_T},
+        {"forgiving", no_argument, NULL, OPT_FORGIVING},
+        {"sync-resets", no_argument, NULL, OPT_SYNC_RESETS},
         {"seed", required_argument, NULL, OPT_SEED},
         {"noise", required_argument, NULL, OPT_NOISE},
         {"fault", required_argument, NULL, OPT_FAULT},
@@ -96,6 +101,7 @@ int vb_args_parse(int argc, char **argv, vb_opts *o, eb_error *err)
     memset(o, 0, sizeof *o);
     strcpy(o->ip, "127.0.0.1");
     o->baud_timing = true;
+    o->flash_timing = true;
     o->seed = 1;
     eb_model_link_default(&o->model_link);
     optind = 1;
@@ -119,6 +125,10 @@ int vb_args_parse(int argc, char **argv, vb_opts *o, eb_error *err)
             break;
         }
         case OPT_NO_BAUD: o->baud_timing = false; break;
+        case OPT_FLASH_T: o->flash_timing = true; break;
+        case OPT_NO_FLASH_T: o->flash_timing = false; break;
+        case OPT_FORGIVING: o->forgiving = true; break;
+        case OPT_SYNC_RESETS: o->sync_resets = true; break;
         case OPT_IP:
             if (vb_parse_ip(optarg, o->ip, err))
                 return EB_ECONFIG;

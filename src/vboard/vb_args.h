@@ -18,6 +18,9 @@ typedef struct vb_opts {
     vb_ap aps[VB_MAX_APS];
     int n_aps;
     bool baud_timing;
+    bool flash_timing;
+    bool forgiving;
+    bool sync_resets;
     uint32_t seed;
     double noise_pct;
     vb_fault faults[VB_MAX_FAULTS];

@@ -10,7 +10,7 @@ enum rom_style { STYLE_ETS, STYLE_ESPROM, STYLE_8266 };
 
 static enum rom_style style_of(const eb_chip *c)
 {
-    if (c->chip_id < 0)
+    if (c->image_format == EB_IMAGE_ESP8266)
         return STYLE_8266;
     return strncmp(c->rom_banner, "ets ", 4) == 0 ? STYLE_ETS : STYLE_ESPROM;
 }
@@ -130,7 +130,7 @@ bool vb_boot_find_app(const eb_chip *c, const uint8_t *flash, size_t flash_size,
     memset(info, 0, sizeof *info);
     if (flash_size <= VB_APP_OFFSET)
         return false;
-    bool esp8266 = c->chip_id < 0;
+    bool esp8266 = c->image_format == EB_IMAGE_ESP8266;
     if (eb_image_parse(flash + VB_APP_OFFSET, flash_size - VB_APP_OFFSET, esp8266, info, NULL) != 0)
         return false;
     if (!info->checksum_ok || !info->sha256_ok)

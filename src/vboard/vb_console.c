@@ -360,14 +360,8 @@ static void *aborter_main(void *arg)
 /* Panic as ESP-IDF prints it, then a software reset. */
 static void panic(vb_console *c)
 {
-    static const struct {
-        const char *chip;
-        bool xtensa;
-    } arch[] = {{"esp32", true}, {"esp32s2", true}, {"esp32s3", true}, {"esp8266", true}};
-    bool xtensa = false;
-    for (size_t i = 0; i < sizeof arch / sizeof arch[0]; i++)
-        if (c->b->chip && strcmp(c->b->chip->name, arch[i].chip) == 0)
-            xtensa = arch[i].xtensa;
+    /* The register dump's shape follows the CPU (profile fact `arch`). */
+    bool xtensa = c->b->chip && c->b->chip->arch == EB_ARCH_XTENSA;
     if (xtensa) {
         vb_con_printf(c, "Guru Meditation Error: Core  0 panic'ed (LoadProhibited). Exception was unhandled.\r\n\r\n"
                          "Core  0 register dump:\r\n"

@@ -2,6 +2,8 @@
  *   reset            hard reset into the application (EN pin)
  *   download         reset into download mode (EN with IO0 low)
  *   fault SPEC       arm a fault (KIND[:ARG][@WHEN])
+ *   lines DTR RTS    the host's modem lines (0/1 = deasserted/asserted) into
+ *                    the board's auto-reset circuit: what a pty cannot carry
  *   status           mode, baud, chip, app project
  *   quit             stop the board (clean exit)
  *   link SPEC        link conditions and model forcing for the next tests:
@@ -11,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -58,6 +61,14 @@ static int c_status(const vb_control_target *t, const char *arg, eb_buf *r, eb_e
     (void)arg;
     return t->status(t->ctx, r, e);
 }
+static int c_lines(const vb_control_target *t, const char *arg, eb_buf *r, eb_error *e)
+{
+    int dtr, rts;
+    char tail;
+    if (sscanf(arg, "%d %d %c", &dtr, &rts, &tail) != 2 || (dtr & ~1) || (rts & ~1))
+        return eb_fail(e, EB_ECONFIG, "lines: expected DTR RTS as 0 or 1 (e.g. \"lines 1 0\")");
+    return t->lines(t->ctx, dtr, rts, r, e);
+}
 static int c_quit(const vb_control_target *t, const char *arg, eb_buf *r, eb_error *e)
 {
     (void)arg;
@@ -73,7 +84,8 @@ static int c_link(const vb_control_target *t, const char *arg, eb_buf *r, eb_err
 
 static const control_cmd cmds[] = {
     {"reset", false, c_reset},   {"download", false, c_download}, {"fault", true, c_fault},
-    {"status", false, c_status}, {"quit", false, c_quit},        {"link", true, c_link},
+    {"status", false, c_status}, {"quit", false, c_quit},     {"lines", true, c_lines},
+    {"link", true, c_link},
 };
 
 void vb_control_run_line(const vb_control_target *t, const char *line, eb_buf *reply)
@@ -89,7 +101,7 @@ void vb_control_run_line(const vb_control_target *t, const char *line, eb_buf *r
         if (strlen(cmds[i].name) == n && strncmp(cmds[i].name, line, n) == 0)
             cmd = &cmds[i];
     if (!cmd) {
-        eb_buf_printf(reply, "err unknown command \"%.*s\" (commands: reset, download, fault SPEC, status, quit, link SPEC)",
+        eb_buf_printf(reply, "err unknown command \"%.*s\" (commands: reset, download, fault SPEC, lines DTR RTS, status, quit, link SPEC)",
                       (int)(n > 40 ? 40 : n), line);
         return;
     }

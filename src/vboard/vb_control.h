@@ -19,6 +19,8 @@ typedef struct vb_control_target {
     int (*status)(void *ctx, eb_buf *reply, eb_error *err);
     int (*quit)(void *ctx, eb_buf *reply, eb_error *err);
     int (*link)(void *ctx, const char *spec, eb_buf *reply, eb_error *err); /* NULL: no link */
+    /* The host's DTR and RTS (true = asserted) reach the auto-reset circuit. */
+    int (*lines)(void *ctx, bool dtr, bool rts, eb_buf *reply, eb_error *err);
     void *ctx;
 } vb_control_target;
 

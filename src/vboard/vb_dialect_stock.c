@@ -349,21 +349,19 @@ static void cmd_version(vb_console *c, int argc, char **argv)
 {
     (void)argc;
     (void)argv;
+    /* Radio features as the stock example prints them per chip. */
     static const struct {
         const char *chip;
-        int cores;
         const char *radio;
-    } chips[] = {{"esp32", 2, "/802.11bgn/BLE/BT"}, {"esp32s3", 2, "/802.11bgn/BLE"}, {"esp32s2", 1, "/802.11bgn"},
-                 {"esp8266", 1, "/802.11bgn"}};
+    } chips[] = {{"esp32", "/802.11bgn/BLE/BT"}, {"esp32s3", "/802.11bgn/BLE"}, {"esp32s2", "/802.11bgn"},
+                 {"esp8266", "/802.11bgn"}};
     const eb_chip *chip = c->b->chip;
     const char *name = chip ? chip->name : "esp32";
-    int cores = 1;
+    int cores = chip && chip->cores > 0 ? chip->cores : 1; /* profile fact `cores` */
     const char *radio = "/802.11bgn/BLE";
     for (size_t i = 0; i < sizeof chips / sizeof chips[0]; i++)
-        if (strcmp(chips[i].chip, name) == 0) {
-            cores = chips[i].cores;
+        if (strcmp(chips[i].chip, name) == 0)
             radio = chips[i].radio;
-        }
     vb_con_printf(c, "IDF Version:%s\r\nChip info:\r\n\tmodel:%s\r\n\tcores:%d\r\n\tfeature:%s/External-Flash:%u MB\r\n"
                      "\trevision number:1\r\n",
                   c->idf, chip && chip->display[0] ? chip->display : "ESP32", cores, radio,

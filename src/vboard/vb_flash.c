@@ -89,3 +89,43 @@ size_t vb_flash_program(vb_flash *f, size_t off, const uint8_t *data, size_t len
         p[i] &= data[i];
     return len;
 }
+
+const vb_nor_timing vb_w25q32jv = {
+    .page_program_us = 400,
+    .sector_erase_us = 45000,
+    .block_erase_us = 150000,
+    .chip_erase_us = 10000000,
+    .read_bytes_per_ms = 10000,
+};
+
+uint64_t vb_flash_erase_us(const vb_nor_timing *t, size_t off, size_t len)
+{
+    if (!len)
+        return 0;
+    size_t s = off & ~(size_t)(VB_FLASH_SECTOR - 1);
+    size_t end = (off + len + VB_FLASH_SECTOR - 1) & ~(size_t)(VB_FLASH_SECTOR - 1);
+    uint64_t us = 0;
+    while (s < end) {
+        if (s % 0x10000u == 0 && end - s >= 0x10000u) {
+            us += t->block_erase_us;
+            s += 0x10000u;
+        } else {
+            us += t->sector_erase_us;
+            s += VB_FLASH_SECTOR;
+        }
+    }
+    return us;
+}
+
+uint64_t vb_flash_program_us(const vb_nor_timing *t, size_t off, size_t len)
+{
+    if (!len)
+        return 0;
+    size_t first = off / 256, last = (off + len - 1) / 256;
+    return (uint64_t)(last - first + 1) * t->page_program_us;
+}
+
+uint64_t vb_flash_read_us(const vb_nor_timing *t, size_t len)
+{
+    return (uint64_t)len * 1000u / t->read_bytes_per_ms;
+}

@@ -89,9 +89,17 @@ int vb_mkimage_main(int argc, char **argv)
         eb_profiles_free(&prof);
         return EB_ECONFIG;
     }
-    bool esp8266 = ch->chip_id < 0;
+    bool esp8266 = ch->image_format == EB_IMAGE_ESP8266;
+    if (!ch->has_memory_map) {
+        fprintf(stderr, "espbench-vboard mkimage: --chip %s: its profile (%s) has no 'memory_map'; add one to the "
+                        "chip section (esptool's IROM/DROM_MAP_START and MEMORY_MAP)\n", chip, ch->file);
+        eb_profiles_free(&prof);
+        return EB_ECONFIG;
+    }
+    eb_memory_map mem = ch->mem;
     eb_image_spec spec = {
-        .chip_id = ch->chip_id,
+        .mem = &mem,
+        .chip_id = esp8266 ? -1 : ch->chip_id,
         .project_name = project,
         .version = version,
         .idf_ver = idf,

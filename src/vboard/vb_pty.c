@@ -47,8 +47,10 @@ struct vb_pty {
     uint64_t enqueued, dequeued, sent;
     baud_marker markers[MAX_MARKERS];
     int n_markers;
-    uint32_t baud;
-    uint32_t host_baud;
+    uint32_t baud;           /* the board's UART speed */
+    uint32_t host_baud;      /* the speed the host set with termios */
+    bool follow_host;        /* forgiving: the board takes every termios change */
+    uint32_t garble_state;
 };
 
 static uint64_t now_ns(void)
@@ -71,8 +73,61 @@ static void check_termios_locked(vb_pty *p)
     unsigned s = vb_tty_ospeed(p->master);
     if (s && s != p->host_baud) {
         p->host_baud = s;
-        p->baud = s;
+        if (p->follow_host)
+            p->baud = s;
     }
+}
+
+static void apply_markers_locked(vb_pty *p);
+
+static bool mismatch_locked(const vb_pty *p) { return p->host_baud && p->baud && p->host_baud != p->baud; }
+
+/* What a UART at one speed makes of bytes sent at another: framing errors,
+ * about n x to / from bytes of noise (never 0xC0, so no frame boundary
+ * appears by chance). */
+static size_t garble_locked(vb_pty *p, size_t n, uint32_t from, uint32_t to, uint8_t *out, size_t cap)
+{
+    size_t m = (size_t)((uint64_t)n * to / from);
+    if (m == 0)
+        m = 1;
+    if (m > cap)
+        m = cap;
+    for (size_t i = 0; i < m; i++) {
+        p->garble_state = p->garble_state * 1103515245u + 12345u;
+        uint8_t b = (uint8_t)(p->garble_state >> 16);
+        out[i] = b == 0xC0 ? 0x00 : b;
+    }
+    return m;
+}
+
+size_t vb_pty_rx_garble(vb_pty *p, const uint8_t *in, size_t n, uint8_t *out, size_t cap)
+{
+    pthread_mutex_lock(&p->mu);
+    check_termios_locked(p);
+    apply_markers_locked(p);
+    size_t m = 0;
+    if (mismatch_locked(p))
+        m = garble_locked(p, n, p->host_baud, p->baud, out, cap);
+    pthread_mutex_unlock(&p->mu);
+    (void)in;
+    return m;
+}
+
+bool vb_pty_baud_mismatch(vb_pty *p)
+{
+    pthread_mutex_lock(&p->mu);
+    check_termios_locked(p);
+    apply_markers_locked(p);
+    bool m = mismatch_locked(p);
+    pthread_mutex_unlock(&p->mu);
+    return m;
+}
+
+void vb_pty_follow_host(vb_pty *p, bool follow)
+{
+    pthread_mutex_lock(&p->mu);
+    p->follow_host = follow;
+    pthread_mutex_unlock(&p->mu);
 }
 
 static void apply_markers_locked(vb_pty *p)
@@ -155,6 +210,9 @@ static void *writer_main(void *arg)
             if (p->markers[i].at > p->dequeued && p->markers[i].at - p->dequeued < n)
                 n = (size_t)(p->markers[i].at - p->dequeued);
         memcpy(chunk, p->q.data + p->head, n);
+        size_t wire = n; /* bytes the line carries; the host may read them as noise */
+        if (mismatch_locked(p))
+            wire = garble_locked(p, n, baud, p->host_baud, chunk, sizeof chunk);
         p->head += n;
         p->dequeued += n;
         if (p->head == p->q.len) {
@@ -166,7 +224,7 @@ static void *writer_main(void *arg)
         }
         pthread_mutex_unlock(&p->mu);
 
-        write_chunk(p, chunk, n);
+        write_chunk(p, chunk, wire);
         if (p->baud_timing) {
             /* The schedule restarts after an idle line; while streaming it
              * only restarts when more than 100 ms behind (a stalled reader), so
@@ -220,6 +278,7 @@ int vb_pty_open(vb_pty **out, const char *link, bool baud_timing, uint32_t baud,
     p->baud_timing = baud_timing;
     p->baud = baud ? baud : 115200;
     p->host_baud = vb_tty_ospeed(m);
+    p->garble_state = 0x2545F491u;
     eb_buf_init(&p->q);
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);

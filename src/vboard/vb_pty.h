@@ -27,6 +27,15 @@ void vb_pty_set_baud(vb_pty *p, uint32_t baud);
 uint32_t vb_pty_baud(vb_pty *p);
 /* The speed the host last set with termios (0 if unknown). */
 uint32_t vb_pty_host_baud(vb_pty *p);
+/* Strict (default): the board's speed changes only by CHANGE_BAUDRATE, a
+ * reset or the ROM's baud detection; a host whose termios speed differs sees
+ * noise and sends noise, as on a real UART. follow=true (--forgiving): the
+ * board takes every termios change. */
+void vb_pty_follow_host(vb_pty *p, bool follow);
+bool vb_pty_baud_mismatch(vb_pty *p);
+/* With mismatched speeds: the noise the board's UART makes of n host bytes,
+ * into out (returns its length); 0 when the speeds match (use the bytes). */
+size_t vb_pty_rx_garble(vb_pty *p, const uint8_t *in, size_t n, uint8_t *out, size_t cap);
 /* True when a host has the slave open. */
 bool vb_pty_host_present(vb_pty *p);
 /* Waits up to timeout_ms for the queue to drain; returns true if drained. */

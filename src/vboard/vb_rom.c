@@ -2,9 +2,19 @@
  *
  * Requests are dispatched through a table of opcode handlers that states the
  * accepted data sizes. ROM mode answers with the chip's status bytes (4, or 2
- * on ESP8266) as [1, error, 0, 0] on failure; after MEM_END with an entry
- * point the board behaves as the flasher stub: 2 status bytes [code, 0],
- * 0x4000-byte blocks, raw MD5, ERASE_*, READ_FLASH. */
+ * on ESP8266) as [1, error, 0, 0] on failure, and an unknown command the way
+ * the real ROMs do: frames carrying the previous reply's opcode and value with
+ * error 0x05 (esptool loader.py "Unsupported command response is sent 8
+ * times"). After MEM_END that starts an uploaded stub the board behaves as
+ * Espressif's flasher stub (esptool-legacy-flasher-stub stub_flasher.c): two
+ * status bytes [error, 0], 0x4000-byte blocks, raw MD5, ERASE_*, READ_FLASH
+ * with an ack per packet, 0xFF for what it does not implement.
+ *
+ * Unless the board is --forgiving it is as strict as the hardware: resent
+ * data blocks are written at the next position, SPI_ATTACH to the stub takes
+ * exactly 4 bytes, FLASH_END "reboot" comes back in download mode. With
+ * flash timing the answers wait for the erase, program and read times of
+ * the flash part (vb_flash.h). */
 #include "vb_rom.h"
 
 #include <openssl/evp.h>
@@ -13,6 +23,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "espbench/clock.h"
 #include "espbench/rom_proto.h"
 #include "espbench/slip.h"
 #include "vb_faults.h"
@@ -20,6 +31,10 @@
 #define MAX_REGS 256
 #define SPI_CMD_USR (1u << 18)
 #define SIZE_ANY 0xFFFFu
+#define STUB_ERR_NOT_IN_FLASH_MODE 0xC6u
+#define STUB_ERR_NOT_IMPLEMENTED 0xFFu /* stub_flasher.h ESP_CMD_NOT_IMPLEMENTED */
+#define STUB_READ_MAX_PACKET 4096u     /* handle_flash_read: its buffer is one sector */
+#define ROM_UNSUPPORTED_REPLIES 8
 
 typedef struct reg_slot {
     uint32_t addr, value;
@@ -31,9 +46,25 @@ typedef struct xfer {
     uint32_t offset, size, blocks, block_size;
     uint32_t next_seq;
     uint64_t written;  /* uncompressed bytes written so far */
+    uint64_t erased_to; /* stub: erases as it writes, up to here (offset-relative) */
     z_stream z;
     bool z_init, z_end;
 } xfer;
+
+/* Stub READ_FLASH in progress: packets go out while fewer than max_in_flight
+ * bytes are unacknowledged; each host ack (a 4-byte frame, bytes received)
+ * lets more go. */
+typedef struct read_xfer {
+    bool active;
+    uint32_t addr, len, psize, in_flight, sent, acked;
+} read_xfer;
+
+/* An uploaded RAM segment (MEM_BEGIN .. MEM_DATA). */
+typedef struct mem_seg {
+    uint32_t addr, size;
+    bool complete;
+} mem_seg;
+#define MAX_MEM_SEGS 8
 
 struct vb_rom {
     vb_board *b;
@@ -47,33 +78,25 @@ struct vb_rom {
     struct {
         bool active;
         uint32_t total, blocks, block_size, addr, next_seq, received;
+        mem_seg segs[MAX_MEM_SEGS];
+        int n_segs;
     } mem;
+    read_xfer rd;
+    bool hung;           /* jumped into code that is not a stub: silent until a reset */
+    uint8_t last_op;     /* the last reply's opcode and value: what an unknown command echoes */
+    uint32_t last_value;
     int checksum_faults; /* remaining _DATA blocks to answer with a checksum error */
+    uint64_t busy_until; /* eb_now_us() until which the chip is busy (flash timing) */
     eb_buf out;          /* response frames being assembled */
+    eb_buf held;         /* frames waiting for the busy time to pass */
 };
 
 typedef void (*rom_handler)(vb_rom *r, const eb_rom_request *q);
 
-/* ---- chip facts not in the profile ------------------------------------ */
+/* Chip facts (UART and SPI registers, image format) come from the profile's
+ * chip section (profiles/NAME.yaml, espbench-profiles(5)). */
 
-/* UART0 CLKDIV register by chip family (esptool reads it to tell the crystal). */
-static uint32_t uart_clkdiv_reg(const eb_chip *c)
-{
-    if (strcmp(c->name, "esp32") == 0)
-        return 0x3FF40014u;
-    if (strcmp(c->name, "esp32s2") == 0)
-        return 0x3F400014u;
-    return 0x60000014u; /* ESP8266 and the later chips */
-}
-
-static uint32_t spi_w0_offset(const eb_chip *c)
-{
-    if (strcmp(c->name, "esp32") == 0)
-        return 0x80;
-    if (c->chip_id < 0)
-        return 0x40; /* ESP8266 */
-    return 0x58;
-}
+static bool is_esp8266(const eb_chip *c) { return c->image_format == EB_IMAGE_ESP8266; }
 
 uint32_t vb_flash_jedec_id(size_t flash_size)
 {
@@ -97,7 +120,7 @@ void vb_board_mac(const vb_board *b, uint8_t mac[6])
     for (const char *s = b->chip->name; *s; s++)
         h = mix64(h ^ (uint8_t)*s);
     h = mix64(h);
-    bool esp8266 = b->chip->chip_id < 0;
+    bool esp8266 = is_esp8266(b->chip);
     mac[0] = esp8266 ? 0x18 : 0x7C; /* Espressif OUIs */
     mac[1] = esp8266 ? 0xFE : 0xDF;
     mac[2] = esp8266 ? 0x34 : 0xA1;
@@ -130,15 +153,15 @@ static uint32_t reg_get(vb_rom *r, uint32_t addr)
     const eb_chip *c = r->b->chip;
     if (addr == EB_ROM_CHIP_MAGIC_REG)
         return c->n_magic > 0 ? c->magic[0] : 0;
-    if (addr == uart_clkdiv_reg(c)) {
+    if (c->uart_clkdiv_reg && addr == c->uart_clkdiv_reg) {
         uint32_t baud = r->hooks.current_baud ? r->hooks.current_baud(r->hooks.ctx) : 115200;
-        uint64_t xtal = c->chip_id < 0 ? 26000000ull * 2 : 40000000ull; /* ESP8266 divides by 2 */
-        return baud ? (uint32_t)((xtal + baud / 2) / baud) & 0xFFFFFu : 347;
+        uint64_t clk = c->uart_clk_hz ? c->uart_clk_hz : 40000000u;
+        return baud ? (uint32_t)((clk + baud / 2) / baud) & 0xFFFFFu : 347;
     }
     uint8_t mac[6];
     vb_board_mac(r->b, mac);
     uint32_t m = c->efuse_mac_reg;
-    if (m && c->chip_id < 0) { /* ESP8266 OTP layout: OUI 18:FE:34 implied by mac1[23:16] == 0 */
+    if (m && is_esp8266(c)) { /* ESP8266 OTP layout: OUI 18:FE:34 implied by mac1[23:16] == 0 */
         if (addr == m)
             return (uint32_t)mac[5] << 24;
         if (addr == m + 4)
@@ -160,17 +183,16 @@ static uint32_t reg_get(vb_rom *r, uint32_t addr)
  * in W0, anything else returns 0. The USR bit then reads back clear. */
 static void spi_maybe_run(vb_rom *r, uint32_t addr, uint32_t value)
 {
-    uint32_t base = r->b->chip->spi_reg_base;
-    if (!base || addr != base || !(value & SPI_CMD_USR))
+    const eb_chip *c = r->b->chip;
+    uint32_t base = c->spi_reg_base;
+    if (!base || !c->has_spi_regs || addr != base || !(value & SPI_CMD_USR))
         return;
     uint32_t cmd = 0;
-    for (uint32_t off = 0x20; off <= 0x24; off += 4) {
-        reg_slot *s = reg_find(r, base + off, false);
-        if (s && (s->value >> 28) == 7)
-            cmd = s->value & 0xFFFF;
-    }
+    reg_slot *s = reg_find(r, base + c->spi.usr2, false);
+    if (s && (s->value >> 28) == 7)
+        cmd = s->value & 0xFFFF;
     uint32_t result = cmd == 0x9F ? vb_flash_jedec_id(r->flash->size) : 0;
-    reg_set(r, base + spi_w0_offset(r->b->chip), result);
+    reg_set(r, base + c->spi.w0, result);
     reg_set(r, base, value & ~SPI_CMD_USR);
 }
 
@@ -192,6 +214,8 @@ static void reply(vb_rom *r, uint8_t op, uint32_t value, const uint8_t *payload,
     eb_rom_build_response(&pkt, op, value, payload, n, 0, 0, status_bytes(r));
     frame(r, pkt.data, pkt.len);
     eb_buf_free(&pkt);
+    r->last_op = op;
+    r->last_value = value;
 }
 
 /* ROM: [1, code]; stub: [code, 0] (its status word is the code). */
@@ -205,13 +229,55 @@ static void reply_err(vb_rom *r, uint8_t op, uint8_t code)
         eb_rom_build_response(&pkt, op, 0, NULL, 0, 1, code, status_bytes(r));
     frame(r, pkt.data, pkt.len);
     eb_buf_free(&pkt);
+    r->last_op = op;
+    r->last_value = 0;
 }
 
+/* A command the ROM does not know: as observed on the real ESP32 ROM (issue
+ * 12: after a SYNC, opcode 0x08 with SYNC's value), the answer repeats the
+ * previous reply's opcode and value with status 1, error 0x05, and esptool
+ * drains eight such frames. Hosts must not wait for their own opcode. */
+static void reply_unsupported_rom(vb_rom *r)
+{
+    eb_buf pkt;
+    eb_buf_init(&pkt);
+    eb_rom_build_response(&pkt, r->last_op, r->last_value, NULL, 0, 1, EB_ROM_ERR_INVALID_MSG, status_bytes(r));
+    for (int i = 0; i < ROM_UNSUPPORTED_REPLIES; i++)
+        frame(r, pkt.data, pkt.len);
+    eb_buf_free(&pkt);
+}
+
+static bool busy(const vb_rom *r) { return r->busy_until > eb_now_us(); }
+
+/* Output goes out now, or after the busy time when the chip is still busy. */
 static void flush_out(vb_rom *r)
 {
-    if (r->out.len)
+    if (!r->out.len)
+        return;
+    if (busy(r) || r->held.len)
+        eb_buf_append(&r->held, r->out.data, r->out.len);
+    else
         r->b->write(r->b, r->out.data, r->out.len);
     eb_buf_reset(&r->out);
+}
+
+/* The chip spends us microseconds on the flash (with flash timing). */
+static void spend(vb_rom *r, uint64_t us)
+{
+    if (!r->b->flash_timing || !us)
+        return;
+    uint64_t now = eb_now_us();
+    r->busy_until = (r->busy_until > now ? r->busy_until : now) + us;
+}
+
+uint64_t vb_rom_busy_until(const vb_rom *r) { return r->busy_until; }
+
+void vb_rom_poll(vb_rom *r, uint64_t now_us)
+{
+    if (now_us < r->busy_until || !r->held.len)
+        return;
+    r->b->write(r->b, r->held.data, r->held.len);
+    eb_buf_reset(&r->held);
 }
 
 /* ---- flash transfers --------------------------------------------------- */
@@ -250,17 +316,49 @@ static void begin_xfer(vb_rom *r, const eb_rom_request *q, bool deflate)
         }
         x->z_init = true;
     }
-    /* The ROM erases the whole region up front; so does this stub (its writes
-     * then only clear bits, as on NOR flash). Uncompressed ROM writes may also
-     * run past erase_size (ESP8266 erase-size workaround): cover the blocks. */
+    /* The ROM erases the whole region before it answers (esptool scales this
+     * command's timeout with the size); the stub erases as it writes, so only
+     * its time is spent later. The content is erased here for both: the
+     * result is the same for a complete write. Uncompressed ROM writes may
+     * also run past erase_size (ESP8266 erase-size workaround): cover the
+     * blocks. */
     uint64_t span = size;
     if (!deflate && (uint64_t)blocks * bsize > span)
         span = (uint64_t)blocks * bsize;
     vb_flash_erase(r->flash, offset, (size_t)span);
+    if (!r->stub)
+        spend(r, vb_flash_erase_us(&vb_w25q32jv, offset, (size_t)span));
     reply(r, q->op, 0, NULL, 0);
 }
 
+/* Time for writing n bytes at the transfer's position: the program time,
+ * and for the stub the erase of the sectors the write reaches first. The
+ * stub acknowledges a block before it writes it (stub_flasher.c), so the
+ * ack goes out first and the next command waits. */
+static void spend_write(vb_rom *r, uint64_t at_rel, uint64_t n)
+{
+    xfer *x = &r->fl;
+    uint64_t us = vb_flash_program_us(&vb_w25q32jv, (size_t)(x->offset + at_rel), (size_t)n);
+    if (r->stub && at_rel + n > x->erased_to) {
+        uint64_t end = (at_rel + n + VB_FLASH_SECTOR - 1) & ~(uint64_t)(VB_FLASH_SECTOR - 1);
+        if (end > x->size)
+            end = (x->size + VB_FLASH_SECTOR - 1) & ~(uint64_t)(VB_FLASH_SECTOR - 1);
+        /* blocks of 64 KiB where the rest of the region holds one (handle_flash_data) */
+        uint64_t from = x->erased_to;
+        if ((x->offset + from) % 0x10000u == 0 && x->size - from >= 0x10000u && end - from < 0x10000u)
+            end = from + 0x10000u;
+        if (end > from)
+            us += vb_flash_erase_us(&vb_w25q32jv, (size_t)(x->offset + from), (size_t)(end - from));
+        x->erased_to = end;
+    }
+    if (r->stub)
+        flush_out(r);
+    spend(r, us);
+}
+
 static void h_flash_begin(vb_rom *r, const eb_rom_request *q) { begin_xfer(r, q, false); }
+static void deflate_overrun(vb_rom *r);
+static int inflate_block(vb_rom *r, const eb_rom_request *q, size_t len);
 static void h_defl_begin(vb_rom *r, const eb_rom_request *q) { begin_xfer(r, q, true); }
 
 /* Checks a _DATA request's header, checksum and sequence. Returns the payload
@@ -289,7 +387,10 @@ static long check_data(vb_rom *r, const eb_rom_request *q, uint32_t expected_seq
         reply_err(r, q->op, r->stub ? EB_STUB_ERR_BAD_CHECKSUM : EB_ROM_ERR_CHECKSUM);
         return -1;
     }
-    if (eb_rd32le(q->data + 4) != expected_seq) {
+    /* Real stubs never look at the sequence number (stub_flasher.c) and no
+     * public source shows the ROM checking it: a block is written at the
+     * next position whatever its number. Only the forgiving board checks. */
+    if (r->b->forgiving && eb_rd32le(q->data + 4) != expected_seq) {
         reply_err(r, q->op, EB_ROM_ERR_BAD_SEQ);
         return -1;
     }
@@ -306,8 +407,9 @@ static bool take_write_fault(vb_rom *r, uint8_t op)
 
 static bool duplicate_block(vb_rom *r, const eb_rom_request *q)
 {
-    /* A host that missed our ack resends the block it just sent: ack again. */
-    return q->size >= EB_ROM_DATA_HDR && r->fl.next_seq > 0 && eb_rd32le(q->data + 4) == r->fl.next_seq - 1 &&
+    /* Forgiving only: a host that missed our ack resends the block it just
+     * sent, and gets the ack again without a second write. */
+    return r->b->forgiving && q->size >= EB_ROM_DATA_HDR && r->fl.next_seq > 0 && eb_rd32le(q->data + 4) == r->fl.next_seq - 1 &&
            (q->checksum & 0xFF) == eb_rom_checksum(q->data + EB_ROM_DATA_HDR, q->size - EB_ROM_DATA_HDR);
 }
 
@@ -315,7 +417,7 @@ static void h_flash_data(vb_rom *r, const eb_rom_request *q)
 {
     xfer *x = &r->fl;
     if (!x->active || x->deflate) {
-        reply_err(r, q->op, r->stub ? 0xC6 : EB_ROM_ERR_FAILED); /* not in flash mode */
+        reply_err(r, q->op, r->stub ? STUB_ERR_NOT_IN_FLASH_MODE : EB_ROM_ERR_FAILED);
         return;
     }
     if (duplicate_block(r, q)) {
@@ -331,16 +433,20 @@ static void h_flash_data(vb_rom *r, const eb_rom_request *q)
         return;
     }
     vb_flash_program(r->flash, (size_t)at, q->data + EB_ROM_DATA_HDR, (size_t)len);
+    if (r->stub)
+        reply(r, q->op, 0, NULL, 0);
+    spend_write(r, at - x->offset, (uint64_t)len);
     x->written += (uint64_t)len;
     x->next_seq++;
-    reply(r, q->op, 0, NULL, 0);
+    if (!r->stub)
+        reply(r, q->op, 0, NULL, 0);
 }
 
 static void h_defl_data(vb_rom *r, const eb_rom_request *q)
 {
     xfer *x = &r->fl;
     if (!x->active || !x->deflate) {
-        reply_err(r, q->op, r->stub ? 0xC6 : EB_ROM_ERR_FAILED);
+        reply_err(r, q->op, r->stub ? STUB_ERR_NOT_IN_FLASH_MODE : EB_ROM_ERR_FAILED);
         return;
     }
     if (duplicate_block(r, q)) {
@@ -350,6 +456,45 @@ static void h_defl_data(vb_rom *r, const eb_rom_request *q)
     long len = check_data(r, q, x->next_seq, 0);
     if (len < 0 || take_write_fault(r, q->op))
         return;
+    uint64_t before = x->written;
+    if (inflate_block(r, q, (size_t)len) != 0)
+        return;
+    if (r->stub)
+        reply(r, q->op, 0, NULL, 0);
+    spend_write(r, before, x->written - before);
+    if (x->z_end)
+        deflate_overrun(r);
+    x->next_seq++;
+    if (!r->stub)
+        reply(r, q->op, 0, NULL, 0);
+}
+
+/* The ESP32 ROM inflates into a window of rom_deflate_window bytes and writes
+ * whole windows: once the stream ends, the flash from the image's end to the
+ * next window boundary (from the region's start) gets the window's stale
+ * bytes, those one window earlier in the image. Observed on the real ESP32
+ * ROM (issue 12); the C3 ROM and the stubs do not. NOR: the write clears bits
+ * of whatever was there (the region's erase stopped at its last sector). */
+static void deflate_overrun(vb_rom *r)
+{
+    xfer *x = &r->fl;
+    uint32_t w = r->b->chip->rom_deflate_window;
+    if (r->stub || !w || x->written % w == 0)
+        return;
+    uint64_t end = (x->written / w + 1) * w;
+    for (uint64_t p = x->written; p < end && p >= w; p++) {
+        uint64_t at = x->offset + p;
+        if (at >= r->flash->size)
+            break;
+        uint8_t stale = r->flash->data[x->offset + p - w];
+        vb_flash_program(r->flash, (size_t)at, &stale, 1);
+    }
+    spend(r, vb_flash_program_us(&vb_w25q32jv, (size_t)(x->offset + x->written), (size_t)(end - x->written)));
+}
+
+static int inflate_block(vb_rom *r, const eb_rom_request *q, size_t len)
+{
+    xfer *x = &r->fl;
     uint8_t outbuf[16384];
     x->z.next_in = (Bytef *)(q->data + EB_ROM_DATA_HDR);
     x->z.avail_in = (uInt)len;
@@ -360,24 +505,26 @@ static void h_defl_data(vb_rom *r, const eb_rom_request *q)
         size_t got = sizeof outbuf - x->z.avail_out;
         if (zr != Z_OK && zr != Z_STREAM_END && !(zr == Z_BUF_ERROR && got)) {
             reply_err(r, q->op, r->stub ? EB_STUB_ERR_INFLATE : EB_ROM_ERR_DEFLATE);
-            return;
+            return -1;
         }
         uint64_t at = (uint64_t)x->offset + x->written;
         if (x->written + got > x->size || at + got > r->flash->size) {
             reply_err(r, q->op, r->stub ? EB_STUB_ERR_TOO_MUCH_DATA : EB_ROM_ERR_DEFLATE);
-            return;
+            return -1;
         }
         vb_flash_program(r->flash, (size_t)at, outbuf, got);
         x->written += got;
         if (zr == Z_STREAM_END)
             x->z_end = true;
     }
-    x->next_seq++;
-    reply(r, q->op, 0, NULL, 0);
+    return 0;
 }
 
-/* FLASH_END / FLASH_DEFL_END: arg 0 reboots into the app; 1 stays (stub) or
- * runs the app (ROM, which exits the loader). */
+/* FLASH_END / FLASH_DEFL_END: arg 0 "reboot" is a software reset, which does
+ * not sample the strapping pins again, so the chip comes back in download
+ * mode (esptool's --after no_reset relies on it; esp-serial-flasher documents
+ * it). Arg 1: the stub stays; the ROM leaves the loader and runs the app
+ * (esptool run(): FLASH_BEGIN 0 then FLASH_END 1). */
 static void h_flash_end(vb_rom *r, const eb_rom_request *q)
 {
     bool stay = eb_rd32le(q->data) != 0;
@@ -388,10 +535,13 @@ static void h_flash_end(vb_rom *r, const eb_rom_request *q)
     }
     xfer_end(&r->fl);
     reply(r, q->op, 0, NULL, 0);
-    if (!stay || !r->stub) {
-        flush_out(r);
-        r->b->request_reset(r->b, false, "sw");
-    }
+    if (stay && r->stub)
+        return;
+    flush_out(r);
+    if (!stay && !r->b->forgiving)
+        r->b->request_reset(r->b, true, "sw");
+    else
+        r->b->request_reset(r->b, false, stay ? "run" : "sw");
 }
 
 /* ---- the other commands ------------------------------------------------ */
@@ -439,13 +589,11 @@ static void h_write_reg(vb_rom *r, const eb_rom_request *q)
     reply(r, q->op, 0, NULL, 0);
 }
 
+/* ROMs of the ESP32-S2 and later, and their stubs (ESP32S2_OR_LATER), have
+ * it; the others answer as to any unknown command (vb_rom_handle). */
 static void h_security_info(vb_rom *r, const eb_rom_request *q)
 {
     const eb_chip *c = r->b->chip;
-    if (!c->rom_security_info) {
-        reply_err(r, q->op, r->stub ? EB_STUB_ERR_INVALID_COMMAND : EB_ROM_ERR_INVALID_MSG);
-        return;
-    }
     /* u32 flags, u8 flash_crypt_cnt, u8 key_purposes[7], u32 chip_id, u32 eco_version */
     uint8_t info[20] = {0};
     eb_wr32le(info + 12, (uint32_t)c->chip_id);
@@ -483,6 +631,7 @@ static void h_md5(vb_rom *r, const eb_rom_request *q)
         reply_err(r, q->op, r->stub ? EB_STUB_ERR_BAD_DATA_LEN : EB_ROM_ERR_FLASH_READ_LEN);
         return;
     }
+    spend(r, vb_flash_read_us(&vb_w25q32jv, eb_rd32le(q->data + 4))); /* the flash is read to hash it */
     if (r->stub) {
         reply(r, q->op, 0, d, 16);
         return;
@@ -505,6 +654,8 @@ static void h_read_flash_slow(vb_rom *r, const eb_rom_request *q)
 
 static void h_mem_begin(vb_rom *r, const eb_rom_request *q)
 {
+    if (r->mem.n_segs < MAX_MEM_SEGS)
+        r->mem.segs[r->mem.n_segs++] = (mem_seg){eb_rd32le(q->data + 12), eb_rd32le(q->data), false};
     r->mem.active = true;
     r->mem.total = eb_rd32le(q->data);
     r->mem.blocks = eb_rd32le(q->data + 4);
@@ -530,25 +681,63 @@ static void h_mem_data(vb_rom *r, const eb_rom_request *q)
     }
     r->mem.received += (uint32_t)len; /* the code itself is not run: the board becomes the stub */
     r->mem.next_seq++;
+    if (r->mem.received == r->mem.total && r->mem.n_segs > 0)
+        r->mem.segs[r->mem.n_segs - 1].complete = true;
     reply(r, q->op, 0, NULL, 0);
+}
+
+/* What a flasher stub upload looks like (esptool, esptool-js and
+ * esp-serial-flasher all send the stub JSON's text and data segments, then
+ * MEM_END with the entry point, which lies in the text): every segment
+ * uploaded in full, one of them in the chip's instruction RAM, and the entry
+ * inside an uploaded segment. Anything else would not run a stub: the ROM
+ * jumps there and the chip goes silent until it is reset. */
+static bool looks_like_stub(const vb_rom *r, uint32_t entry)
+{
+    const eb_chip *c = r->b->chip;
+    bool entry_in = false, in_iram = false;
+    for (int i = 0; i < r->mem.n_segs; i++) {
+        const mem_seg *m = &r->mem.segs[i];
+        if (!m->complete || !m->size)
+            return false;
+        if (entry >= m->addr && entry - m->addr < m->size)
+            entry_in = true;
+        /* IRAM: at or above the map's iram start, below the flash-mapped windows */
+        uint32_t lo = c->has_memory_map ? c->mem.iram : 0, hi = c->has_memory_map ? c->mem.irom : 0xFFFFFFFFu;
+        if (c->has_memory_map && c->mem.drom && c->mem.drom > lo && c->mem.drom < hi)
+            hi = c->mem.drom;
+        if (m->addr >= lo && m->addr < hi)
+            in_iram = true;
+    }
+    return entry_in && in_iram;
 }
 
 static void h_mem_end(vb_rom *r, const eb_rom_request *q)
 {
     uint32_t entry = eb_rd32le(q->data + 4);
+    bool stub_image = r->b->forgiving || looks_like_stub(r, entry);
     r->mem.active = false;
+    r->mem.n_segs = 0;
     reply(r, q->op, 0, NULL, 0);
-    if (entry != 0 && !r->stub) {
-        r->stub = true;
-        xfer_end(&r->fl);
-        static const uint8_t ohai[] = {'O', 'H', 'A', 'I'};
-        frame(r, ohai, sizeof ohai); /* the stub's greeting */
+    if (entry == 0)
+        return;
+    if (!stub_image) {
+        flush_out(r);
+        r->hung = true;
+        return;
     }
+    /* A stub that uploads another stub runs it too (stub_flasher.c MEM_END). */
+    r->stub = true;
+    xfer_end(&r->fl);
+    memset(&r->rd, 0, sizeof r->rd);
+    static const uint8_t ohai[] = {'O', 'H', 'A', 'I'};
+    frame(r, ohai, sizeof ohai); /* the stub's greeting */
 }
 
 static void h_erase_flash(vb_rom *r, const eb_rom_request *q)
 {
     vb_flash_erase(r->flash, 0, r->flash->size);
+    spend(r, vb_w25q32jv.chip_erase_us);
     reply(r, q->op, 0, NULL, 0);
 }
 
@@ -560,19 +749,75 @@ static void h_erase_region(vb_rom *r, const eb_rom_request *q)
         return;
     }
     vb_flash_erase(r->flash, off, size);
+    spend(r, vb_flash_erase_us(&vb_w25q32jv, off, size));
     reply(r, q->op, 0, NULL, 0);
 }
 
-/* READ_FLASH: ack, then the data in packet_size frames, then the raw MD5. The
- * host's progress acks arrive as short frames and are ignored. */
+/* Sends READ_FLASH packets while the unacknowledged bytes stay under the
+ * host's max_in_flight; the MD5 of what was sent closes the transfer. */
+static void read_pump(vb_rom *r)
+{
+    read_xfer *t = &r->rd;
+    while (t->sent < t->len && t->sent - t->acked < t->in_flight) {
+        uint32_t n = t->len - t->sent < t->psize ? t->len - t->sent : t->psize;
+        frame(r, r->flash->data + t->addr + t->sent, n);
+        t->sent += n;
+    }
+    if (t->acked >= t->len) {
+        uint8_t d[16];
+        md5_region(r, t->addr, t->len, d);
+        frame(r, d, 16);
+        t->active = false;
+    }
+}
+
+/* A frame from the host while READ_FLASH runs: its ack, the u32 count of
+ * bytes received. The stub reads it synchronously: anything that is not a
+ * 4-byte frame ends the transfer with the MD5 of what was sent. */
+static void read_ack(vb_rom *r, const uint8_t *pkt, size_t len)
+{
+    read_xfer *t = &r->rd;
+    if (len != 4) {
+        uint8_t d[16];
+        md5_region(r, t->addr, t->sent, d);
+        frame(r, d, 16);
+        t->active = false;
+        return;
+    }
+    uint32_t acked = eb_rd32le(pkt);
+    if (acked > t->sent) { /* acknowledges more than was sent: the stub's loop ends */
+        t->acked = acked;
+        uint8_t d[16];
+        md5_region(r, t->addr, t->sent, d);
+        frame(r, d, 16);
+        t->active = false;
+        return;
+    }
+    t->acked = acked;
+    read_pump(r);
+}
+
+/* READ_FLASH: ack, then the data in packet_size frames, an ack from the host
+ * per packet (max_in_flight bytes may be outstanding), then the raw MD5.
+ * Packets over 4096 bytes: the stub acknowledges the command and then sends
+ * nothing (its buffer is one sector). The forgiving board streams it all. */
 static void h_read_flash(vb_rom *r, const eb_rom_request *q)
 {
     uint32_t off = eb_rd32le(q->data), len = eb_rd32le(q->data + 4), psize = eb_rd32le(q->data + 8);
+    uint32_t in_flight = eb_rd32le(q->data + 12);
     if (!psize || psize > EB_STUB_FLASH_BLOCK || (uint64_t)off + len > r->flash->size) {
         reply_err(r, q->op, EB_STUB_ERR_BAD_DATA_LEN);
         return;
     }
     reply(r, q->op, 0, NULL, 0);
+    if (!r->b->forgiving) {
+        if (psize > STUB_READ_MAX_PACKET)
+            return;
+        r->rd = (read_xfer){true, off, len, psize, in_flight ? in_flight : psize, 0, 0};
+        spend(r, vb_flash_read_us(&vb_w25q32jv, len));
+        read_pump(r);
+        return;
+    }
     for (uint32_t done = 0; done < len; done += psize) {
         uint32_t n = len - done < psize ? len - done : psize;
         frame(r, r->flash->data + off + done, n);
@@ -584,11 +829,33 @@ static void h_read_flash(vb_rom *r, const eb_rom_request *q)
     frame(r, d, 16);
 }
 
+/* The ROM takes the config word and, from esptool, an "is legacy" word; the
+ * stub verifies exactly 4 bytes (stub_flasher.c ESP_SPI_ATTACH) and answers
+ * 0xC0 otherwise. */
+static void h_spi_attach(vb_rom *r, const eb_rom_request *q)
+{
+    if (r->stub && q->size != 4 && !r->b->forgiving) {
+        reply_err(r, q->op, EB_STUB_ERR_BAD_DATA_LEN);
+        return;
+    }
+    reply(r, q->op, 0, NULL, 0);
+}
+
+/* The stub's RUN_USER_CODE returns from stub_main, no answer. Only the
+ * ESP8266 build points that return at the user code (stub_main_8266 sets a0);
+ * the others return into the ROM's loader, which answers again (esptool: soft
+ * reset "only supported on ESP8266"). The forgiving board boots the app. */
 static void h_run_user_code(vb_rom *r, const eb_rom_request *q)
 {
     (void)q;
-    flush_out(r);
-    r->b->request_reset(r->b, false, "sw");
+    if (is_esp8266(r->b->chip) || r->b->forgiving) {
+        flush_out(r);
+        r->b->request_reset(r->b, false, "run");
+        return;
+    }
+    r->stub = false;
+    xfer_end(&r->fl);
+    memset(&r->rd, 0, sizeof r->rd);
 }
 
 typedef struct rom_cmd {
@@ -609,7 +876,7 @@ static const rom_cmd commands[] = {
     {EB_ROM_WRITE_REG, SIZE_ANY, SIZE_ANY, false, false, h_write_reg},
     {EB_ROM_READ_REG, 4, 4, false, false, h_read_reg},
     {EB_ROM_SPI_SET_PARAMS, 24, 24, false, false, h_ok},
-    {EB_ROM_SPI_ATTACH, 4, 8, false, false, h_ok},
+    {EB_ROM_SPI_ATTACH, 4, 8, false, false, h_spi_attach},
     {EB_ROM_READ_FLASH_SLOW, 8, 8, false, true, h_read_flash_slow},
     {EB_ROM_CHANGE_BAUDRATE, 8, 8, false, false, h_change_baud},
     {EB_ROM_FLASH_DEFL_BEGIN, 16, 20, false, false, h_defl_begin},
@@ -623,17 +890,39 @@ static const rom_cmd commands[] = {
     {EB_ROM_RUN_USER_CODE, 0, 0, true, false, h_run_user_code},
 };
 
+/* A command this loader does not have. */
+static void unsupported(vb_rom *r, uint8_t op)
+{
+    if (r->stub)
+        reply_err(r, op, STUB_ERR_NOT_IMPLEMENTED);
+    else if (r->b->forgiving)
+        reply_err(r, op, EB_ROM_ERR_INVALID_MSG);
+    else
+        reply_unsupported_rom(r);
+}
+
 void vb_rom_handle(vb_rom *r, const uint8_t *pkt, size_t len)
 {
+    if (r->hung)
+        return;
+    if (r->stub && r->rd.active) {
+        read_ack(r, pkt, len);
+        flush_out(r);
+        return;
+    }
     eb_rom_request q;
     if (eb_rom_parse_request(pkt, len, &q) != 0)
-        return; /* not a request (a host's READ_FLASH ack, line noise): no answer */
+        return; /* not a request (a late READ_FLASH ack, line noise): no answer */
     const rom_cmd *cmd = NULL;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (commands[i].op == q.op)
             cmd = &commands[i];
-    if (!cmd || (cmd->stub_only && !r->stub) || (cmd->rom_only && r->stub)) {
-        reply_err(r, q.op, r->stub ? EB_STUB_ERR_INVALID_COMMAND : EB_ROM_ERR_INVALID_MSG);
+    bool sec_info = q.op == EB_ROM_GET_SECURITY_INFO;
+    if (!cmd || (cmd->stub_only && !r->stub) || (cmd->rom_only && r->stub) ||
+        (sec_info && !r->b->chip->rom_security_info)) {
+        unsupported(r, q.op);
+    } else if (r->stub && q.size > EB_STUB_FLASH_BLOCK + 16 && !r->b->forgiving) {
+        reply_err(r, q.op, EB_STUB_ERR_BAD_DATA_LEN); /* the stub's [0xC0, 0xEE]; hosts read the first byte */
     } else if (cmd->size_a != SIZE_ANY && q.size != cmd->size_a && q.size != cmd->size_b) {
         reply_err(r, q.op, r->stub ? EB_STUB_ERR_BAD_DATA_LEN : EB_ROM_ERR_INVALID_MSG);
     } else {
@@ -669,6 +958,7 @@ vb_rom *vb_rom_new(vb_board *b, vb_flash *flash, const vb_rom_hooks *hooks)
     eb_slip_decoder_init(&r->dec);
     r->dec.max_len = EB_STUB_FLASH_BLOCK + 64;
     eb_buf_init(&r->out);
+    eb_buf_init(&r->held);
     return r;
 }
 
@@ -676,6 +966,12 @@ void vb_rom_reset(vb_rom *r)
 {
     xfer_end(&r->fl);
     memset(&r->mem, 0, sizeof r->mem);
+    memset(&r->rd, 0, sizeof r->rd);
+    r->hung = false;
+    r->last_op = 0;
+    r->last_value = 0;
+    r->busy_until = 0;
+    eb_buf_reset(&r->held);
     r->stub = false;
     r->n_regs = 0;
     r->checksum_faults = 0;
@@ -689,7 +985,10 @@ void vb_rom_free(vb_rom *r)
     xfer_end(&r->fl);
     eb_slip_decoder_free(&r->dec);
     eb_buf_free(&r->out);
+    eb_buf_free(&r->held);
     free(r);
 }
 
 bool vb_rom_stub_running(const vb_rom *r) { return r->stub; }
+
+bool vb_rom_synced(const vb_rom *r) { return r->last_op != 0; }

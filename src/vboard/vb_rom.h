@@ -29,6 +29,14 @@ void vb_rom_feed(vb_rom *r, const uint8_t *data, size_t len);
 /* One decoded packet (what vb_rom_feed calls per frame). */
 void vb_rom_handle(vb_rom *r, const uint8_t *pkt, size_t len);
 bool vb_rom_stub_running(const vb_rom *r);
+/* Flash timing: the eb_now_us() until which the chip is busy (erasing,
+ * programming, hashing); answers made meanwhile go out at that time, when the
+ * main loop calls vb_rom_poll (and it takes no host bytes before). */
+uint64_t vb_rom_busy_until(const vb_rom *r);
+void vb_rom_poll(vb_rom *r, uint64_t now_us);
+/* True once a command has been answered since the last reset (the ROM's
+ * baud detection is over). */
+bool vb_rom_synced(const vb_rom *r);
 /* True if pkt is a well-formed SYNC request (application mode watches for it). */
 bool vb_rom_is_sync(const uint8_t *pkt, size_t len);
 

@@ -26,7 +26,12 @@
 
 #define MAX_POLL 16
 
-enum boot_timer { T_NONE, T_SLOW_BOOT, T_INVALID_LOOP };
+enum boot_timer { T_NONE, T_SLOW_BOOT, T_INVALID_LOOP, T_EN_RELEASE };
+
+/* The EN pin's RC delay on a devkit (10 kOhm x 1 uF, about 10 ms): IO0 is
+ * sampled this long after the host releases EN, so a reset sequence that
+ * changes DTR and RTS one after the other still lands in download mode. */
+#define EN_RC_DELAY_MS 20
 
 typedef struct vb_run_state {
     const vb_opts *o;
@@ -56,6 +61,8 @@ typedef struct vb_run_state {
     vb_reset_cause cause;
     uint32_t seed_state;
     uint64_t rx_free_at_us; /* baud timing: when the UART has taken in the bytes read so far */
+    bool dtr, rts;          /* the host's modem lines (control socket `lines`) */
+    bool en_held;           /* EN held low by them: the chip is in reset */
 } vb_run_state;
 
 /* ---- board callbacks --------------------------------------------------- */
@@ -161,8 +168,11 @@ static void do_reset(vb_run_state *s, vb_reset_cause cause, bool download)
     s->timer = T_NONE;
     vb_rom_reset(s->rom);
     eb_slip_decoder_next(&s->appdec);
+    /* The loader detects the host's speed from its SYNC (vb_rom_synced); the
+     * ROM's boot messages and the app's console run at 115200
+     * (CONFIG_ESP_CONSOLE_UART_BAUDRATE). The forgiving board follows the host. */
     uint32_t host = vb_pty_host_baud(s->pty);
-    vb_pty_set_baud(s->pty, host ? host : 115200); /* the ROM talks at the host's line speed */
+    vb_pty_set_baud(s->pty, (download || s->b.forgiving) && host ? host : 115200);
     eb_buf out;
     eb_buf_init(&out);
     vb_boot_rom_banner(s->b.chip, cause, download, &out);
@@ -186,6 +196,10 @@ static void on_timer(vb_run_state *s)
 {
     enum boot_timer t = s->timer;
     s->timer = T_NONE;
+    if (t == T_EN_RELEASE) {
+        do_reset(s, VB_RST_POWERON, s->dtr && !s->rts); /* IO0 low: download mode */
+        return;
+    }
     if (t == T_SLOW_BOOT) {
         start_app_or_loop(s);
         return;
@@ -211,14 +225,33 @@ static void on_timer(vb_run_state *s)
 
 static void on_host_bytes(vb_run_state *s, const uint8_t *data, size_t len)
 {
+    if (s->en_held)
+        return; /* a chip in reset hears nothing */
+    /* Host and board at different speeds: the UART receives noise. */
+    uint8_t noise_buf[65536];
+    if (!s->b.forgiving) {
+        enum vb_mode m = get_mode(s);
+        if (m == VB_MODE_DOWNLOAD && !vb_rom_synced(s->rom)) {
+            uint32_t host = vb_pty_host_baud(s->pty);
+            if (host)
+                vb_pty_set_baud(s->pty, host); /* the ROM's baud detection (on SYNC's 0x55 bytes) */
+        }
+        size_t n = vb_pty_rx_garble(s->pty, data, len, noise_buf, sizeof noise_buf);
+        if (n) {
+            data = noise_buf;
+            len = n;
+        }
+    }
     while (len) {
         enum vb_mode m = get_mode(s);
         if (m == VB_MODE_DOWNLOAD) {
             vb_rom_feed(s->rom, data, len);
             return;
         }
-        /* Application mode: text goes to the console; a SYNC frame resets the
-         * chip into download mode (what DTR/RTS would do on a real board). */
+        /* Application mode: text goes to the console. A real board ignores a
+         * SYNC here (only the DTR/RTS reset sequence enters the loader); with
+         * --sync-resets (or --forgiving) a SYNC frame stands in for that
+         * sequence, which a pty cannot carry, and resets into download mode. */
         eb_buf noise;
         eb_buf_init(&noise);
         int done = 0;
@@ -231,7 +264,7 @@ static void on_host_bytes(vb_run_state *s, const uint8_t *data, size_t len)
         if (!done)
             continue;
         bool sync = vb_rom_is_sync(s->appdec.packet.data, s->appdec.packet.len);
-        if (sync && s->powered) {
+        if (sync && s->powered && (s->b.sync_resets || s->b.forgiving)) {
             eb_buf pkt;
             eb_buf_init(&pkt);
             eb_buf_append(&pkt, s->appdec.packet.data, s->appdec.packet.len);
@@ -254,6 +287,34 @@ static int ctl_reset(void *ctx, bool download, eb_buf *reply, eb_error *err)
     return 0;
 }
 
+/* The auto-reset circuit of Espressif's devkits (esptool docs, "Automatic
+ * bootloader"): RTS asserted with DTR not pulls EN low (reset); DTR asserted
+ * with RTS not pulls IO0 low; both or neither leave both high. The chip
+ * starts when EN rises and samples IO0 (download mode when low). */
+static int ctl_lines(void *ctx, bool dtr, bool rts, eb_buf *reply, eb_error *err)
+{
+    (void)err;
+    vb_run_state *s = ctx;
+    s->dtr = dtr;
+    s->rts = rts;
+    bool en_low = rts && !dtr;
+    if (en_low && !s->en_held) {
+        if (s->powered)
+            vb_console_halt(s->b.console);
+        s->powered = true;
+        s->en_held = true;
+        s->timer = T_NONE;
+        vb_rom_reset(s->rom);
+        set_mode(s, VB_MODE_NO_APP);
+    } else if (!en_low && s->en_held) {
+        s->en_held = false;
+        s->timer = T_EN_RELEASE;
+        s->timer_at = eb_now_ms() + EN_RC_DELAY_MS;
+    }
+    eb_buf_printf(reply, "lines dtr=%d rts=%d", dtr, rts);
+    return 0;
+}
+
 static int ctl_fault(void *ctx, const char *spec, eb_buf *reply, eb_error *err)
 {
     vb_run_state *s = ctx;
@@ -270,6 +331,8 @@ static const char *mode_name(vb_run_state *s)
 {
     if (!s->powered)
         return "off";
+    if (s->en_held || s->timer == T_EN_RELEASE)
+        return "reset";
     switch (get_mode(s)) {
     case VB_MODE_DOWNLOAD: return vb_rom_stub_running(s->rom) ? "stub" : "download";
     case VB_MODE_APP: return "app";
@@ -349,6 +412,9 @@ static int setup(vb_run_state *s, const vb_opts *o, eb_error *err)
     b->force_model = o->force_model;
     b->link = o->model_link;
     b->baud_timing = o->baud_timing;
+    b->flash_timing = o->flash_timing;
+    b->forgiving = o->forgiving;
+    b->sync_resets = o->sync_resets;
     b->baud = 115200;
     memcpy(b->faults, o->faults, sizeof b->faults);
     b->n_faults = o->n_faults;
@@ -360,13 +426,15 @@ static int setup(vb_run_state *s, const vb_opts *o, eb_error *err)
     s->seed_state = o->seed;
     if ((rc = vb_pty_open(&s->pty, o->link, o->baud_timing, 115200, err)))
         return rc;
+    vb_pty_follow_host(s->pty, o->forgiving);
     vb_rom_hooks hooks = {.set_baud_after_reply = rom_set_baud, .current_baud = rom_current_baud, .ctx = s};
     s->rom = vb_rom_new(b, &s->flash, &hooks);
     b->console = vb_console_new(b);
     if (!s->rom || !b->console)
         return eb_fail(err, EB_EIO, "out of memory");
     if (o->control) {
-        vb_control_target t = {ctl_reset, ctl_fault, ctl_status, ctl_quit, ctl_link, s};
+        vb_control_target t = {.reset = ctl_reset, .fault = ctl_fault, .status = ctl_status, .quit = ctl_quit,
+                               .link = ctl_link, .lines = ctl_lines, .ctx = s};
         if ((rc = vb_control_open(&s->ctl, o->control, &t, err)))
             return rc;
     }
@@ -406,8 +474,18 @@ static void handle_wake(vb_run_state *s)
     memcpy(reason, s->reset_reason, sizeof reason);
     s->reset_pending = false;
     pthread_mutex_unlock(&s->rlock);
-    if (pending)
-        do_reset(s, vb_reset_cause_from_name(reason), download);
+    if (!pending)
+        return;
+    if (strcmp(reason, "run") == 0 && !download) {
+        /* The ROM leaves the loader for the flash boot without a reset
+         * (FLASH_END 1, stub RUN_USER_CODE): no banner, the app's console
+         * speed. */
+        vb_rom_reset(s->rom);
+        vb_pty_set_baud(s->pty, s->b.forgiving && vb_pty_host_baud(s->pty) ? vb_pty_host_baud(s->pty) : 115200);
+        start_app_or_loop(s);
+        return;
+    }
+    do_reset(s, vb_reset_cause_from_name(reason), download);
 }
 
 static int loop(vb_run_state *s)
@@ -428,7 +506,15 @@ static int loop(vb_run_state *s)
          * delivers them (10 bits a byte): the pty buffer then fills and the
          * host's writes block as they would on a real UART. */
         uint64_t now_us = eb_now_us();
-        bool rx_ready = !s->b.baud_timing || now_us >= s->rx_free_at_us;
+        vb_rom_poll(s->rom, now_us);
+        /* The ROM busy with its flash takes no byte meanwhile; the host's wait
+         * in the line (flash timing). The stub receives the next command into
+         * its buffer while it writes (stub_flasher.c acks a block, then writes
+         * it, "allowing next command to buffer"): its bytes keep flowing and
+         * the answer waits for the write (vb_rom_poll). */
+        uint64_t busy_until = vb_rom_busy_until(s->rom);
+        bool rom_busy = get_mode(s) == VB_MODE_DOWNLOAD && busy_until > now_us && !vb_rom_stub_running(s->rom);
+        bool rx_ready = (!s->b.baud_timing || now_us >= s->rx_free_at_us) && !rom_busy;
         if (host && rx_ready) {
             i_pty = n;
             fds[n++] = (struct pollfd){.fd = vb_pty_master_fd(s->pty), .events = POLLIN};
@@ -437,7 +523,12 @@ static int loop(vb_run_state *s)
         if (s->ctl)
             n += vb_control_pollfds(s->ctl, fds + n, MAX_POLL - n);
         int timeout = host ? 1000 : 50; /* without a host, watch for one to open the port */
-        if (host && !rx_ready) {
+        if (busy_until > now_us) {
+            int wait_ms = (int)((busy_until - now_us + 999) / 1000);
+            if (wait_ms < timeout)
+                timeout = wait_ms;
+        }
+        if (host && !rx_ready && s->rx_free_at_us > now_us) {
             int wait_ms = (int)((s->rx_free_at_us - now_us + 999) / 1000);
             if (wait_ms < timeout)
                 timeout = wait_ms;

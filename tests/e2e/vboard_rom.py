@@ -5,8 +5,9 @@ usage: vboard_rom.py PTY CONTROL_SOCKET IMAGE
 Checks the invalid-header loop on empty flash, SYNC (8 replies), READ_REG magic,
 GET_SECURITY_INFO, the SPI RDID flash-id sequence, error codes, CHANGE_BAUDRATE,
 a compressed flash with an injected checksum fault, MD5, the control socket's
-reset into the flashed app, SYNC in application mode, the flash-write fault and
-the stub (MEM_* upload, OHAI, 2 status bytes, raw MD5)."""
+reset into the flashed app, SYNC in application mode (ignored), baud mismatch noise,
+the ROM's erase time, the flash-write fault, the stub (MEM_* upload, OHAI, 2 status
+bytes, raw MD5, SPI_ATTACH, 0xFF) and FLASH_END reboot into download mode."""
 import hashlib
 import os
 import select
@@ -156,12 +157,20 @@ if b"rst:0x7 (TG0WDT_SYS_RST)" not in rx:
     fail("no watchdog reset in the invalid-header loop")
 print("ok invalid-header loop")
 
-# 2. SYNC resets into download mode and gets eight answers
+# 2. a SYNC does not reset a running chip (only the DTR/RTS sequence does; the
+#    control socket's `download` stands in for it): no banner, no answer
 rx.clear()
 os.write(fd, slip(struct.pack("<BBHI", 0, 8, len(SYNC), 0) + SYNC))
+read_some(0.5)
+if b"waiting for download" in rx or b"\xc0\x01\x08" in rx:
+    fail("SYNC reset a running chip: %r" % bytes(rx[-200:]))
+if control("download") != "ok download":
+    fail("control download")
 wait_text(b"waiting for download")
 if b"boot:0x3 (DOWNLOAD(USB/UART0))" not in rx:
     fail("no download banner: %r" % bytes(rx))
+rx.clear()
+os.write(fd, slip(struct.pack("<BBHI", 0, 8, len(SYNC), 0) + SYNC))
 got = []
 end = time.monotonic() + 1.0
 while len(got) < 8 and time.monotonic() < end:
@@ -171,7 +180,7 @@ got += frames(0.1)
 syncs = [f for f in got if f[:2] == b"\x01\x08"]
 if len(syncs) != 8 or any(f != bytes.fromhex("010804000707122000000000") for f in syncs):
     fail("SYNC answers: %r" % syncs)
-print("ok SYNC x8")
+print("ok SYNC ignored by a running chip; download mode by the reset lines; SYNC x8")
 
 # 3. chip detection
 val, _ = expect_ok(0x0A, struct.pack("<I", 0x40001000))
@@ -187,8 +196,20 @@ if mac[:3] != bytes.fromhex("7cdfa1"):
     fail("MAC %s lacks the Espressif OUI" % mac.hex(":"))
 print("ok detect: magic, security info, MAC", mac.hex(":"))
 
-# 4. errors: unknown command, bad length, bad checksum, data before begin
-expect_err(0x77, b"", 0x05)
+# 4. errors: unknown command (eight frames echoing the previous reply, READ_REG
+#    0x0A with its value, status 1, error 0x05), bad length, bad checksum,
+#    data before begin
+time.sleep(0.1)
+frames(0.1)
+pending.clear()
+os.write(fd, slip(struct.pack("<BBHI", 0, 0x77, 0, 0)))
+echo = []
+end = time.monotonic() + 1.0
+while len(echo) < 8 and time.monotonic() < end:
+    echo += frames(0.3)
+want = b"\x01\x0a\x04\x00" + struct.pack("<I", mac_hi) + b"\x01\x05\x00\x00"
+if len(echo) != 8 or any(f != want for f in echo):
+    fail("unknown command: %r (expected 8 x %r)" % (echo, want))
 expect_err(0x0A, b"\x00\x00", 0x05)
 expect_err(0x03, data_pkt(0, b"\xff" * 16), 0x06, chk=checksum(b"\xff" * 16))
 print("ok error codes")
@@ -207,6 +228,21 @@ print("ok flash id 0x%06x" % flash_id)
 expect_ok(0x0D, b"\x00" * 8)
 expect_ok(0x0B, struct.pack("<IIIIII", 0, 8 << 20, 0x10000, 0x1000, 0x100, 0xFFFF))
 
+# 6a. the host changes only its termios speed: both sides see noise until it
+#     goes back (a real UART does not follow the host)
+set_baud(921600)
+time.sleep(0.05)
+os.write(fd, slip(struct.pack("<BBHI", 0, 0x0A, 4, 0) + struct.pack("<I", 0x40001000)))
+noise = frames(0.5)
+if any(len(f) >= 8 and f[:2] == b"\x01\x0a" for f in noise):
+    fail("READ_REG answered across a baud mismatch: %r" % noise)
+set_baud(115200)
+time.sleep(0.05)
+frames(0.2)
+pending.clear()
+expect_ok(0x0A, struct.pack("<I", 0x40001000))
+print("ok a termios-only baud change gives noise")
+
 # 6. CHANGE_BAUDRATE: ack at the old speed, then both sides switch
 expect_ok(0x0F, struct.pack("<II", 921600, 0))
 set_baud(921600)
@@ -216,7 +252,23 @@ if val != 9:
     fail("no answer after the baud change")
 print("ok baud 921600")
 
-# 7. compressed flash with one injected checksum error (the host retries)
+# 6b. the board switched but the host stayed: noise until the host follows
+os.write(fd, slip(struct.pack("<BBHI", 0, 0x0A, 4, 0) + struct.pack("<I", 0x40001000)))
+set_baud(115200)
+time.sleep(0.05)
+os.write(fd, slip(struct.pack("<BBHI", 0, 0x0A, 4, 0) + struct.pack("<I", 0x40001000)))
+noise = frames(0.5)
+if any(len(f) >= 8 and f[:2] == b"\x01\x0a" and len(f) == 12 for f in noise[1:]):
+    fail("answered at 921600 to a host at 115200: %r" % noise)
+set_baud(921600)
+time.sleep(0.05)
+frames(0.2)
+pending.clear()
+expect_ok(0x0A, struct.pack("<I", 0x40001000))
+print("ok a host left behind by CHANGE_BAUDRATE gets noise")
+
+# 7. compressed flash with one injected checksum error (the host retries);
+#    the ROM erases the region before it answers FLASH_DEFL_BEGIN
 image = open(IMAGE, "rb").read()
 comp = zlib.compress(image, 9)
 blocks = [comp[i:i + 0x400] for i in range(0, len(comp), 0x400)]
@@ -224,11 +276,14 @@ erase_blocks = (len(image) + 0x3FF) // 0x400
 reply = control("fault rom-checksum:1")
 if reply != "ok armed rom-checksum:1":
     fail("control fault: %r" % reply)
+t0 = time.monotonic()
 expect_ok(0x10, struct.pack("<IIIII", erase_blocks * 0x400, len(blocks), 0x400, 0x10000, 0))
+erase_s = time.monotonic() - t0
+if erase_s < 0.3 + 0.045:  # 120000 bytes: one 64 KiB block (150 ms) and 14 sectors (45 ms each)
+    fail("FLASH_DEFL_BEGIN answered after %.3f s; the ROM erases first" % erase_s)
 expect_err(0x11, data_pkt(0, blocks[0]), 0x07, chk=checksum(blocks[0]))
 for seq, blk in enumerate(blocks):
     expect_ok(0x11, data_pkt(seq, blk), chk=checksum(blk))
-expect_err(0x11, data_pkt(len(blocks) + 5, b"\x00"), 0x64, chk=checksum(b"\x00"))
 _, md5 = expect_ok(0x13, struct.pack("<IIII", 0x10000, len(image), 0, 0), payload=32)
 if md5.decode() != hashlib.md5(image).hexdigest():
     fail("MD5 %r != %s" % (md5, hashlib.md5(image).hexdigest()))
@@ -248,30 +303,26 @@ if not status.startswith("ok mode=app baud=115200 chip=esp32s3 project=vbrom-app
     fail("status: %r" % status)
 print("ok reset into the app:", status)
 
-# 9. SYNC in application mode resets into download mode; so does the control socket
+# 9. SYNC in application mode is console input, not a reset; the control
+#    socket's download is
 rx.clear()
 pending.clear()
 os.write(fd, slip(struct.pack("<BBHI", 0, 8, len(SYNC), 0) + SYNC))
-wait_text(b"waiting for download")
-if b"rst:0x1 (POWERON),boot:0x3 (DOWNLOAD(USB/UART0))" not in rx:
-    fail("no download banner after SYNC in app mode: %r" % bytes(rx))
-got = []
-end = time.monotonic() + 2.0
-while len(got) < 8 and time.monotonic() < end:
-    got += [f for f in frames(0.3) if f[:2] == b"\x01\x08"]
-if len(got) != 8:
-    fail("SYNC in app mode: %d answers, expected 8" % len(got))
-if not control("status").startswith("ok mode=download"):
-    fail("not in download mode after SYNC")
+read_some(0.5)
+if b"waiting for download" in rx:
+    fail("SYNC in app mode reset the chip: %r" % bytes(rx))
+if not control("status").startswith("ok mode=app"):
+    fail("not in app mode after SYNC")
 rx.clear()
 if control("reset") != "ok reset" or control("download") != "ok download":
     fail("control reset/download")
 wait_text(b"waiting for download")
+os.write(fd, slip(struct.pack("<BBHI", 0, 8, len(SYNC), 0) + SYNC))
 time.sleep(0.1)
 frames(0.1)
 pending.clear()
 rx.clear()
-print("ok download mode from SYNC and from the control socket")
+print("ok SYNC in app mode ignored; download mode from the control socket")
 if control("fault flash-write") != "ok armed flash-write":
     fail("fault flash-write not armed")
 expect_ok(0x02, struct.pack("<IIII", 0x1000, 4, 0x400, 0x200000))
@@ -310,6 +361,28 @@ if raw != hashlib.md5(b"\xff" * 0x1000).digest():
     fail("ERASE_REGION did not erase")
 expect_err(0x03, data_pkt(0, b"\x01"), 0xC6, chk=checksum(b"\x01"), stub=True)
 print("ok stub: OHAI, SYNC value 0, raw MD5, ERASE_REGION")
+
+# 11. the stub: SPI_ATTACH takes exactly 4 bytes; unknown command 0xFF
+expect_err(0x0D, b"\x00" * 8, 0xC0, stub=True)
+expect_ok(0x0D, b"\x00" * 4, nstatus=2)
+expect_err(0x0E, struct.pack("<II", 0, 64), 0xFF, stub=True)
+print("ok stub: SPI_ATTACH 4 bytes only, 0xFF for READ_FLASH_SLOW")
+
+# 12. FLASH_END "reboot": a software reset, back in download mode with the ROM
+rx.clear()
+pending.clear()
+expect_ok(0x02, struct.pack("<IIIII", 0, 0, 0x4000, 0, 0), nstatus=2)
+expect_ok(0x04, struct.pack("<I", 0), nstatus=2)
+wait_text(b"waiting for download")
+if b"rst:0xc (RTC_SW_CPU_RST),boot:0x3 (DOWNLOAD(USB/UART0))" not in rx:
+    fail("FLASH_END reboot did not come back in download mode: %r" % bytes(rx))
+time.sleep(0.1)
+frames(0.1)
+pending.clear()
+val, _ = expect_ok(0x08, SYNC)
+if val != 0x20120707:
+    fail("after the reboot the ROM answers SYNC, got value 0x%x" % val)
+print("ok FLASH_END reboot comes back in download mode")
 
 if control("quit") != "ok bye":
     fail("quit")

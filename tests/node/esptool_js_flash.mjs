@@ -6,12 +6,34 @@
 //
 // esptool-js talks to a Web Serial SerialPort; this file supplies a small port
 // object with the members its Transport uses (open, close, readable, writable,
-// setSignals, getInfo, setBaudRate) on top of the pty. A pty has no DTR/RTS, so
-// setSignals does nothing: the vboard enters download mode on SYNC.
+// setSignals, getInfo, setBaudRate) on top of the pty. A pty has no DTR/RTS:
+// setSignals sends the lines to the vboard's control socket ($VBOARD_CONTROL,
+// command "lines DTR RTS"), where the board's auto-reset circuit turns
+// esptool-js's own reset sequences into resets (the board ignores a SYNC
+// while its app runs, as a real one does).
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import fs from "node:fs";
+import net from "node:net";
 import tty from "node:tty";
+
+const controlPath = process.env.VBOARD_CONTROL;
+
+function controlCommand(line) {
+  return new Promise((resolve, reject) => {
+    const c = net.createConnection(controlPath, () => c.write(line + "\n"));
+    let reply = "";
+    c.on("data", (d) => {
+      reply += d;
+      if (reply.includes("\n")) {
+        c.end();
+        if (reply.startsWith("ok")) resolve(reply.trim());
+        else reject(new Error(`vboard control: ${reply.trim()}`));
+      }
+    });
+    c.on("error", reject);
+  });
+}
 
 import { ESPLoader, Transport } from "esptool-js";
 
@@ -34,6 +56,8 @@ class PtyPort {
     this.input = null;
     this.readable = null;
     this.writable = null;
+    this.dtr = false;
+    this.rts = false;
   }
 
   async open(options) {
@@ -74,7 +98,11 @@ class PtyPort {
     this.writable = null;
   }
 
-  async setSignals() {}
+  async setSignals(signals) {
+    if ("dataTerminalReady" in signals) this.dtr = signals.dataTerminalReady;
+    if ("requestToSend" in signals) this.rts = signals.requestToSend;
+    if (controlPath) await controlCommand(`lines ${this.dtr ? 1 : 0} ${this.rts ? 1 : 0}`);
+  }
 
   getInfo() {
     return { usbVendorId: 0x10c4, usbProductId: 0xea60 }; // a CP210x bridge: classic reset

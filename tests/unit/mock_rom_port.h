@@ -39,6 +39,9 @@ typedef struct mock_rom {
     int gone_after_blocks;    /* >0: the port fails after this many DEFL_DATA blocks */
     int chatty;               /* an app printing without pause: every read returns console text */
     int no_deflate;           /* a ROM without FLASH_DEFL_*: answers them as an unknown command, 8 times */
+    uint32_t inflate_window;  /* ESP32 ROM: FLASH_DEFL writes whole buffers of this size (stale bytes past the end) */
+    int stub;                 /* a flasher stub runs: SYNC value 0, 2 status bytes, SPI_ATTACH takes 4 bytes */
+    int stub_reboots;         /* FLASH_END 0 from the stub: back to the ROM loader */
     int damage_replies;       /* the next N replies carry a bad SLIP escape (DB 01) in place of value[0] */
     /* state */
     eb_slip_decoder dec;
@@ -55,6 +58,11 @@ typedef struct mock_rom {
     int line_changes;
     bool lines_ok;
     char line_log[256];       /* "DR" pairs as set, e.g. "00 01 11 10 00" */
+    uint8_t prev_op;          /* the last command answered and its value: what the ROM echoes */
+    uint32_t prev_value;
+    uint32_t defl_start;
+    long longest_idle_ms;     /* longest deadline a read found nothing to return for (a wait) */
+    bool app_running;         /* the ROM ran user code: SYNC is not answered */
 } mock_rom;
 
 static void mock_reply(mock_rom *m, uint8_t op, uint32_t value, const uint8_t *payload, size_t n, uint8_t status,
@@ -62,7 +70,11 @@ static void mock_reply(mock_rom *m, uint8_t op, uint32_t value, const uint8_t *p
 {
     eb_buf pkt;
     eb_buf_init(&pkt);
-    eb_rom_build_response(&pkt, op, value, payload, n, status, error, m->status_bytes);
+    m->prev_op = op, m->prev_value = value;
+    if (m->stub) /* the stub: [error, status] with its code first, 2 bytes */
+        eb_rom_build_response(&pkt, op, value, payload, n, status ? error : 0, 0, 2);
+    else
+        eb_rom_build_response(&pkt, op, value, payload, n, status, error, m->status_bytes);
     if (m->damage_replies > 0) {
         /* Line noise: C0, the 4 header bytes before the value, DB 01 for value[0], the rest. */
         m->damage_replies--;
@@ -77,6 +89,16 @@ static void mock_reply(mock_rom *m, uint8_t op, uint32_t value, const uint8_t *p
         eb_slip_encode(&m->out, pkt.data, pkt.len);
     }
     eb_buf_free(&pkt);
+}
+
+/* What the ESP32 ROM sends for a command it does not know: frames under the
+ * opcode and value of the command before it, status 1, error 0x05, 8 times. */
+static void mock_unknown(mock_rom *m)
+{
+    uint8_t op = m->prev_op;
+    uint32_t value = m->prev_value;
+    for (int i = 0; i < 8; i++)
+        mock_reply(m, op, value, NULL, 0, 1, EB_ROM_ERR_INVALID_MSG);
 }
 
 static uint32_t mock_reg(mock_rom *m, uint32_t addr)
@@ -106,6 +128,14 @@ static void mock_set_reg(mock_rom *m, uint32_t addr, uint32_t v)
     }
 }
 
+/* Flash erases whole 4 KiB sectors. */
+static void mock_erase(mock_rom *m, uint32_t at, uint32_t size)
+{
+    uint64_t end = ((uint64_t)at + size + 0xFFF) & ~(uint64_t)0xFFF;
+    if (size && end <= m->flash_size)
+        memset(m->flash + at, 0xFF, (size_t)(end - at));
+}
+
 static void mock_handle(mock_rom *m, const uint8_t *pkt, size_t len)
 {
     eb_rom_request q;
@@ -113,17 +143,36 @@ static void mock_handle(mock_rom *m, const uint8_t *pkt, size_t len)
         return;
     if (m->n_ops < (int)sizeof m->ops)
         m->ops[m->n_ops++] = q.op;
-    if (m->silent || m->dev_baud != m->host_baud)
-        return; /* silent, or the two ends disagree on the baud: nothing gets through */
+    if (m->silent || m->dev_baud != m->host_baud || m->app_running)
+        return; /* silent, the two ends disagree on the baud, or the app runs: nothing answers */
     const uint8_t *d = q.data;
     switch (q.op) {
     case EB_ROM_SYNC:
         for (int i = 0; i < 8; i++)
-            mock_reply(m, q.op, EB_ROM_SYNC_WORD, NULL, 0, 0, 0);
+            mock_reply(m, q.op, m->stub ? 0 : EB_ROM_SYNC_WORD, NULL, 0, 0, 0);
+        break;
+    case EB_ROM_SPI_ATTACH:
+        /* ROM: pin config + "is legacy" word; stub: exactly one word, else 0xC0. */
+        if (m->stub && q.size != 4)
+            mock_reply(m, q.op, 0, NULL, 0, 1, EB_STUB_ERR_BAD_DATA_LEN);
+        else
+            mock_reply(m, q.op, 0, NULL, 0, 0, 0);
+        break;
+    case EB_ROM_FLASH_END:
+        mock_reply(m, q.op, 0, NULL, 0, 0, 0);
+        if (m->stub && eb_rd32le(d) == 0) { /* the stub resets the chip: the ROM loader comes back at 115200 */
+            m->stub = 0;
+            m->stub_reboots++;
+            m->dev_baud = 115200;
+        } else if (!m->stub && eb_rd32le(d) == 1) {
+            m->app_running = true; /* the ROM runs user code */
+        }
         break;
     case EB_ROM_GET_SECURITY_INFO:
-        if (m->chip_id < 0) {
-            mock_reply(m, q.op, 0, NULL, 0, 1, EB_ROM_ERR_INVALID_MSG);
+        if (m->chip_id < 0 && m->stub) {
+            mock_reply(m, q.op, 0, NULL, 0, 1, 0xFF); /* ESP32 stub: not implemented */
+        } else if (m->chip_id < 0) {
+            mock_unknown(m);
         } else {
             uint8_t info[20] = {0};
             eb_wr32le(info + 12, (uint32_t)m->chip_id);
@@ -150,8 +199,7 @@ static void mock_handle(mock_rom *m, const uint8_t *pkt, size_t len)
         break;
     case EB_ROM_FLASH_BEGIN:
         m->write_at = eb_rd32le(d + 12);
-        if (m->write_at + (uint64_t)eb_rd32le(d) <= m->flash_size)
-            memset(m->flash + m->write_at, 0xFF, eb_rd32le(d));
+        mock_erase(m, m->write_at, eb_rd32le(d));
         mock_reply(m, q.op, 0, NULL, 0, 0, 0);
         break;
     case EB_ROM_FLASH_DATA: {
@@ -164,9 +212,7 @@ static void mock_handle(mock_rom *m, const uint8_t *pkt, size_t len)
     }
     case EB_ROM_FLASH_DEFL_BEGIN:
         if (m->no_deflate) {
-            /* An unknown command: the ROM's answer carries another opcode. */
-            for (int i = 0; i < 8; i++)
-                mock_reply(m, 0x00, 0, NULL, 0, 1, EB_ROM_ERR_INVALID_MSG);
+            mock_unknown(m); /* the answer carries the previous command's opcode */
             break;
         }
         if (m->z_active)
@@ -174,9 +220,9 @@ static void mock_handle(mock_rom *m, const uint8_t *pkt, size_t len)
         memset(&m->z, 0, sizeof m->z);
         inflateInit(&m->z);
         m->z_active = true;
-        m->write_at = eb_rd32le(d + 12);
+        m->write_at = m->defl_start = eb_rd32le(d + 12);
         /* The ROM erases the whole region up front. */
-        memset(m->flash + m->write_at, 0xFF, eb_rd32le(d));
+        mock_erase(m, m->write_at, eb_rd32le(d));
         mock_reply(m, q.op, 0, NULL, 0, 0, 0);
         break;
     case EB_ROM_FLASH_DEFL_DATA: {
@@ -198,12 +244,21 @@ static void mock_handle(mock_rom *m, const uint8_t *pkt, size_t len)
             size_t got = sizeof tmp - m->z.avail_out;
             memcpy(m->flash + m->write_at, tmp, got);
             m->write_at += (uint32_t)got;
+            if (zr == Z_STREAM_END && m->inflate_window) {
+                /* The ESP32 ROM writes its whole last buffer: stale bytes from one window earlier. */
+                uint32_t w = m->inflate_window, rel = m->write_at - m->defl_start;
+                uint32_t stop = m->defl_start + (rel + w - 1) / w * w;
+                for (; m->write_at < stop && m->write_at < m->flash_size; m->write_at++)
+                    m->flash[m->write_at] = m->write_at >= w ? m->flash[m->write_at - w] : 0;
+            }
             if (zr != Z_OK)
                 break;
         }
         mock_reply(m, q.op, 0, NULL, 0, 0, 0);
         break;
     }
+    case EB_ROM_RUN_USER_CODE:
+        break; /* no answer; an ESP32-family stub returns into the ROM, which does not start the app */
     case EB_ROM_SPI_FLASH_MD5: {
         uint32_t off = eb_rd32le(d), n = eb_rd32le(d + 4);
         uint8_t md[16];
@@ -212,10 +267,13 @@ static void mock_handle(mock_rom *m, const uint8_t *pkt, size_t len)
         char hex[33];
         for (int i = 0; i < 16; i++)
             snprintf(hex + 2 * i, 3, "%02x", md[i]);
-        mock_reply(m, q.op, 0, (const uint8_t *)hex, 32, 0, 0);
+        if (m->stub)
+            mock_reply(m, q.op, 0, md, 16, 0, 0);
+        else
+            mock_reply(m, q.op, 0, (const uint8_t *)hex, 32, 0, 0);
         break;
     }
-    default: /* SPI_ATTACH, SPI_SET_PARAMS, FLASH_BEGIN, FLASH_END: ok */
+    default: /* SPI_SET_PARAMS: ok */
         mock_reply(m, q.op, 0, NULL, 0, 0, 0);
         break;
     }
@@ -255,8 +313,14 @@ static int mock_write(eb_port *p, const void *buf, size_t len, eb_deadline d, eb
 
 static long mock_read(eb_port *p, void *buf, size_t cap, eb_deadline d, eb_error *err)
 {
-    (void)d, (void)err;
+    (void)err;
     mock_rom *m = (mock_rom *)p;
+    if (!m->chatty && m->out.len == 0) {
+        /* Nothing to come: a real port would wait the whole deadline. */
+        long wait = (long)((int64_t)d - (int64_t)eb_now_ms());
+        if (wait > m->longest_idle_ms)
+            m->longest_idle_ms = wait;
+    }
     if (m->chatty) {
         static const char line[] = "I (1234) wifi: still printing\r\n";
         size_t k = sizeof line - 1 < cap ? sizeof line - 1 : cap;

@@ -215,9 +215,9 @@ static void test_reset_tables(void **state)
     int before = log_count;
     assert_int_equal(eb_reset_run(p, eb_reset_before("classic", 0, 0), 0, &err), 1);
     assert_int_equal(eb_reset_run(p, eb_reset_after("hard-reset", 0, 0), 0, &err), 1);
-    assert_int_equal(log_count - before, 1);
+    assert_int_equal(log_count - before, 1); /* the after step's explanation is the flash job's (own key) */
     char want[256];
-    snprintf(want, sizeof want, "%s: cannot set DTR/RTS on this port, so the board was not reset (classic); put it into download mode by hand if it does not answer", name);
+    snprintf(want, sizeof want, "%s: cannot set DTR/RTS on this port, so the board was not reset into download mode (--before classic); put it into download mode by hand if it does not answer", name);
     assert_string_equal(log_last, want);
     eb_log_set_sink(NULL, NULL, EB_LOG_INFO);
     eb_port_close(p);

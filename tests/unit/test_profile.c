@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 #include <cmocka.h>
@@ -84,6 +85,63 @@ static void test_every_shipped_chip_loads(void **state)
     }
 }
 
+
+/* Chip-level base: facts a chip leaves out come from its base chip; its own
+ * win; tiers are not inherited. esp32c5/c61 derive from esp32c6. */
+static void test_chip_base(void **state)
+{
+    (void)state;
+    eb_profiles p;
+    eb_error err;
+    eb_error_clear(&err);
+    const char *dirs[] = {SHIPPED, FIXTURES_DIR "/profiles/newchip"};
+    if (eb_profiles_load(&p, dirs, 2, &err))
+        fail_msg("%s", err.msg);
+    const eb_chip *c6 = eb_profiles_chip(&p, "esp32c6"), *c5 = eb_profiles_chip(&p, "esp32c5");
+    const eb_chip *t9 = eb_profiles_chip(&p, "esp32t9");
+    assert_non_null(c6);
+    assert_non_null(c5);
+    assert_non_null(t9);
+    assert_string_equal(c5->base, "esp32c6");
+    assert_int_equal(c5->spi_reg_base, c6->spi_reg_base);
+    assert_memory_equal(&c5->spi, &c6->spi, sizeof c5->spi);
+    assert_int_equal(c5->arch, EB_ARCH_RISCV);
+    assert_int_equal(c5->chip_id, 23);                  /* its own */
+    assert_int_equal(c5->mem.drom, 0x42000000u);        /* its own map */
+    assert_int_equal(t9->mem.drom, c6->mem.drom);       /* inherited map */
+    assert_int_equal(t9->flash_size, 2u << 20);
+    assert_int_equal(t9->n_tiers, 1);
+    const eb_chip *e8266 = eb_profiles_chip(&p, "esp8266");
+    assert_int_equal(e8266->image_format, EB_IMAGE_ESP8266);
+    assert_int_equal(e8266->spi.miso_dlen, 0);
+    assert_int_equal(eb_profiles_chip(&p, "esp32")->rom_deflate_window, 32768);
+    assert_int_equal(eb_profiles_chip(&p, "esp32c3")->rom_deflate_window, 0);
+    assert_non_null(eb_chip_spi_regs(c5, &err));
+    eb_profiles_free(&p);
+
+    /* a base that is not loaded, and a base chain that loops */
+    char dir[] = "/tmp/eb-base-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[128];
+    snprintf(path, sizeof path, "%s/a.yaml", dir);
+    FILE *f = fopen(path, "w");
+    fputs("chip:\n  name: a\n  base: b\n  display: A\ntiers: []\n", f);
+    fclose(f);
+    const char *one[] = {dir};
+    assert_int_equal(eb_profiles_load(&p, one, 1, &err), EB_ECONFIG);
+    assert_non_null(strstr(err.msg, "a.yaml:3:9: chip 'a' has unknown base chip 'b' (loaded: a)"));
+    snprintf(path, sizeof path, "%s/b.yaml", dir);
+    f = fopen(path, "w");
+    fputs("chip:\n  name: b\n  base: a\n  display: B\ntiers: []\n", f);
+    fclose(f);
+    assert_int_equal(eb_profiles_load(&p, one, 1, &err), EB_ECONFIG);
+    assert_non_null(strstr(err.msg, "base chain loops back to itself"));
+    unlink(path);
+    snprintf(path, sizeof path, "%s/a.yaml", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 static void test_each_file_loads_alone(void **state)
 {
     (void)state;
@@ -95,7 +153,13 @@ static void test_each_file_loads_alone(void **state)
         eb_profiles p;
         eb_error err;
         eb_error_clear(&err);
-        if (eb_profiles_load_file(&p, path, &err))
+        int rc = eb_profiles_load_file(&p, path, &err);
+        if (rc && strstr(err.msg, "has unknown base chip")) {
+            /* A chip with a chip-level base (esp32c2, c5, c61) needs its base loaded too. */
+            assert_true(!strcmp(files[i], "esp32c2") || !strcmp(files[i], "esp32c5") || !strcmp(files[i], "esp32c61"));
+            continue;
+        }
+        if (rc)
             fail_msg("%s", err.msg);
         assert_int_equal(p.n_chips, 1);
         assert_string_equal(p.chips[0].name, files[i]);
@@ -494,6 +558,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_shipped_chip_loads),
         cmocka_unit_test(test_each_file_loads_alone),
+        cmocka_unit_test(test_chip_base),
         cmocka_unit_test(test_esp32_docs_table),
         cmocka_unit_test(test_other_chips_spot_checks),
         cmocka_unit_test(test_esp8266_build_variants),

@@ -448,6 +448,185 @@ static void test_esp8266_erase_size(void **state)
     assert_int_equal(eb_rom_esp8266_erase_size(0x0, 0x1801), 0x1000);       /* 2 sectors: (2+1)/2 */
 }
 
+
+/* The ESP32 ROM, as the real one: no GET_SECURITY_INFO, unknown commands
+ * answered under the previous opcode (SYNC's). */
+static mock_rom *mock_esp32(void)
+{
+    mock_rom *m = mock_rom_new();
+    m->chip_id = -1;
+    m->magic = 0x00F01D83;
+    m->mac_reg = 0x3FF5A004;
+    m->spi_base = 0x3FF42000;
+    m->spi_w0 = 0x80;
+    m->inflate_window = 0x8000; /* its inflate writes whole 32 KiB buffers */
+    return m;
+}
+
+/* The ESP32 ROM's "unknown command" frames carry SYNC's opcode: taken as the
+ * answer at once, with no wait for the command deadline and no second SYNC. */
+static void test_esp32_unknown_command_answer_taken_at_once(void **state)
+{
+    (void)state;
+    mock_rom *m = mock_esp32();
+    eb_flash_opts o = {.baud = 115200};
+    eb_error err;
+    eb_error_clear(&err);
+    eb_flash_session *s = open_session(m, &o, &err);
+    assert_string_equal(eb_flash_chip(s)->chip->name, "esp32");
+    assert_false(eb_flash_chip(s)->by_security_info);
+    assert_int_equal(mock_count_op(m, EB_ROM_GET_SECURITY_INFO), 1);
+    assert_int_equal(mock_count_op(m, EB_ROM_SYNC), 1);
+    /* Waits on an empty line were drains (<= 200 ms), never a 3 s command deadline. */
+    assert_true(m->longest_idle_ms <= 200);
+    eb_flash_close(s);
+}
+
+static void prefill(mock_rom *m, uint8_t v) { memset(m->flash, v, m->flash_size); }
+
+/* Everything outside [off, sector end of off+len) still holds the canary. */
+static void assert_canaries(const mock_rom *m, const eb_flash_region *r, int n, uint8_t canary)
+{
+    for (size_t a = 0; a < m->flash_size; a++) {
+        bool inside = false;
+        for (int i = 0; i < n && !inside; i++) {
+            size_t end = (r[i].offset + r[i].len + 0xFFF) & ~(size_t)0xFFF;
+            if (a >= r[i].offset && a < end) {
+                inside = true;
+                uint8_t want = a < r[i].offset + r[i].len ? r[i].data[a - r[i].offset] : 0xFF;
+                if (m->flash[a] != want)
+                    fail_msg("0x%zx: 0x%02x inside region %d, want 0x%02x", a, m->flash[a], i, want);
+            }
+        }
+        if (!inside && m->flash[a] != canary)
+            fail_msg("0x%zx changed outside the written sectors: 0x%02x", a, m->flash[a]);
+    }
+}
+
+/* The ESP32 ROM's compressed write would overwrite flash past the image up to
+ * the next 32 KiB boundary; espbench compresses only whole 32 KiB windows and
+ * writes the head and tail plain, so the canaries around each region hold. */
+static void test_esp32_rom_write_keeps_canaries(void **state)
+{
+    (void)state;
+    mock_rom *m = mock_esp32();
+    prefill(m, 0xA5);
+    eb_flash_opts o = {.no_skip = true};
+    eb_error err;
+    eb_error_clear(&err);
+    eb_flash_session *s = open_session(m, &o, &err);
+    eb_buf boot, app;
+    build_app(&boot, 0, 26000, 2);  /* bootloader at 0x1000: under one window, all plain */
+    build_app(&app, 0, 100000, 9);  /* 0x10000: 3 windows compressed, the tail plain */
+    eb_flash_region r[2] = {{0x1000, boot.data, boot.len, "boot"}, {0x10000, app.data, app.len, "app"}};
+    eb_flash_region_result res[2];
+    if (eb_flash_write(s, r, 2, res, &err) != EB_OK)
+        fail_msg("%s", err.msg);
+    assert_canaries(m, r, 2, 0xA5);
+    assert_int_equal(mock_count_op(m, EB_ROM_FLASH_DEFL_BEGIN), 1);
+    assert_int_equal(mock_count_op(m, EB_ROM_FLASH_BEGIN), 2);
+    assert_true(res[1].wire_bytes < app.len);
+
+    /* The mock does overrun: the same write on a ROM taken as one that does not
+     * (ESP32-C3) spoils the canary past the app. */
+    prefill(m, 0xA5);
+    eb_rom_set_chip(eb_flash_rom(s), eb_profiles_chip(&profiles, "esp32c3"));
+    assert_int_equal(eb_rom_flash_write(eb_flash_rom(s), 0x10000, app.data, app.len, true, NULL, NULL, &err), EB_OK);
+    size_t past = (0x10000 + app.len + 0xFFF) & ~(size_t)0xFFF;
+    assert_int_not_equal(m->flash[past], 0xA5);
+    eb_flash_close(s);
+    eb_buf_free(&boot);
+    eb_buf_free(&app);
+}
+
+/* --no-compress: plain blocks only, and the canaries hold too. */
+static void test_plain_write_keeps_canaries(void **state)
+{
+    (void)state;
+    mock_rom *m = mock_rom_new();
+    prefill(m, 0x3C);
+    eb_flash_opts o = {.no_skip = true, .no_compress = true};
+    eb_error err;
+    eb_error_clear(&err);
+    eb_flash_session *s = open_session(m, &o, &err);
+    eb_buf app;
+    build_app(&app, 5, 50001, 4);
+    eb_flash_region r = {0x20000, app.data, app.len, "app"};
+    assert_int_equal(eb_flash_write(s, &r, 1, NULL, &err), EB_OK);
+    assert_canaries(m, &r, 1, 0x3C);
+    assert_int_equal(mock_count_op(m, EB_ROM_FLASH_DEFL_BEGIN), 0);
+    eb_flash_close(s);
+    eb_buf_free(&app);
+}
+
+/* A stub left running by another tool: SPI_ATTACH carries exactly one word
+ * (the stub answers 0xC0 to eight bytes), and leaving it without DTR/RTS goes
+ * back to the ROM loader first (FLASH_END 0), whose run-user-code starts the
+ * app; RUN_USER_CODE is not used on an ESP32-family stub. */
+static void test_stub_attach_and_leave(void **state)
+{
+    (void)state;
+    mock_rom *m = mock_rom_new();
+    m->stub = 1;
+    eb_flash_opts o = {0};
+    eb_error err;
+    eb_error_clear(&err);
+    eb_flash_session *s = open_session(m, &o, &err);
+    assert_true(eb_flash_chip(s)->stub);
+    assert_int_equal(eb_flash_baud(s), 921600);
+    eb_buf app;
+    build_app(&app, 5, 30000, 6);
+    eb_flash_region r = {0x10000, app.data, app.len, "app"};
+    if (eb_flash_write(s, &r, 1, NULL, &err) != EB_OK)
+        fail_msg("%s", err.msg);
+    assert_memory_equal(m->flash + 0x10000, app.data, app.len);
+    if (eb_flash_reset_after(s, &err) != EB_OK)
+        fail_msg("%s", err.msg);
+    assert_int_equal(m->stub_reboots, 1);
+    assert_true(m->app_running);
+    assert_int_equal(mock_count_op(m, EB_ROM_RUN_USER_CODE), 0);
+    assert_false(eb_flash_left_in_loader(s));
+    eb_flash_close(s);
+    eb_buf_free(&app);
+}
+
+/* detect on a port without DTR/RTS stays in the loader unless --after is given;
+ * a blank eFuse MAC is flagged. */
+static void test_detect_stays_in_loader_without_lines(void **state)
+{
+    (void)state;
+    mock_rom *m = mock_rom_new();
+    memset(m->mac, 0, 6);
+    eb_flash_opts o = {.baud = 115200, .stay_without_lines = true};
+    eb_error err;
+    eb_error_clear(&err);
+    eb_flash_session *s = open_session(m, &o, &err);
+    assert_true(eb_flash_chip(s)->mac_blank);
+    int ends = mock_count_op(m, EB_ROM_FLASH_END);
+    assert_int_equal(eb_flash_reset_after(s, &err), EB_OK);
+    assert_true(eb_flash_left_in_loader(s));
+    assert_int_equal(mock_count_op(m, EB_ROM_FLASH_END), ends);
+    eb_flash_close(s);
+
+    /* Told --after hard-reset, it runs the app; the next session then finds no loader and says why. */
+    m = mock_rom_new();
+    o = (eb_flash_opts){.baud = 115200, .stay_without_lines = true, .after = "hard-reset"};
+    s = open_session(m, &o, &err);
+    assert_false(eb_flash_chip(s)->mac_blank);
+    assert_int_equal(eb_flash_reset_after(s, &err), EB_OK);
+    assert_false(eb_flash_left_in_loader(s));
+    assert_true(m->app_running);
+    eb_rom_client *c = eb_flash_rom(s);
+    (void)c;
+    eb_port *port = eb_flash_release_port(s, &err);
+    eb_flash_close(s);
+    eb_flash_opts o2 = {.profiles = &profiles, .connect_attempts = 1};
+    eb_flash_session *s2 = NULL;
+    assert_int_equal(eb_flash_open_port(&s2, port, &o2, &err), EB_EIO);
+    assert_non_null(strstr(err.msg, "this port cannot reset the board (no DTR/RTS"));
+    assert_non_null(strstr(err.msg, "--after no-reset"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -469,6 +648,11 @@ int main(void)
         cmocka_unit_test(test_reset_sequences_on_lines),
         cmocka_unit_test(test_wrong_chip_refused),
         cmocka_unit_test(test_region_checks),
+        cmocka_unit_test(test_esp32_unknown_command_answer_taken_at_once),
+        cmocka_unit_test(test_esp32_rom_write_keeps_canaries),
+        cmocka_unit_test(test_plain_write_keeps_canaries),
+        cmocka_unit_test(test_stub_attach_and_leave),
+        cmocka_unit_test(test_detect_stays_in_loader_without_lines),
     };
     return cmocka_run_group_tests(tests, load_profiles, free_profiles);
 }

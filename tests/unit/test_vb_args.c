@@ -33,6 +33,15 @@ static void test_full_command_line(void **state)
     assert_int_equal(o.n_faults, 1);
     assert_string_equal(o.faults[0].when, "tcp_tx");
     assert_string_equal(o.control, "/tmp/c");
+    /* strict by default: flash timing on, no SYNC resets, not forgiving */
+    assert_true(o.flash_timing);
+    assert_false(o.sync_resets);
+    assert_false(o.forgiving);
+    char *argv2[] = {"espbench-vboard", "--chip", "esp32", "--no-flash-timing", "--sync-resets", "--forgiving", NULL};
+    assert_int_equal(vb_args_parse(6, argv2, &o, &e), 0);
+    assert_false(o.flash_timing);
+    assert_true(o.sync_resets);
+    assert_true(o.forgiving);
 }
 
 static void test_ap_forms(void **state)

@@ -17,6 +17,7 @@ static eb_chip chip(const char *name, int id, const char *banner)
     memset(&c, 0, sizeof c);
     snprintf(c.name, sizeof c.name, "%s", name);
     c.chip_id = id;
+    c.image_format = id < 0 ? EB_IMAGE_ESP8266 : EB_IMAGE_ESP32;
     snprintf(c.rom_banner, sizeof c.rom_banner, "%s", banner);
     return c;
 }

@@ -67,19 +67,38 @@ static void test_link_data_and_speed(void **state)
     assert_true(vb_pty_drain(p, 1000));
     assert_int_equal(vb_pty_bytes_sent(p), 256);
 
-    /* the host's termios speed is followed */
+    /* a termios change alone does not move the board's UART: until the
+     * speeds match again the host reads noise and sends noise (issue 12, 7a) */
     assert_int_equal(vb_pty_baud(p), 115200);
     set_speed(fd, B921600);
     assert_int_equal(vb_pty_host_baud(p), 921600);
-    assert_int_equal(vb_pty_baud(p), 921600);
-    /* CHANGE_BAUDRATE: applies once queued output has gone */
-    vb_pty_write(p, out, 64);
-    vb_pty_set_baud_after_queued(p, 460800);
-    assert_int_equal(read_for(fd, in, 64, 3000), 64);
+    assert_int_equal(vb_pty_baud(p), 115200);
+    assert_true(vb_pty_baud_mismatch(p));
+    vb_pty_write(p, out, 16);
+    assert_int_equal(read_for(fd, in, 128, 3000), 128); /* 16 bytes at 1/8 the speed: 128 byte times */
+    assert_true(memchr(in, 0xC0, 128) == NULL);
+    assert_true(memcmp(in, out, 16) != 0);
     assert_true(vb_pty_drain(p, 1000));
+    uint8_t noise[64];
+    assert_int_equal(vb_pty_rx_garble(p, out, 64, noise, sizeof noise), 8); /* 64 fast bytes, 8 slow ones */
+    /* CHANGE_BAUDRATE: applies once queued output has gone; then they match */
+    vb_pty_write(p, out, 8);
+    vb_pty_set_baud_after_queued(p, 921600);
+    assert_true(vb_pty_drain(p, 1000));
+    assert_int_equal(vb_pty_baud(p), 921600);
+    assert_false(vb_pty_baud_mismatch(p));
+    assert_int_equal(read_for(fd, in, 64, 3000), 64); /* the noise of the 8 bytes sent at 115200 */
+    assert_int_equal(vb_pty_rx_garble(p, out, 64, noise, sizeof noise), 0);
+    vb_pty_write(p, out, 64);
+    assert_int_equal(read_for(fd, in, 64, 3000), 64);
+    assert_memory_equal(in, out, 64);
+    /* --forgiving: the board follows every termios change */
+    vb_pty_follow_host(p, true);
+    set_speed(fd, B460800);
     assert_int_equal(vb_pty_baud(p), 460800);
     vb_pty_set_baud(p, 115200);
     assert_int_equal(vb_pty_baud(p), 115200);
+    set_speed(fd, B115200);
 
     /* host input reaches the master */
     assert_int_equal(write(fd, "hi", 2), 2);

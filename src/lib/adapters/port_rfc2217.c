@@ -340,6 +340,7 @@ static int r_open(eb_port *p, const char *target, eb_error *err)
         return rc;
     }
     p->can_set_lines = true;
+    p->lines_unconfirmed = r->ign_set_control;
     return EB_OK;
 }
 

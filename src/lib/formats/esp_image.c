@@ -5,6 +5,7 @@
  * before it. The app descriptor (esp_app_desc_t, 256 bytes) opens the first
  * segment. */
 #include "espbench/esp_image.h"
+#include "espbench/profile.h"
 
 #include <openssl/evp.h>
 #include <stdio.h>
@@ -203,6 +204,7 @@ static void put_str(uint8_t *dst, size_t cap, const char *s)
 typedef struct seg_plan {
     uint32_t load;
     unsigned share;           /* percent of the payload */
+    uint32_t cap;             /* at most this many bytes (it must fit its RAM); 0 = no cap */
     void (*fill)(rng *, uint8_t *, size_t);
 } seg_plan;
 
@@ -231,18 +233,24 @@ int eb_image_build(const eb_image_spec *spec, eb_buf *out, eb_error *err)
     if (total > 64u * 1024u * 1024u)
         return eb_fail(err, EB_ECONFIG, "image size %zu is too large (at most 64 MiB)", total);
 
-    static const seg_plan plan32[] = {
-        {0x3f400020u, 28, gen_rodata}, /* DROM: app descriptor, strings, constants */
-        {0x3ffb0000u, 4, gen_random},  /* DRAM initialised data */
-        {0x40080000u, 12, gen_code},   /* IRAM */
-        {0x400d0020u, 56, gen_code},   /* IROM: most of the code */
+    static const eb_memory_map esp32_map = {.drom = 0x3F400000u, .irom = 0x400D0000u, .dram = 0x3FFB0000u,
+                                            .iram = 0x40080000u};
+    const eb_memory_map *mm = spec->mem ? spec->mem : &esp32_map;
+    /* One SRAM for code and data (ESP32-C5/C6/C61): data above the code. */
+    uint32_t dram = mm->dram == mm->iram ? mm->dram + 0x40000u : mm->dram;
+    const seg_plan plan32[] = {
+        {mm->drom + 0x20u, 28, 0, gen_rodata},  /* DROM: app descriptor, strings, constants */
+        {dram, 4, 0x10000u, gen_random},        /* DRAM initialised data */
+        {mm->iram, 12, 0x18000u, gen_code},     /* IRAM */
+        {mm->irom, 56, 0, gen_code},            /* IROM: most of the code (address set below) */
     };
-    static const seg_plan plan8266[] = {
-        {0x40100000u, 30, gen_code},
-        {0x3ffe8000u, 25, gen_rodata},
-        {0x3ffe8a00u, 45, gen_code},
+    const seg_plan plan8266[] = {
+        {mm->iram, 10, 0x7000u, gen_code},      /* 32 KiB of IRAM */
+        {mm->dram, 25, 0x14000u, gen_rodata},
+        {mm->irom, 65, 0, gen_code},            /* flash-mapped: address set below */
     };
     const seg_plan *plan = esp8266 ? plan8266 : plan32;
+    uint32_t drom_end = 0;
     unsigned nseg = esp8266 ? 3 : 4;
 
     size_t hdr = esp8266 ? HDR_LEN : HDR_LEN + EXT_HDR_LEN;
@@ -257,7 +265,7 @@ int eb_image_build(const eb_image_spec *spec, eb_buf *out, eb_error *err)
     h[1] = (uint8_t)nseg;
     h[2] = 2; /* DIO */
     h[3] = spec->flash_size_freq;
-    eb_wr32le(h + 4, esp8266 ? 0x40100004u : 0x40080404u);
+    eb_wr32le(h + 4, mm->iram + (esp8266 ? 0x4u : 0x404u)); /* entry: in the IRAM segment */
     if (!esp8266) {
         h[8] = 0xEE;                           /* WP pin disabled */
         eb_wr16le(h + 12, (uint16_t)spec->chip_id);
@@ -270,10 +278,25 @@ int eb_image_build(const eb_image_spec *spec, eb_buf *out, eb_error *err)
     size_t used = 0;
     for (unsigned i = 0; i < nseg; i++) {
         size_t len = i + 1 == nseg ? payload - used : payload * plan[i].share / 100;
+        if (plan[i].cap && len > plan[i].cap)
+            len = plan[i].cap;
         len &= ~(size_t)3; /* segments are word-aligned */
         used += len;
+        uint32_t load = plan[i].load;
+        if (!esp8266 && i == 0)
+            drom_end = load + (uint32_t)len;
+        if (esp8266 && i == 2) /* the flash maps at irom + offset; the app sits at 0x10000 */
+            load = mm->irom + 0x10000u + (uint32_t)(out->len - start + SEG_HDR_LEN);
+        if (!esp8266 && i == 3) {
+            /* IROM: the 64 KiB page of its window (after DROM's pages when both
+             * share one window, as on the ESP32-C5), offset as in the flash. */
+            uint32_t page = mm->irom;
+            if (mm->drom == mm->irom)
+                page = (drom_end + 0xFFFFu) & ~0xFFFFu;
+            load = page + (uint32_t)((out->len - start + SEG_HDR_LEN) & 0xFFFFu);
+        }
         uint8_t sh[SEG_HDR_LEN];
-        eb_wr32le(sh, plan[i].load);
+        eb_wr32le(sh, load);
         eb_wr32le(sh + 4, (uint32_t)len);
         eb_buf_append(out, sh, sizeof sh);
         eb_buf_reserve(out, len);

@@ -40,6 +40,8 @@ typedef struct raw_tier {
 
 typedef struct raw_chip {
     eb_chip c;                 /* facts; c.tiers unused */
+    bool seen[32];             /* facts given by this file itself (index into facts[]) */
+    int base_line, base_col;
     raw_tier *tiers;
     int n_tiers, cap_tiers;
     int line, col;
@@ -285,7 +287,8 @@ static int unknown_key(ctx *x, const yaml_node_t *kn, const char *key, const cha
 
 /* ---------------------------------------------------------------- chip facts */
 
-enum fact_type { FT_STR, FT_INT, FT_U32, FT_BOOL, FT_DOUBLE, FT_MAGIC, FT_SIZE };
+enum fact_type { FT_STR, FT_INT, FT_U32, FT_BOOL, FT_DOUBLE, FT_MAGIC, FT_SIZE, FT_ARCH, FT_SPI, FT_MEMMAP,
+                 FT_IMGFMT };
 
 static const struct fact {
     const char *key;
@@ -306,13 +309,101 @@ static const struct fact {
     {"has_psram", FT_BOOL, offsetof(eb_chip, has_psram), 0, true},
     {"rom_banner", FT_STR, offsetof(eb_chip, rom_banner), sizeof((eb_chip *)0)->rom_banner, true},
     {"cpu_mhz", FT_DOUBLE, offsetof(eb_chip, cpu_mhz), 0, true},
+    {"base", FT_STR, offsetof(eb_chip, base), sizeof((eb_chip *)0)->base, false},
+    {"arch", FT_ARCH, offsetof(eb_chip, arch), 0, false},
+    {"cores", FT_INT, offsetof(eb_chip, cores), 0, false},
+    {"spi_regs", FT_SPI, offsetof(eb_chip, spi), 0, false},
+    {"memory_map", FT_MEMMAP, offsetof(eb_chip, mem), 0, false},
+    {"image_format", FT_IMGFMT, offsetof(eb_chip, image_format), 0, false},
+    {"uart_clkdiv_reg", FT_U32, offsetof(eb_chip, uart_clkdiv_reg), 0, false},
+    {"uart_clk_hz", FT_U32, offsetof(eb_chip, uart_clk_hz), 0, false},
+    {"rom_deflate_window", FT_U32, offsetof(eb_chip, rom_deflate_window), 0, false},
 };
 #define N_FACTS (sizeof facts / sizeof facts[0])
+_Static_assert(N_FACTS <= sizeof((raw_chip *)0)->seen, "raw_chip.seen holds one flag per fact");
 
 typedef struct chip_parse {
     eb_chip *c;
-    bool seen[N_FACTS];
+    bool *seen;
 } chip_parse;
+
+/* A mapping of register offsets or addresses: every key of `keys` that is
+ * marked required must be there. */
+typedef struct u32_map {
+    const char *what;
+    const char *const *keys;
+    const bool *required;
+    uint32_t *out;  /* one per key */
+    size_t n;
+    bool seen[8];
+} u32_map;
+
+static int u32_map_pair(ctx *x, const char *key, yaml_node_t *kn, yaml_node_t *vn, void *user)
+{
+    u32_map *m = user;
+    for (size_t i = 0; i < m->n; i++) {
+        if (strcmp(m->keys[i], key))
+            continue;
+        long long v;
+        if (get_long(x, vn, key, 0, 0xFFFFFFFFll, &v))
+            return EB_ECONFIG;
+        m->out[i] = (uint32_t)v;
+        m->seen[i] = true;
+        return 0;
+    }
+    return unknown_key(x, kn, key, m->what, m->keys, m->n);
+}
+
+static int parse_u32_map(ctx *x, yaml_node_t *vn, u32_map *m)
+{
+    int r = each_pair(x, vn, m->what, u32_map_pair, m);
+    for (size_t i = 0; !r && i < m->n; i++)
+        if (m->required[i] && !m->seen[i])
+            r = fail_at(x, vn, "'%s' is missing the required key '%s'", m->what, m->keys[i]);
+    return r;
+}
+
+static int parse_spi_regs(ctx *x, yaml_node_t *vn, eb_chip *c)
+{
+    static const char *const keys[] = {"usr", "usr1", "usr2", "mosi_dlen", "miso_dlen", "w0"};
+    static const bool req[] = {true, true, true, false, false, true};
+    uint32_t v[6] = {0};
+    u32_map m = {"spi_regs", keys, req, v, 6, {0}};
+    if (parse_u32_map(x, vn, &m))
+        return EB_ECONFIG;
+    c->spi = (eb_spi_regs){v[0], v[1], v[2], v[3], v[4], v[5]};
+    c->has_spi_regs = true;
+    return 0;
+}
+
+static int parse_memory_map(ctx *x, yaml_node_t *vn, eb_chip *c)
+{
+    static const char *const keys[] = {"drom", "irom", "dram", "iram"};
+    static const bool req[] = {false, true, true, true};
+    uint32_t v[4] = {0};
+    u32_map m = {"memory_map", keys, req, v, 4, {0}};
+    if (parse_u32_map(x, vn, &m))
+        return EB_ECONFIG;
+    c->mem = (eb_memory_map){.drom = v[0], .irom = v[1], .dram = v[2], .iram = v[3]};
+    c->has_memory_map = true;
+    return 0;
+}
+
+static int get_enum(ctx *x, yaml_node_t *vn, const char *key, const char *const *names, int n, int *out)
+{
+    if (want_scalar(x, vn, key, "a name"))
+        return EB_ECONFIG;
+    for (int i = 0; i < n; i++)
+        if (names[i] && !strcmp(scalar(vn), names[i])) {
+            *out = i;
+            return 0;
+        }
+    char list[128] = "";
+    for (int i = 0, len = 0; i < n; i++)
+        if (names[i])
+            len += snprintf(list + len, sizeof list - (size_t)len, "%s%s", len ? ", " : "", names[i]);
+    return fail_at(x, vn, "'%s' must be one of %s, got '%s'", key, list, scalar(vn));
+}
 
 static int parse_magic(ctx *x, yaml_node_t *vn, eb_chip *c)
 {
@@ -383,21 +474,85 @@ static int chip_pair(ctx *x, const char *key, yaml_node_t *kn, yaml_node_t *vn, 
         return parse_magic(x, vn, cp->c);
     case FT_SIZE:
         return get_size(x, vn, key, (uint32_t *)field);
+    case FT_ARCH: {
+        static const char *const names[] = {NULL, "xtensa", "riscv"};
+        int a;
+        if (get_enum(x, vn, key, names, 3, &a))
+            return EB_ECONFIG;
+        cp->c->arch = (enum eb_cpu_arch)a;
+        return 0;
+    }
+    case FT_IMGFMT: {
+        static const char *const names[] = {"esp32", "esp8266"};
+        int a;
+        if (get_enum(x, vn, key, names, 2, &a))
+            return EB_ECONFIG;
+        cp->c->image_format = (enum eb_image_format)a;
+        return 0;
+    }
+    case FT_SPI:
+        return parse_spi_regs(x, vn, cp->c);
+    case FT_MEMMAP:
+        return parse_memory_map(x, vn, cp->c);
     }
     return 0;
 }
 
+/* Copies fact i from a base chip (chip-level `base:`). */
+static void copy_fact(eb_chip *to, const eb_chip *from, size_t i)
+{
+    size_t off = facts[i].offset, n = 0;
+    switch (facts[i].type) {
+    case FT_STR: n = facts[i].size; break;
+    case FT_INT: n = sizeof(int); break;
+    case FT_U32:
+    case FT_SIZE: n = sizeof(uint32_t); break;
+    case FT_BOOL: n = sizeof(bool); break;
+    case FT_DOUBLE: n = sizeof(double); break;
+    case FT_ARCH: n = sizeof(enum eb_cpu_arch); break;
+    case FT_IMGFMT: n = sizeof(enum eb_image_format); break;
+    case FT_MAGIC:
+        memcpy(to->magic, from->magic, sizeof to->magic);
+        to->n_magic = from->n_magic;
+        return;
+    case FT_SPI:
+        to->spi = from->spi;
+        to->has_spi_regs = from->has_spi_regs;
+        return;
+    case FT_MEMMAP:
+        to->mem = from->mem;
+        to->has_memory_map = from->has_memory_map;
+        return;
+    }
+    memcpy((char *)to + off, (const char *)from + off, n);
+}
+
 static int parse_chip(ctx *x, yaml_node_t *kn, yaml_node_t *vn, raw_chip *rc)
 {
-    chip_parse cp = {.c = &rc->c};
+    chip_parse cp = {.c = &rc->c, .seen = rc->seen};
     rc->c.chip_id = -1;
     rc->line = line_of(vn);
     rc->col = col_of(vn);
     int r = each_pair(x, vn, "chip", chip_pair, &cp);
     if (r)
         return r;
+    if (rc->c.base[0]) {
+        /* Checked once the base is known (resolve_chip_facts). */
+        rc->base_line = line_of(kn);
+        rc->base_col = col_of(kn);
+        for (yaml_node_pair_t *p = vn->data.mapping.pairs.start; p < vn->data.mapping.pairs.top; p++) {
+            yaml_node_t *k = yaml_document_get_node(x->doc, p->key);
+            if (k && !strcmp(scalar(k), "base")) {
+                rc->base_line = line_of(yaml_document_get_node(x->doc, p->value));
+                rc->base_col = col_of(yaml_document_get_node(x->doc, p->value));
+            }
+        }
+        if (!rc->seen[0] || !rc->seen[1])
+            return fail_at(x, kn, "chip is missing the required key '%s'", rc->seen[0] ? "display" : "name");
+        return 0;
+    }
     for (size_t i = 0; i < N_FACTS; i++)
-        if (facts[i].required && !cp.seen[i])
+        if (facts[i].required && !rc->seen[i])
             return fail_at(x, kn, "chip is missing the required key '%s'", facts[i].key);
     return 0;
 }
@@ -892,8 +1047,58 @@ static int resolve_chip(const raw_chip *c, eb_chip *out, eb_error *err)
     return rc;
 }
 
-static int model_to_profiles(const raw_model *m, eb_profiles *out, eb_error *err)
+/* Chip-level `base:`: facts the chip does not give come from its base chip
+ * (resolved first; cycles and unknown bases are errors at the base key).
+ * Tiers are never inherited this way. state: 0 new, 1 on the chain, 2 done. */
+static int resolve_chip_facts(raw_model *m, int i, int *state, eb_error *err)
 {
+    raw_chip *c = &m->chips[i];
+    if (state[i] == 2 || !c->c.base[0]) {
+        state[i] = 2;
+        return 0;
+    }
+    if (state[i] == 1)
+        return eb_fail(err, EB_ECONFIG, "%s:%d:%d: chip '%s': base chain loops back to itself (base: %s)",
+                       c->c.file, c->base_line, c->base_col, c->c.name, c->c.base);
+    state[i] = 1;
+    int b = raw_chip_find(m, c->c.base);
+    if (b < 0 || b == i) {
+        char known[256];
+        known_chips(m, known, sizeof known);
+        return eb_fail(err, EB_ECONFIG, "%s:%d:%d: chip '%s' has unknown base chip '%s' (loaded: %s)", c->c.file,
+                       c->base_line, c->base_col, c->c.name, c->c.base, known);
+    }
+    int rc = resolve_chip_facts(m, b, state, err);
+    if (rc)
+        return rc;
+    c = &m->chips[i];
+    for (size_t k = 0; k < N_FACTS; k++) {
+        if (!c->seen[k] && m->chips[b].seen[k]) {
+            copy_fact(&c->c, &m->chips[b].c, k);
+            c->seen[k] = true;
+        }
+    }
+    for (size_t k = 0; k < N_FACTS; k++)
+        if (facts[k].required && !c->seen[k])
+            return eb_fail(err, EB_ECONFIG, "%s:%d:%d: chip '%s' is missing the required key '%s' (not in it nor in "
+                           "its base '%s')", c->c.file, c->line, c->col, c->c.name, facts[k].key, c->c.base);
+    state[i] = 2;
+    return 0;
+}
+
+static int model_to_profiles(raw_model *m, eb_profiles *out, eb_error *err)
+{
+    int *state = calloc((size_t)(m->n ? m->n : 1), sizeof *state);
+    if (!state)
+        return eb_fail(err, EB_EIO, "out of memory loading profiles");
+    for (int i = 0; i < m->n; i++) {
+        int rc = resolve_chip_facts(m, i, state, err);
+        if (rc) {
+            free(state);
+            return rc;
+        }
+    }
+    free(state);
     out->chips = calloc((size_t)(m->n ? m->n : 1), sizeof *out->chips);
     out->n_chips = 0;
     if (!out->chips)
@@ -1116,4 +1321,23 @@ const eb_chip *eb_profiles_chip_by_magic(const eb_profiles *p, uint32_t magic)
             if (p->chips[i].magic[k] == magic)
                 return &p->chips[i];
     return NULL;
+}
+
+const eb_spi_regs *eb_chip_spi_regs(const eb_chip *c, eb_error *err)
+{
+    if (c && c->has_spi_regs)
+        return &c->spi;
+    eb_fail(err, EB_ECONFIG, "chip %s: its profile (%s) has no 'spi_regs' (the SPI register offsets for the "
+            "flash-ID command); add them to the chip section", c ? c->name : "?", c && c->file[0] ? c->file : "?");
+    return NULL;
+}
+
+const char *eb_cpu_arch_name(enum eb_cpu_arch a)
+{
+    switch (a) {
+    case EB_ARCH_XTENSA: return "xtensa";
+    case EB_ARCH_RISCV: return "riscv";
+    case EB_ARCH_UNKNOWN: break;
+    }
+    return "unknown";
 }

@@ -141,6 +141,14 @@ static void chip_header(FILE *f, const eb_chip *c)
             c->bootloader_offset, c->flash_size / (1024 * 1024), c->cpu_mhz,
             c->has_psram ? "yes" : "no");
     fprintf(f, "ROM banner: %s\n", c->rom_banner);
+    if (c->base[0])
+        fprintf(f, "Facts not given above inherited from: %s\n", c->base);
+    fprintf(f, "CPU: %s, %d core%s; image format %s", eb_cpu_arch_name(c->arch), c->cores, c->cores == 1 ? "" : "s",
+            c->image_format == EB_IMAGE_ESP8266 ? "esp8266" : "esp32");
+    if (c->has_memory_map)
+        fprintf(f, "; DROM 0x%08X, IROM 0x%08X, DRAM 0x%08X, IRAM 0x%08X", c->mem.drom, c->mem.irom, c->mem.dram,
+                c->mem.iram);
+    fputc('\n', f);
 }
 
 char *eb_chip_render_table(const eb_chip *c, const eb_tier *only)
@@ -263,6 +271,29 @@ char *eb_chip_render_json(const eb_chip *c, const eb_tier *only)
     cJSON_AddBoolToObject(o, "has_psram", c->has_psram);
     cJSON_AddStringToObject(o, "rom_banner", c->rom_banner);
     cJSON_AddNumberToObject(o, "cpu_mhz", c->cpu_mhz);
+    if (c->base[0])
+        cJSON_AddStringToObject(o, "base", c->base);
+    cJSON_AddStringToObject(o, "arch", eb_cpu_arch_name(c->arch));
+    cJSON_AddNumberToObject(o, "cores", c->cores);
+    cJSON_AddStringToObject(o, "image_format", c->image_format == EB_IMAGE_ESP8266 ? "esp8266" : "esp32");
+    if (c->has_spi_regs) {
+        cJSON *spi = cJSON_AddObjectToObject(o, "spi_regs");
+        add_hex(spi, "usr", c->spi.usr);
+        add_hex(spi, "usr1", c->spi.usr1);
+        add_hex(spi, "usr2", c->spi.usr2);
+        add_hex(spi, "mosi_dlen", c->spi.mosi_dlen);
+        add_hex(spi, "miso_dlen", c->spi.miso_dlen);
+        add_hex(spi, "w0", c->spi.w0);
+    }
+    if (c->has_memory_map) {
+        cJSON *mm = cJSON_AddObjectToObject(o, "memory_map");
+        add_hex(mm, "drom", c->mem.drom);
+        add_hex(mm, "irom", c->mem.irom);
+        add_hex(mm, "dram", c->mem.dram);
+        add_hex(mm, "iram", c->mem.iram);
+    }
+    add_hex(o, "uart_clkdiv_reg", c->uart_clkdiv_reg);
+    cJSON_AddNumberToObject(o, "uart_clk_hz", c->uart_clk_hz);
     cJSON *tiers = cJSON_AddArrayToObject(o, "tiers");
     for (int i = 0; i < c->n_tiers; i++)
         if (!only || only == &c->tiers[i])

@@ -17,17 +17,27 @@ struct eb_flash_session {
     eb_flash_opts opts;
     eb_rom_chip_info info;
     uint32_t baud;
-    bool lines_ok;
+    bool no_lines;       /* the port could not set DTR/RTS for --before */
+    bool in_loader;      /* the --after step left the board in the ROM loader */
+    bool after_done;     /* the --after step ran: the board's baud is no longer ours to fix */
 };
 
 const eb_rom_chip_info *eb_flash_chip(const eb_flash_session *s) { return &s->info; }
 uint32_t eb_flash_baud(const eb_flash_session *s) { return s->baud; }
 eb_rom_client *eb_flash_rom(eb_flash_session *s) { return s->rom; }
+bool eb_flash_left_in_loader(const eb_flash_session *s) { return s->in_loader; }
 
 void eb_flash_close(eb_flash_session *s)
 {
     if (!s)
         return;
+    /* Closed in the loader at a raised baud (an error after the switch): put
+     * it back to 115200, where the next command starts, best effort. A port
+     * without DTR/RTS could not reset it out of the mismatch. */
+    if (s->rom && s->port && !s->after_done && s->baud != EB_ROM_BAUD) {
+        eb_error e;
+        eb_rom_change_baud(s->rom, EB_ROM_BAUD, &e);
+    }
     eb_rom_client_free(s->rom);
     if (!s->opts.port_lent)
         eb_port_close(s->port);
@@ -70,6 +80,7 @@ static int connect_loader(eb_flash_session *s, eb_error *err)
             *err = e;
             return rc;
         }
+        s->no_lines = rc == 1 || s->port->lines_unconfirmed;
         if (!seq->syncs)
             return EB_OK;
         rc = eb_rom_sync(s->rom, 5, &e);
@@ -80,6 +91,15 @@ static int connect_loader(eb_flash_session *s, eb_error *err)
             return rc;
         }
     }
+    if (s->no_lines)
+        /* Nothing here can have reset the board: most likely an earlier command's
+         * --after left it running its application. */
+        return eb_fail(err, EB_EIO,
+                       "%s: no reply to SYNC from the ROM loader; hold BOOT (IO0) while pressing RESET, or check that this "
+                       "is the board's port; this port cannot reset the board (no DTR/RTS, or unconfirmed ones), so after a command run with "
+                       "--after hard-reset (flash's default) the board runs its application until reset by hand: "
+                       "use --after no-reset to keep it in the loader",
+                       s->port->url);
     *err = e;
     return EB_EIO;
 }
@@ -90,6 +110,11 @@ static int setup_flash(eb_flash_session *s, eb_error *err)
     int rc = eb_rom_read_mac(s->rom, s->info.mac, err);
     if (rc)
         return rc;
+    static const uint8_t blank[6];
+    s->info.mac_blank = !memcmp(s->info.mac, blank, sizeof blank);
+    if (s->info.mac_blank)
+        eb_log(EB_LOG_WARN, "%s: the eFuse MAC of this %s reads 00:00:00:00:00:00 (blank eFuse): results will not "
+               "identify the board by its MAC; check it with esptool read_mac", s->port->url, chip->display);
     if (chip->chip_id >= 0 && (rc = eb_rom_spi_attach(s->rom, err)))
         return rc;
     uint32_t id = 0, size = 0;
@@ -295,7 +320,7 @@ static int write_region(eb_flash_session *s, const eb_flash_region *r, int idx, 
         }
     }
     report(s, &pc, "write");
-    rc = eb_rom_flash_deflate(s->rom, r->offset, data, len, on_rom_progress, &pc, err);
+    rc = eb_rom_flash_write(s->rom, r->offset, data, len, !s->opts.no_compress, on_rom_progress, &pc, err);
     if (rc) {
         eb_error_prefix(err, "writing %s at 0x%x: ", r->name ? r->name : "image", r->offset);
         goto out;
@@ -345,18 +370,55 @@ int eb_flash_write(eb_flash_session *s, const eb_flash_region *regions, int n, e
     return EB_OK;
 }
 
+/* The board stays in the loader: back at the ROM's 115200 baud, where the
+ * next command (which cannot know the rate this one chose) starts talking. */
+static int stay_in_loader(eb_flash_session *s, eb_error *err)
+{
+    s->in_loader = true;
+    if (s->baud == EB_ROM_BAUD)
+        return EB_OK;
+    eb_error e;
+    if (eb_rom_change_baud(s->rom, EB_ROM_BAUD, &e) != EB_OK) {
+        eb_log(EB_LOG_WARN, "%s; the loader may still be at %u baud", e.msg, s->baud);
+        return EB_OK;
+    }
+    s->baud = EB_ROM_BAUD;
+    (void)err;
+    return EB_OK;
+}
+
 int eb_flash_reset_after(eb_flash_session *s, eb_error *err)
 {
+    s->after_done = true;
     const eb_reset_seq *seq = eb_reset_after(s->opts.after, s->port->usb_vid, s->port->usb_pid);
     if (!seq)
         return eb_fail(err, EB_ECONFIG, "unknown --after '%s'", s->opts.after);
     if (!seq->steps || seq->steps[0].op == EB_RS_END)
-        return EB_OK;
-    int rc = eb_reset_run(s->port, seq, 0, err);
-    if (rc == 1) {
-        /* No lines to pulse EN: ask the ROM to leave the loader and run the
-         * app (FLASH_BEGIN 0 + FLASH_END "reboot"), as esptool's soft reset. */
-        rc = eb_rom_leave_loader(s->rom, err);
+        return stay_in_loader(s, err);
+    /* Lines that go unconfirmed (rfc2217 ?ign_set_control, e.g. ser2net in
+     * front of a pty) may reach no board: treated as absent, so that where
+     * the board ends up does not depend on them. */
+    bool unconfirmed = s->port->lines_unconfirmed;
+    int rc = unconfirmed ? 1 : eb_reset_run(s->port, seq, 0, err);
+    if (rc != 1)
+        return rc;
+    const char *url = s->port->url;
+    const char *why = unconfirmed ? "DTR/RTS changes on this port go unconfirmed (ign_set_control)"
+                                  : "cannot set DTR/RTS on this port";
+    if (!s->opts.after && s->opts.stay_without_lines) {
+        /* Nothing could bring the board back into the loader for the next
+         * command (detect, then flash), so it stays there. */
+        eb_log_once("no-modem-lines-after", EB_LOG_INFO,
+                    "%s: %s, so the board stays in the ROM loader for the next command; "
+                    "--after hard-reset makes it run its application",
+                    url, why);
+        return stay_in_loader(s, err);
     }
-    return rc;
+    /* No lines to pulse EN: ask the loader to run the app (esptool's soft reset). */
+    eb_log_once("no-modem-lines-after", EB_LOG_INFO,
+                "%s: %s, so the ROM loader is told to run the application (--after %s); "
+                "the next command here finds no loader unless the board is put into download mode by hand "
+                "(--after no-reset keeps it in the loader)",
+                url, why, seq->name);
+    return eb_rom_leave_loader(s->rom, err);
 }

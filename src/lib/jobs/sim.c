@@ -251,6 +251,10 @@ int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
         args[n++] = (char *)lf[k];
         args[n++] = lk[k];
     }
+    args[n++] = "--no-flash-timing";
+    /* espbench reaches the sim board through a pty, which carries no DTR/RTS:
+     * a SYNC stands in for the reset sequence (docs/vboard.md). */
+    args[n++] = "--sync-resets";
     for (int i = 0; i < o->n_faults && i < EB_SIM_MAX_FAULTS; i++) {
         args[n++] = "--fault";
         args[n++] = (char *)o->faults[i];

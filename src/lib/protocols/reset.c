@@ -31,14 +31,14 @@ static const eb_reset_step hard_steps[] = {RTS(true), WAIT(100), RTS(false), END
 static const eb_reset_step usb_hard_steps[] = {RTS(true), WAIT(200), RTS(false), WAIT(200), END};
 static const eb_reset_step no_steps[] = {END};
 
-static const eb_reset_seq seq_classic = {"classic", "DTR/RTS one at a time", true, classic_steps};
-static const eb_reset_seq seq_tight = {"tight", "DTR and RTS together (TIOCMSET)", true, tight_steps};
-static const eb_reset_seq seq_usb = {"usb-reset", "Espressif USB-Serial/JTAG", true, usb_jtag_steps};
-static const eb_reset_seq seq_none = {"no-reset", "no reset, sync only", true, no_steps};
-static const eb_reset_seq seq_none_nosync = {"no-reset-no-sync", "no reset, no sync", false, no_steps};
-static const eb_reset_seq seq_hard = {"hard-reset", "pulse EN (RTS)", false, hard_steps};
-static const eb_reset_seq seq_usb_hard = {"hard-reset", "pulse EN (RTS), USB-Serial/JTAG timing", false, usb_hard_steps};
-static const eb_reset_seq seq_after_none = {"no-reset", "stay in the loader", false, no_steps};
+static const eb_reset_seq seq_classic = {"classic", "DTR/RTS one at a time", true, classic_steps, false};
+static const eb_reset_seq seq_tight = {"tight", "DTR and RTS together (TIOCMSET)", true, tight_steps, false};
+static const eb_reset_seq seq_usb = {"usb-reset", "Espressif USB-Serial/JTAG", true, usb_jtag_steps, false};
+static const eb_reset_seq seq_none = {"no-reset", "no reset, sync only", true, no_steps, false};
+static const eb_reset_seq seq_none_nosync = {"no-reset-no-sync", "no reset, no sync", false, no_steps, false};
+static const eb_reset_seq seq_hard = {"hard-reset", "pulse EN (RTS)", false, hard_steps, true};
+static const eb_reset_seq seq_usb_hard = {"hard-reset", "pulse EN (RTS), USB-Serial/JTAG timing", false, usb_hard_steps, true};
+static const eb_reset_seq seq_after_none = {"no-reset", "stay in the loader", false, no_steps, true};
 
 static bool is_usb_jtag(uint16_t vid, uint16_t pid) { return vid == 0x303A && pid == 0x1001; }
 
@@ -121,13 +121,13 @@ int eb_reset_run(eb_port *p, const eb_reset_seq *seq, unsigned extra_delay_ms, e
             continue;
         int rc = eb_port_set_lines(p, dtr, rts, err);
         if (rc == 1) {
-            /* After flashing, the loader itself is asked to run the app, so no hand is needed. */
-            bool after = strstr(seq->name, "hard") != NULL;
-            eb_log_once("no-modem-lines", EB_LOG_INFO,
-                        "%s: cannot set DTR/RTS on this port, so the board was not reset (%s); %s", p->url,
-                        seq->name,
-                        after ? "the ROM loader is told to run the application instead"
-                              : "put it into download mode by hand if it does not answer");
+            /* The before and after steps each explain themselves once (separate
+             * keys): what --after does instead is the caller's to say. */
+            if (!seq->after)
+                eb_log_once("no-modem-lines-before", EB_LOG_INFO,
+                            "%s: cannot set DTR/RTS on this port, so the board was not reset into download mode (--before %s); "
+                            "put it into download mode by hand if it does not answer",
+                            p->url, seq->name);
             result = 1;
         } else if (rc != EB_OK) {
             return rc;

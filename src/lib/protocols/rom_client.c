@@ -22,6 +22,7 @@ struct eb_rom_client {
     int last_rom_error; /* error byte of the last failed command, -1 none */
     bool unsupported;   /* the last command was rejected as unknown */
     bool stub;          /* a flasher stub answers (SYNC value 0), e.g. left by another tool */
+    bool no_deflate;    /* the loader refused FLASH_DEFL_BEGIN once: write plain from then on */
 };
 
 static const eb_rom_timeouts default_timeouts = {
@@ -181,10 +182,14 @@ static int command(eb_rom_client *c, uint8_t op, const uint8_t *body, size_t bod
             continue;
         }
         if (resp.op != op) {
-            /* A ROM that does not know a command may answer under another opcode. */
+            /* A ROM that does not know a command answers under the opcode and
+             * value of the command before it (the ESP32 ROM after a SYNC:
+             * opcode 0x08, status 1, error 0x05), several times. esptool
+             * (loader.py command()) takes any such frame, whatever its opcode,
+             * as "unsupported" at once; so do we, SYNC's opcode included. */
             bool unknown = resp.data_len >= 2 && resp.data[0] != 0 && resp.data[1] == EB_ROM_ERR_INVALID_MSG;
             eb_slip_decoder_next(&c->dec);
-            if (unknown && resp.op != EB_ROM_SYNC) {
+            if (unknown) {
                 c->unsupported = true;
                 c->last_rom_error = EB_ROM_ERR_INVALID_MSG;
                 /* The ROM repeats this answer (8 times): left on the line, the
@@ -294,16 +299,20 @@ int eb_rom_detect_chip(eb_rom_client *c, eb_rom_chip_info *info, eb_error *err)
         info->chip_id = id;
         info->by_security_info = true;
     } else {
-        /* ESP32 / ESP8266 ROMs do not know the command (and may need a fresh
-         * sync after it); ESP32-S2 answers without a chip id. */
-        if (rc != EB_OK) {
+        /* ESP32 / ESP8266 ROMs do not know the command (answered at once as
+         * unsupported; esptool's detect_chip then reads the magic register
+         * without reconnecting); ESP32-S2 answers without a chip id; an
+         * ESP32 stub answers 0xFF. Only after silence is a fresh sync needed. */
+        uint32_t magic = 0;
+        eb_error e2;
+        int r = rc == EB_OK || c->last_rom_error >= 0 ? eb_rom_read_reg(c, EB_ROM_CHIP_MAGIC_REG, &magic, &e2) : EB_EIO;
+        if (r != EB_OK) {
             drain_quiet(c, 50);
             if (eb_rom_sync(c, 3, err) != EB_OK)
                 return EB_EIO;
+            if (eb_rom_read_reg(c, EB_ROM_CHIP_MAGIC_REG, &magic, err) != EB_OK)
+                return EB_EIO;
         }
-        uint32_t magic = 0;
-        if (eb_rom_read_reg(c, EB_ROM_CHIP_MAGIC_REG, &magic, err) != EB_OK)
-            return EB_EIO;
         const eb_chip *chip = eb_profiles_chip_by_magic(c->profiles, magic);
         if (!chip)
             return eb_fail(err, EB_EIO, "%s: chip magic 0x%08x matches no chip in profiles/", c->port->url, magic);
@@ -312,6 +321,7 @@ int eb_rom_detect_chip(eb_rom_client *c, eb_rom_chip_info *info, eb_error *err)
         info->magic = magic;
     }
     c->chip = info->chip;
+    info->stub = c->stub;
     return EB_OK;
 }
 
@@ -459,9 +469,14 @@ int eb_rom_change_baud(eb_rom_client *c, uint32_t baud, eb_error *err)
 int eb_rom_spi_attach(eb_rom_client *c, eb_error *err)
 {
     uint8_t b[8] = {0};
-    /* The ROM takes a second "is legacy" word after the pin config. */
-    return command_ok(c, EB_ROM_SPI_ATTACH, b, 8, 0, c->to.command_ms, err);
+    /* The ROM takes a second "is legacy" word after the pin config; the
+     * flasher stub takes exactly the one word and answers any other length
+     * with 0xC0 (stub_flasher.c: verify_data_len(command, 4); esptool's
+     * flash_spi_attach adds the word only when not talking to a stub). */
+    return command_ok(c, EB_ROM_SPI_ATTACH, b, c->stub ? 4 : 8, 0, c->to.command_ms, err);
 }
+
+bool eb_rom_is_stub(const eb_rom_client *c) { return c->stub; }
 
 int eb_rom_spi_set_params(eb_rom_client *c, uint32_t flash_size, eb_error *err)
 {
@@ -571,19 +586,57 @@ uint32_t eb_rom_esp8266_erase_size(uint32_t offset, uint32_t size)
     return (num_sectors - head) * sector;
 }
 
-static int flash_plain(eb_rom_client *c, uint32_t offset, const uint8_t *data, size_t len,
-                       eb_rom_progress_fn progress, void *user, eb_error *err)
+/* Progress over the pieces of one region (plain head, compressed middle, plain tail). */
+typedef struct {
+    eb_rom_progress_fn fn;
+    void *user;
+    size_t total, wire_total; /* the whole region */
+    size_t done0, wire0;      /* before the current piece */
+} progress_sum;
+
+static void piece_progress(progress_sum *ps, size_t done, size_t wire)
+{
+    if (ps->fn)
+        ps->fn(ps->user, ps->done0 + done, ps->total, ps->wire0 + wire, ps->wire_total);
+}
+
+static size_t padded(size_t len) { return (len + EB_ROM_FLASH_BLOCK - 1) / EB_ROM_FLASH_BLOCK * EB_ROM_FLASH_BLOCK; }
+
+/* FLASH_BEGIN's first word: the ROM erases that much before it answers (the
+ * ESP8266 ROM needs its erase-size workaround); a stub takes the exact byte
+ * count and erases as it writes (stub_flasher.c handle_flash_begin; esptool
+ * sends the stub the size itself). */
+static uint32_t begin_size(const eb_rom_client *c, uint32_t offset, size_t len, bool deflate)
+{
+    if (c->stub)
+        return (uint32_t)len;
+    if (!deflate && is_esp8266(c->chip))
+        return eb_rom_esp8266_erase_size(offset, (uint32_t)len);
+    return (uint32_t)padded(len); /* esptool: rounded up to whole blocks */
+}
+
+/* The ROM erases the region inside FLASH_BEGIN / FLASH_DEFL_BEGIN before it
+ * answers, so that reply's deadline grows with the region (esptool:
+ * timeout_per_mb(ERASE_REGION_TIMEOUT_PER_MB = 40 s, size)); a stub erases as
+ * it writes and answers at once (esptool: DEFAULT_TIMEOUT). */
+static unsigned begin_timeout(const eb_rom_client *c, size_t erase_size)
+{
+    return c->stub ? c->to.command_ms : per_mb(c, c->to.erase_per_mb_ms, erase_size);
+}
+
+static int flash_plain(eb_rom_client *c, uint32_t offset, const uint8_t *data, size_t len, progress_sum *ps,
+                       eb_error *err)
 {
     const size_t bs = EB_ROM_FLASH_BLOCK;
     uint32_t blocks = (uint32_t)((len + bs - 1) / bs);
     uint8_t b[20];
-    eb_wr32le(b, is_esp8266(c->chip) ? eb_rom_esp8266_erase_size(offset, (uint32_t)len) : (uint32_t)len);
+    eb_wr32le(b, begin_size(c, offset, len, false));
     eb_wr32le(b + 4, blocks);
     eb_wr32le(b + 8, (uint32_t)bs);
     eb_wr32le(b + 12, offset);
     eb_wr32le(b + 16, 0);
     int rc = command_ok(c, EB_ROM_FLASH_BEGIN, b, begin_takes_encrypt_word(c->chip) ? 20 : 16, 0,
-                        per_mb(c, c->to.erase_per_mb_ms, len), err);
+                        begin_timeout(c, len), err);
     if (rc)
         return rc;
     uint8_t *blk = malloc(bs);
@@ -591,85 +644,135 @@ static int flash_plain(eb_rom_client *c, uint32_t offset, const uint8_t *data, s
         return eb_fail(err, EB_EIO, "out of memory");
     for (uint32_t seq = 0; seq < blocks && !rc; seq++) {
         size_t off = (size_t)seq * bs, n = len - off < bs ? len - off : bs;
-        memset(blk, 0xFF, bs); /* pad the last block */
+        memset(blk, 0xFF, bs); /* pad the last block: 0xFF leaves erased flash as it is */
         memcpy(blk, data + off, n);
         rc = send_block(c, EB_ROM_FLASH_DATA, seq, blk, bs, per_mb(c, c->to.erase_per_mb_ms, bs), err);
-        if (!rc && progress)
-            progress(user, off + n, len, off + bs, (size_t)blocks * bs);
+        if (!rc)
+            piece_progress(ps, off + n, off + bs);
     }
     free(blk);
     return rc;
 }
 
-int eb_rom_flash_deflate(eb_rom_client *c, uint32_t offset, const uint8_t *data, size_t len,
-                         eb_rom_progress_fn progress, void *user, eb_error *err)
+/* One zlib stream through FLASH_DEFL_*. 2 = the loader has no compressed write. */
+static int flash_deflate(eb_rom_client *c, uint32_t offset, size_t len, const uint8_t *z, size_t clen,
+                         progress_sum *ps, eb_error *err)
 {
-    if (offset % 0x1000)
-        return eb_fail(err, EB_ECONFIG, "offset 0x%x is not a multiple of 4 KiB (the ROM erases whole sectors)", offset);
-    if (len == 0)
-        return EB_OK;
-    uLongf clen = compressBound((uLong)len);
-    uint8_t *z = malloc(clen);
-    if (!z)
-        return eb_fail(err, EB_EIO, "out of memory compressing %zu bytes", len);
-    if (compress2(z, &clen, data, (uLong)len, 9) != Z_OK) {
-        free(z);
-        return eb_fail(err, EB_EIO, "zlib could not compress the image");
-    }
     const size_t bs = EB_ROM_FLASH_BLOCK;
     uint32_t blocks = (uint32_t)((clen + bs - 1) / bs);
-    uint32_t erase_size = (uint32_t)((len + bs - 1) / bs * bs);
+    uint32_t size = begin_size(c, offset, len, true);
     uint8_t b[20];
-    eb_wr32le(b, erase_size);
+    eb_wr32le(b, size);
     eb_wr32le(b + 4, blocks);
     eb_wr32le(b + 8, (uint32_t)bs);
     eb_wr32le(b + 12, offset);
     eb_wr32le(b + 16, 0);
     int rc = command(c, EB_ROM_FLASH_DEFL_BEGIN, b, begin_takes_encrypt_word(c->chip) ? 20 : 16, 0, 0,
-                     per_mb(c, c->to.erase_per_mb_ms, erase_size), err);
-    if (rc == 1 && c->unsupported) {
-        /* A ROM without the deflate commands: write the plain bytes. An
-         * ESP8266/ESP32 ROM may need a fresh sync after an unknown command. */
-        free(z);
-        if (eb_rom_sync(c, 3, err) != EB_OK)
-            return EB_EIO;
-        eb_log_once("rom-no-deflate", EB_LOG_DEBUG, "%s: the ROM has no compressed write; writing uncompressed",
-                    c->port->url);
-        return flash_plain(c, offset, data, len, progress, user, err);
-    }
-    if (rc) {
-        free(z);
+                     begin_timeout(c, size), err);
+    if (rc == 1 && c->unsupported)
+        return 2;
+    if (rc)
         return rc == 1 ? EB_EIO : rc;
-    }
     /* The ROM writes each block before it answers, so each block may take an erase/write time. */
     unsigned block_ms = per_mb(c, c->to.erase_per_mb_ms, (size_t)((double)len / blocks + bs));
     for (uint32_t seq = 0; seq < blocks && !rc; seq++) {
         size_t off = (size_t)seq * bs, n = clen - off < bs ? clen - off : bs;
         rc = send_block(c, EB_ROM_FLASH_DEFL_DATA, seq, z + off, n, block_ms, err);
-        if (!rc && progress) {
+        if (!rc) {
             size_t wire = off + n;
-            size_t done = wire == clen ? len : (size_t)((double)len * (double)wire / (double)clen);
-            progress(user, done, len, wire, clen);
+            piece_progress(ps, wire == clen ? len : (size_t)((double)len * (double)wire / (double)clen), wire);
         }
     }
-    free(z);
     return rc;
 }
 
-int eb_rom_leave_loader(eb_rom_client *c, eb_error *err)
+/* ROM loaders whose FLASH_DEFL_DATA writes whole inflate output buffers
+ * (profile key rom_deflate_window): at the end of the stream they write the
+ * rest of the buffer too, stale bytes up to the next buffer boundary, past the
+ * region and its erased sectors. Seen on the real ESP32 ROM (32 KiB: a
+ * pattern beyond an image's last sector lost 22 155 bytes; issue 12). The
+ * ESP32-C3 ROM writes exactly what it inflated, and so does the flasher stub
+ * (stub_write_flash.c writes only the filled part of its 32 KiB buffer).
+ * esptool avoids the question by writing uncompressed whenever no stub runs
+ * (write_flash: compress defaults to IS_STUB); espbench keeps compression for
+ * the whole windows, which cost nothing extra. */
+static uint32_t inflate_window(const eb_rom_client *c)
 {
-    if (c->stub) {
-        /* A stub runs the application on RUN_USER_CODE, which it does not answer. */
-        eb_buf pkt, framed;
-        eb_buf_init(&pkt);
-        eb_buf_init(&framed);
-        eb_rom_build_request(&pkt, EB_ROM_RUN_USER_CODE, NULL, 0, 0);
-        eb_slip_encode(&framed, pkt.data, pkt.len);
-        int rc = eb_port_write(c->port, framed.data, framed.len, eb_deadline_in(c->to.command_ms), err);
-        eb_buf_free(&pkt);
-        eb_buf_free(&framed);
-        return rc;
+    return c->stub || !c->chip ? 0 : c->chip->rom_deflate_window;
+}
+
+/* Splits [offset, offset+len) so that the compressed middle starts and ends
+ * on window boundaries both in flash and counted from its own start (whichever
+ * the ROM's buffer follows): then its last buffer is full and nothing stale is
+ * written. The head and tail (each under one window) go plain. */
+static void split_region(uint32_t offset, size_t len, uint32_t window, size_t *head, size_t *mid)
+{
+    if (!window) {
+        *head = 0, *mid = len;
+        return;
     }
+    uint64_t end = (uint64_t)offset + len;
+    uint64_t a = ((uint64_t)offset + window - 1) / window * window, b = end / window * window;
+    if (a > end)
+        a = end;
+    if (b < a)
+        b = a;
+    *head = (size_t)(a - offset);
+    *mid = (size_t)(b - a);
+}
+
+int eb_rom_flash_write(eb_rom_client *c, uint32_t offset, const uint8_t *data, size_t len, bool compress,
+                       eb_rom_progress_fn progress, void *user, eb_error *err)
+{
+    if (offset % 0x1000)
+        return eb_fail(err, EB_ECONFIG, "offset 0x%x is not a multiple of 4 KiB (the ROM erases whole sectors)", offset);
+    if (len == 0)
+        return EB_OK;
+    size_t head = 0, mid = 0;
+    if (compress && !c->no_deflate)
+        split_region(offset, len, inflate_window(c), &head, &mid);
+    size_t tail = len - head - mid;
+    uint8_t *z = NULL;
+    uLongf clen = 0;
+    if (mid) {
+        clen = compressBound((uLong)mid);
+        if (!(z = malloc(clen)))
+            return eb_fail(err, EB_EIO, "out of memory compressing %zu bytes", mid);
+        if (compress2(z, &clen, data + head, (uLong)mid, 9) != Z_OK) {
+            free(z);
+            return eb_fail(err, EB_EIO, "zlib could not compress the image");
+        }
+    }
+    progress_sum ps = {progress, user, len, padded(head) + clen + padded(tail), 0, 0};
+    int rc = head ? flash_plain(c, offset, data, head, &ps, err) : EB_OK;
+    ps.done0 = head, ps.wire0 = padded(head);
+    if (!rc && mid) {
+        rc = flash_deflate(c, offset + (uint32_t)head, mid, z, clen, &ps, err);
+        if (rc == 2) {
+            /* No compressed write in this loader (the ESP8266 ROM): plain from
+             * now on. ESP8266/ESP32 ROMs may need a fresh sync after an unknown command. */
+            c->no_deflate = true;
+            eb_log_once("rom-no-deflate", EB_LOG_DEBUG, "%s: the ROM has no compressed write; writing uncompressed",
+                        c->port->url);
+            ps.wire_total += padded(mid) - clen;
+            rc = eb_rom_sync(c, 3, err);
+            if (!rc)
+                rc = flash_plain(c, offset + (uint32_t)head, data + head, mid, &ps, err);
+            ps.wire0 += padded(mid);
+        } else {
+            ps.wire0 += clen;
+        }
+    }
+    free(z);
+    ps.done0 = head + mid;
+    if (!rc && tail)
+        rc = flash_plain(c, offset + (uint32_t)(head + mid), data + head + mid, tail, &ps, err);
+    return rc;
+}
+
+/* Leaves the loader by the ROM's own "run user code" (esptool soft_reset on a ROM). */
+static int rom_run_user_code(eb_rom_client *c, eb_error *err)
+{
     uint8_t b[20] = {0};
     eb_wr32le(b + 8, EB_ROM_FLASH_BLOCK);
     int rc = command_ok(c, EB_ROM_FLASH_BEGIN, b, begin_takes_encrypt_word(c->chip) ? 20 : 16, 0, c->to.command_ms, err);
@@ -685,4 +788,55 @@ int eb_rom_leave_loader(eb_rom_client *c, eb_error *err)
         return EB_EIO;
     }
     return EB_OK;
+}
+
+/* A flasher stub on an ESP32-family chip cannot start the application:
+ * RUN_USER_CODE makes its main return, which only the ESP8266 build turns
+ * into a jump to user code (stub_flasher.c stub_main_8266; esptool's
+ * soft_reset: "only supported on ESP8266"). FLASH_END 0 makes it reset the
+ * chip by software, which does not re-read the strapping pins, so the ROM
+ * loader comes back (esptool --after no_reset with a stub: "exit stub back to
+ * ROM loader"), at the ROM's 115200 baud; its run-user-code then works. */
+static int stub_back_to_rom(eb_rom_client *c, eb_error *err)
+{
+    uint8_t b[16] = {0};
+    eb_wr32le(b + 8, EB_ROM_FLASH_BLOCK);
+    int rc = command_ok(c, EB_ROM_FLASH_BEGIN, b, 16, 0, c->to.command_ms, err);
+    uint8_t end[4] = {0}; /* 0 = reboot */
+    if (!rc)
+        rc = command_ok(c, EB_ROM_FLASH_END, end, 4, 0, c->to.command_ms, err);
+    if (rc)
+        return rc;
+    if (c->port->baud != 115200 && (rc = eb_port_set_baud(c->port, 115200, err)))
+        return rc;
+    eb_sleep_ms(100); /* the reset and the ROM's boot banner */
+    drop_input(c);
+    if ((rc = eb_rom_sync(c, 10, err)))
+        return rc;
+    if (c->stub)
+        return eb_fail(err, EB_EIO, "%s: the flasher stub did not reset into the ROM loader; reset the board by hand",
+                       c->port->url);
+    return EB_OK;
+}
+
+int eb_rom_leave_loader(eb_rom_client *c, eb_error *err)
+{
+    if (c->stub && is_esp8266(c->chip)) {
+        /* The ESP8266 stub runs the application on RUN_USER_CODE, which it does not answer. */
+        eb_buf pkt, framed;
+        eb_buf_init(&pkt);
+        eb_buf_init(&framed);
+        eb_rom_build_request(&pkt, EB_ROM_RUN_USER_CODE, NULL, 0, 0);
+        eb_slip_encode(&framed, pkt.data, pkt.len);
+        int rc = eb_port_write(c->port, framed.data, framed.len, eb_deadline_in(c->to.command_ms), err);
+        eb_buf_free(&pkt);
+        eb_buf_free(&framed);
+        return rc;
+    }
+    if (c->stub) {
+        int rc = stub_back_to_rom(c, err);
+        if (rc)
+            return rc;
+    }
+    return rom_run_user_code(c, err);
 }

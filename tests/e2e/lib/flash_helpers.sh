@@ -43,10 +43,15 @@ for_each_chip() {
 chips() { for f in "$SOURCE_DIR"/profiles/*.yaml; do basename "$f" .yaml; done; }
 
 # start_vboard NAME CHIP [vboard args...]: board on $T/NAME.tty, flash $T/NAME.flash.
+# A pty carries no DTR/RTS, so espbench's --before reset cannot reach the board: --sync-resets
+# stands in for it (a SYNC while the app runs enters the loader). With VB_STRICT=1 the board is as
+# strict as a real one behind a port without lines (SYNC ignored while the app runs); such tests
+# enter the loader through the control socket ('download').
 start_vboard() {
-    local name=$1 chip=$2
+    local name=$1 chip=$2 entry=(--sync-resets)
     shift 2
-    "$VBOARD" --chip "$chip" --flash "$T/$name.flash" --link "$T/$name.tty" "$@" \
+    [ "${VB_STRICT:-0}" = 1 ] && entry=()
+    "$VBOARD" --chip "$chip" --flash "$T/$name.flash" --link "$T/$name.tty" "${entry[@]}" "$@" \
         >"$T/$name.vb.out" 2>"$T/$name.vb.err" &
     PIDS+=($!)
     eval "VB_PID_$name=$!"
@@ -106,3 +111,66 @@ expect_fail() {
     [ "$rc" = "$code" ] || { cat "$T/err" >&2; fail "expected exit $code, got $rc: $*"; }
     grep -qF -- "$want" "$T/err" || { cat "$T/err" >&2; fail "expected '$want' in stderr of: $*"; }
 }
+
+# vb_ctl NAME COMMAND: one control-socket command to the board started with --control $T/NAME.ctl;
+# prints the reply (e.g. "download" puts the board into download mode, as BOOT+EN would).
+vb_ctl() {
+    python3 - "$T/$1.ctl" "$2" <<'PY'
+import socket, sys, time
+for _ in range(100):
+    try:
+        s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); break
+    except OSError:
+        time.sleep(0.05)
+else:
+    sys.exit("no control socket " + sys.argv[1])
+s.sendall(sys.argv[2].encode() + b"\n"); s.settimeout(5)
+print(s.recv(4096).decode().strip())
+PY
+}
+
+# iram_start CHIP: the chip's instruction RAM start from its profile (memory_map iram, or its base's).
+iram_start() {
+    local f="$SOURCE_DIR/profiles/$1.yaml" v base
+    v=$(sed -n 's/^ *memory_map:.*iram: *\(0x[0-9A-Fa-f]*\).*/\1/p' "$f")
+    if [ -z "$v" ]; then
+        base=$(sed -n 's/^  base: *\([a-z0-9]*\).*/\1/p' "$f")
+        [ -n "$base" ] && v=$(iram_start "$base")
+    fi
+    echo "$v"
+}
+
+# stub_upload TTY CHIP: puts the board on TTY into flasher-stub mode as esptool-js does (SYNC, then
+# a stub segment in the chip's IRAM over MEM_BEGIN/DATA/END with an entry point inside it; it
+# greets with OHAI), and leaves it there.
+stub_upload() {
+    python3 - "$1" "$(iram_start "$2")" <<'PY' || fail "could not put the board on $1 into stub mode"
+import os, struct, sys, termios, time
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_NOCTTY)
+a = termios.tcgetattr(fd); a[3] &= ~(termios.ICANON | termios.ECHO); a[4] = a[5] = termios.B115200
+termios.tcsetattr(fd, termios.TCSANOW, a)
+def slip(p): return b"\xc0" + p.replace(b"\xdb", b"\xdb\xdd").replace(b"\xc0", b"\xdb\xdc") + b"\xc0"
+def send(op, data=b"", chk=0): os.write(fd, slip(struct.pack("<BBHI", 0, op, len(data), chk) + data))
+def drain(t):
+    end, got = time.monotonic() + t, b""
+    while time.monotonic() < end:
+        try:
+            os.set_blocking(fd, False); got += os.read(fd, 4096)
+        except BlockingIOError:
+            time.sleep(0.02)
+    return got
+send(0x08, b"\x07\x07\x12\x20" + b"\x55" * 32); drain(0.5)
+stub = bytes(range(256)) * 16
+at = int(sys.argv[2], 16) + 0x1000
+send(0x05, struct.pack("<IIII", len(stub), 1, len(stub), at)); drain(0.2)
+chk = 0xEF
+for b in stub: chk ^= b
+send(0x07, struct.pack("<IIII", len(stub), 0, 0, 0) + stub, chk); drain(0.2)
+send(0x06, struct.pack("<II", 0, at + 0x100))
+if b"OHAI" not in drain(0.5):
+    sys.exit("no OHAI: the board did not start the stub")
+PY
+}
+
+# ms_since START_NS: milliseconds since a `date +%s%N` value.
+ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
