@@ -10,6 +10,7 @@
 #include "espbench/buf.h"
 #include "espbench/error.h"
 #include "espbench/profile.h"
+#include "espbench/provenance.h"
 
 #define EB_RESULTS_SCHEMA_VERSION 1
 
@@ -63,6 +64,9 @@ typedef struct eb_entry {
      * ("tcp_snd_buf_kb=65 (tier 28), ..."), "" when it ran the tier as given.
      * JSON: "tier_note". */
     char tier_note[256];
+    /* Where the figure came from (firmware, chip, link, AP, host, setting,
+     * sweep point); unknown fields stay unknown. JSON: "provenance". */
+    eb_provenance prov;
 } eb_entry;
 
 typedef struct eb_board_meta {

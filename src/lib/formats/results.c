@@ -66,6 +66,7 @@ void eb_entry_init(eb_entry *e)
     e->mean_mbps = e->peak_mbps = e->loss_pct = e->jitter_ms = e->ref_mbps = NAN;
     e->free_heap = e->min_free_heap = e->largest_block = -1;
     e->duration_s = e->interval_s = e->warmup_s = e->udp_rate_mbps = NAN;
+    eb_prov_init(&e->prov);
 }
 
 void eb_entry_set_tier_params(eb_entry *e, const eb_tier *t)
@@ -306,6 +307,11 @@ static cJSON *entry_json(const eb_entry *e)
     cJSON_AddItemToObject(iv, "sender", intervals_json(e->sender, e->n_sender));
     cJSON_AddStringToObject(o, "started", e->started);
     cJSON_AddStringToObject(o, "finished", e->finished);
+    eb_buf prov;
+    eb_buf_init(&prov);
+    eb_prov_to_json(&e->prov, &prov);
+    cJSON_AddRawToObject(o, "provenance", eb_buf_cstr(&prov));
+    eb_buf_free(&prov);
     return o;
 }
 
@@ -610,6 +616,16 @@ static int parse_entry(jctx *c, const cJSON *o, eb_entry *e)
     }
     if ((rc = parse_stats(c, o, "rx_stats", &e->rx_stats)) || (rc = parse_stats(c, o, "tx_stats", &e->tx_stats)))
         return rc;
+    const cJSON *po;
+    if ((rc = get_obj(c, o, "provenance", &po, OPTIONAL)))
+        return rc;
+    const char *bad = NULL;
+    if (po && eb_prov_from_json(po, &e->prov, &bad) != 0) {
+        size_t old = path_push(c, ".provenance");
+        rc = jfail(c, bad, "expected a string, a number or null (see docs/results.md)");
+        c->path[old] = '\0';
+        return rc;
+    }
     const cJSON *io;
     if ((rc = get_obj(c, o, "intervals", &io, OPTIONAL)))
         return rc;
