@@ -77,6 +77,23 @@ int eb_prov_check_env(const char *s, char *why, size_t cap);
  * number of fields set. */
 int eb_prov_from_line(const char *line, eb_provenance *p, bool after_test);
 
+/* A board's provenance over a run: the run job feeds it every console line,
+ * marks each test's start and stamps each finished entry. RSSI before = the
+ * last reading before the test started; RSSI after = a reading taken during
+ * or after the test (the espbench firmware's `mem` reply after each test),
+ * null when the firmware gave none. */
+typedef struct eb_prov_tracker {
+    eb_provenance seen;  /* facts seen so far; seen.rssi_before = latest reading */
+    double rssi_start;
+} eb_prov_tracker;
+/* Run-wide facts: espbench version, the PC's iperf2 version, --env, the
+ * unit base of the board's dialect (NAN unknown); NULL/"" leaves a field unknown. */
+void eb_prov_track_init(eb_prov_tracker *t, const char *espbench_version, const char *pc_iperf_version,
+                        const char *env);
+void eb_prov_track_line(eb_prov_tracker *t, const char *line);
+void eb_prov_track_test_start(eb_prov_tracker *t);
+void eb_prov_track_stamp(const eb_prov_tracker *t, double unit_base, eb_provenance *dst);
+
 /* Report footer: for every field known in some entry, its label and value
  * when all entries agree, or "varies: a, b, ..." otherwise; item() is called
  * once per field, in table order. Returns the number of items. */

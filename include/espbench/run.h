@@ -92,6 +92,7 @@ typedef struct eb_run_opts {
     const char *manifest;   /* for stock firmware: flash each tier's image; NULL = default */
     const char *firmware;   /* manifest firmware name for stock tiers; NULL = "iperf-example" */
     const char *iperf;      /* PC iperf program; NULL = eb_iperf_program() */
+    const char *env;        /* --env: the setting (shield-box, air, cable, free text); NULL = unknown */
     volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: stop cleanly, keep results */
     eb_run_progress_fn progress;
     eb_run_step_fn step;

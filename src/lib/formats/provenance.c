@@ -378,6 +378,35 @@ int eb_prov_from_line(const char *line, eb_provenance *p, bool after_test)
     return 0;
 }
 
+/* ---------------------------------------------------------------- run tracking */
+
+void eb_prov_track_init(eb_prov_tracker *t, const char *espbench_version, const char *pc_iperf_version,
+                        const char *env)
+{
+    eb_prov_init(&t->seen);
+    t->rssi_start = NAN;
+    snprintf(t->seen.espbench_version, sizeof t->seen.espbench_version, "%s", espbench_version ? espbench_version : "");
+    snprintf(t->seen.pc_iperf_version, sizeof t->seen.pc_iperf_version, "%s", pc_iperf_version ? pc_iperf_version : "");
+    snprintf(t->seen.env, sizeof t->seen.env, "%s", env ? env : "");
+}
+
+void eb_prov_track_line(eb_prov_tracker *t, const char *line) { eb_prov_from_line(line, &t->seen, false); }
+
+void eb_prov_track_test_start(eb_prov_tracker *t)
+{
+    if (isfinite(t->seen.rssi_before))
+        t->rssi_start = t->seen.rssi_before;
+    t->seen.rssi_before = NAN; /* a reading from now on is an "after" one */
+}
+
+void eb_prov_track_stamp(const eb_prov_tracker *t, double unit_base, eb_provenance *dst)
+{
+    eb_prov_merge(dst, &t->seen);
+    dst->rssi_before = t->rssi_start;
+    dst->rssi_after = t->seen.rssi_before;
+    dst->unit_base = unit_base > 0 ? unit_base : NAN;
+}
+
 /* ---------------------------------------------------------------- footer */
 
 int eb_prov_footer(const eb_results *r, void (*item)(void *ctx, const char *label, const char *value), void *ctx)

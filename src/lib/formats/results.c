@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "espbench/clock.h"
+#include "espbench/stats.h"
 #include "espbench/version.h"
 
 #define RESULTS_SCHEMA_NAME "espbench-results"
@@ -268,6 +269,26 @@ static cJSON *intervals_json(const eb_interval *iv, int n)
     return raw;
 }
 
+/* Derived, written for readers and ignored on load: the run's coefficient of
+ * variation and its flagged intervals (stats.h: stalls at 0, drops > 30 %
+ * under the median), by start time. */
+static cJSON *noise_json(const eb_entry *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_num(o, "cv_pct", e->rx_stats.mean > 0 && e->rx_stats.n > 1 ? e->rx_stats.stddev / e->rx_stats.mean * 100 : NAN);
+    unsigned char *flags = e->n_receiver > 0 ? malloc((size_t)e->n_receiver) : NULL;
+    int stalls = 0, drops = 0;
+    eb_interval_flags(e, flags, &stalls, &drops);
+    cJSON_AddNumberToObject(o, "stalls", stalls);
+    cJSON_AddNumberToObject(o, "drops", drops);
+    cJSON *sa = cJSON_AddArrayToObject(o, "stall_at_s"), *da = cJSON_AddArrayToObject(o, "drop_at_s");
+    for (int i = 0; flags && i < e->n_receiver; i++)
+        if (flags[i])
+            cJSON_AddItemToArray(flags[i] == EB_IV_STALL ? sa : da, cJSON_CreateNumber(e->receiver[i].start_s));
+    free(flags);
+    return o;
+}
+
 static cJSON *entry_json(const eb_entry *e)
 {
     cJSON *o = cJSON_CreateObject();
@@ -302,6 +323,7 @@ static cJSON *entry_json(const eb_entry *e)
     }
     cJSON_AddItemToObject(o, "rx_stats", stats_json(&e->rx_stats));
     cJSON_AddItemToObject(o, "tx_stats", stats_json(&e->tx_stats));
+    cJSON_AddItemToObject(o, "noise", noise_json(e));
     cJSON *iv = cJSON_AddObjectToObject(o, "intervals");
     cJSON_AddItemToObject(iv, "receiver", intervals_json(e->receiver, e->n_receiver));
     cJSON_AddItemToObject(iv, "sender", intervals_json(e->sender, e->n_sender));

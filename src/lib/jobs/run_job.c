@@ -169,6 +169,7 @@ typedef struct board_ctx {
     char fw_sha256[72];    /* of the application image, when known */
     int index, total;
     eb_error err;
+    eb_prov_tracker prov;  /* provenance facts seen on the console (issue 17) */
 } board_ctx;
 
 static void emit(board_ctx *bc, int event, const eb_run_item *it, const char *msg, double elapsed,
@@ -273,6 +274,7 @@ static int save_locked(run_shared *sh, eb_error *err)
 static void console_capture(void *user, const char *line)
 {
     board_ctx *bc = user;
+    eb_prov_track_line(&bc->prov, line);
     if (bc->console_log) {
         fprintf(bc->console_log, "%s\n", line);
         fflush(bc->console_log);
@@ -840,13 +842,15 @@ static void entry_base(board_ctx *bc, const eb_run_item *it, eb_entry *e)
     eb_entry_set_tier_params(e, it->tier);
     if (bc->tier == it->tier)
         snprintf(e->tier_note, sizeof e->tier_note, "%s", bc->tier_note);
+    eb_prov_track_test_start(&bc->prov);
 }
 
 static int record(board_ctx *bc, const eb_entry *e, eb_error *err)
 {
     uint64_t t0 = eb_now_us();
     pthread_mutex_lock(&bc->sh->lock);
-    eb_results_put(&bc->sh->results, e);
+    eb_entry *stored = eb_results_put(&bc->sh->results, e);
+    eb_prov_track_stamp(&bc->prov, bc->drv ? eb_dialect_mbit_base(bc->drv->dialect) : NAN, &stored->prov);
     if (strcmp(e->status, "ok") == 0)
         bc->sh->sum->done++;
     else
@@ -1066,6 +1070,7 @@ int eb_run(const eb_run_opts *o_in, eb_run_summary *sum, eb_error *err)
         bcs[i].b = &o.boards[i];
         bcs[i].label = o.boards[i].name[0] ? o.boards[i].name : o.boards[i].port;
         snprintf(bcs[i].fw_sha256, sizeof bcs[i].fw_sha256, "%s", o.boards[i].fw_sha256);
+        eb_prov_track_init(&bcs[i].prov, eb_version(), sh.iperf_version, o.env);
         bcs[i].chip = eb_profiles_chip(o.profiles, o.boards[i].chip);
         if (!bcs[i].chip) {
             rc = eb_fail(err, EB_ECONFIG, "no profile for chip '%s' (see 'espbench profiles')", o.boards[i].chip);
