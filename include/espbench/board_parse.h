@@ -72,7 +72,7 @@ enum eb_board_iv_style {
 };
 
 /* An #EB: line, tokenized. Values are unescaped. */
-#define EB_EBLINE_MAX_KV 16
+#define EB_EBLINE_MAX_KV 40 /* a full tier (26 fields) plus its name and the link facts (issue 17) */
 typedef struct eb_ebline {
     char status[4];          /* "OK", "ERR", "EV" */
     char name[32];           /* event name for EV ("iperf.interval"), "" otherwise */

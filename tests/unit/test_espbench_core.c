@@ -156,7 +156,7 @@ static void connect(env *e)
     run(e, "sta_connect \"lab ap\" -");
     assert_true(ebc_wants_secret(&e->core));
     const char *out = run(e, "p@ss \"word\"");
-    assert_non_null(strstr(out, "#EB:OK ssid=\"lab ap\" ip=127.0.0.9\r\n"));
+    assert_non_null(strstr(out, "#EB:OK ssid=\"lab ap\" ip=127.0.0.9 rssi=-47 "));
 }
 
 /* ------------------------------------------------------------------ tests */
@@ -378,7 +378,8 @@ static void test_password_never_printed(void **state)
     /* Inline password (stock-compatible) works too and is not echoed in the reply. */
     out = run(e, "sta_connect \"lab ap\" \"p@ss \\\"word\\\"\"");
     assert_string_equal(out, "#EB:EV wifi.connected\r\n#EB:EV wifi.got_ip ip=127.0.0.9 mask=255.0.0.0 gw=127.0.0.1\r\n"
-                             "#EB:OK ssid=\"lab ap\" ip=127.0.0.9\r\n");
+                             "#EB:OK ssid=\"lab ap\" ip=127.0.0.9 rssi=-47 ch=6 bw=20 band=2.4GHz phy=11n ps=none "
+                             "bssid=02:eb:00:00:00:01\r\n");
 }
 
 static void test_commands(void **state)

@@ -452,6 +452,8 @@ static void ev_simple(ebc_core *c, const char *ev)
 
 /* ---------------------------------------------------------------- events */
 
+static void link_kv(ebc_core *c, ebc_line *l, bool rssi_only);
+
 static void ev_got_ip(ebc_core *c)
 {
     ev_simple(c, "wifi.connected");
@@ -597,6 +599,7 @@ static void connect_and_reply(ebc_core *c)
     ebc_line_start(&l, "#EB:OK");
     ebc_line_kv_str(&l, "ssid", c->ssid);
     ebc_line_kv_str(&l, "ip", ip.ip);
+    link_kv(c, &l, false);
     ebc_emit(c, &l);
 }
 

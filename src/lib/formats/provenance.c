@@ -9,7 +9,8 @@
  *    "wifi:connected with <ssid>, aid = N, channel N, BW20, bssid = <mac>" log
  *    line (channel, bandwidth, BSSID, SSID), the scan lines "[<ssid>][rssi=N]"
  *    and "+SCAN:[<mac>][<ssid>][rssi=N]...[ch=N]" (RSSI), and cmd_system's
- *    `version` ("IDF Version:v5.3", "revision number:1"); see
+ *    `version` ("IDF Version:v5.3", "revision number:1") and the boot log
+ *    (chip revision, SPI speed, CPU clock, ESP-IDF version); see
  *    docs/results.md for which dialect gives which field. */
 #include "espbench/provenance.h"
 
@@ -349,6 +350,29 @@ static int from_scan(const char *m, eb_provenance *p, bool after)
     return 1;
 }
 
+/* ESP-IDF boot log lines (bootloader and cpu_start/app_init), as the vboard
+ * prints them: "chip revision: v1.0", "SPI Speed      : 40MHz",
+ * "cpu freq: 160000000 Hz", "ESP-IDF:          v5.3". */
+static int from_boot_log(const char *line, eb_provenance *p)
+{
+    const char *m;
+    char v[48];
+    double x;
+    if ((m = strstr(line, "chip revision: ")) && sscanf(m + 15, "%47s", v) == 1)
+        return store(p, "chip_rev", v);
+    if ((m = strstr(line, "SPI Speed")) && (m = strchr(m, ':')) && sscanf(m + 1, "%lfMHz", &x) == 1 && x > 0) {
+        p->flash_mhz = x;
+        return 1;
+    }
+    if ((m = strstr(line, "cpu freq: ")) && sscanf(m + 10, "%lf Hz", &x) == 1 && x > 0) {
+        p->cpu_mhz = x / 1e6;
+        return 1;
+    }
+    if ((m = strstr(line, "ESP-IDF:")) && sscanf(m + 8, "%47s", v) == 1)
+        return store(p, "idf_version", v);
+    return 0;
+}
+
 int eb_prov_from_line(const char *line, eb_provenance *p, bool after_test)
 {
     const char *eb = strstr(line, "#EB:");
@@ -375,7 +399,7 @@ int eb_prov_from_line(const char *line, eb_provenance *p, bool after_test)
         snprintf(rev, sizeof rev, "%ld", v);
         return store(p, "chip_rev", rev);
     }
-    return 0;
+    return from_boot_log(line, p);
 }
 
 /* ---------------------------------------------------------------- run tracking */

@@ -93,7 +93,7 @@ typedef struct ebc_build {
     const char *iperf_component; /* "espressif/iperf" */
     const char *iperf_version;   /* its version */
     const char *chip_rev;        /* "v0.4" */
-    const char *sdkconfig;       /* build options beyond the tier, "key=value,..." (< 150 chars) */
+    const char *sdkconfig;       /* build options beyond the tier, "key=value,..." (< 120 chars) */
     int flash_mhz, cpu_mhz;
 } ebc_build;
 
