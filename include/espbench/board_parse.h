@@ -162,6 +162,7 @@ typedef struct eb_board_parser {
     bool have_interval;      /* an interval was seen since the last MODE line */
     double last_end;
     eb_ebline scratch;
+    eb_provenance prov;      /* facts the log states (provenance.h: #EB: replies, boot log, connect/scan lines) */
 } eb_board_parser;
 
 void eb_board_parser_init(eb_board_parser *p, int dialect);
