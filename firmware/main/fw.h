@@ -32,3 +32,7 @@ bool fw_iperf_running(void *ctx);
 
 /* fw_build_info.c: what this image is, from its app descriptor and sdkconfig. */
 const ebc_build *fw_build_info(void);
+
+/* fw_provenance.c: build facts for `version`, and the link (ebc_ops.link). */
+void fw_provenance_build(ebc_build *b);
+int fw_link(void *ctx, ebc_link *l);

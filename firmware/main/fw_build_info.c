@@ -82,5 +82,6 @@ const ebc_build *fw_build_info(void)
     set(EBC_F_WIFI_RX_IRAM_OPT, FW_WIFI_RX_IRAM);
     set(EBC_F_LWIP_IRAM_OPT, FW_LWIP_IRAM);
     set(EBC_F_CPU_MHZ, CONFIG_ESP_DEFAULT_CPU_FREQ_MHZ);
+    fw_provenance_build(&s_build);
     return &s_build;
 }

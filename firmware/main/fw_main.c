@@ -30,6 +30,7 @@ static const ebc_ops s_ops = {
     .iperf_running = fw_iperf_running,
     .heap = fw_heap,
     .restart = fw_restart,
+    .link = fw_link,
 };
 
 void app_main(void)

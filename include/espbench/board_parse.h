@@ -74,7 +74,7 @@ enum eb_board_iv_style {
 };
 
 /* An #EB: line, tokenized. Values are unescaped. */
-#define EB_EBLINE_MAX_KV 16
+#define EB_EBLINE_MAX_KV 40 /* a full tier (26 fields) plus its name and the link facts (issue 17) */
 typedef struct eb_ebline {
     char status[4];          /* "OK", "ERR", "EV" */
     char name[32];           /* event name for EV ("iperf.interval"), "" otherwise */
@@ -174,6 +174,7 @@ typedef struct eb_board_parser {
     bool have_interval;      /* an interval was seen since the last MODE line */
     double last_end;
     eb_ebline scratch;
+    eb_provenance prov;      /* facts the log states (provenance.h: #EB: replies, boot log, connect/scan lines) */
 } eb_board_parser;
 
 void eb_board_parser_init(eb_board_parser *p, int dialect);

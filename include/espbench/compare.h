@@ -28,12 +28,24 @@ typedef struct eb_compare_row {
     int n_baseline, n_current; /* entries averaged */
     int status;         /* enum eb_cmp_status */
     char error[256];    /* a failed entry's error, for EB_CMP_FAILED */
+    /* Statistical verdict (stats.h): Welch's t interval of current - baseline
+     * in Mbit/s over a sample per side — the cell's repeat figures when both
+     * sides have >= 2 of them, else (statistic mean) the steady 1-s interval
+     * rates of all its entries. */
+    char base_tier[32]; /* the baseline's tier (differs from tier under --tier-map) */
+    int verdict;        /* enum eb_verdict */
+    double ci_lo, ci_hi, ci_df; /* NAN when n/a */
+    int n_sample_base, n_sample_cur;
+    const char *sample_unit; /* "repeats", "intervals" or "" */
 } eb_compare_row;
 
 typedef struct eb_compare_opts {
     double max_drop_pct; /* a drop larger than this fails, e.g. 5 */
     int stat;            /* enum eb_stat (report.h) */
     const char *chip;    /* only this chip; NULL = all */
+    double confidence;   /* of the verdict's interval; 0 means 0.95 */
+    bool significant;    /* a drop fails only when the verdict is also "worse" */
+    const char *map_base, *map_cur; /* --tier-map A=B: baseline tier A pairs with current tier B */
 } eb_compare_opts;
 
 typedef struct eb_compare {
@@ -59,6 +71,9 @@ void eb_compare_text(const eb_compare *c, eb_buf *out);
  * classname "espbench.<chip>.<tier>" and name "<test>", figures as
  * <properties>, a <failure> element on a regression. */
 void eb_compare_junit(const eb_compare *c, eb_buf *out);
+
+/* --tier-map "A=B" into opts (pointers into a copy kept in buf); -1 if malformed. */
+int eb_compare_parse_tier_map(const char *arg, char *buf, size_t cap, eb_compare_opts *o);
 
 /* "5%", "5", "2.5 %" -> 5, 5, 2.5; -1 if not a non-negative number. */
 double eb_parse_percent(const char *s);

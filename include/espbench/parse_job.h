@@ -38,6 +38,7 @@ typedef struct eb_parse_out {
     int n_per_test[EB_TEST_COUNT]; /* entries per test (the next repeat number) */
     eb_board_meta meta;   /* chip, dialect, firmware project / IDF version, board IP, AP and RSSI */
     int n_logs;           /* logs parsed successfully */
+    eb_provenance prov;   /* what the board log stated about firmware, chip and link (every entry gets it) */
 } eb_parse_out;
 
 void eb_parse_out_init(eb_parse_out *out);

@@ -10,6 +10,7 @@
 #include "espbench/buf.h"
 #include "espbench/error.h"
 #include "espbench/profile.h"
+#include "espbench/provenance.h"
 
 #define EB_RESULTS_SCHEMA_VERSION 1
 
@@ -67,6 +68,9 @@ typedef struct eb_entry {
      * table, replayed) or "model N" (the tier model, version N); "" for a
      * real board. JSON: "figure_source". */
     char figure_source[24];
+    /* Where the figure came from (firmware, chip, link, AP, host, setting,
+     * sweep point); unknown fields stay unknown. JSON: "provenance". */
+    eb_provenance prov;
 } eb_entry;
 
 typedef struct eb_board_meta {

@@ -96,6 +96,7 @@ typedef struct eb_run_opts {
     const char *firmware;   /* manifest firmware name for stock tiers; NULL = "iperf-example" */
     const char *iperf;      /* PC iperf program; NULL = eb_iperf_program() */
     const char *iperf_version; /* already probed (eb_run_resolve); NULL = eb_run probes it */
+    const char *env;        /* --env: the setting (shield-box, air, cable, free text); NULL = unknown */
     volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: stop cleanly, keep results */
     eb_run_progress_fn progress;
     eb_run_step_fn step;

@@ -10,8 +10,8 @@
 #include "espbench/report.h"
 
 const char cmd_compare_usage[] =
-    "usage: espbench compare BASELINE CURRENT... [--max-drop PCT] [--stat mean|peak] [--chip CHIP]\n"
-    "                        [--junit FILE]\n"
+    "usage: espbench compare BASELINE CURRENT... [--max-drop PCT] [--significant] [--stat mean|peak]\n"
+    "                        [--chip CHIP] [--tier-map A=B] [--confidence PCT] [--junit FILE]\n"
     "       espbench compare --baseline docs CURRENT...   (or BASELINE = docs)\n"
     "\n"
     "Compares every chip x tier x test cell of CURRENT (results.json files, merged)\n"
@@ -24,9 +24,17 @@ const char cmd_compare_usage[] =
     "  --max-drop PCT   allowed drop in percent, e.g. 5% or 2.5 (default 5%)\n"
     "  --stat STAT      mean (default; steady receiver-side intervals) or peak (one second)\n"
     "  --chip CHIP      only this chip\n"
+    "  --significant    a drop beyond --max-drop fails only when the verdict is\n"
+    "                   also 'worse' (its whole interval below zero)\n"
+    "  --tier-map A=B   pair tier A of BASELINE with tier B of CURRENT\n"
+    "  --confidence PCT confidence of the verdict's interval (default 95%)\n"
     "  --junit FILE     also write JUnit XML: one testcase per cell, classname\n"
     "                   espbench.CHIP.TIER, name TEST, the figures as properties\n"
     "  --baseline docs  compare with the docs' figures from the profiles\n"
+    "\n"
+    "Every cell also gets a verdict: better / worse / within noise, from Welch's\n"
+    "t interval of the difference (repeat figures when both sides have >= 2,\n"
+    "else the steady interval rates); n/a with fewer than 2 values a side.\n"
     "\n"
     "exit status: 0 no regression, 1 a cell failed, 2 bad input.\n";
 
@@ -35,10 +43,13 @@ int cmd_compare(int argc, char **argv)
     static const struct option opts[] = {
         {"max-drop", required_argument, NULL, 'm'}, {"stat", required_argument, NULL, 's'},
         {"chip", required_argument, NULL, 'c'},     {"junit", required_argument, NULL, 'j'},
-        {"baseline", required_argument, NULL, 'b'}, {NULL, 0, NULL, 0},
+        {"baseline", required_argument, NULL, 'b'}, {"significant", no_argument, NULL, 'S'},
+        {"tier-map", required_argument, NULL, 't'}, {"confidence", required_argument, NULL, 'C'},
+        {NULL, 0, NULL, 0},
     };
     eb_compare_opts co = {.max_drop_pct = 5.0, .stat = EB_STAT_MEAN, .chip = NULL};
     const char *junit = NULL, *baseline = NULL;
+    char tier_map[64];
     int c;
     optind = 1;
     opterr = 0;
@@ -57,6 +68,20 @@ int cmd_compare(int argc, char **argv)
         case 'c': co.chip = optarg; break;
         case 'j': junit = optarg; break;
         case 'b': baseline = optarg; break;
+        case 'S': co.significant = true; break;
+        case 't':
+            if (eb_compare_parse_tier_map(optarg, tier_map, sizeof tier_map, &co) != 0)
+                return cli_usage_error("compare", "--tier-map '%s': expected BASELINE_TIER=CURRENT_TIER, e.g. "
+                                                  "minimum=iperf", optarg);
+            break;
+        case 'C': {
+            double pct = eb_parse_percent(optarg);
+            if (!(pct >= 50 && pct < 100))
+                return cli_usage_error("compare", "--confidence '%s': expected a percentage from 50 to 99.9, e.g. 95%%",
+                                       optarg);
+            co.confidence = pct / 100.0;
+            break;
+        }
         default: return cli_usage_error("compare", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }

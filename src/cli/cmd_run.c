@@ -16,6 +16,7 @@
 #include "espbench/iperf_proc.h"
 #include "espbench/lab.h"
 #include "espbench/profile.h"
+#include "espbench/provenance.h"
 #include "espbench/run.h"
 
 const char cmd_run_usage[] =
@@ -58,6 +59,8 @@ const char cmd_run_usage[] =
     "  --udp-rate MBPS       offered UDP rate (default 1.3 x the docs' figure of the tier, else 100)\n"
     "  --retries N           retries of a test after a reboot or failure (default 2)\n"
     "  --iperf PROGRAM       the PC's iperf2 (default $ESPBENCH_IPERF, else iperf in PATH)\n"
+    "  --env SETTING         where the board ran: shield-box, air, cable or free text\n"
+    "                        (recorded in every entry's provenance)\n"
     "results:\n"
     "  --out DIR             results.json, results.csv, console and iperf logs\n"
     "                        (default espbench-CHIP-YYYYMMDD-HHMMSS)\n"
@@ -264,7 +267,7 @@ enum {
     O_CHIP = 256, O_TIER, O_PORT, O_SIM, O_SIM_NOISE, O_SIM_FAULT, O_LAB, O_SHARD, O_DIALECT, O_SSID,
     O_PASSWORD_ENV, O_PC, O_IPERF_PORT, O_TESTS, O_DURATION, O_INTERVAL, O_WARMUP, O_REPEAT, O_UDP_RATE,
     O_RETRIES, O_OUT, O_RESUME, O_MANIFEST, O_FIRMWARE, O_BAUD, O_PASSWORD, O_IPERF, O_SIM_PROJECT, O_SIM_IDF,
-    O_SIM_MODEL, O_SIM_RSSI, O_SIM_PHY, O_SIM_RTT, O_SIM_LOSS,
+    O_SIM_MODEL, O_SIM_RSSI, O_SIM_PHY, O_SIM_RTT, O_SIM_LOSS, O_ENV,
 };
 
 static const struct option long_opts[] = {
@@ -303,6 +306,7 @@ static const struct option long_opts[] = {
     {"sim-phy", required_argument, 0, O_SIM_PHY},
     {"sim-rtt", required_argument, 0, O_SIM_RTT},
     {"sim-loss", required_argument, 0, O_SIM_LOSS},
+    {"env", required_argument, 0, O_ENV},
     {0, 0, 0, 0},
 };
 
@@ -383,6 +387,13 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
     case O_SIM_PROJECT: rq->sim_project = optarg; break;
     case O_SIM_IDF: rq->sim_idf = optarg; break;
     case O_SIM_MODEL: rq->sim_model = true; break;
+    case O_ENV: {
+        char why[160];
+        if (eb_prov_check_env(optarg, why, sizeof why) != 0)
+            return cli_usage_error("run", "--env: %s", why);
+        o->env = optarg;
+        break;
+    }
     case O_SIM_RSSI: case O_SIM_PHY: case O_SIM_RTT: case O_SIM_LOSS: {
         static const char *const names[] = {"rssi", "phy", "rtt", "loss"};
         eb_error le;

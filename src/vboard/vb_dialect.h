@@ -93,6 +93,7 @@ struct vb_console {
     ebc_build build;
     ebc_ops ops;
     char build_fw[33], build_idf[33], build_chip[24], build_mac[18];
+    char build_sdkconfig[64];
 };
 
 /* Applies runtime settings that match no profile row (espbench firmware). */

@@ -41,6 +41,15 @@ static void make_build(vb_console *c)
              mac[3], mac[4], mac[5]);
     b->mac = c->build_mac;
     b->he = is_he(c->build_chip);
+    /* Provenance as the firmware's `version` gives it; the same facts the
+     * vboard's boot log prints (chip revision v1.0, SPI speed 40MHz, the
+     * chip's CPU clock), and the iperf engine the firmware links. */
+    b->chip_rev = "v1.0";
+    b->flash_mhz = 40;
+    b->cpu_mhz = chip && chip->cpu_mhz > 0 ? (int)chip->cpu_mhz : 160;
+    b->iperf_component = "espressif/iperf";
+    snprintf(c->build_sdkconfig, sizeof c->build_sdkconfig, "idf_target=%s,spiram=0", c->build_chip);
+    b->sdkconfig = c->build_sdkconfig;
     const eb_tier *boot = vb_con_boot_tier(c);
     snprintf(b->image.name, sizeof b->image.name, "%s", boot ? boot->name : "default");
     for (int f = 0; f < EBC_F_COUNT && f < EB_F_COUNT; f++) {
@@ -180,6 +189,27 @@ static void op_heap(void *ctx, ebc_heap *h)
     h->largest_internal = (c->heap_free * 9 / 20) & ~3u;
 }
 
+/* The link as esp_wifi_sta_get_ap_info etc. report it on the firmware: the
+ * emulated AP joined (RSSI, channel, BSSID from the vboard's AP model), 20 MHz,
+ * 802.11n (the emulated AP is an 11n AP, as the stock wifi-cmd scan line says),
+ * power save off (the firmware sets WIFI_PS_NONE). */
+static int op_link(void *ctx, ebc_link *l)
+{
+    vb_console *c = ctx;
+    vb_wifi_scan_entry e[VB_MAX_APS];
+    if (!c->core.connected || vb_con_wifi_scan(c, c->core.ssid, e, VB_MAX_APS) < 1)
+        return -1;
+    l->rssi = e[0].rssi;
+    l->channel = e[0].channel;
+    l->bw_mhz = 20;
+    snprintf(l->band, sizeof l->band, "%s", e[0].channel > 14 ? "5GHz" : "2.4GHz");
+    snprintf(l->phy, sizeof l->phy, "11n");
+    snprintf(l->ps, sizeof l->ps, "none");
+    eb_strlcpy(l->ssid, e[0].ssid, sizeof l->ssid);
+    eb_strlcpy(l->bssid, e[0].bssid, sizeof l->bssid);
+    return 0;
+}
+
 static void op_restart(void *ctx)
 {
     vb_console *c = ctx;
@@ -287,6 +317,7 @@ void vb_dialect_espbench_boot(vb_console *c)
         .iperf_running = op_iperf_running,
         .heap = op_heap,
         .restart = op_restart,
+        .link = op_link,
     };
     ebc_core_init(&c->core, &c->ops, &c->build);
     ebc_core_start(&c->core);

@@ -84,6 +84,13 @@ static void f_heap(void *ctx, ebc_heap *h)
     *h = (ebc_heap){120000, 110000, 60000, 121000, 111000};
 }
 static void f_restart(void *ctx) { ((fake *)ctx)->restarts++; }
+static int f_link(void *ctx, ebc_link *l)
+{
+    (void)ctx;
+    *l = (ebc_link){.rssi = -47, .channel = 6, .bw_mhz = 20, .band = "2.4GHz", .phy = "11n", .ps = "none",
+                    .ssid = "lab ap", .bssid = "02:eb:00:00:00:01"};
+    return 0;
+}
 
 typedef struct env {
     fake f;
@@ -117,7 +124,7 @@ static int setup(void **state)
     env *e = calloc(1, sizeof *e);
     eb_buf_init(&e->f.out);
     e->ops = (ebc_ops){&e->f, f_write, f_deinit, f_init, f_connect, f_scan, f_iperf_start, f_iperf_abort,
-                       f_iperf_running, f_heap, f_restart};
+                       f_iperf_running, f_heap, f_restart, f_link};
     build_esp32_like(&e->build);
     ebc_core_init(&e->core, &e->ops, &e->build);
     ebc_core_start(&e->core); /* boot: Wi-Fi up with the image tier */
@@ -149,7 +156,7 @@ static void connect(env *e)
     run(e, "sta_connect \"lab ap\" -");
     assert_true(ebc_wants_secret(&e->core));
     const char *out = run(e, "p@ss \"word\"");
-    assert_non_null(strstr(out, "#EB:OK ssid=\"lab ap\" ip=127.0.0.9\r\n"));
+    assert_non_null(strstr(out, "#EB:OK ssid=\"lab ap\" ip=127.0.0.9 rssi=-47 "));
 }
 
 /* ------------------------------------------------------------------ tests */
@@ -342,13 +349,16 @@ static void test_constraint_violations_keep_tier(void **state)
     assert_string_equal(out, "#EB:EV wifi.connected\r\n"
                              "#EB:EV wifi.got_ip ip=127.0.0.9 mask=255.0.0.0 gw=127.0.0.1\r\n"
                              "#EB:OK name=x static_rx=8 dynamic_rx=64 static_tx=16 rx_ba_win=0 tcp_snd_buf_kb=65 "
-                             "tcp_wnd_kb=65 tcp_mbox=64 wifi_iram_opt=1\r\n");
+                             "tcp_wnd_kb=65 tcp_mbox=64 wifi_iram_opt=1 rssi=-47 ch=6 bw=20 band=2.4GHz phy=11n ps=none "
+                             "bssid=02:eb:00:00:00:01\r\n");
     assert_int_equal(e->f.deinits, 1);
     assert_int_equal(e->f.last_cfg.tx_buf_type, 0);
     assert_false(e->f.last_cfg.ampdu_rx_enable);
     assert_string_equal(e->f.last_pass, "p@ss \"word\"");
     assert_string_equal(run(e, "tier_show"), "#EB:OK name=x static_rx=8 dynamic_rx=64 static_tx=16 rx_ba_win=0 "
-                                             "tcp_snd_buf_kb=65 tcp_wnd_kb=65 tcp_mbox=64 wifi_iram_opt=1\r\n");
+                                             "tcp_snd_buf_kb=65 tcp_wnd_kb=65 tcp_mbox=64 wifi_iram_opt=1 "
+                                             "rssi=-47 ch=6 bw=20 band=2.4GHz phy=11n ps=none "
+                                             "bssid=02:eb:00:00:00:01\r\n");
 }
 
 static void test_password_never_printed(void **state)
@@ -368,7 +378,8 @@ static void test_password_never_printed(void **state)
     /* Inline password (stock-compatible) works too and is not echoed in the reply. */
     out = run(e, "sta_connect \"lab ap\" \"p@ss \\\"word\\\"\"");
     assert_string_equal(out, "#EB:EV wifi.connected\r\n#EB:EV wifi.got_ip ip=127.0.0.9 mask=255.0.0.0 gw=127.0.0.1\r\n"
-                             "#EB:OK ssid=\"lab ap\" ip=127.0.0.9\r\n");
+                             "#EB:OK ssid=\"lab ap\" ip=127.0.0.9 rssi=-47 ch=6 bw=20 band=2.4GHz phy=11n ps=none "
+                             "bssid=02:eb:00:00:00:01\r\n");
 }
 
 static void test_commands(void **state)
@@ -402,6 +413,46 @@ static void test_commands(void **state)
     assert_string_equal(run(e, "restart"), "#EB:OK\r\n");
     assert_int_equal(e->f.restarts, 1);
     assert_string_equal(run(e, "sta_scan \"open"), "#EB:ERR code=SYNTAX msg=\"unterminated quote\"\r\n");
+}
+
+/* Provenance: build facts in `version`; the link (associated only) in
+ * `version`, `tier_show`/`tier_set`; the RSSI after a test in `mem`. */
+static void test_provenance_replies(void **state)
+{
+    env *e = *state;
+    e->build.idf_commit = "v5.5-dirty";
+    e->build.iperf_component = "espressif/iperf";
+    e->build.iperf_version = "0.1.3";
+    e->build.chip_rev = "v3.1";
+    e->build.flash_mhz = 80;
+    e->build.cpu_mhz = 240;
+    e->build.sdkconfig = "freertos_hz=1000,spiram=0";
+    assert_string_equal(run(e, "version"),
+                        "#EB:OK proto=1 fw=0.1.0 idf=v5.5 chip=esp32 runtime=static_rx,dynamic_rx,dynamic_tx,"
+                        "static_tx,rx_ba_win idf_commit=v5.5-dirty iperf=espressif/iperf iperf_ver=0.1.3 "
+                        "chip_rev=v3.1 flash_mhz=80 cpu_mhz=240 sdkconfig=\"freertos_hz=1000,spiram=0\"\r\n");
+    assert_null(strstr(run(e, "tier_show"), "rssi="));
+    connect(e);
+    const char *link = " rssi=-47 ch=6 bw=20 band=2.4GHz phy=11n ps=none bssid=02:eb:00:00:00:01\r\n";
+    const char *v = run(e, "version");
+    assert_non_null(strstr(v, link));
+    const char *t = run(e, "tier_show");
+    assert_non_null(strstr(t, "#EB:OK name=iperf static_rx=16 "));
+    assert_non_null(strstr(t, link));
+    assert_string_equal(run(e, "mem"), "#EB:OK free_internal=120000 min_internal=110000 largest_internal=60000 "
+                                       "free_default=121000 min_default=111000 rssi=-47\r\n");
+    /* the fullest tier line still fits one console line with the link facts */
+    char cmd[EBC_LINE_MAX] = "tier_set name=a-31-character-long-tier-name-x";
+    for (int f = 0; f < EBC_F_COUNT; f++)
+        if (ebc_field_get(f)->runtime && f != EBC_F_STATIC_TX)
+            snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " %s=%d", ebc_field_get(f)->key,
+                     f == EBC_F_STATIC_RX ? 10 : f == EBC_F_DYNAMIC_RX ? 32 : f == EBC_F_RX_BA_WIN ? 6 : 32);
+    const char *r = run(e, cmd);
+    if (!strstr(r, link))
+        fail_msg("%s -> %s", cmd, r);
+    ebc_parsed p;
+    assert_int_equal(ebc_parse_line(strstr(r, "#EB:OK"), &p), 0);
+    assert_string_equal(ebc_parsed_get(&p, "bssid"), "02:eb:00:00:00:01");
 }
 
 static void test_events(void **state)
@@ -491,6 +542,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_constraint_violations_keep_tier, setup, teardown),
         cmocka_unit_test_setup_teardown(test_password_never_printed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_commands, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_provenance_replies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_events, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tokenizer_and_lines, setup, teardown),
     };

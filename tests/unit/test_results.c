@@ -95,6 +95,9 @@ static void build_sample(eb_results *r)
     e.param[EB_F_STATIC_RX] = 16;
     e.param_set[EB_F_RX_BA_WIN] = true;
     e.param[EB_F_RX_BA_WIN] = 0;
+    snprintf(e.prov.env, sizeof e.prov.env, "shield, box");
+    e.prov.channel = 6;
+    e.prov.rssi_before = -41;
     eb_interval rx[2] = {{0, 1, 10387500, 83.1, 0.03, 2, 7000}, {1, 2, 10387500, 83.1, NAN, -1, -1}};
     eb_interval tx[1] = {{0, 1, 12500000, 100, NAN, -1, -1}};
     e.receiver = rx;
@@ -123,11 +126,17 @@ static void test_json_round_trip(void **state)
     assert_non_null(strstr(text, "\"free_heap\":\tnull"));   /* -1 -> null */
     assert_non_null(strstr(text, "\"static_rx\":\t16"));
     assert_non_null(strstr(text, "\"rx_ba_win\":\t0"));
-    assert_null(strstr(text, "nan"));
+    assert_null(strstr(text, "\tnan"));
+    assert_null(strstr(text, ":nan"));
+    assert_non_null(strstr(text, "\"provenance\":\t{\"idf_version\":null,"));
+    assert_non_null(strstr(text, "\"channel\":6,\"bandwidth_mhz\":null,\"rssi_before\":-41,"));
 
     eb_error err = {0};
     assert_int_equal(eb_results_parse_json(&back, text, b.len, "x.json", &err), 0);
     assert_string_equal(back.espbench_version, "0.1.0");
+    assert_string_equal(back.entries[0].prov.env, "shield, box");
+    assert_true(back.entries[0].prov.channel == 6 && isnan(back.entries[0].prov.rssi_after));
+    assert_true(isnan(back.entries[1].prov.channel) && back.entries[1].prov.env[0] == 0);
     assert_int_equal(back.n_boards, 1);
     assert_int_equal(back.boards[0].rssi, -41);
     assert_string_equal(back.boards[0].ap_ssid, "lab \"ap\"");
@@ -236,13 +245,20 @@ static void test_csv_rfc4180(void **state)
     const char *t = eb_buf_cstr(&b);
     const char *header = "board,chip,tier,test,repeat,status,mean_mbps,peak_mbps,median_mbps,min_mbps,max_mbps,"
                          "stddev_mbps,n_intervals,sender_mean_mbps,loss_pct,jitter_ms,free_heap,min_free_heap,"
-                         "largest_block,ref_mbps,duration_s,interval_s,warmup_s,udp_rate_mbps,started,finished,error\r\n";
+                         "largest_block,ref_mbps,duration_s,interval_s,warmup_s,udp_rate_mbps,started,finished,error"
+                         ",prov_idf_version,prov_idf_commit,prov_iperf_component,prov_iperf_version,prov_chip_rev,"
+                         "prov_mac,prov_flash_mhz,prov_cpu_mhz,prov_band,prov_phy_mode,prov_channel,"
+                         "prov_bandwidth_mhz,prov_rssi_before,prov_rssi_after,prov_power_save,prov_ap_ssid,"
+                         "prov_ap_bssid,prov_unit_base,prov_espbench_version,prov_pc_iperf_version,prov_env,"
+                         "prov_sdkconfig,prov_sweep_var,prov_sweep_value\r\n";
     assert_memory_equal(t, header, strlen(header));
     const char *row1 = "sim,esp32,iperf,udp_rx,0,ok,83.1,84.6,,,,,3,,0.25,0.031,37990,,,83.1,4,1,1,100,"
-                       "2026-12-02T10:00:00Z,2026-12-02T10:00:05Z,\r\n";
+                       "2026-12-02T10:00:00Z,2026-12-02T10:00:05Z,"
+                       ",,,,,,,,,,,6,,-41,,,,,,,,\"shield, box\",,,\r\n";
     assert_memory_equal(t + strlen(header), row1, strlen(row1));
     const char *row2 = "sim,esp32,minimum,tcp_tx,0,failed,,,,,,,3,,,,,,,,4,1,1,,2026-12-02T10:00:00Z,"
-                       "2026-12-02T10:00:05Z,\"board rebooted, \"\"twice\"\"\nretry later, please\"\r\n";
+                       "2026-12-02T10:00:05Z,\"board rebooted, \"\"twice\"\"\nretry later, please\""
+                       ",,,,,,,,,,,,,,,,,,,,,,,,\r\n";
     assert_string_equal(t + strlen(header) + strlen(row1), row2);
     eb_buf_free(&b);
     eb_results_free(&r);

@@ -452,6 +452,8 @@ static void ev_simple(ebc_core *c, const char *ev)
 
 /* ---------------------------------------------------------------- events */
 
+static void link_kv(ebc_core *c, ebc_line *l, bool rssi_only);
+
 static void ev_got_ip(ebc_core *c)
 {
     ev_simple(c, "wifi.connected");
@@ -597,6 +599,7 @@ static void connect_and_reply(ebc_core *c)
     ebc_line_start(&l, "#EB:OK");
     ebc_line_kv_str(&l, "ssid", c->ssid);
     ebc_line_kv_str(&l, "ip", ip.ip);
+    link_kv(c, &l, false);
     ebc_emit(c, &l);
 }
 
@@ -778,6 +781,42 @@ static void cmd_heap(ebc_core *c, int argc, char **argv)
     ebc_emit(c, &l);
 }
 
+/* The link facts, when the platform reports them and the board is associated. */
+static void link_kv(ebc_core *c, ebc_line *l, bool rssi_only)
+{
+    ebc_link k;
+    memset(&k, 0, sizeof k);
+    if (!c->ops->link || !c->connected || c->ops->link(c->ops->ctx, &k) != 0)
+        return;
+    ebc_line_kv_int(l, "rssi", k.rssi);
+    if (rssi_only)
+        return;
+    if (k.channel > 0)
+        ebc_line_kv_int(l, "ch", k.channel);
+    if (k.bw_mhz > 0)
+        ebc_line_kv_int(l, "bw", k.bw_mhz);
+    const char *text[][2] = {{"band", k.band}, {"phy", k.phy}, {"ps", k.ps}, {"bssid", k.bssid}};
+    for (size_t i = 0; i < sizeof text / sizeof text[0]; i++)
+        if (text[i][1][0])
+            ebc_line_kv_str(l, text[i][0], text[i][1]);
+}
+
+/* Build facts of `version` that the platform knows. */
+static void build_kv(const ebc_build *b, ebc_line *l)
+{
+    const char *text[][2] = {{"idf_commit", b->idf_commit}, {"iperf", b->iperf_component},
+                             {"iperf_ver", b->iperf_version}, {"chip_rev", b->chip_rev}};
+    for (size_t i = 0; i < sizeof text / sizeof text[0]; i++)
+        if (text[i][1] && text[i][1][0])
+            ebc_line_kv_str(l, text[i][0], text[i][1]);
+    if (b->flash_mhz > 0)
+        ebc_line_kv_int(l, "flash_mhz", b->flash_mhz);
+    if (b->cpu_mhz > 0)
+        ebc_line_kv_int(l, "cpu_mhz", b->cpu_mhz);
+    if (b->sdkconfig && b->sdkconfig[0])
+        ebc_line_kv_str(l, "sdkconfig", b->sdkconfig);
+}
+
 static void cmd_free(ebc_core *c, int argc, char **argv)
 {
     (void)argc;
@@ -804,6 +843,7 @@ static void cmd_mem(ebc_core *c, int argc, char **argv)
     ebc_line_kv_int(&l, "largest_internal", h.largest_internal);
     ebc_line_kv_int(&l, "free_default", h.free_default);
     ebc_line_kv_int(&l, "min_default", h.min_default);
+    link_kv(c, &l, true); /* after a test: the RSSI then */
     ebc_emit(c, &l);
 }
 
@@ -828,6 +868,8 @@ static void cmd_version(ebc_core *c, int argc, char **argv)
     if (c->build->mac && c->build->mac[0])
         ebc_line_kv_str(&l, "mac", c->build->mac);
     ebc_line_kv_str(&l, "runtime", runtime);
+    build_kv(c->build, &l);
+    link_kv(c, &l, false);
     ebc_emit(c, &l);
 }
 
@@ -846,6 +888,7 @@ static void cmd_tier_show(ebc_core *c, int argc, char **argv)
     ebc_line l;
     ebc_line_start(&l, "#EB:OK");
     tier_line(&l, &c->tier);
+    link_kv(c, &l, false);
     ebc_emit(c, &l);
 }
 
@@ -898,6 +941,7 @@ static void cmd_tier_set(ebc_core *c, int argc, char **argv)
     ebc_line l;
     ebc_line_start(&l, "#EB:OK");
     tier_line(&l, &c->tier);
+    link_kv(c, &l, false);
     ebc_emit(c, &l);
 }
 

@@ -995,11 +995,18 @@ void eb_board_parser_init(eb_board_parser *p, int dialect)
 {
     memset(p, 0, sizeof *p);
     p->dialect = dialect;
+    eb_prov_init(&p->prov);
 }
 
 void eb_board_parser_line(eb_board_parser *p, const char *line, size_t len, eb_board_line *out)
 {
     eb_board_parse_line(p->dialect, line, len, out, &p->scratch);
+    if (out->event != EB_BEV_INTERVAL) {
+        /* facts about firmware, chip and link (table-driven keys: provenance.c); never on interval lines */
+        char clean[1024];
+        eb_board_clean_line(line, len, clean, sizeof clean);
+        eb_prov_from_line(clean, &p->prov, false);
+    }
     if (out->event == EB_BEV_MODE) {
         p->interval_s = out->interval_s;
         p->time_s = out->time_s;

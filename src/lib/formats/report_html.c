@@ -294,6 +294,89 @@ static void chart_vs_docs(eb_buf *out, const chip_view *v)
     eb_buf_printf(out, "</svg>\n");
 }
 
+/* Spread over repeats: per tier, per test, the runs as dots, their range as a
+ * thin line, the 95 % t interval of the mean as a box and the mean as a bar. */
+static void chart_spread(eb_buf *out, const chip_view *v)
+{
+    double vmax = 0;
+    int n_groups = 0;
+    for (int t = 0; t < v->n_tiers; t++) {
+        bool any = false;
+        for (int k = 0; k < EB_TEST_COUNT; k++) {
+            rep_spread sp;
+            if (rep_cell_spread(v->r, v->chip, v->tiers[t], k, v->o->stat, &sp) >= 2) {
+                any = true;
+                if (sp.s.max > vmax)
+                    vmax = sp.s.max;
+            }
+        }
+        n_groups += any;
+    }
+    if (n_groups == 0)
+        return;
+    axes a = {1, 0, 0, 0};
+    a.ystep = nice_step(vmax * 1.15, &a.ymax);
+    svg_open(out, "Spread over repeats (dots = runs, box = 95 % interval of the mean)");
+    svg_axes(out, &a, NULL, "Mbit/s");
+    double group = (double)PW / n_groups, slot = group * 0.8 / EB_TEST_COUNT;
+    int g = 0;
+    for (int t = 0; t < v->n_tiers; t++) {
+        bool any = false;
+        double gx = ML + group * g + group * 0.1;
+        for (int k = 0; k < EB_TEST_COUNT; k++) {
+            rep_spread sp;
+            int n = rep_cell_spread(v->r, v->chip, v->tiers[t], k, v->o->stat, &sp);
+            if (n < 2)
+                continue;
+            any = true;
+            double cx = gx + slot * k + slot / 2, half = slot * 0.3;
+            double q = eb_student_t_quantile(0.975, n - 1), se = sp.s.stddev / sqrt(n);
+            double lo = sp.s.mean - q * se, hi = sp.s.mean + q * se;
+            if (lo < 0)
+                lo = 0;
+            eb_buf_printf(out, "<g><title>");
+            html_text(out, v->tiers[t]);
+            eb_buf_printf(out, " %s: %d runs, mean %.2f, median %.2f, sd %.2f (CV %.1f %%), min %.2f, max %.2f, "
+                               "95 %% interval of the mean %.2f-%.2f Mbit/s</title>",
+                          eb_test_label(k), n, sp.s.mean, sp.s.median, sp.s.stddev, sp.s.cv_pct, sp.s.min, sp.s.max,
+                          lo, hi);
+            eb_buf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>", cx,
+                          py(&a, sp.s.min), cx, py(&a, sp.s.max), test_colour[k]);
+            eb_buf_printf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" "
+                               "fill-opacity=\"0.25\" stroke=\"%s\"/>",
+                          cx - half, py(&a, hi), 2 * half, fmax(py(&a, lo) - py(&a, hi), 1), test_colour[k],
+                          test_colour[k]);
+            eb_buf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" "
+                               "stroke-width=\"2\"/>",
+                          cx - half, py(&a, sp.s.mean), cx + half, py(&a, sp.s.mean));
+            for (int i = 0; i < n; i++)
+                eb_buf_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2.5\" fill=\"%s\"/>",
+                              cx + half * 1.6, py(&a, sp.values[i]), test_colour[k]);
+            eb_buf_printf(out, "</g>\n");
+        }
+        if (any) {
+            eb_buf_printf(out, "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">",
+                          ML + group * g + group / 2, MT + PH + 16);
+            html_text(out, v->tiers[t]);
+            eb_buf_printf(out, "</text>\n");
+            g++;
+        }
+    }
+    for (int k = 0; k < EB_TEST_COUNT; k++)
+        legend_item(out, k, test_colour[k], eb_test_label(k));
+    eb_buf_printf(out, "</svg>\n");
+}
+
+static void html_prov_item(void *ctx, const char *label, const char *value)
+{
+    eb_buf *out = ctx;
+    eb_buf_printf(out, "<tr><th>");
+    html_text(out, label);
+    eb_buf_printf(out, "</th><td>");
+    html_text(out, value);
+    eb_buf_printf(out, "</td></tr>\n");
+}
+
 static void html_table(eb_buf *out, rep_table *t)
 {
     eb_buf_printf(out, "<table>\n");
@@ -381,6 +464,7 @@ int eb_report_html(const eb_results *r, const eb_profiles *p, const eb_report_op
         }
         eb_buf_printf(out, "<div class=\"charts\">\n");
         chart_tiers(out, &v);
+        chart_spread(out, &v);
         chart_vs_docs(out, &v);
         chart_memory(out, &v);
         for (int test = 0; test < EB_TEST_COUNT; test++)
@@ -393,8 +477,19 @@ int eb_report_html(const eb_results *r, const eb_profiles *p, const eb_report_op
                 html_table(out, &t);
             rep_table_free(&t);
         }
+        rep_spread_table(r, p, o, chips[i], &t);
+        if (t.n_rows) {
+            eb_buf_printf(out, "<p class=\"note\">");
+            html_text(out, rep_spread_note(o->stat));
+            eb_buf_printf(out, "</p>\n");
+            html_table(out, &t);
+        }
+        rep_table_free(&t);
         boards_table(out, r, chips[i]);
     }
-    eb_buf_printf(out, "</body></html>\n");
+    eb_buf_printf(out, "<footer><h2>Provenance</h2>\n<table class=\"meta\">\n");
+    if (eb_prov_footer(r, html_prov_item, out) == 0)
+        eb_buf_printf(out, "<tr><td>none recorded</td></tr>\n");
+    eb_buf_printf(out, "</table></footer>\n</body></html>\n");
     return 0;
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "espbench/report.h"
+#include "espbench/stats.h"
 
 #define REP_MAX_CHIPS 64
 #define REP_MAX_TIERS 64
@@ -62,5 +63,22 @@ void rep_summary_table(const eb_results *r, const eb_profiles *p, const eb_repor
 /* The ESP8266-README style table: |Mbits/sec|TCP TX|TCP RX|UDP TX|UDP RX| with a row per tier. */
 void rep_tier_table(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const char *chip, int group,
                     rep_table *t);
+
+/* Spread over repeats (report_spread.c). */
+#define REP_MAX_RUNS 256
+typedef struct rep_spread {
+    eb_sample_stats s;      /* over the runs' figures (mean or peak, by the statistic) */
+    double best_1s;         /* largest peak_1s of any run */
+    int stalls, drops;      /* flagged steady intervals, all runs */
+    double values[REP_MAX_RUNS];
+} rep_spread;
+/* The cell's runs (ok entries); returns how many. */
+int rep_cell_spread(const eb_results *r, const char *chip, const char *tier, int test, int stat, rep_spread *out);
+bool rep_has_repeats(const eb_results *r, const eb_profiles *p, const char *chip);
+/* Tier | Test | Runs | Mean | Median | Std dev | CV % | Min | Best 1-s | Stalls | Drops, for cells with >= 2 runs;
+ * 0 rows when there are none. */
+void rep_spread_table(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const char *chip,
+                      rep_table *t);
+const char *rep_spread_note(int stat);
 
 #endif

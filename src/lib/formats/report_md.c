@@ -34,6 +34,28 @@ static void md_table(eb_buf *out, rep_table *t)
     eb_buf_append_byte(out, '\n');
 }
 
+static void md_prov_item(void *ctx, const char *label, const char *value)
+{
+    eb_buf *out = ctx;
+    eb_buf_printf(out, "- %s: ", label);
+    md_cell(out, value);
+    eb_buf_append_byte(out, '\n');
+}
+
+/* Provenance footer: the conditions every figure above was measured under. */
+static void md_footer(const eb_results *r, eb_buf *out)
+{
+    eb_buf mark;
+    eb_buf_init(&mark);
+    int n = eb_prov_footer(r, md_prov_item, &mark);
+    if (n) {
+        eb_buf_printf(out, "---\n\n**Provenance**\n\n");
+        eb_buf_append(out, mark.data, mark.len);
+        eb_buf_append_byte(out, '\n');
+    }
+    eb_buf_free(&mark);
+}
+
 int eb_report_md(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, eb_buf *out, eb_error *err)
 {
     const char *chips[REP_MAX_CHIPS];
@@ -69,6 +91,13 @@ int eb_report_md(const eb_results *r, const eb_profiles *p, const eb_report_opts
         rep_summary_table(r, p, o, chips[i], &t);
         md_table(out, &t);
         rep_table_free(&t);
+        rep_spread_table(r, p, o, chips[i], &t);
+        if (t.n_rows) {
+            eb_buf_printf(out, "### Spread over repeats\n\n%s\n\n", rep_spread_note(o->stat));
+            md_table(out, &t);
+        }
+        rep_table_free(&t);
     }
+    md_footer(r, out);
     return 0;
 }

@@ -42,6 +42,15 @@ static void rst_heading(eb_buf *out, const char *text, char ch)
     eb_buf_append(out, "\n\n", 2);
 }
 
+static void rst_prov_item(void *ctx, const char *label, const char *value)
+{
+    eb_buf *out = ctx;
+    eb_buf_printf(out, "   %s: ", label);
+    for (; *value; value++)
+        eb_buf_append_byte(out, (uint8_t)(*value == '\n' || *value == '\r' ? ' ' : *value));
+    eb_buf_append_byte(out, '\n');
+}
+
 int eb_report_rst(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, eb_buf *out, eb_error *err)
 {
     const char *chips[REP_MAX_CHIPS];
@@ -71,6 +80,18 @@ int eb_report_rst(const eb_results *r, const eb_profiles *p, const eb_report_opt
         snprintf(title, sizeof title, zh ? "%s 最佳吞吐量" : "%s best throughput", disp);
         rst_list_table(out, title, &t);
         rep_table_free(&t);
+        rep_spread_table(r, p, o, chips[i], &t);
+        if (t.n_rows) {
+            snprintf(title, sizeof title, "%s spread over repeats", disp);
+            eb_buf_printf(out, "%s\n\n", rep_spread_note(o->stat));
+            rst_list_table(out, title, &t);
+        }
+        rep_table_free(&t);
     }
+    /* Provenance as an RST comment: kept with the page source, not rendered. */
+    eb_buf_printf(out, "..\n   espbench provenance\n");
+    if (eb_prov_footer(r, rst_prov_item, out) == 0)
+        eb_buf_printf(out, "   (none recorded)\n");
+    eb_buf_append_byte(out, '\n');
     return 0;
 }

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "espbench/clock.h"
+#include "espbench/stats.h"
 #include "espbench/version.h"
 #include "json_writer.h"
 
@@ -67,6 +68,7 @@ void eb_entry_init(eb_entry *e)
     e->mean_mbps = e->peak_mbps = e->loss_pct = e->jitter_ms = e->ref_mbps = NAN;
     e->free_heap = e->min_free_heap = e->largest_block = -1;
     e->duration_s = e->interval_s = e->warmup_s = e->udp_rate_mbps = NAN;
+    eb_prov_init(&e->prov);
 }
 
 void eb_entry_set_tier_params(eb_entry *e, const eb_tier *t)
@@ -247,6 +249,29 @@ static void intervals_json(eb_jw *w, const char *key, const eb_interval *iv, int
     eb_buf_append_byte(b, ']');
 }
 
+/* Derived, written for readers and ignored on load: the run's coefficient of
+ * variation and its flagged intervals (stats.h: stalls at 0, drops > 30 %
+ * under the median), by start time. */
+static void noise_json(eb_jw *w, const eb_entry *e)
+{
+    eb_jw_object(w, "noise");
+    eb_jw_num(w, "cv_pct", e->rx_stats.mean > 0 && e->rx_stats.n > 1 ? e->rx_stats.stddev / e->rx_stats.mean * 100 : NAN);
+    unsigned char *flags = e->n_receiver > 0 ? malloc((size_t)e->n_receiver) : NULL;
+    int stalls = 0, drops = 0;
+    eb_interval_flags(e, flags, &stalls, &drops);
+    eb_jw_int(w, "stalls", stalls);
+    eb_jw_int(w, "drops", drops);
+    for (int kind = 0; kind < 2; kind++) {
+        eb_jw_array(w, kind == 0 ? "stall_at_s" : "drop_at_s");
+        for (int i = 0; flags && i < e->n_receiver; i++)
+            if (flags[i] && (flags[i] == EB_IV_STALL) == (kind == 0))
+                eb_jw_num(w, NULL, e->receiver[i].start_s);
+        eb_jw_end(w);
+    }
+    free(flags);
+    eb_jw_end(w);
+}
+
 static void entry_json(eb_jw *w, const eb_entry *e)
 {
     eb_jw_object(w, NULL);
@@ -285,12 +310,14 @@ static void entry_json(eb_jw *w, const eb_entry *e)
     eb_jw_end(w);
     stats_json(w, "rx_stats", &e->rx_stats);
     stats_json(w, "tx_stats", &e->tx_stats);
+    noise_json(w, e);
     eb_jw_object(w, "intervals");
     intervals_json(w, "receiver", e->receiver, e->n_receiver);
     intervals_json(w, "sender", e->sender, e->n_sender);
     eb_jw_end(w);
     eb_jw_str(w, "started", e->started);
     eb_jw_str(w, "finished", e->finished);
+    eb_prov_to_json(&e->prov, eb_jw_raw(w, "provenance"));
     eb_jw_end(w);
 }
 
@@ -626,6 +653,16 @@ static int parse_entry(jctx *c, const cJSON *o, eb_entry *e)
     }
     if ((rc = parse_stats(c, o, "rx_stats", &e->rx_stats)) || (rc = parse_stats(c, o, "tx_stats", &e->tx_stats)))
         return rc;
+    const cJSON *po;
+    if ((rc = get_obj(c, o, "provenance", &po, OPTIONAL)))
+        return rc;
+    const char *bad = NULL;
+    if (po && eb_prov_from_json(po, &e->prov, &bad) != 0) {
+        size_t old = path_push(c, ".provenance");
+        rc = jfail(c, bad, "expected a string, a number or null (see docs/results.md)");
+        c->path[old] = '\0';
+        return rc;
+    }
     const cJSON *io;
     if ((rc = get_obj(c, o, "intervals", &io, OPTIONAL)))
         return rc;

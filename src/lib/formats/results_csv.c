@@ -84,6 +84,10 @@ void eb_results_to_csv(const eb_results *r, eb_buf *out)
             eb_buf_append_byte(out, ',');
         csv_text(out, columns[c].name);
     }
+    for (int k = 0; k < eb_prov_n_fields(); k++) {
+        eb_buf_append(out, ",prov_", 6);
+        csv_text(out, eb_prov_field_get(k)->key);
+    }
     eb_buf_append(out, "\r\n", 2);
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
@@ -104,6 +108,13 @@ void eb_results_to_csv(const eb_results *r, eb_buf *out)
                 break;
             }
             }
+        }
+        /* provenance columns, appended after the fixed ones (prov_<key>) */
+        for (int k = 0; k < eb_prov_n_fields(); k++) {
+            char v[192];
+            eb_prov_format(&e->prov, k, v, sizeof v);
+            eb_buf_append_byte(out, ',');
+            csv_text(out, v);
         }
         eb_buf_append(out, "\r\n", 2);
     }

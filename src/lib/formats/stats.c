@@ -199,3 +199,191 @@ void eb_stats_compute(const eb_interval *iv, int n, double interval_s, double wa
     free(idx);
     free(rates);
 }
+
+/* ---------------------------------------------------------------- noise (stats.h) */
+
+#include "espbench/stats.h"
+
+void eb_sample_stats_compute(const double *v, int n, eb_sample_stats *out)
+{
+    out->n = n > 0 ? n : 0;
+    out->mean = out->median = out->stddev = out->cv_pct = out->min = out->max = NAN;
+    if (n <= 0)
+        return;
+    double *s = malloc((size_t)n * sizeof *s);
+    if (!s)
+        abort();
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += s[i] = v[i];
+    out->mean = sum / n;
+    out->median = median_of(s, n); /* sorts s */
+    out->min = s[0];
+    out->max = s[n - 1];
+    free(s);
+    if (n < 2)
+        return;
+    double ss = 0;
+    for (int i = 0; i < n; i++)
+        ss += (v[i] - out->mean) * (v[i] - out->mean);
+    out->stddev = sqrt(ss / (n - 1));
+    out->cv_pct = out->mean != 0 ? out->stddev / fabs(out->mean) * 100.0 : NAN;
+}
+
+/* The same selection as eb_stats_compute: length within 10 % of the nominal
+ * interval, starting at or after the warm-up, finite rate. */
+static bool steady(const eb_interval *iv, double interval_s, double warmup_s)
+{
+    double span = iv->end_s - iv->start_s;
+    return fabs(span - interval_s) <= interval_s * 0.1 && isfinite(iv->mbps) && iv->start_s >= warmup_s - 1e-6;
+}
+
+static double entry_interval(const eb_entry *e)
+{
+    return e->interval_s > 0 ? e->interval_s : nominal_interval(e->receiver, e->n_receiver);
+}
+
+int eb_entry_steady_rates(const eb_entry *e, double *out, int max)
+{
+    double is = entry_interval(e), wu = isfinite(e->warmup_s) ? e->warmup_s : 0;
+    int m = 0;
+    for (int i = 0; is > 0 && i < e->n_receiver && m < max; i++)
+        if (steady(&e->receiver[i], is, wu))
+            out[m++] = e->receiver[i].mbps;
+    return m;
+}
+
+int eb_interval_flags(const eb_entry *e, unsigned char *flags, int *n_stalls, int *n_drops)
+{
+    *n_stalls = *n_drops = 0;
+    if (flags && e->n_receiver > 0)
+        memset(flags, 0, (size_t)e->n_receiver);
+    if (e->n_receiver <= 0)
+        return 0;
+    double *r = malloc((size_t)e->n_receiver * sizeof *r);
+    if (!r)
+        abort();
+    int m = eb_entry_steady_rates(e, r, e->n_receiver);
+    double med = m > 0 ? median_of(r, m) : NAN;
+    free(r);
+    double is = entry_interval(e), wu = isfinite(e->warmup_s) ? e->warmup_s : 0;
+    for (int i = 0; m > 0 && i < e->n_receiver; i++) {
+        const eb_interval *iv = &e->receiver[i];
+        if (!steady(iv, is, wu))
+            continue;
+        unsigned char f = 0;
+        if (iv->mbps <= 0)
+            f = EB_IV_STALL;
+        else if (iv->mbps < med * (1.0 - EB_DROP_FRACTION))
+            f = EB_IV_DROP;
+        *n_stalls += f == EB_IV_STALL;
+        *n_drops += f == EB_IV_DROP;
+        if (flags)
+            flags[i] = f;
+    }
+    return m;
+}
+
+/* Continued fraction of I_x(a,b) (DLMF 8.17.22), evaluated with the modified
+ * Lentz method; converges fast for x < (a+1)/(a+b+2). */
+static double betacf(double a, double b, double x)
+{
+    const double tiny = 1e-300;
+    double f = 1.0, c = 1.0, d = 1.0 - (a + b) * x / (a + 1.0);
+    if (fabs(d) < tiny)
+        d = tiny;
+    d = 1.0 / d;
+    f = d;
+    for (int m = 1; m <= 500; m++) {
+        for (int half = 0; half < 2; half++) {
+            /* even term d_{2m}, then odd term d_{2m+1} */
+            double num = half == 0 ? m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m))
+                                   : -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
+            d = 1.0 + num * d;
+            if (fabs(d) < tiny)
+                d = tiny;
+            c = 1.0 + num / c;
+            if (fabs(c) < tiny)
+                c = tiny;
+            d = 1.0 / d;
+            double delta = c * d;
+            f *= delta;
+            if (half == 1 && fabs(delta - 1.0) < 1e-15)
+                return f;
+        }
+    }
+    return f;
+}
+
+double eb_betainc(double a, double b, double x)
+{
+    if (!(x > 0))
+        return 0.0;
+    if (!(x < 1))
+        return 1.0;
+    double lfront = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
+    if (x < (a + 1.0) / (a + b + 2.0))
+        return exp(lfront) * betacf(a, b, x) / a;
+    /* symmetry I_x(a,b) = 1 - I_{1-x}(b,a) keeps the fraction in its fast range */
+    double lback = lgamma(a + b) - lgamma(a) - lgamma(b) + b * log1p(-x) + a * log(x);
+    return 1.0 - exp(lback) * betacf(b, a, 1.0 - x) / b;
+}
+
+double eb_student_t_cdf(double t, double df)
+{
+    if (!(df > 0) || isnan(t))
+        return NAN;
+    double x = df / (df + t * t);
+    double tail = 0.5 * eb_betainc(df / 2.0, 0.5, x); /* P(T > |t|) */
+    return t >= 0 ? 1.0 - tail : tail;
+}
+
+double eb_student_t_quantile(double p, double df)
+{
+    if (!(p > 0 && p < 1) || !(df > 0))
+        return NAN;
+    if (p < 0.5)
+        return -eb_student_t_quantile(1.0 - p, df);
+    double lo = 0, hi = 1;
+    while (eb_student_t_cdf(hi, df) < p && hi < 1e12)
+        hi *= 2;
+    for (int i = 0; i < 200 && hi - lo > 1e-12 * (1 + hi); i++) {
+        double mid = (lo + hi) / 2;
+        if (eb_student_t_cdf(mid, df) < p)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (lo + hi) / 2;
+}
+
+const char *eb_verdict_name(int v)
+{
+    static const char *const names[] = {[EB_VERDICT_NA] = "n/a", [EB_VERDICT_NOISE] = "within noise",
+                                        [EB_VERDICT_BETTER] = "better", [EB_VERDICT_WORSE] = "worse"};
+    return v >= 0 && v <= EB_VERDICT_WORSE ? names[v] : "?";
+}
+
+void eb_welch_interval(const eb_sample_stats *base, const eb_sample_stats *cur, double conf, eb_welch *out)
+{
+    out->diff = out->lo = out->hi = out->df = out->se = out->t_crit = NAN;
+    out->verdict = EB_VERDICT_NA;
+    if (base->n < 2 || cur->n < 2 || !(conf > 0 && conf < 1))
+        return;
+    out->diff = cur->mean - base->mean;
+    double va = base->stddev * base->stddev / base->n, vb = cur->stddev * cur->stddev / cur->n;
+    out->se = sqrt(va + vb);
+    if (out->se == 0) {
+        /* no spread on either side: the difference is exact */
+        out->lo = out->hi = out->diff;
+        out->df = base->n + cur->n - 2;
+        out->t_crit = 0;
+    } else {
+        /* Welch–Satterthwaite degrees of freedom */
+        out->df = (va + vb) * (va + vb) / (va * va / (base->n - 1) + vb * vb / (cur->n - 1));
+        out->t_crit = eb_student_t_quantile(1.0 - (1.0 - conf) / 2.0, out->df);
+        out->lo = out->diff - out->t_crit * out->se;
+        out->hi = out->diff + out->t_crit * out->se;
+    }
+    out->verdict = out->lo > 0 ? EB_VERDICT_BETTER : out->hi < 0 ? EB_VERDICT_WORSE : EB_VERDICT_NOISE;
+}

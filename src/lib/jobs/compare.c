@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "espbench/report.h"
+#include "espbench/stats.h"
 
 const char *eb_cmp_status_name(int status)
 {
@@ -46,6 +47,8 @@ static eb_compare_row *add_row(eb_compare *c)
     eb_compare_row *row = &c->rows[c->n_rows++];
     memset(row, 0, sizeof *row);
     row->baseline = row->current = row->diff_pct = NAN;
+    row->ci_lo = row->ci_hi = row->ci_df = NAN;
+    row->sample_unit = "";
     return row;
 }
 
@@ -73,7 +76,8 @@ static void judge(eb_compare *c, eb_compare_row *row, const eb_results *cur)
         }
     } else if (!isfinite(row->baseline)) {
         row->status = EB_CMP_NEW;
-    } else if (isfinite(row->diff_pct) && -row->diff_pct > c->opts.max_drop_pct) {
+    } else if (isfinite(row->diff_pct) && -row->diff_pct > c->opts.max_drop_pct &&
+               !(c->opts.significant && row->verdict != EB_VERDICT_WORSE && row->verdict != EB_VERDICT_NA)) {
         row->status = EB_CMP_REGRESSED;
     } else {
         row->status = EB_CMP_OK;
@@ -126,6 +130,70 @@ static void for_each_cell(const eb_results *a, const eb_results *b, const eb_pro
     eb_results_free(&u);
 }
 
+/* A cell's sample: its ok entries' figures (repeats), or with by_interval
+ * their steady interval rates. Returns the count; *out is malloc'd. */
+static int cell_sample(const eb_results *r, const char *chip, const char *tier, int test, int stat, bool by_interval,
+                       double **out)
+{
+    int cap = 16, n = 0;
+    double *v = malloc(sizeof *v * (size_t)cap);
+    if (!v)
+        abort();
+    for (int i = 0; i < r->n_entries; i++) {
+        const eb_entry *e = &r->entries[i];
+        if (e->test != test || strcmp(e->chip, chip) || strcmp(e->tier, tier) || strcmp(e->status, "ok"))
+            continue;
+        int need = by_interval ? e->n_receiver : 1;
+        while (n + need > cap) {
+            cap *= 2;
+            v = realloc(v, sizeof *v * (size_t)cap);
+            if (!v)
+                abort();
+        }
+        if (by_interval) {
+            n += eb_entry_steady_rates(e, v + n, need);
+        } else {
+            double f = stat == EB_STAT_PEAK ? e->peak_mbps : e->mean_mbps;
+            if (isfinite(f))
+                v[n++] = f;
+        }
+    }
+    *out = v;
+    return n;
+}
+
+/* Welch's t verdict of a cell (see eb_compare_row). */
+static void verdict(eb_compare *c, eb_compare_row *row, const eb_results *base, const eb_results *cur)
+{
+    double *a = NULL, *b = NULL;
+    /* base is already remapped under --tier-map: its cells carry the current tier's name */
+    int na = cell_sample(base, row->chip, row->tier, row->test, c->opts.stat, false, &a);
+    int nb = cell_sample(cur, row->chip, row->tier, row->test, c->opts.stat, false, &b);
+    row->sample_unit = "repeats";
+    if ((na < 2 || nb < 2) && c->opts.stat != EB_STAT_PEAK) {
+        free(a);
+        free(b);
+        na = cell_sample(base, row->chip, row->tier, row->test, c->opts.stat, true, &a);
+        nb = cell_sample(cur, row->chip, row->tier, row->test, c->opts.stat, true, &b);
+        row->sample_unit = "intervals";
+    }
+    eb_sample_stats sa, sb;
+    eb_sample_stats_compute(a, na, &sa);
+    eb_sample_stats_compute(b, nb, &sb);
+    free(a);
+    free(b);
+    eb_welch w;
+    eb_welch_interval(&sa, &sb, c->opts.confidence > 0 ? c->opts.confidence : 0.95, &w);
+    row->n_sample_base = na;
+    row->n_sample_cur = nb;
+    row->verdict = w.verdict;
+    row->ci_lo = w.lo;
+    row->ci_hi = w.hi;
+    row->ci_df = w.df;
+    if (w.verdict == EB_VERDICT_NA)
+        row->sample_unit = "";
+}
+
 typedef struct cmp_ctx {
     eb_compare *c;
     const eb_results *base, *cur;
@@ -148,6 +216,10 @@ static void compare_cell(void *vctx, const char *chip, const char *tier, int tes
         row->n_baseline = isfinite(row->baseline) ? 1 : 0;
     }
     row->current = eb_results_cell(x->cur, chip, tier, test, x->c->opts.stat, &row->n_current);
+    snprintf(row->base_tier, sizeof row->base_tier, "%s", x->c->opts.map_cur && !strcmp(tier, x->c->opts.map_cur)
+                                                              ? x->c->opts.map_base : tier);
+    if (x->base)
+        verdict(x->c, row, x->base, x->cur);
     judge(x->c, row, x->cur);
 }
 
@@ -157,15 +229,88 @@ static void init_compare(eb_compare *out, const eb_compare_opts *o)
     out->opts = *o;
 }
 
+static bool has_cell(const eb_results *r, const char *chip, const char *tier, int test)
+{
+    for (int i = 0; i < r->n_entries; i++) {
+        const eb_entry *e = &r->entries[i];
+        if (e->test == test && !strcmp(e->chip, chip) && !strcmp(e->tier, tier))
+            return true;
+    }
+    return false;
+}
+
+/* --tier-map A=B: a copy of the baseline whose tier-A entries are named B
+ * (its own tier-B entries left out), so that cells pair A with B. */
+static void remap_baseline(const eb_results *in, const char *from, const char *to, eb_results *out)
+{
+    eb_results_init(out);
+    for (int i = 0; i < in->n_entries; i++) {
+        const eb_entry *e = &in->entries[i];
+        if (!strcmp(e->tier, to) && strcmp(from, to))
+            continue;
+        eb_entry *n = eb_results_add(out, e);
+        if (!strcmp(e->tier, from))
+            snprintf(n->tier, sizeof n->tier, "%s", to);
+    }
+}
+
+int eb_compare_parse_tier_map(const char *arg, char *buf, size_t cap, eb_compare_opts *o)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || !eq[1] || strchr(eq + 1, '=') || strlen(arg) >= cap || strlen(arg) > 63)
+        return -1;
+    snprintf(buf, cap, "%s", arg);
+    buf[eq - arg] = '\0';
+    o->map_base = buf;
+    o->map_cur = buf + (eq - arg) + 1;
+    return 0;
+}
+
+/* "iperf/tcp_tx,iperf/udp_rx" (first few cells) for messages. */
+static void cell_names(const eb_results *r, char *out, size_t cap)
+{
+    out[0] = '\0';
+    int shown = 0;
+    for (int i = 0; i < r->n_entries && shown < 4; i++) {
+        const eb_entry *e = &r->entries[i];
+        char c[80];
+        snprintf(c, sizeof c, "%s/%s", e->tier, eb_test_name(e->test));
+        if (strstr(out, c))
+            continue;
+        size_t l = strlen(out);
+        snprintf(out + l, cap - l, "%s%s", l ? "," : "", c);
+        shown++;
+    }
+}
+
 int eb_compare_results(const eb_results *baseline, const eb_results *current, const eb_profiles *p,
                        const eb_compare_opts *o, eb_compare *out, eb_error *err)
 {
     init_compare(out, o);
+    eb_results mapped;
+    eb_results_init(&mapped);
+    if (o->map_base && o->map_cur) {
+        remap_baseline(baseline, o->map_base, o->map_cur, &mapped);
+        baseline = &mapped;
+    }
     cmp_ctx x = {out, baseline, current, p};
     for_each_cell(baseline, current, p, o->chip, compare_cell, &x);
+    int common = 0;
+    for (int i = 0; i < out->n_rows; i++) {
+        const eb_compare_row *r = &out->rows[i];
+        common += has_cell(baseline, r->chip, r->tier, r->test) && has_cell(current, r->chip, r->tier, r->test);
+    }
+    char bt[200], ct[200];
+    cell_names(baseline, bt, sizeof bt);
+    cell_names(current, ct, sizeof ct);
+    eb_results_free(&mapped);
     if (out->n_rows == 0)
         return eb_fail(err, EB_ECONFIG, "nothing to compare: neither input holds results%s%s",
                        o->chip ? " for chip " : "", o->chip ? o->chip : "");
+    if (common == 0)
+        return eb_fail(err, EB_ECONFIG, "the inputs share no chip x tier x test cell (baseline has %s; current "
+                       "has %s): compare results of the same tests, or pair tiers with --tier-map A=B",
+                       bt[0] ? bt : "none", ct[0] ? ct : "none");
     return 0;
 }
 
@@ -193,17 +338,35 @@ static void fmt_num(char *out, size_t size, const char *fmt, double v)
 
 void eb_compare_text(const eb_compare *c, eb_buf *out)
 {
-    eb_buf_printf(out, "%-10s %-18s %-7s %10s %10s %8s  %s\n", "chip", "tier", "test", "baseline", "current",
-                  "diff %", "status");
+    double conf = (c->opts.confidence > 0 ? c->opts.confidence : 0.95) * 100;
+    char cih[32];
+    snprintf(cih, sizeof cih, "%g%% interval", conf);
+    eb_buf_printf(out, "%-10s %-18s %-7s %10s %10s %20s %-12s %-13s %8s  %s\n", "chip", "tier", "test", "baseline",
+                  "current", cih, "verdict", "sample", "diff %", "status");
     for (int i = 0; i < c->n_rows; i++) {
         const eb_compare_row *r = &c->rows[i];
-        char b[32], cu[32], d[32];
+        char b[32], cu[32], d[32], ci[48] = "-", tier[72], sample[32] = "-";
         fmt_num(b, sizeof b, "%.2f", r->baseline);
         fmt_num(cu, sizeof cu, "%.2f", r->current);
         fmt_num(d, sizeof d, "%+.1f", r->diff_pct);
-        eb_buf_printf(out, "%-10s %-18s %-7s %10s %10s %8s  %s%s%s\n", r->chip, r->tier, eb_test_name(r->test), b, cu,
-                      d, eb_cmp_status_name(r->status), r->error[0] ? ": " : "", r->error);
+        if (isfinite(r->ci_lo) && isfinite(r->ci_hi))
+            snprintf(ci, sizeof ci, "[%+.2f, %+.2f]", r->ci_lo, r->ci_hi);
+        if (r->sample_unit && r->sample_unit[0])
+            snprintf(sample, sizeof sample, "%d/%d %s", r->n_sample_base, r->n_sample_cur,
+                     r->sample_unit[0] == 'r' ? "rep" : "iv");
+        if (r->base_tier[0] && strcmp(r->base_tier, r->tier))
+            snprintf(tier, sizeof tier, "%s=%s", r->base_tier, r->tier);
+        else
+            snprintf(tier, sizeof tier, "%s", r->tier);
+        eb_buf_printf(out, "%-10s %-18s %-7s %10s %10s %20s %-12s %-13s %8s  %s%s%s\n", r->chip, tier,
+                      eb_test_name(r->test), b, cu, ci, eb_verdict_name(r->verdict), sample, d,
+                      eb_cmp_status_name(r->status), r->error[0] ? ": " : "", r->error);
     }
     eb_buf_printf(out, "%d of %d cells failed (max drop %.1f %%, statistic: %s)\n", c->n_failed, c->n_rows,
                   c->opts.max_drop_pct, eb_stat_name(c->opts.stat));
+    eb_buf_printf(out, "verdict: Welch's t interval of current - baseline in Mbit/s at %g %% confidence (t quantile "
+                       "from the regularized incomplete beta); sample: rep = repeat figures, iv = steady interval "
+                       "rates; a drop fails %s\n",
+                  conf, c->opts.significant ? "only when the verdict is also worse (--significant)"
+                                            : "on the threshold alone (add --significant to require the verdict)");
 }

@@ -9,6 +9,7 @@
 
 #include "espbench/compare.h"
 #include "espbench/report.h"
+#include "espbench/stats.h"
 
 /* Escapes for both text and attribute values; drops characters XML 1.0 forbids. */
 static void xml_text(eb_buf *out, const char *s)
@@ -42,8 +43,9 @@ static void failure_message(const eb_compare *c, const eb_compare_row *r, char *
 {
     switch (r->status) {
     case EB_CMP_REGRESSED:
-        snprintf(msg, size, "%s %s %s dropped %.1f %% (%.2f -> %.2f Mbit/s; allowed %.1f %%)", r->chip, r->tier,
-                 eb_test_name(r->test), -r->diff_pct, r->baseline, r->current, c->opts.max_drop_pct);
+        snprintf(msg, size, "%s %s %s dropped %.1f %% (%.2f -> %.2f Mbit/s; allowed %.1f %%); verdict %s%s", r->chip,
+                 r->tier, eb_test_name(r->test), -r->diff_pct, r->baseline, r->current, c->opts.max_drop_pct,
+                 eb_verdict_name(r->verdict), c->opts.significant ? " (significance required)" : "");
         break;
     case EB_CMP_FAILED:
         snprintf(msg, size, "%s %s %s failed: %s", r->chip, r->tier, eb_test_name(r->test), r->error);
@@ -84,6 +86,11 @@ void eb_compare_junit(const eb_compare *c, eb_buf *out)
         property(out, "current_mbps", r->current, "%.3f");
         property(out, "diff_pct", r->diff_pct, "%.2f");
         property(out, "max_drop_pct", c->opts.max_drop_pct, "%g");
+        property(out, "ci_low_mbps", r->ci_lo, "%.3f");
+        property(out, "ci_high_mbps", r->ci_hi, "%.3f");
+        eb_buf_printf(out, "        <property name=\"verdict\" value=\"%s\"/>\n", eb_verdict_name(r->verdict));
+        eb_buf_printf(out, "        <property name=\"sample\" value=\"%d/%d %s\"/>\n", r->n_sample_base,
+                      r->n_sample_cur, r->sample_unit ? r->sample_unit : "");
         eb_buf_printf(out, "        <property name=\"status\" value=\"%s\"/>\n      </properties>\n",
                       eb_cmp_status_name(r->status));
         char msg[512];

@@ -32,6 +32,7 @@ void eb_parse_out_init(eb_parse_out *out)
 {
     memset(out, 0, sizeof *out);
     out->meta.rssi = 0;
+    eb_prov_init(&out->prov);
 }
 
 void eb_parse_out_free(eb_parse_out *out)
@@ -299,6 +300,7 @@ static int parse_board(eb_parse_out *out, const char *name, const char *data, si
 
     eb_board_parser bp;
     eb_board_parser_init(&bp, dialect);
+    bp.prov = out->prov;
     eb_board_line bl;
     seg *cur = NULL;
     char first_error[200] = "";
@@ -390,6 +392,8 @@ static int parse_board(eb_parse_out *out, const char *name, const char *data, si
             break;
         }
     }
+    out->prov = bp.prov;
+    out->prov.unit_base = eb_dialect_mbit_base(dialect);
     int with_data = 0;
     for (int i = 0; i < segs->n; i++)
         with_data += segs->v[i].iv.n > 0 || segs->v[i].has_summary;
@@ -639,8 +643,10 @@ int eb_parse_log_buffer(eb_parse_out *out, const char *name, const char *data, s
     if (rc == 0) {
         out->n_logs++;
         const char *chip = o->chip ? o->chip : out->meta.chip[0] ? out->meta.chip : "unknown";
-        for (int i = 0; i < out->n_entries; i++)
+        for (int i = 0; i < out->n_entries; i++) {
             copy_str(out->entries[i].chip, sizeof out->entries[i].chip, chip);
+            eb_prov_merge(&out->entries[i].prov, &out->prov);
+        }
         if (o->chip)
             copy_str(out->meta.chip, sizeof out->meta.chip, o->chip);
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "espbench/clock.h"
+#include "espbench/dialect.h"
 #include "run_internal.h"
 
 void run_emit(board_ctx *bc, int event, const eb_run_item *it, const char *msg, double elapsed, double mbps,
@@ -66,6 +67,7 @@ const char *run_file_label(const board_ctx *bc)
 void run_console_capture(void *user, const char *line)
 {
     board_ctx *bc = user;
+    eb_prov_track_line(&bc->prov, line);
     if (bc->console_log) {
         fprintf(bc->console_log, "%s\n", line);
         fflush(bc->console_log);
@@ -186,13 +188,15 @@ void run_entry_base(board_ctx *bc, const eb_run_item *it, eb_entry *e)
                  eb_model_source(it->tier, it->test, &bc->b->sim_link, bc->b->sim_model) == EB_FIG_PUBLISHED
                      ? "published"
                      : "model " EB_MODEL_VERSION);
+    eb_prov_track_test_start(&bc->prov);
 }
 
 int run_record(board_ctx *bc, const eb_entry *e, eb_error *err)
 {
     uint64_t t0 = eb_now_us();
     pthread_mutex_lock(&bc->sh->lock);
-    eb_results_put(&bc->sh->results, e);
+    eb_entry *stored = eb_results_put(&bc->sh->results, e);
+    eb_prov_track_stamp(&bc->prov, bc->drv ? eb_dialect_mbit_base(bc->drv->dialect) : NAN, &stored->prov);
     if (strcmp(e->status, "ok") == 0)
         bc->sh->sum->done++;
     else

@@ -25,6 +25,7 @@
 #include "espbench/console_driver.h"
 #include "espbench/esp_image.h"
 #include "espbench/port.h"
+#include "espbench/provenance.h"
 #include "espbench/run.h"
 
 #define EB_RUN_READY_MS 15000
@@ -60,6 +61,7 @@ typedef struct board_ctx {
     char fw_sha256[72];    /* of the application image, when known */
     int index, total;
     eb_error err;
+    eb_prov_tracker prov;  /* provenance facts seen on the console */
 } board_ctx;
 
 /* run_plan.c */

@@ -86,6 +86,7 @@ static int make_boards(run_shared *sh, board_ctx **out, eb_error *err)
         bcs[i].b = &o->boards[i];
         bcs[i].label = o->boards[i].name[0] ? o->boards[i].name : o->boards[i].port;
         snprintf(bcs[i].fw_sha256, sizeof bcs[i].fw_sha256, "%s", o->boards[i].fw_sha256);
+        eb_prov_track_init(&bcs[i].prov, eb_version(), sh->iperf_version, o->env);
         bcs[i].chip = eb_profiles_chip(o->profiles, o->boards[i].chip);
         eb_run_item probe[1];
         if (!bcs[i].chip || eb_run_plan(o, bcs[i].chip, probe, 0, err) < 0) {

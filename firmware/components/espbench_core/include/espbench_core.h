@@ -88,6 +88,13 @@ typedef struct ebc_build {
      * build-time fields are the values every tier_set must match. */
     ebc_tier image;
     const char *mac;         /* station MAC "aa:bb:cc:dd:ee:ff"; NULL if unknown */
+    /* Provenance reported by `version` (NULL / 0 = unknown, not printed). */
+    const char *idf_commit;      /* ESP-IDF git describe/commit the image was built from */
+    const char *iperf_component; /* "espressif/iperf" */
+    const char *iperf_version;   /* its version */
+    const char *chip_rev;        /* "v0.4" */
+    const char *sdkconfig;       /* build options beyond the tier, "key=value,..." (< 120 chars) */
+    int flash_mhz, cpu_mhz;
 } ebc_build;
 
 /* ---- validation and mapping (pure) ---- */
@@ -202,6 +209,18 @@ typedef struct ebc_iperf_args {
 #define EBC_REASON_AUTH_FAIL 202
 #define EBC_REASON_HANDSHAKE_TIMEOUT 204
 
+/* The link now (esp_wifi_sta_get_ap_info and friends on the firmware). */
+typedef struct ebc_link {
+    int rssi;            /* dBm */
+    int channel;
+    int bw_mhz;          /* 20, 40; 0 unknown */
+    char band[8];        /* "2.4GHz", "5GHz"; "" unknown */
+    char phy[8];         /* "11b", "11g", "11n", "11ax", "11a", "11ac"; "" unknown */
+    char ps[12];         /* "none", "min_modem", "max_modem"; "" unknown */
+    char ssid[33];
+    char bssid[18];      /* "aa:bb:cc:dd:ee:ff" */
+} ebc_link;
+
 typedef struct ebc_ops {
     void *ctx;
     /* Console output (already formatted, "\r\n" line ends). */
@@ -223,6 +242,10 @@ typedef struct ebc_ops {
     void (*heap)(void *ctx, ebc_heap *h);
     /* Reboots (does not return on the firmware). */
     void (*restart)(void *ctx);
+    /* Optional (NULL: not reported): the link to the AP. 0 when associated
+     * and l filled; non-zero otherwise. Its facts go into the `version`,
+     * `tier_show`/`tier_set` replies and (rssi) the `mem` reply. */
+    int (*link)(void *ctx, ebc_link *l);
 } ebc_ops;
 
 typedef struct ebc_core {
