@@ -117,7 +117,7 @@ static bool app_info(board_ctx *bc, const eb_image_set *set, eb_image_info *info
         return false;
     eb_sha256_hex(app->data, app->len, bc->fw_sha256);
     eb_error ierr = {0};
-    return eb_image_parse(app->data, app->len, !strcmp(bc->chip->name, "esp8266"), info, &ierr) == 0;
+    return eb_image_parse(app->data, app->len, bc->chip->image_format == EB_IMAGE_ESP8266, info, &ierr) == 0;
 }
 
 /* Stock firmware: the tier is an image of its own, flashed from the manifest. */

@@ -86,7 +86,6 @@ static int make_boards(run_shared *sh, board_ctx **out, eb_error *err)
         bcs[i].b = &o->boards[i];
         bcs[i].label = o->boards[i].name[0] ? o->boards[i].name : o->boards[i].port;
         snprintf(bcs[i].fw_sha256, sizeof bcs[i].fw_sha256, "%s", o->boards[i].fw_sha256);
-        eb_prov_track_init(&bcs[i].prov, eb_version(), sh->iperf_version, o->env);
         bcs[i].chip = eb_profiles_chip(o->profiles, o->boards[i].chip);
         eb_run_item probe[1];
         if (!bcs[i].chip || eb_run_plan(o, bcs[i].chip, probe, 0, err) < 0) {
@@ -156,6 +155,8 @@ int eb_run(const eb_run_opts *o_in, eb_run_summary *sum, eb_error *err)
         snprintf(sh.iperf_version, sizeof sh.iperf_version, "%.63s", v.text);
     }
     snprintf(sum->iperf_version, sizeof sum->iperf_version, "%s", sh.iperf_version);
+    for (int i = 0; i < o.n_boards; i++) /* provenance starts with what the PC side knows */
+        eb_prov_track_init(&bcs[i].prov, eb_version(), sh.iperf_version, o.env);
     run_boards(bcs, o.n_boards);
     rc = first_board_error(bcs, o.n_boards, err);
     if (!rc && sum->failed)

@@ -359,27 +359,6 @@ int eb_rom_read_mac(eb_rom_client *c, uint8_t mac[6], eb_error *err)
     return EB_OK;
 }
 
-/* SPI controller register offsets for the user-command (RDID) sequence. */
-typedef struct {
-    const char *chip; /* NULL = the layout of ESP32-S2 and later */
-    uint32_t usr, usr1, usr2, mosi_dlen, miso_dlen, w0;
-} spi_layout;
-
-static const spi_layout spi_layouts[] = {
-    {"esp8266", 0x1C, 0x20, 0x24, 0, 0, 0x40},
-    {"esp32", 0x1C, 0x20, 0x24, 0x28, 0x2C, 0x80},
-    {NULL, 0x18, 0x1C, 0x20, 0x24, 0x28, 0x58},
-};
-
-static const spi_layout *layout_for(const eb_chip *chip)
-{
-    size_t i = 0;
-    for (; spi_layouts[i].chip; i++)
-        if (!strcmp(spi_layouts[i].chip, chip->name))
-            break;
-    return &spi_layouts[i];
-}
-
 enum { SPI_CMD_USR = 1u << 18, SPI_USR_COMMAND = 1u << 31, SPI_USR_MISO = 1u << 28, RDID = 0x9F };
 
 int eb_rom_read_flash_id(eb_rom_client *c, uint32_t *jedec, eb_error *err)
@@ -387,7 +366,10 @@ int eb_rom_read_flash_id(eb_rom_client *c, uint32_t *jedec, eb_error *err)
     *jedec = 0;
     if (!c->chip)
         return eb_fail(err, EB_EIO, "read flash id: chip not detected yet");
-    const spi_layout *l = layout_for(c->chip);
+    /* The register layout is chip data (profiles: spi_regs, from esptool's targets). */
+    const eb_spi_regs *l = eb_chip_spi_regs(c->chip, err);
+    if (!l)
+        return EB_ECONFIG;
     uint32_t base = c->chip->spi_reg_base, old_usr, old_usr2, v = 0;
     if (eb_rom_read_reg(c, base + l->usr, &old_usr, err) || eb_rom_read_reg(c, base + l->usr2, &old_usr2, err))
         return EB_EIO;
