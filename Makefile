@@ -25,11 +25,12 @@ demo: build
 	$(BUILD)/espbench run --chip esp32s3 --tier iperf --sim --out $(DEMO_OUT)
 	$(BUILD)/espbench report $(DEMO_OUT)/results.json --format md --vs-docs
 
-# All tests, built with AddressSanitizer and UndefinedBehaviorSanitizer.
+# All tests, built with AddressSanitizer and UndefinedBehaviorSanitizer, run two at a time
+# (most end-to-end tests wait on timed traffic, not on the CPU).
 test: deps-test
 	cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=Debug -DESPBENCH_SANITIZE=ON -DESPBENCH_TESTS=ON
 	cmake --build $(TEST_BUILD) -j$(JOBS)
-	cd $(TEST_BUILD) && ctest --output-on-failure --timeout 300
+	cd $(TEST_BUILD) && ctest --output-on-failure --timeout 300 -j$(JOBS)
 
 # Benchmarks (bench/README.md): writes bench/results.json and bench/SUMMARY.md; exit 1 if a
 # figure falls short of its target.
