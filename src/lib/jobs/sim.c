@@ -170,6 +170,45 @@ static int flash_app(const eb_sim_opts *o, const char *port, const char *image, 
     return rc;
 }
 
+/* The tier model's inputs (docs/model.md) as vboard flags: overlay tiers,
+ * --model and the link; lk holds the numbers' text. Returns the new count. */
+static int add_model_args(const eb_sim_opts *o, char **args, int n, char lk[4][32])
+{
+    if (o->profiles_dir && *o->profiles_dir) {
+        args[n++] = "--profiles";
+        args[n++] = (char *)o->profiles_dir;
+    }
+    if (o->force_model)
+        args[n++] = "--model";
+    const double lv[4] = {o->link.rssi_dbm, o->link.phy_mbps, o->link.rtt_ms, o->link.loss_pct};
+    static const char *const lf[4] = {"--rssi", "--phy", "--rtt", "--loss"};
+    for (int k = 0; k < 4; k++) {
+        if (isnan(lv[k]) || (k >= 2 && lv[k] == 0))
+            continue;
+        snprintf(lk[k], 32, "%g", lv[k]);
+        args[n++] = (char *)lf[k];
+        args[n++] = lk[k];
+    }
+    return n;
+}
+
+/* A vboard that refused its arguments (a --sim-fault it does not know) said
+ * why in the last line of its log: pass that on. */
+static int start_failed(const char *prog, const char *log, eb_error *err)
+{
+    char why[300] = "";
+    FILE *logf = fopen(log, "r");
+    for (char l[300]; logf && fgets(l, sizeof l, logf);)
+        if (l[0] != '\n')
+            snprintf(why, sizeof why, "%s", l);
+    if (logf)
+        fclose(logf);
+    why[strcspn(why, "\r\n")] = 0;
+    if (!strncmp(why, "espbench-vboard: ", 17))
+        return eb_fail(err, EB_ECONFIG, "sim: the virtual board refused its options: %s", why + 17);
+    return eb_fail(err, EB_EIO, "sim: %s did not report its pty (see %s)", prog, log);
+}
+
 int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
 {
     char prog[PATH_MAX];
@@ -235,22 +274,7 @@ int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
     /* The line is not what is measured: no pacing at the baud rate, so that
      * flashing the image and the console cost no more than they must. */
     args[n++] = "--no-baud-timing";
-    /* The tier model's inputs (docs/model.md): overlay tiers and link. */
-    if (o->profiles_dir && *o->profiles_dir) {
-        args[n++] = "--profiles";
-        args[n++] = (char *)o->profiles_dir;
-    }
-    if (o->force_model)
-        args[n++] = "--model";
-    const double lv[4] = {o->link.rssi_dbm, o->link.phy_mbps, o->link.rtt_ms, o->link.loss_pct};
-    static const char *const lf[4] = {"--rssi", "--phy", "--rtt", "--loss"};
-    for (int k = 0; k < 4; k++) {
-        if (isnan(lv[k]) || (k >= 2 && lv[k] == 0))
-            continue;
-        snprintf(lk[k], sizeof lk[k], "%g", lv[k]);
-        args[n++] = (char *)lf[k];
-        args[n++] = lk[k];
-    }
+    n = add_model_args(o, args, n, lk);
     args[n++] = "--no-flash-timing";
     /* espbench reaches the sim board through a pty, which carries no DTR/RTS:
      * a SYNC stands in for the reset sequence (docs/vboard.md). */
@@ -314,19 +338,7 @@ int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
     line[strcspn(line, "\r\n")] = 0;
     if (!line[0] || line[0] != '/') {
         eb_sim_stop(s);
-        /* A vboard that refused its arguments (a --sim-fault it does not
-         * know) said why in the last line of its log: pass that on. */
-        char why[300] = "";
-        FILE *logf = fopen(log, "r");
-        for (char l[300]; logf && fgets(l, sizeof l, logf);)
-            if (l[0] != '\n')
-                snprintf(why, sizeof why, "%s", l);
-        if (logf)
-            fclose(logf);
-        why[strcspn(why, "\r\n")] = 0;
-        if (!strncmp(why, "espbench-vboard: ", 17))
-            return eb_fail(err, EB_ECONFIG, "sim: the virtual board refused its options: %s", why + 17);
-        return eb_fail(err, EB_EIO, "sim: %s did not report its pty (see %s)", prog, log);
+        return start_failed(prog, log, err);
     }
     snprintf(s->pty, sizeof s->pty, "%.255s", line);
     FILE *pf = fopen(pidf, "we");
