@@ -36,18 +36,19 @@ static void *board_thread(void *arg)
 /* One thread per board (none for a lone board). */
 static void run_boards(board_ctx *bcs, int n)
 {
-    if (n == 1) {
-        board_thread(&bcs[0]);
+    if (n <= 1) {
+        if (n == 1)
+            board_thread(&bcs[0]);
         return;
     }
     pthread_t *th = calloc((size_t)n, sizeof *th);
     bool *started = calloc((size_t)n, sizeof *started);
-    if (!th || !started)
-        abort();
+    /* Out of memory for the thread table: boards run one after another instead. */
     for (int i = 0; i < n; i++)
-        started[i] = pthread_create(&th[i], NULL, board_thread, &bcs[i]) == 0;
+        if (th && started)
+            started[i] = pthread_create(&th[i], NULL, board_thread, &bcs[i]) == 0;
     for (int i = 0; i < n; i++) {
-        if (started[i])
+        if (started && started[i])
             pthread_join(th[i], NULL);
         else
             board_thread(&bcs[i]);
