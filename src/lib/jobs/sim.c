@@ -211,6 +211,17 @@ static int start_failed(const char *prog, const char *log, eb_error *err)
     return eb_fail(err, EB_EIO, "sim: %s did not report its pty (see %s)", prog, log);
 }
 
+/* The control socket (sweeps change the link through it): in the output
+ * folder when the path fits a Unix socket address, else in the temp dir. */
+static void control_path(eb_sim *s, const char *out_dir, const char *name)
+{
+    if ((size_t)snprintf(s->control, sizeof s->control, "%s/vboard-%s.ctl", out_dir, name) < sizeof s->control)
+        return;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(s->control, sizeof s->control, "%s/espbench-%d-%.40s.ctl", tmp && strlen(tmp) < 40 ? tmp : "/tmp",
+             (int)getpid(), name);
+}
+
 int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
 {
     char prog[PATH_MAX];
@@ -281,12 +292,7 @@ int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
     /* espbench reaches the sim board through a pty, which carries no DTR/RTS:
      * a SYNC stands in for the reset sequence (docs/vboard.md). */
     args[n++] = "--sync-resets";
-    /* The control socket (sweeps change the link through it): in the output
-     * folder when the path fits a Unix socket address, else in the temp dir. */
-    if ((size_t)snprintf(s->control, sizeof s->control, "%s/vboard-%s.ctl", o->out_dir, name) >= sizeof s->control)
-        snprintf(s->control, sizeof s->control, "%s/espbench-%d-%.40s.ctl",
-                 getenv("TMPDIR") && strlen(getenv("TMPDIR")) < 40 ? getenv("TMPDIR") : "/tmp", (int)getpid(),
-                 name);
+    control_path(s, o->out_dir, name);
     args[n++] = "--control";
     args[n++] = s->control;
     for (int i = 0; i < o->n_faults && i < EB_SIM_MAX_FAULTS; i++) {
