@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "espbench/ping_parse.h"
+#include "espbench/ping_proc.h"
 
 #define CLOSE(a, b) assert_true(fabs((a) - (b)) < 1e-9)
 
@@ -116,12 +117,50 @@ static void test_errors_exact(void **state)
     assert_string_equal(err.msg, "ping output: 2 received of 1 transmitted; the summary line is malformed");
 }
 
+/* The real system ping against loopback (network tests stay on 127.0.0.0/8). */
+static void test_run_loopback(void **state)
+{
+    (void)state;
+    static eb_ping_result r;
+    eb_error err = {0};
+    int rc = eb_ping_run("127.0.0.1", 3, 0.2, eb_deadline_in(10000), NULL, &r, &err);
+    assert_int_equal(rc, 0);
+    assert_int_equal(r.transmitted, 3);
+    assert_int_equal(r.received, 3);
+    assert_int_equal(r.n_rtt, 3);
+    assert_true(r.min_ms >= 0 && r.min_ms <= r.avg_ms && r.avg_ms <= r.max_ms && r.p99_ms == r.max_ms);
+}
+
+/* The deadline cuts a long ping: SIGINT still yields its summary. */
+static void test_run_deadline(void **state)
+{
+    (void)state;
+    static eb_ping_result r;
+    eb_error err = {0};
+    uint64_t t0 = eb_now_ms();
+    assert_int_equal(eb_ping_run("127.0.0.1", 100, 0.2, eb_deadline_in(700), NULL, &r, &err), 0);
+    assert_true(eb_now_ms() - t0 < 3000);
+    assert_true(r.transmitted >= 1 && r.transmitted < 100);
+}
+
+static void test_run_bad_input(void **state)
+{
+    (void)state;
+    static eb_ping_result r;
+    eb_error err = {0};
+    assert_int_equal(eb_ping_run("-f", 3, 0.2, eb_deadline_in(1000), NULL, &r, &err), EB_ECONFIG);
+    assert_string_equal(err.msg, "latency: '-f' is not a host name or IP address");
+    assert_int_equal(eb_ping_run("127.0.0.1", 3, 0.01, eb_deadline_in(1000), NULL, &r, &err), EB_ECONFIG);
+    assert_string_equal(err.msg, "latency: count 3 / interval 0.01 s out of range (1..4096, 0.2..60 s)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_loopback_capture), cmocka_unit_test(test_loss_and_duplicate),
         cmocka_unit_test(test_no_reply),         cmocka_unit_test(test_busybox_summary),
-        cmocka_unit_test(test_errors_exact),
+        cmocka_unit_test(test_errors_exact),     cmocka_unit_test(test_run_loopback),
+        cmocka_unit_test(test_run_deadline),     cmocka_unit_test(test_run_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
