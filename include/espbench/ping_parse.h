@@ -24,4 +24,9 @@ typedef struct eb_ping_result {
  * 100 %). Returns 0, or EB_EIO with the line that was missing or malformed. */
 int eb_ping_parse(const char *buf, size_t len, eb_ping_result *out, eb_error *err);
 
+/* For probes timed by espbench itself (UDP echo): loss from transmitted and
+ * received, min/avg/max/mdev (mdev as iputils: sqrt(E[x^2] - E[x]^2)) and
+ * p99 from rtt_ms[0..n_rtt). */
+void eb_ping_summarize(eb_ping_result *r);
+
 #endif

@@ -143,3 +143,25 @@ int eb_ping_parse(const char *buf, size_t len, eb_ping_result *out, eb_error *er
     out->p99_ms = nearest_rank(out->rtt_ms, out->n_rtt, 99.0);
     return 0;
 }
+
+void eb_ping_summarize(eb_ping_result *r)
+{
+    r->loss_pct = r->transmitted ? 100.0 * (r->transmitted - r->received) / r->transmitted : 100.0;
+    r->min_ms = r->avg_ms = r->max_ms = r->mdev_ms = NAN;
+    r->p99_ms = nearest_rank(r->rtt_ms, r->n_rtt, 99.0);
+    if (r->n_rtt <= 0)
+        return;
+    double sum = 0, sq = 0, lo = r->rtt_ms[0], hi = r->rtt_ms[0];
+    for (int i = 0; i < r->n_rtt; i++) {
+        double x = r->rtt_ms[i];
+        sum += x;
+        sq += x * x;
+        lo = x < lo ? x : lo;
+        hi = x > hi ? x : hi;
+    }
+    r->min_ms = lo;
+    r->max_ms = hi;
+    r->avg_ms = sum / r->n_rtt;
+    double var = sq / r->n_rtt - r->avg_ms * r->avg_ms;
+    r->mdev_ms = sqrt(var > 0 ? var : 0);
+}
