@@ -103,10 +103,11 @@ int eb_ping_run(const char *host, int count, double interval_s, eb_deadline d, c
     snprintf(c, sizeof c, "%d", count);
     snprintf(i, sizeof i, "%.3f", interval_s);
     const char *args[] = {eb_ping_program(), "-n", "-c", c, "-i", i, "-W", "1", host, NULL};
-    pid_t pid;
-    int fd;
-    if (spawn_ping(&pid, &fd, args, err))
-        return err ? err->code : EB_EIO;
+    pid_t pid = 0;
+    int fd = -1;
+    int src = spawn_ping(&pid, &fd, args, err);
+    if (src)
+        return src;
     char *buf = malloc(PING_OUT_MAX);
     size_t n = buf ? pump(fd, buf, PING_OUT_MAX, d) : 0;
     /* Still running at the deadline: SIGINT makes iputils print the summary
