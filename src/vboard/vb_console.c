@@ -588,6 +588,15 @@ void vb_console_boot(vb_console *c, const eb_image_info *app, const char *reset_
     pthread_mutex_unlock(&c->lock);
 }
 
+unsigned vb_console_echo_port(vb_console *c)
+{
+    pthread_mutex_lock(&c->lock);
+    const eb_dialect_desc *d = eb_dialect_desc_get(c->dialect);
+    unsigned port = c->running_app && !c->dead && c->connected && d ? d->udp_echo_port : 0;
+    pthread_mutex_unlock(&c->lock);
+    return port;
+}
+
 /* ------------------------------------------------------------------ line editor */
 
 /* Whether typed characters are echoed: linenoise dumb mode echoes them,

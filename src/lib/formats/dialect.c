@@ -27,7 +27,7 @@ static const eb_dialect_desc rows[EB_DIALECT_COUNT] = {
     [EB_DIALECT_IPERF_CMD_10] = {EB_DIALECT_IPERF_CMD_10, "iperf-cmd-1.0", 1e6, 601, 99999, prompts_iperf,
                                  "sta_connect", "sta_scan", "iperf --abort", "-b %gm", false},
     [EB_DIALECT_ESPBENCH] = {EB_DIALECT_ESPBENCH, "espbench", 1e6, 0, 0, prompts_espbench, "sta_connect",
-                             "sta_scan", "iperf --abort", "-b %gm", false},
+                             "sta_scan", "iperf --abort", "-b %gm", false, EB_UDP_ECHO_PORT},
 };
 
 const eb_dialect_desc *eb_dialect_desc_get(int d)

@@ -87,6 +87,13 @@ int eb_report_rst(const eb_results *r, const eb_profiles *p, const eb_report_opt
             rst_list_table(out, title, &t);
         }
         rep_table_free(&t);
+        rep_latency_table(r, p, o, chips[i], &t);
+        if (t.n_rows) {
+            snprintf(title, sizeof title, "%s latency", disp);
+            eb_buf_printf(out, "%s\n\n", rep_latency_note());
+            rst_list_table(out, title, &t);
+        }
+        rep_table_free(&t);
     }
     /* Provenance as an RST comment: kept with the page source, not rendered. */
     eb_buf_printf(out, "..\n   espbench provenance\n");

@@ -27,6 +27,21 @@ void run_emit(board_ctx *bc, int event, const eb_run_item *it, const char *msg, 
     pthread_mutex_unlock(&bc->sh->lock);
 }
 
+void run_emit_latency(board_ctx *bc, const eb_run_item *it, const eb_latency *l)
+{
+    const eb_run_opts *o = bc->sh->o;
+    if (!o->progress)
+        return;
+    eb_run_progress p = {
+        .event = EB_RUN_EV_LATENCY_DONE, .board = bc->b->name, .chip = bc->chip->name, .tier = it->tier->name,
+        .test = it->test, .repeat = it->repeat, .index = bc->index, .total = bc->total,
+        .current_mbps = NAN, .latency = l,
+    };
+    pthread_mutex_lock(&bc->sh->lock);
+    o->progress(o->user, &p);
+    pthread_mutex_unlock(&bc->sh->lock);
+}
+
 void run_infof(board_ctx *bc, int event, const char *fmt, ...)
 {
     char msg[512];
@@ -197,6 +212,22 @@ void run_entry_base(board_ctx *bc, const eb_run_item *it, eb_entry *e)
     eb_prov_track_test_start(&bc->prov);
 }
 
+int run_record_latency(board_ctx *bc, const eb_latency *l, eb_error *err)
+{
+    uint64_t t0 = eb_now_us();
+    pthread_mutex_lock(&bc->sh->lock);
+    eb_latency *stored = eb_results_put_latency(&bc->sh->results, l);
+    eb_prov_track_stamp(&bc->prov, bc->drv ? eb_dialect_mbit_base(bc->drv->dialect) : NAN, &stored->prov);
+    if (strcmp(l->status, "ok") == 0)
+        bc->sh->sum->done++;
+    else
+        bc->sh->sum->failed++;
+    int rc = run_save_locked(bc->sh, err);
+    pthread_mutex_unlock(&bc->sh->lock);
+    run_step_done(bc, EB_STEP_SAVE, t0);
+    return rc;
+}
+
 int run_record(board_ctx *bc, const eb_entry *e, eb_error *err)
 {
     uint64_t t0 = eb_now_us();
@@ -218,6 +249,14 @@ bool run_already_done(board_ctx *bc, const eb_run_item *it)
     pthread_mutex_lock(&bc->sh->lock);
     const eb_sweep *sw = &bc->sh->o->sweep;
     bool point = it->point >= 0 && it->point < sw->n;
+    if (it->test == EB_RUN_LATENCY) {
+        eb_latency *l = eb_results_find_latency(&bc->sh->results, bc->b->name, bc->chip->name, it->tier->name,
+                                                it->repeat, point ? eb_sweep_var_key(sw->var) : "",
+                                                point ? sw->values[it->point] : NAN);
+        bool done = l && strcmp(l->status, "ok") == 0;
+        pthread_mutex_unlock(&bc->sh->lock);
+        return done;
+    }
     eb_entry *e = eb_results_find_point(&bc->sh->results, bc->b->name, bc->chip->name, it->tier->name, it->test,
                                         it->repeat, point ? eb_sweep_var_key(sw->var) : "",
                                         point ? sw->values[it->point] : NAN);

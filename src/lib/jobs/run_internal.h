@@ -88,6 +88,15 @@ int run_save_locked(run_shared *sh, eb_error *err);
 /* run_board.c */
 int run_board(board_ctx *bc);
 
+/* run_latency.c: the latency test on a connected board. base fills the key
+ * and start; run_latency measures into l (status "failed" with figures when
+ * nothing answered) and returns an error only when it could not run. */
+void run_latency_base(board_ctx *bc, const eb_run_item *it, eb_latency *l);
+int run_latency(board_ctx *bc, const eb_run_item *it, eb_latency *l, eb_error *err);
+/* run_ctx.c: stores a latency test (with provenance), saves, reports it. */
+int run_record_latency(board_ctx *bc, const eb_latency *l, eb_error *err);
+void run_emit_latency(board_ctx *bc, const eb_run_item *it, const eb_latency *l);
+
 /* run_test.c: one test on a connected board; fills e's intervals and figures. */
 int run_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err);
 
