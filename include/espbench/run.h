@@ -104,6 +104,10 @@ typedef struct eb_run_opts {
     int repeat;             /* default 1 */
     double udp_rate_mbps;   /* 0: per test and chip, see eb_run_udp_rate */
     eb_sweep sweep;         /* --sweep: the tests run at each point (n = 0: no sweep) */
+    /* --aggregate: the boards start each test together, into one AP (every
+     * board needs the same plan); under --sim their virtual boards share the
+     * AP's medium (model link "stations"). */
+    bool aggregate;
     const char *ssid;
     const char *password;   /* never printed; redacted from console logs */
     const char *out_dir;    /* results.json, results.csv, logs */

@@ -40,6 +40,8 @@ const char cmd_run_usage[] =
     "  --sim-rssi DBM, --sim-phy MBPS, --sim-rtt MS, --sim-loss PCT\n"
     "                        link conditions of the virtual board (the model applies)\n"
     "  --lab FILE            lab file: AP, PC address, boards (run concurrently); see docs/run.md\n"
+    "  --aggregate           the lab's boards start each test together into the AP; the report\n"
+    "                        sums them (every board needs the same tiers and tests)\n"
     "  --shard I/N           run only slice I of N of the chip x tier x test matrix\n"
     "  --dialect NAME        console dialect instead of detecting it\n"
     "  --baud N              console baud rate (default 115200)\n"
@@ -332,7 +334,7 @@ enum {
     O_PASSWORD_ENV, O_PC, O_IPERF_PORT, O_TESTS, O_DURATION, O_INTERVAL, O_WARMUP, O_REPEAT, O_UDP_RATE,
     O_RETRIES, O_OUT, O_RESUME, O_MANIFEST, O_FIRMWARE, O_BAUD, O_PASSWORD, O_IPERF, O_SIM_PROJECT, O_SIM_IDF,
     O_SIM_MODEL, O_SIM_RSSI, O_SIM_PHY, O_SIM_RTT, O_SIM_LOSS, O_ENV, O_SWEEP,
-    O_LATENCY_COUNT, O_LATENCY_METHOD,
+    O_LATENCY_COUNT, O_LATENCY_METHOD, O_AGGREGATE,
 };
 
 static const struct option long_opts[] = {
@@ -375,6 +377,7 @@ static const struct option long_opts[] = {
     {"sweep", required_argument, 0, O_SWEEP},
     {"latency-count", required_argument, 0, O_LATENCY_COUNT},
     {"latency-method", required_argument, 0, O_LATENCY_METHOD},
+    {"aggregate", no_argument, 0, O_AGGREGATE},
     {0, 0, 0, 0},
 };
 
@@ -489,6 +492,7 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
             return cli_usage_error("run", "--latency-method '%s': expected udp-echo or icmp", optarg);
         o->latency_method = optarg;
         break;
+    case O_AGGREGATE: o->aggregate = true; break;
     case O_RESUME: o->resume = true; break;
     case O_MANIFEST: o->manifest = optarg; break;
     case O_FIRMWARE: o->firmware = optarg; break;

@@ -219,7 +219,7 @@ int vb_board_link_cmd(vb_board *b, const char *spec, eb_buf *reply, eb_error *er
             continue;
         }
         if (!eq)
-            return eb_fail(err, EB_ECONFIG, "link: '%s' is not KEY=VALUE (rssi, phy, rtt, loss, model) or 'published'", tok);
+            return eb_fail(err, EB_ECONFIG, "link: '%s' is not KEY=VALUE (rssi, phy, rtt, loss, stations, model) or 'published'", tok);
         *eq = '\0';
         if (!strcmp(tok, "model")) {
             if (strcmp(eq + 1, "on") && strcmp(eq + 1, "off"))
@@ -245,8 +245,8 @@ int vb_board_link_cmd(vb_board *b, const char *spec, eb_buf *reply, eb_error *er
         snprintf(rssi, sizeof rssi, "%g", l.rssi_dbm);
     if (!isnan(l.phy_mbps))
         snprintf(phy, sizeof phy, "%g", l.phy_mbps);
-    eb_buf_printf(reply, "rssi=%s phy=%s rtt=%g loss=%g model=%s", rssi, phy, l.rtt_ms, l.loss_pct,
-                  force ? "on" : "off");
+    eb_buf_printf(reply, "rssi=%s phy=%s rtt=%g loss=%g stations=%g model=%s", rssi, phy, l.rtt_ms, l.loss_pct,
+                  l.stations > 1 ? l.stations : 1, force ? "on" : "off");
     return 0;
 }
 

@@ -93,5 +93,9 @@ const char *rep_spread_note(int stat);
 void rep_latency_table(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const char *chip,
                        rep_table *t);
 const char *rep_latency_note(void);
+/* report_aggregate.c: Tier | Test | Run | <board>... | Together | Sum | Sum / best board for the
+ * entries of run --aggregate (all chips); 0 rows when there are none. */
+void rep_aggregate_table(const eb_results *r, const eb_report_opts *o, rep_table *t);
+const char *rep_aggregate_note(void);
 
 #endif

@@ -104,6 +104,13 @@ int eb_report_md(const eb_results *r, const eb_profiles *p, const eb_report_opts
         }
         rep_table_free(&t);
     }
+    rep_table at;
+    rep_aggregate_table(r, o, &at);
+    if (at.n_rows) {
+        eb_buf_printf(out, "## Boards together\n\n%s\n\n", rep_aggregate_note());
+        md_table(out, &at);
+    }
+    rep_table_free(&at);
     md_footer(r, out);
     return 0;
 }

@@ -375,6 +375,8 @@ int run_board(board_ctx *bc)
     int np = eb_run_plan(o, bc->chip, plan, EB_RUN_MAX_PLAN, err);
     if (np < 0) {
         free(plan);
+        if (o->aggregate)
+            run_meet_leave(bc);
         return err->code;
     }
     if (np > EB_RUN_MAX_PLAN)
@@ -387,6 +389,8 @@ int run_board(board_ctx *bc)
     if (todo == 0) {
         skip_all(bc, plan, np);
         free(plan);
+        if (o->aggregate)
+            run_meet_leave(bc);
         return 0;
     }
     int rc = open_board(bc, err);
@@ -397,8 +401,12 @@ int run_board(board_ctx *bc)
             run_emit(bc, EB_RUN_EV_SKIP, &plan[i], NULL, 0, NAN, NULL);
             continue;
         }
+        if (o->aggregate) /* start together with the other boards */
+            bc->concurrent = run_meet_wait(bc);
         rc = run_item(bc, &plan[i], err);
     }
+    if (o->aggregate)
+        run_meet_leave(bc);
     if (bc->con)
         run_fill_meta(bc);
     close_board_port(bc);

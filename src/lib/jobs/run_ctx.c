@@ -199,6 +199,8 @@ void run_entry_base(board_ctx *bc, const eb_run_item *it, eb_entry *e)
         snprintf(e->prov.sweep_var, sizeof e->prov.sweep_var, "%s", eb_sweep_var_key(o->sweep.var));
         e->prov.sweep_value = o->sweep.values[it->point];
     }
+    if (o->aggregate)
+        e->prov.concurrent_boards = bc->concurrent;
     eb_model_link link;
     eb_sweep_link_at(&o->sweep, it->point, &bc->b->sim_link, &link);
     eb_entry_set_tier_params(e, it->tier);
@@ -244,23 +246,29 @@ int run_record(board_ctx *bc, const eb_entry *e, eb_error *err)
     return rc;
 }
 
+bool run_item_done(run_shared *sh, const char *board, const char *chip, const eb_run_item *it)
+{
+    pthread_mutex_lock(&sh->lock);
+    const eb_sweep *sw = &sh->o->sweep;
+    bool point = it->point >= 0 && it->point < sw->n;
+    const char *var = point ? eb_sweep_var_key(sw->var) : "";
+    double value = point ? sw->values[it->point] : NAN;
+    bool done;
+    if (it->test == EB_RUN_LATENCY) {
+        eb_latency *l = eb_results_find_latency(&sh->results, board, chip, it->tier->name, it->repeat, var, value);
+        done = l && strcmp(l->status, "ok") == 0;
+    } else {
+        eb_entry *e = eb_results_find_point(&sh->results, board, chip, it->tier->name, it->test, it->repeat, var,
+                                            value);
+        done = e && strcmp(e->status, "ok") == 0;
+    }
+    pthread_mutex_unlock(&sh->lock);
+    return done;
+}
+
 bool run_already_done(board_ctx *bc, const eb_run_item *it)
 {
-    pthread_mutex_lock(&bc->sh->lock);
-    const eb_sweep *sw = &bc->sh->o->sweep;
-    bool point = it->point >= 0 && it->point < sw->n;
-    if (it->test == EB_RUN_LATENCY) {
-        eb_latency *l = eb_results_find_latency(&bc->sh->results, bc->b->name, bc->chip->name, it->tier->name,
-                                                it->repeat, point ? eb_sweep_var_key(sw->var) : "",
-                                                point ? sw->values[it->point] : NAN);
-        bool done = l && strcmp(l->status, "ok") == 0;
-        pthread_mutex_unlock(&bc->sh->lock);
-        return done;
-    }
-    eb_entry *e = eb_results_find_point(&bc->sh->results, bc->b->name, bc->chip->name, it->tier->name, it->test,
-                                        it->repeat, point ? eb_sweep_var_key(sw->var) : "",
-                                        point ? sw->values[it->point] : NAN);
-    bool done = e && strcmp(e->status, "ok") == 0;
-    pthread_mutex_unlock(&bc->sh->lock);
-    return done;
+    if (bc->sh->o->aggregate)
+        return run_done_everywhere(bc, it);
+    return run_item_done(bc->sh, bc->b->name, bc->chip->name, it);
 }

@@ -37,6 +37,8 @@ void run_latency_base(board_ctx *bc, const eb_run_item *it, eb_latency *l)
         snprintf(l->prov.sweep_var, sizeof l->prov.sweep_var, "%s", eb_sweep_var_key(o->sweep.var));
         l->prov.sweep_value = o->sweep.values[it->point];
     }
+    if (o->aggregate)
+        l->prov.concurrent_boards = bc->concurrent;
     eb_iso8601_utc(l->started);
     eb_prov_track_test_start(&bc->prov);
 }
