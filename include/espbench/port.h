@@ -43,6 +43,8 @@ struct eb_port {
     bool lines_unconfirmed;    /* DTR/RTS changes are sent but never confirmed
                                   (rfc2217 ?ign_set_control): they may reach no board */
     uint16_t usb_vid, usb_pid; /* 0 when unknown */
+    bool lines_absent_known;   /* the owner knows there are no DTR/RTS (a virtual board's pty):
+                                  resets say nothing about their absence */
     void *impl;                /* backend state */
 };
 

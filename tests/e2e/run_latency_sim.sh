@@ -56,6 +56,8 @@ OUT="$T/icmp"
 expect_rc 0 timeout 60 "$ESPBENCH" run --chip esp32 --tier iperf --sim --sim-project iperf --sim-idf v5.3 \
     --manifest "$T/fw/manifest.json" --tests latency --latency-count 5 --out "$OUT"
 has "latency icmp 5/5 replies"
+# Flashing the tier's image over the virtual board's own pty: no DTR/RTS notice for it.
+! grep -q "DTR/RTS" "$T/last.out" || fail "the virtual board's pty drew a DTR/RTS notice"
 json_check "$OUT" 'r["latency"][0]["method"] == "icmp" and r["latency"][0]["received"] == 5'
 json_check "$OUT" 'r["latency"][0]["avg_ms"] < 5'   # the kernel answers on loopback: no model here
 grep -q "5 packets transmitted, 5 received" "$OUT/latency-sim-iperf-r0.log" || fail "ping log"

@@ -415,10 +415,11 @@ int eb_flash_reset_after(eb_flash_session *s, eb_error *err)
         return stay_in_loader(s, err);
     }
     /* No lines to pulse EN: ask the loader to run the app (esptool's soft reset). */
-    eb_log_once("no-modem-lines-after", EB_LOG_INFO,
-                "%s: %s, so the ROM loader is told to run the application (--after %s); "
-                "the next command here finds no loader unless the board is put into download mode by hand "
-                "(--after no-reset keeps it in the loader)",
-                url, why, seq->name);
+    if (!s->port->lines_absent_known)
+        eb_log_once("no-modem-lines-after", EB_LOG_INFO,
+                    "%s: %s, so the ROM loader is told to run the application (--after %s); "
+                    "the next command here finds no loader unless the board is put into download mode by hand "
+                    "(--after no-reset keeps it in the loader)",
+                    url, why, seq->name);
     return eb_rom_leave_loader(s->rom, err);
 }

@@ -71,6 +71,7 @@ static int open_console(board_ctx *bc, const eb_image_info *app, eb_error *err)
     int rc;
     if (!bc->port && (rc = eb_port_open(&bc->port, bc->b->port, o->baud, err)) != 0)
         return rc;
+    bc->port->lines_absent_known = bc->b->sim; /* the virtual board's pty has no DTR/RTS */
     eb_console_open(&bc->con, bc->port, err);
     eb_console_set_stop(bc->con, o->stop);
     eb_console_set_capture(bc->con, run_console_capture, bc);

@@ -123,7 +123,7 @@ int eb_reset_run(eb_port *p, const eb_reset_seq *seq, unsigned extra_delay_ms, e
         if (rc == 1) {
             /* The before and after steps each explain themselves once (separate
              * keys): what --after does instead is the caller's to say. */
-            if (!seq->after)
+            if (!seq->after && !p->lines_absent_known)
                 eb_log_once("no-modem-lines-before", EB_LOG_INFO,
                             "%s: cannot set DTR/RTS on this port, so the board was not reset into download mode (--before %s); "
                             "put it into download mode by hand if it does not answer",
