@@ -1,0 +1,496 @@
+/* The tune search (tune.h): a plan sized to the budget, then successive
+ * halving over measurements taken through a probe callback. Pure: the
+ * callback does all I/O, so bench/ runs the same search against the model.
+ *
+ *   start    the published ranks the model puts near the floor, and points
+ *            spread along the model's predicted frontier (greedy
+ *            hypervolume), each probed once with the shortest test;
+ *   explore  neighbours (one ladder step) of the measured frontier, short
+ *            tests: on a real board the model only proposes;
+ *   rungs    the better half by measured Pareto layer probed again with a
+ *            test twice as long (successive halving, Jamieson & Talwalkar
+ *            2016), twice;
+ *   final    the frontier re-measured at the longest duration, then repeats
+ *            of neighbouring frontier points whose 95 % intervals overlap,
+ *            until they separate or the budget ends.
+ * Decisions depend only on the measurements and their recorded costs, so a
+ * resumed tune replaying its journal takes the same path. */
+#include "espbench/tune.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RUNGS 3
+#define RUNG_SHARE 0.7      /* of the budget for start, explore and the rungs */
+#define MAX_REPEATS 8       /* per candidate in the final phase */
+#define MIN_MODEL_STARTS 3
+#define REL_SE_FLOOR 0.0025 /* iperf's rounding and interval edges */
+#define BUDGET_USABLE 0.95  /* the rest: starting the board, writing the outputs */
+
+static void cfg_defaults(const eb_tune_config *in, eb_tune_config *c)
+{
+    *c = *in;
+    if (!(c->d0_s > 0))
+        c->d0_s = 1.5;
+    if (!(c->interval_s > 0))
+        c->interval_s = 0.5;
+    if (!(c->overhead_s > 0))
+        c->overhead_s = 1.0;
+    if (!(c->heap_margin_kb > 0))
+        c->heap_margin_kb = 10;
+}
+
+double eb_tune_probe_cost(const eb_tune_config *cfg, int n_tests, double d)
+{
+    eb_tune_config c;
+    cfg_defaults(cfg, &c);
+    return n_tests * (d + c.overhead_s);
+}
+
+static double rungs_cost(const eb_tune_config *c, int nt, int n0, int rungs)
+{
+    double cost = 0;
+    int n = n0;
+    for (int r = 0; r < rungs; r++) {
+        cost += n * eb_tune_probe_cost(c, nt, c->d0_s * (1 << r));
+        n = (n + 1) / 2;
+    }
+    return cost;
+}
+
+static bool in_starts(const eb_tune_plan *p, int cand)
+{
+    for (int i = 0; i < p->n_starts; i++)
+        if (p->starts[i] == cand)
+            return true;
+    return false;
+}
+
+/* Published ranks the model puts at or near the floor. */
+static void published_starts(const eb_tune_space *s, const eb_tune_config *c, eb_tune_plan *p)
+{
+    for (int i = 0; i < s->n && p->n_starts < 32; i++) {
+        if (s->cands[i].published >= 0 && s->cands[i].pred_free_kb >= c->min_free_kb - c->heap_margin_kb) {
+            p->starts[p->n_starts++] = i;
+            p->n_published++;
+        }
+    }
+}
+
+/* k points spread along the model's frontier (not already a start). */
+static void model_starts(const eb_tune_space *s, const eb_tune_config *c, int k, eb_tune_plan *p)
+{
+    int *front = NULL;
+    int nf = eb_tune_model_frontier(s, c->min_free_kb, &front);
+    eb_tune_point *pts = malloc(sizeof *pts * (size_t)(nf > 0 ? nf : 1));
+    int *pick = malloc(sizeof *pick * (size_t)(nf > 0 ? nf : 1));
+    if (pts && pick && front) {
+        for (int i = 0; i < nf; i++)
+            pts[i] = (eb_tune_point){s->cands[front[i]].pred_score, s->cands[front[i]].pred_free_kb, front[i]};
+        int room = (int)(sizeof p->starts / sizeof p->starts[0]) - p->n_starts;
+        int want = k < room ? k : room;
+        int m = eb_tune_spread(pts, nf, want + p->n_published, c->min_free_kb, pick);
+        for (int i = 0; i < m && p->n_model < want; i++) {
+            if (in_starts(p, front[pick[i]]))
+                continue;
+            p->starts[p->n_starts++] = front[pick[i]];
+            p->n_model++;
+        }
+    }
+    free(pts);
+    free(pick);
+    free(front);
+}
+
+int eb_tune_make_plan(const eb_tune_space *s, const eb_tune_config *cfg_in, eb_tune_plan *p,
+                      eb_error *err)
+{
+    eb_tune_config c;
+    cfg_defaults(cfg_in, &c);
+    memset(p, 0, sizeof *p);
+    int rc = eb_tune_check_floor(s, c.min_free_kb, err);
+    if (rc)
+        return rc;
+    int nt = eb_tune_objective_tests(&s->obj);
+    p->n_tests = nt;
+    int *front = NULL;
+    p->model_front_n = eb_tune_model_frontier(s, c.min_free_kb, &front);
+    free(front);
+    published_starts(s, &c, p);
+    int min_model = p->model_front_n < MIN_MODEL_STARTS ? p->model_front_n : MIN_MODEL_STARTS;
+    int min_starts = p->n_published + min_model;
+    double c0 = eb_tune_probe_cost(&c, nt, c.d0_s);
+    double usable = BUDGET_USABLE * c.budget_s;
+    if (min_starts * c0 > usable) {
+        char need[32];
+        snprintf(need, sizeof need, "%.0fs", ceil(min_starts * c0 / BUDGET_USABLE));
+        return eb_fail(err, EB_ECONFIG,
+                       "--budget %gs is too small: one probe of each of the %d starting points (%d published "
+                       "ranks, %d model frontier points) takes %.1f s; give --budget %s or more",
+                       c.budget_s, min_starts, p->n_published, min_model, min_starts * c0, need);
+    }
+    /* As many rungs and rung-0 probes as the budget's share affords. */
+    int rungs = RUNGS, n0 = 0;
+    for (; rungs >= 1; rungs--) {
+        double share = rungs == 1 ? 1.0 : RUNG_SHARE;
+        n0 = 0;
+        while (rungs_cost(&c, nt, n0 + 1, rungs) <= share * usable && n0 < 400)
+            n0++;
+        if (n0 >= min_starts)
+            break;
+    }
+    if (rungs < 1) {
+        rungs = 1;
+        n0 = min_starts;
+    }
+    int spare = n0 - min_starts;
+    int explore = spare > 6 ? spare / 3 : 0;
+    model_starts(s, &c, min_model + spare - explore, p);
+    p->n_explore = n0 - p->n_starts > 0 ? n0 - p->n_starts : 0;
+    p->n_rungs = rungs;
+    int n = p->n_starts + p->n_explore;
+    double used = 0;
+    for (int r = 0; r < rungs; r++) {
+        p->rung_n[r] = n;
+        p->rung_d[r] = c.d0_s * (1 << r);
+        p->rung_cost_s[r] = n * eb_tune_probe_cost(&c, nt, p->rung_d[r]);
+        used += p->rung_cost_s[r];
+        n = (n + 1) / 2;
+    }
+    p->final_d = p->rung_d[rungs - 1];
+    p->final_cost_s = usable - used > 0 ? usable - used : 0;
+    /* The frontier re-measured once, then repeats: at most twice over. */
+    int last = p->rung_n[rungs - 1];
+    double fin = 2.0 * last * eb_tune_probe_cost(&c, nt, p->final_d);
+    p->predicted_s = used + (fin < p->final_cost_s ? fin : p->final_cost_s);
+    return 0;
+}
+
+/* ------------------------------------------------------------ statistics */
+
+typedef struct acc {
+    double sd, sdx, sdx2, sd2se2;
+} acc;
+
+typedef struct search {
+    const eb_tune_space *s;
+    eb_tune_config c;
+    eb_tune_probe_fn probe;
+    void *user;
+    eb_tune_progress_fn progress;
+    void *puser;
+    volatile sig_atomic_t *stop;
+    eb_tune_result *r;
+    acc *a;
+    bool *failed;
+    const char *phase;
+    bool out_of_budget;
+} search;
+
+static void update_stat(search *x, int cand, const eb_tune_measure *m)
+{
+    eb_tune_stat *st = &x->r->stat[cand];
+    acc *a = &x->a[cand];
+    const eb_tune_objective *o = &x->s->obj;
+    double score = eb_tune_objective_score(o, m->mbps);
+    double sw = 0, var = 0;
+    for (int t = 0; t < EB_TEST_COUNT; t++)
+        if (o->w[t] > 0) {
+            sw += o->w[t];
+            double se = isfinite(m->se[t]) ? m->se[t] : 0;
+            var += o->w[t] * o->w[t] * se * se;
+        }
+    double se = sqrt(var) / sw;
+    double d = m->duration_s;
+    a->sd += d;
+    a->sdx += d * score;
+    a->sdx2 += d * score * score;
+    a->sd2se2 += d * d * se * se;
+    st->n++;
+    st->score = a->sdx / a->sd;
+    double se_w = sqrt(a->sd2se2) / a->sd;
+    double se_b = 0;
+    if (st->n >= 2) {
+        double var_b = (a->sdx2 / a->sd - st->score * st->score) * st->n / (st->n - 1);
+        se_b = var_b > 0 ? sqrt(var_b / st->n) : 0;
+    }
+    st->se = fmax(fmax(se_w, se_b), REL_SE_FLOOR * fabs(st->score));
+    st->lo = st->score - 1.96 * st->se;
+    st->hi = st->score + 1.96 * st->se;
+    st->free_kb = st->n == 1 ? m->free_kb : fmin(st->free_kb, m->free_kb);
+    for (int t = 0; t < EB_TEST_COUNT; t++) /* the latest, longest figure per test */
+        if (isfinite(m->mbps[t]) && d >= st->longest_d)
+            st->mbps[t] = m->mbps[t];
+    if (d > st->longest_d)
+        st->longest_d = d;
+}
+
+static void report(search *x, int cand)
+{
+    if (!x->progress)
+        return;
+    eb_tune_progress p = {.phase = x->phase, .spent_s = x->r->spent_s, .budget_s = x->c.budget_s,
+                          .probes = x->r->probes, .best = -1, .cand = cand};
+    for (int i = 0; i < x->s->n; i++) {
+        const eb_tune_stat *st = &x->r->stat[i];
+        if (st->n && !x->failed[i] && st->free_kb >= x->c.min_free_kb && (p.best < 0 || st->score > p.best_score)) {
+            p.best = i;
+            p.best_score = st->score;
+            p.best_free_kb = st->free_kb;
+        }
+    }
+    x->progress(x->puser, &p);
+}
+
+/* One probe within the budget: 1 when the budget is out (nothing done). */
+static int probe_one(search *x, int cand, double d, eb_error *err)
+{
+    if (x->stop && *x->stop)
+        return eb_fail(err, EB_EINTR, "interrupted");
+    double est = eb_tune_probe_cost(&x->c, eb_tune_objective_tests(&x->s->obj), d);
+    if (x->r->spent_s + est > BUDGET_USABLE * x->c.budget_s) {
+        x->out_of_budget = true;
+        return 1;
+    }
+    eb_tune_measure m;
+    memset(&m, 0, sizeof m);
+    for (int t = 0; t < EB_TEST_COUNT; t++)
+        m.mbps[t] = m.se[t] = NAN;
+    m.free_kb = NAN;
+    int rc = x->probe(x->user, cand, d, x->r->stat[cand].n, &m, err);
+    if (rc)
+        return rc < 0 ? EB_EIO : rc;
+    x->r->spent_s += m.cost_s > 0 ? m.cost_s : est;
+    x->r->probes++;
+    if (x->r->stat[cand].n == 0)
+        x->r->probed++;
+    m.duration_s = d;
+    bool ok = isfinite(eb_tune_objective_score(&x->s->obj, m.mbps)) && isfinite(m.free_kb);
+    if (!ok)
+        x->failed[cand] = true;
+    else
+        update_stat(x, cand, &m);
+    report(x, cand);
+    return 0;
+}
+
+/* Measured points of the candidates in list (or every measured one). */
+static int measured_points(search *x, const int *list, int n, eb_tune_point *pts)
+{
+    int m = 0;
+    int total = list ? n : x->s->n;
+    for (int j = 0; j < total; j++) {
+        int i = list ? list[j] : j;
+        if (x->r->stat[i].n && !x->failed[i])
+            pts[m++] = (eb_tune_point){x->r->stat[i].score, x->r->stat[i].free_kb, i};
+    }
+    return m;
+}
+
+/* The next unprobed neighbour of the measured frontier, by the model's score. */
+static int next_neighbour(search *x, eb_tune_point *pts, int *front)
+{
+    int m = measured_points(x, NULL, 0, pts);
+    int nf = eb_tune_pareto(pts, m, x->c.min_free_kb, front);
+    int best = -1;
+    for (int j = 0; j < nf; j++) {
+        int i = pts[front[j]].id;
+        for (int k = 0; k < x->s->n_fields; k++) {
+            for (int dir = -1; dir <= 1; dir += 2) {
+                int nb = eb_tune_cand_neighbour(x->s, i, k, dir);
+                if (nb < 0 || x->r->stat[nb].n || x->failed[nb] ||
+                    x->s->cands[nb].pred_free_kb < x->c.min_free_kb - x->c.heap_margin_kb)
+                    continue;
+                if (best < 0 || x->s->cands[nb].pred_score > x->s->cands[best].pred_score)
+                    best = nb;
+            }
+        }
+    }
+    return best;
+}
+
+/* Pareto layers of the points (0 = the frontier), ignoring the floor for
+ * the points under it (they rank after every point above). */
+static void layers(const eb_tune_point *pts, int n, double floor_kb, int *layer)
+{
+    for (int i = 0; i < n; i++) {
+        int dominated_by = 0;
+        for (int j = 0; j < n; j++)
+            if (j != i && pts[j].score >= pts[i].score && pts[j].free_kb >= pts[i].free_kb &&
+                (pts[j].score > pts[i].score || pts[j].free_kb > pts[i].free_kb))
+                dominated_by++;
+        layer[i] = dominated_by + (pts[i].free_kb < floor_kb ? n : 0);
+    }
+}
+
+static const eb_tune_point *rank_pts;
+static const int *rank_layer;
+
+static int cmp_rank(const void *a, const void *b)
+{
+    int i = *(const int *)a, j = *(const int *)b;
+    if (rank_layer[i] != rank_layer[j])
+        return rank_layer[i] < rank_layer[j] ? -1 : 1;
+    if (rank_pts[i].score != rank_pts[j].score)
+        return rank_pts[i].score > rank_pts[j].score ? -1 : 1;
+    return rank_pts[i].id < rank_pts[j].id ? -1 : 1;
+}
+
+/* The keep best of list (by layer, then score) into list; returns the count. */
+static int halve(search *x, int *list, int n, int keep)
+{
+    eb_tune_point *pts = malloc(sizeof *pts * (size_t)(n + 1));
+    int *layer = malloc(sizeof *layer * (size_t)(n + 1));
+    int *ord = malloc(sizeof *ord * (size_t)(n + 1));
+    if (!pts || !layer || !ord) {
+        free(pts);
+        free(layer);
+        free(ord);
+        return 0;
+    }
+    int m = measured_points(x, list, n, pts);
+    layers(pts, m, x->c.min_free_kb, layer);
+    for (int i = 0; i < m; i++)
+        ord[i] = i;
+    rank_pts = pts;
+    rank_layer = layer;
+    qsort(ord, (size_t)m, sizeof *ord, cmp_rank);
+    int k = keep < m ? keep : m;
+    for (int i = 0; i < k; i++)
+        list[i] = pts[ord[i]].id;
+    free(pts);
+    free(layer);
+    free(ord);
+    return k;
+}
+
+/* The frontier of list by the current estimates into front (candidate ids). */
+static int list_frontier(search *x, const int *list, int n, int *front)
+{
+    eb_tune_point *pts = malloc(sizeof *pts * (size_t)(n + 1));
+    int *f = malloc(sizeof *f * (size_t)(n + 1));
+    int k = 0;
+    if (pts && f) {
+        int m = measured_points(x, list, n, pts);
+        k = eb_tune_pareto(pts, m, x->c.min_free_kb, f);
+        for (int i = 0; i < k; i++)
+            front[i] = pts[f[i]].id;
+    }
+    free(pts);
+    free(f);
+    return k;
+}
+
+/* The final phase: re-measure the frontier once, then the neighbour pairs
+ * whose intervals overlap. */
+static int final_phase(search *x, const int *list, int n, double d, eb_error *err)
+{
+    x->phase = "final";
+    int *front = malloc(sizeof *front * (size_t)(n + 1));
+    if (!front)
+        return eb_fail(err, EB_EIO, "out of memory");
+    int rc = 0;
+    int nf = list_frontier(x, list, n, front);
+    for (int i = 0; i < nf && !rc && !x->out_of_budget; i++)
+        rc = probe_one(x, front[i], d, err);
+    while (!rc && !x->out_of_budget) {
+        nf = list_frontier(x, list, n, front);
+        int pick = -1;
+        for (int i = 0; i + 1 < nf; i++) {
+            const eb_tune_stat *a = &x->r->stat[front[i]], *b = &x->r->stat[front[i + 1]];
+            if (a->lo > b->hi || b->lo > a->hi)
+                continue;
+            int c = a->n < b->n || (a->n == b->n && a->se >= b->se) ? front[i] : front[i + 1];
+            if (x->r->stat[c].n < MAX_REPEATS && (pick < 0 || x->r->stat[c].n < x->r->stat[pick].n))
+                pick = c;
+        }
+        if (pick < 0)
+            break;
+        rc = probe_one(x, pick, d, err);
+    }
+    x->r->budget_out = x->out_of_budget;
+    free(front);
+    return rc == 1 ? 0 : rc;
+}
+
+static int start_and_explore(search *x, const eb_tune_plan *p, eb_error *err)
+{
+    int rc = 0;
+    x->phase = "start";
+    for (int i = 0; i < p->n_starts && !rc; i++)
+        rc = probe_one(x, p->starts[i], p->rung_d[0], err);
+    x->phase = "explore";
+    eb_tune_point *pts = malloc(sizeof *pts * (size_t)x->s->n);
+    int *front = malloc(sizeof *front * (size_t)x->s->n);
+    if (!pts || !front)
+        rc = eb_fail(err, EB_EIO, "out of memory");
+    for (int e = 0; e < p->n_explore && !rc; e++) {
+        int nb = next_neighbour(x, pts, front);
+        if (nb < 0)
+            break;
+        rc = probe_one(x, nb, p->rung_d[0], err);
+    }
+    free(pts);
+    free(front);
+    return rc;
+}
+
+static int run_search(search *x, const eb_tune_plan *p, eb_error *err)
+{
+    int rc = start_and_explore(x, p, err);
+    int *list = malloc(sizeof *list * (size_t)x->s->n);
+    if (!list)
+        return eb_fail(err, EB_EIO, "out of memory");
+    int n = 0;
+    for (int i = 0; i < x->s->n; i++)
+        if (x->r->stat[i].n)
+            list[n++] = i;
+    static const char *const rung_names[] = {"rung 0", "rung 1", "rung 2", "rung 3"};
+    double d = p->rung_d[0];
+    for (int r = 1; r < p->n_rungs && !rc && !x->out_of_budget; r++) {
+        x->phase = rung_names[r];
+        n = halve(x, list, n, (n + 1) / 2);
+        d = p->rung_d[r];
+        for (int i = 0; i < n && !rc; i++)
+            rc = probe_one(x, list[i], d, err);
+    }
+    if (rc == 1)
+        rc = 0;
+    if (!rc)
+        rc = final_phase(x, list, n, d, err);
+    x->r->frontier = malloc(sizeof *x->r->frontier * (size_t)(n + 1));
+    if (x->r->frontier)
+        x->r->n_frontier = list_frontier(x, list, n, x->r->frontier);
+    free(list);
+    return rc == 1 ? 0 : rc;
+}
+
+int eb_tune_search(const eb_tune_space *s, const eb_tune_config *cfg, const eb_tune_plan *plan,
+                   eb_tune_probe_fn probe, void *user, eb_tune_progress_fn progress,
+                   void *puser, volatile sig_atomic_t *stop, eb_tune_result *r, eb_error *err)
+{
+    memset(r, 0, sizeof *r);
+    search x = {.s = s, .probe = probe, .user = user, .progress = progress, .puser = puser,
+                .stop = stop, .r = r};
+    cfg_defaults(cfg, &x.c);
+    r->stat = calloc((size_t)s->n, sizeof *r->stat);
+    x.a = calloc((size_t)s->n, sizeof *x.a);
+    x.failed = calloc((size_t)s->n, sizeof *x.failed);
+    int rc;
+    if (!r->stat || !x.a || !x.failed)
+        rc = eb_fail(err, EB_EIO, "out of memory");
+    else
+        rc = run_search(&x, plan, err);
+    free(x.a);
+    free(x.failed);
+    return rc;
+}
+
+void eb_tune_result_free(eb_tune_result *r)
+{
+    free(r->stat);
+    free(r->frontier);
+    memset(r, 0, sizeof *r);
+}
