@@ -205,6 +205,33 @@ int eb_tune_search(const eb_tune_space *s, const eb_tune_config *cfg, const eb_t
                    void *puser, volatile sig_atomic_t *stop, eb_tune_result *r, eb_error *err);
 void eb_tune_result_free(eb_tune_result *r);
 
+/* ---- the search against the model (bench/, --model-run) -------------------- */
+
+/* A probe that asks the model instead of a board: candidate i's prediction
+ * under the truth link, with Gaussian noise of noise_pct per report interval
+ * (so a longer probe is steadier), its cost the planned one. Deterministic
+ * for a seed. */
+typedef struct eb_tune_model_probe {
+    const eb_tune_space *s;
+    eb_tune_config cfg;
+    eb_model_link truth;      /* the "board's" conditions (published = the model the tuner starts from) */
+    double noise_pct;
+    unsigned long long rng;   /* state; set from a seed, never 0 */
+} eb_tune_model_probe;
+int eb_tune_model_probe_fn(void *user, int cand, double duration_s, int k, eb_tune_measure *out,
+                           eb_error *err);
+
+/* How good a tune's frontier is: the hypervolume (above the floor) of its
+ * frontier points at their true values (the model under the truth link)
+ * against the exhaustive search's frontier of the same space. */
+typedef struct eb_tune_quality {
+    double hv_tuner, hv_exhaustive, hv_ratio;
+    int exhaustive_points;
+    double probed_fraction;   /* distinct candidates measured / candidates */
+} eb_tune_quality;
+void eb_tune_quality_of(const eb_tune_space *s, const eb_tune_result *r, const eb_model_link *truth,
+                        double floor_kb, eb_tune_quality *q);
+
 /* ---- the job ---------------------------------------------------------------- */
 
 typedef struct eb_tune_request {
@@ -213,6 +240,8 @@ typedef struct eb_tune_request {
     bool sim;
     double sim_noise_pct;
     const char *sim_project;   /* NULL = espbench (another = stock firmware) */
+    eb_model_link sim_link;    /* the vboard's link (--sim-rssi/...) */
+    bool sim_link_set;
     const char *ssid, *password_env, *pc_address;
     const char *profiles_dir;
     const char *out_dir;

@@ -28,6 +28,11 @@ const char cmd_tune_usage[] =
     "  --out DIR             results.json, frontier.yaml/.html/.txt, sdkconfig.* (required)\n"
     "  --resume              continue a killed tune in --out DIR (finished probes are kept)\n"
     "  --dry-run             print the plan and its predicted duration; touch no board\n"
+    "  --model-run           run the search against the model itself (probes = predictions with\n"
+    "                        --noise PCT per interval, default 2; --seed N): no board; prints the\n"
+    "                        frontier's hypervolume against the exhaustive search (--json: figures)\n"
+    "  --sim-rssi DBM, --sim-rtt MS, --sim-loss PCT   the link of the virtual board (or of the\n"
+    "                        model run's truth); the search still proposes from the published link\n"
     "  --chip CHIP, --port URL, --sim, --sim-noise PCT, --sim-project NAME,\n"
     "  --ssid SSID, --password-env VAR, --pc-address IP   as for espbench run\n"
     "\n"
@@ -110,7 +115,8 @@ static int parse_budget(const char *t, double *out)
 }
 
 enum { O_CHIP = 256, O_PORT, O_SIM, O_SIM_NOISE, O_SIM_PROJECT, O_OBJECTIVE, O_FLOOR, O_BUDGET, O_FIX, O_OUT,
-       O_RESUME, O_DRY, O_SSID, O_PWENV, O_PC };
+       O_RESUME, O_DRY, O_SSID, O_PWENV, O_PC, O_MODEL_RUN, O_NOISE, O_SEED, O_JSON, O_SIM_RSSI, O_SIM_RTT,
+       O_SIM_LOSS };
 
 static const struct option opts[] = {
     {"chip", required_argument, 0, O_CHIP},         {"port", required_argument, 0, O_PORT},
@@ -121,6 +127,10 @@ static const struct option opts[] = {
     {"out", required_argument, 0, O_OUT},           {"resume", no_argument, 0, O_RESUME},
     {"dry-run", no_argument, 0, O_DRY},             {"ssid", required_argument, 0, O_SSID},
     {"password-env", required_argument, 0, O_PWENV}, {"pc-address", required_argument, 0, O_PC},
+    {"model-run", no_argument, 0, O_MODEL_RUN},     {"noise", required_argument, 0, O_NOISE},
+    {"seed", required_argument, 0, O_SEED},         {"json", no_argument, 0, O_JSON},
+    {"sim-rssi", required_argument, 0, O_SIM_RSSI}, {"sim-rtt", required_argument, 0, O_SIM_RTT},
+    {"sim-loss", required_argument, 0, O_SIM_LOSS},
     {0, 0, 0, 0},
 };
 
@@ -135,7 +145,26 @@ static int parse_num(const char *opt, const char *v, double *out)
     return 0;
 }
 
-static int parse_args(int argc, char **argv, eb_tune_request *rq, const char **objective, bool *dry)
+typedef struct model_run {
+    bool on, json;
+    double noise_pct, seed;
+} model_run;
+
+static int parse_link(int c, eb_tune_request *rq)
+{
+    static const char *const names[] = {"rssi", "rtt", "loss"};
+    const char *name = names[c - O_SIM_RSSI];
+    eb_error e;
+    if (!rq->sim_link_set)
+        eb_model_link_default(&rq->sim_link);
+    rq->sim_link_set = true;
+    if (eb_model_link_set(&rq->sim_link, name, optarg, &e))
+        return cli_usage_error("tune", "--sim-%s: %s", name, e.msg);
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, eb_tune_request *rq, const char **objective, bool *dry,
+                      model_run *mr)
 {
     int c;
     optind = 1;
@@ -163,6 +192,11 @@ static int parse_args(int argc, char **argv, eb_tune_request *rq, const char **o
         case O_SSID: rq->ssid = optarg; break;
         case O_PWENV: rq->password_env = optarg; break;
         case O_PC: rq->pc_address = optarg; break;
+        case O_MODEL_RUN: mr->on = true; break;
+        case O_NOISE: rc = parse_num("--noise", optarg, &mr->noise_pct); break;
+        case O_SEED: rc = parse_num("--seed", optarg, &mr->seed); break;
+        case O_JSON: mr->json = true; break;
+        case O_SIM_RSSI: case O_SIM_RTT: case O_SIM_LOSS: rc = parse_link(c, rq); break;
         case ':': return cli_usage_error("tune", "%s needs a value", last);
         default: return cli_usage_error("tune", "unknown option '%s'", last);
         }
@@ -173,6 +207,10 @@ static int parse_args(int argc, char **argv, eb_tune_request *rq, const char **o
         return cli_usage_error("tune", "unexpected argument '%s'", argv[optind]);
     if (!rq->chip)
         return cli_usage_error("tune", "give --chip CHIP (see 'espbench profiles')");
+    if (mr->on && (rq->sim || rq->port))
+        return cli_usage_error("tune", "--model-run needs no board: leave out --sim and --port");
+    if (mr->on)
+        return 0;
     if (!*dry && !rq->sim && !rq->port)
         return cli_usage_error("tune", "give --port URL or --sim");
     if (!*dry && !rq->out_dir)
@@ -204,13 +242,55 @@ static int prepare(eb_tune_request *rq, const char *objective, eb_profiles *p, e
     return 0;
 }
 
+/* The search against the model: what bench/ measures. */
+static int run_on_model(const eb_tune_request *rq, const eb_tune_space *s, const eb_tune_plan *plan,
+                        const model_run *mr)
+{
+    eb_tune_model_probe mp = {.s = s, .cfg = rq->cfg, .noise_pct = mr->noise_pct,
+                              .rng = 0x2545F4914F6CDD1DULL + (unsigned long long)mr->seed * 0x9E3779B97F4A7C15ULL};
+    if (rq->sim_link_set)
+        mp.truth = rq->sim_link;
+    else
+        eb_model_link_default(&mp.truth);
+    eb_tune_result r;
+    eb_error e;
+    if (eb_tune_search(s, &rq->cfg, plan, eb_tune_model_probe_fn, &mp, NULL, NULL, NULL, &r, &e)) {
+        eb_tune_result_free(&r);
+        return cli_error(&e);
+    }
+    eb_tune_quality q;
+    eb_tune_quality_of(s, &r, &mp.truth, rq->cfg.min_free_kb, &q);
+    char obj[128];
+    eb_tune_objective_format(&s->obj, obj, sizeof obj);
+    if (mr->json) {
+        printf("{\"chip\": \"%s\", \"objective\": \"%s\", \"min_free_kb\": %g, \"budget_s\": %g, "
+               "\"noise_pct\": %g, \"seed\": %g, \"candidates\": %d, \"probes\": %d, \"probed\": %d, "
+               "\"probed_fraction\": %.6f, \"spent_s\": %.1f, \"frontier_points\": %d, "
+               "\"exhaustive_points\": %d, \"hv_tuner\": %.3f, \"hv_exhaustive\": %.3f, \"hv_ratio\": %.5f}\n",
+               s->chip->name, obj, rq->cfg.min_free_kb, rq->cfg.budget_s, mr->noise_pct, mr->seed, s->n, r.probes,
+               r.probed, q.probed_fraction, r.spent_s, r.n_frontier, q.exhaustive_points, q.hv_tuner,
+               q.hv_exhaustive, q.hv_ratio);
+    } else {
+        char *t = eb_tune_frontier_table(s, &r);
+        printf("%s", t ? t : "");
+        free(t);
+        printf("on the model (noise %g %%): %d probes of %d candidates (%d measured, %.4f %%), %.0f s; hypervolume "
+               "%.1f of the exhaustive search's %.1f (%.3f); frontier of %d points (exhaustive: %d)\n",
+               mr->noise_pct, r.probes, s->n, r.probed, 100 * q.probed_fraction, r.spent_s, q.hv_tuner,
+               q.hv_exhaustive, q.hv_ratio, r.n_frontier, q.exhaustive_points);
+    }
+    eb_tune_result_free(&r);
+    return 0;
+}
+
 int cmd_tune(int argc, char **argv)
 {
     eb_tune_request rq = {.profiles_dir = cli_profiles_dir};
     rq.cfg.budget_s = 480;
     const char *objective = "tcp_tx";
     bool dry = false;
-    int rc = parse_args(argc, argv, &rq, &objective, &dry);
+    model_run mr = {.noise_pct = 2};
+    int rc = parse_args(argc, argv, &rq, &objective, &dry, &mr);
     if (rc)
         return rc;
     eb_profiles prof = {0};
@@ -219,7 +299,9 @@ int cmd_tune(int argc, char **argv)
     eb_tune_plan plan;
     eb_tune_result r = {0};
     rc = prepare(&rq, objective, &prof, &model, &s, &plan);
-    if (!rc && dry) {
+    if (!rc && mr.on) {
+        rc = run_on_model(&rq, &s, &plan, &mr);
+    } else if (!rc && dry) {
         char *t = eb_tune_plan_text(&s, &plan, &rq.cfg);
         fputs(t ? t : "", stdout);
         free(t);

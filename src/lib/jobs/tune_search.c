@@ -311,58 +311,119 @@ static int next_neighbour(search *x, eb_tune_point *pts, int *front)
     return best;
 }
 
-/* Pareto layers of the points (0 = the frontier), ignoring the floor for
- * the points under it (they rank after every point above). */
+/* Non-dominated sorting (NSGA-II, Deb et al. 2002): layer 0 is the
+ * frontier, layer 1 the frontier of the rest, ...; points under the floor
+ * rank after every point above it. */
+static bool dominates(const eb_tune_point *a, const eb_tune_point *b)
+{
+    return a->score >= b->score && a->free_kb >= b->free_kb && (a->score > b->score || a->free_kb > b->free_kb);
+}
+
+#define MARK (-2) /* non-dominated in this pass; layered after it */
+
 static void layers(const eb_tune_point *pts, int n, double floor_kb, int *layer)
 {
+    for (int i = 0; i < n; i++)
+        layer[i] = -1;
+    int done = 0;
+    for (int l = 0; done < n; l++) {
+        for (int i = 0; i < n; i++) {
+            if (layer[i] != -1)
+                continue;
+            bool dominated = false;
+            for (int j = 0; j < n && !dominated; j++)
+                dominated = j != i && (layer[j] == -1 || layer[j] == MARK) && dominates(&pts[j], &pts[i]);
+            if (!dominated)
+                layer[i] = MARK;
+        }
+        for (int i = 0; i < n; i++) {
+            if (layer[i] == MARK) {
+                layer[i] = l;
+                done++;
+            }
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (pts[i].free_kb < floor_kb)
+            layer[i] += n;
+}
+
+/* Crowding distance within each layer: how far a point's neighbours on its
+ * layer are (free heap and score, each over the layer's range); the ends
+ * are infinite, so halving keeps the whole width of the frontier. */
+static void crowding(const eb_tune_point *pts, int n, const int *layer, double *crowd)
+{
     for (int i = 0; i < n; i++) {
-        int dominated_by = 0;
-        for (int j = 0; j < n; j++)
-            if (j != i && pts[j].score >= pts[i].score && pts[j].free_kb >= pts[i].free_kb &&
-                (pts[j].score > pts[i].score || pts[j].free_kb > pts[i].free_kb))
-                dominated_by++;
-        layer[i] = dominated_by + (pts[i].free_kb < floor_kb ? n : 0);
+        double lo_f = INFINITY, hi_f = -INFINITY, lo_s = INFINITY, hi_s = -INFINITY;
+        double left_f = -INFINITY, right_f = INFINITY, left_s = NAN, right_s = NAN;
+        for (int j = 0; j < n; j++) {
+            if (layer[j] != layer[i])
+                continue;
+            lo_f = fmin(lo_f, pts[j].free_kb), hi_f = fmax(hi_f, pts[j].free_kb);
+            lo_s = fmin(lo_s, pts[j].score), hi_s = fmax(hi_s, pts[j].score);
+            if (j == i)
+                continue;
+            if (pts[j].free_kb <= pts[i].free_kb && pts[j].free_kb > left_f)
+                left_f = pts[j].free_kb, left_s = pts[j].score;
+            if (pts[j].free_kb >= pts[i].free_kb && pts[j].free_kb < right_f)
+                right_f = pts[j].free_kb, right_s = pts[j].score;
+        }
+        if (!isfinite(left_f) || !isfinite(right_f)) {
+            crowd[i] = INFINITY;
+            continue;
+        }
+        double rf = hi_f - lo_f > 0 ? hi_f - lo_f : 1, rs = hi_s - lo_s > 0 ? hi_s - lo_s : 1;
+        crowd[i] = (right_f - left_f) / rf + fabs(left_s - right_s) / rs;
     }
 }
 
 static const eb_tune_point *rank_pts;
 static const int *rank_layer;
+static const double *rank_crowd;
 
 static int cmp_rank(const void *a, const void *b)
 {
     int i = *(const int *)a, j = *(const int *)b;
     if (rank_layer[i] != rank_layer[j])
         return rank_layer[i] < rank_layer[j] ? -1 : 1;
+    if (rank_crowd[i] != rank_crowd[j])
+        return rank_crowd[i] > rank_crowd[j] ? -1 : 1;
     if (rank_pts[i].score != rank_pts[j].score)
         return rank_pts[i].score > rank_pts[j].score ? -1 : 1;
     return rank_pts[i].id < rank_pts[j].id ? -1 : 1;
 }
 
-/* The keep best of list (by layer, then score) into list; returns the count. */
-static int halve(search *x, int *list, int n, int keep)
+/* The better half of list (at least its whole frontier) by layer, then
+ * crowding, into list; returns the count. */
+static int halve(search *x, int *list, int n)
 {
     eb_tune_point *pts = malloc(sizeof *pts * (size_t)(n + 1));
     int *layer = malloc(sizeof *layer * (size_t)(n + 1));
     int *ord = malloc(sizeof *ord * (size_t)(n + 1));
-    if (!pts || !layer || !ord) {
-        free(pts);
-        free(layer);
-        free(ord);
-        return 0;
+    double *crowd = malloc(sizeof *crowd * (size_t)(n + 1));
+    int k = 0;
+    if (pts && layer && ord && crowd) {
+        int m = measured_points(x, list, n, pts);
+        layers(pts, m, x->c.min_free_kb, layer);
+        crowding(pts, m, layer, crowd);
+        int front = 0;
+        for (int i = 0; i < m; i++) {
+            ord[i] = i;
+            front += layer[i] == 0;
+        }
+        rank_pts = pts;
+        rank_layer = layer;
+        rank_crowd = crowd;
+        qsort(ord, (size_t)m, sizeof *ord, cmp_rank);
+        int keep = (n + 1) / 2 > front ? (n + 1) / 2 : front;
+        k = keep < m ? keep : m;
+        for (int i = 0; i < k; i++)
+            list[i] = pts[ord[i]].id;
     }
-    int m = measured_points(x, list, n, pts);
-    layers(pts, m, x->c.min_free_kb, layer);
-    for (int i = 0; i < m; i++)
-        ord[i] = i;
-    rank_pts = pts;
-    rank_layer = layer;
-    qsort(ord, (size_t)m, sizeof *ord, cmp_rank);
-    int k = keep < m ? keep : m;
-    for (int i = 0; i < k; i++)
-        list[i] = pts[ord[i]].id;
     free(pts);
     free(layer);
     free(ord);
+    free(crowd);
     return k;
 }
 
@@ -451,7 +512,7 @@ static int run_search(search *x, const eb_tune_plan *p, eb_error *err)
     double d = p->rung_d[0];
     for (int r = 1; r < p->n_rungs && !rc && !x->out_of_budget; r++) {
         x->phase = rung_names[r];
-        n = halve(x, list, n, (n + 1) / 2);
+        n = halve(x, list, n);
         d = p->rung_d[r];
         for (int i = 0; i < n && !rc; i++)
             rc = probe_one(x, list[i], d, err);
