@@ -296,7 +296,7 @@ static int resolve_board(const eb_tune_request *rq, eb_run_opts *o, eb_run_setup
                          .sim_project = rq->sim_project,
                          /* The espbench image runs every candidate with its own build-time
                           * settings, which no published row has: the model everywhere. */
-                         .sim_model = true, .ssid = rq->ssid, .password_env = rq->password_env,
+                         .sim_model = true, .sim_link = rq->sim_link, .sim_link_set = rq->sim_link_set, .ssid = rq->ssid, .password_env = rq->password_env,
                          .pc_address = rq->pc_address, .out_dir = rq->out_dir, .profiles_dir = rq->profiles_dir};
     memset(o, 0, sizeof *o);
     o->resume = rq->resume;
