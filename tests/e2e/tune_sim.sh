@@ -56,6 +56,10 @@ first=$(grep -m1 -o 'tune-s[0-9a-z-]*' "$OUT/frontier.yaml")
 expect_rc 0 "$ESPBENCH" --profiles "$T/prof" predict --chip esp32 --tier "$first"
 expect_rc 0 "$ESPBENCH" report "$OUT" --format md -o "$T/report.md"
 grep -q "$first" "$T/report.md" || fail "report lacks the frontier tier"
+expect_rc 0 "$ESPBENCH" compare "$OUT/results.json" "$OUT/results.json"
+expect_rc 0 "$ESPBENCH" merge "$OUT/results.json" -o "$T/merged.json"
+python3 -c 'import json,sys; a=json.load(open(sys.argv[1]))["entries"]; b=json.load(open(sys.argv[2]))["entries"]; assert len(a)==len(b)' \
+    "$OUT/results.json" "$T/merged.json" || fail "merge lost probes"
 
 # The chart renders without console errors.
 if ! command -v chromium >/dev/null; then

@@ -283,7 +283,7 @@ static int check_firmware(const eb_run_board *b, eb_error *err)
     if (!rc && !drv->runtime_tiers)
         rc = eb_fail(err, EB_ECONFIG,
                      "tune: the board on %s runs %s (stock firmware), which cannot switch tiers at run time; "
-                     "flash the espbench firmware (firmware/, docs/firmware.md) and tune again",
+                     "flash the espbench firmware (espbench flash --firmware espbench; docs/firmware.md) and tune again",
                      b->port, drv->name);
     eb_console_free(con);
     eb_port_close(port);

@@ -25,21 +25,28 @@ char *eb_tune_frontier_table(const eb_tune_space *s, const eb_tune_result *r)
     eb_buf_init(&b);
     char obj[128];
     eb_tune_objective_format(&s->obj, obj, sizeof obj);
-    eb_buf_printf(&b, "%-24s %9s %10s %10s %9s %9s %15s %8s %6s %15s\n", "tier", "static_rx", "dynamic_rx",
-                  "dynamic_tx", "rx_ba_win", "Mbit/s", "95% CI", "free KB", "probes", "model Mbit/s KB");
+    eb_buf_printf(&b, "%-24s %9s %10s %10s %9s %8s %13s %8s %6s %7s %8s %s\n", "tier", "static_rx", "dynamic_rx",
+                  "dynamic_tx", "rx_ba_win", "Mbit/s", "95% CI", "free KB", "probes", "model", "model KB",
+                  "model in CI");
+    int agree = 0;
     for (int i = 0; i < r->n_frontier; i++) {
         int c = r->frontier[i];
         const eb_tune_stat *st = &r->stat[c];
-        char name[64], ba[16], ci[40], model[40];
+        const eb_tune_cand *cd = &s->cands[c];
+        char name[64], ba[16], ci[40], in[32];
         snprintf(ci, sizeof ci, "%.2f-%.2f", st->lo, st->hi);
-        snprintf(model, sizeof model, "%.1f %.1f", s->cands[c].pred_score, s->cands[c].pred_free_kb);
-        eb_buf_printf(&b, "%-24s %9d %10d %10d %9s %9.2f %15s %8.1f %6d %15s\n", eb_tune_cand_name(s, c, name, sizeof name),
-                      s->cands[c].v[0], s->cands[c].v[1], s->cands[c].v[2],
-                      eb_field_format(EB_F_RX_BA_WIN, s->cands[c].v[3], ba, sizeof ba), st->score, ci, st->free_kb,
-                      st->n, model);
+        bool ok = cd->pred_score >= st->lo && cd->pred_score <= st->hi;
+        agree += ok;
+        snprintf(in, sizeof in, ok ? "yes" : "no (%+.1f %%)", (cd->pred_score / st->score - 1) * 100);
+        eb_buf_printf(&b, "%-24s %9d %10d %10d %9s %8.2f %13s %8.1f %6d %7.2f %8.1f %s\n",
+                      eb_tune_cand_name(s, c, name, sizeof name), cd->v[0], cd->v[1], cd->v[2],
+                      eb_field_format(EB_F_RX_BA_WIN, cd->v[3], ba, sizeof ba), st->score, ci, st->free_kb, st->n,
+                      cd->pred_score, cd->pred_free_kb, in);
     }
     eb_buf_printf(&b, "(%s: receiver-side Mbit/s, duration-weighted mean of the probes; free heap: the least any "
-                      "probe read)\n", obj);
+                      "probe read; model: the tier model's prediction at the published link, the proposal the "
+                      "measurements decide on; %d of %d within their 95 %% interval)\n",
+                  obj, agree, r->n_frontier);
     char *out = strdup(buf_text(&b));
     eb_buf_free(&b);
     return out;
