@@ -31,7 +31,7 @@ exact_line "espbench tune: --fix tcp_wnd_kb=20: tcp_wnd_kb (TCP_WND_DEFAULT) is 
 expect_rc 0 "$ESPBENCH" tune --chip esp32 --sim --objective tcp_tx --min-free-kb 100 --budget 8m --dry-run
 has "start: 23 points (6 published ranks, 17 on the model's frontier)"
 has "= tx-prior"
-has "rung 2: 13 candidates x 1 test x 6.0 s"
+has "rung 2: 7 candidates x 1 test x 6.0 s"
 has "predicted duration: 456 s (budget 480 s)"
 [ ! -e "$T/a" ] || fail "--dry-run touched the output folder"
 

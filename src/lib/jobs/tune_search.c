@@ -23,7 +23,12 @@
 #include <string.h>
 
 #define RUNGS 3
-#define RUNG_SHARE 0.7      /* of the budget for start, explore and the rungs */
+#define ETA 3             /* keep 1/ETA per rung (Hyperband's default) */
+/* The final phase's share of the budget: enough to re-measure the expected
+ * frontier (the model's) FINAL_ROOM times over, within these bounds. */
+#define FINAL_SHARE_MIN 0.2
+#define FINAL_SHARE_MAX 0.35
+#define FINAL_ROOM 1.5
 #define MAX_REPEATS 8       /* per candidate in the final phase */
 #define MIN_MODEL_STARTS 3
 #define REL_SE_FLOOR 0.0025 /* iperf's rounding and interval edges */
@@ -49,13 +54,20 @@ double eb_tune_probe_cost(const eb_tune_config *cfg, int n_tests, double d)
     return n_tests * (d + c.overhead_s);
 }
 
-static double rungs_cost(const eb_tune_config *c, int nt, int n0, int rungs)
+/* Candidates kept for the next rung. */
+static int next_rung_n(int n, int front)
+{
+    (void)front;
+    return (n + ETA - 1) / ETA;
+}
+
+static double rungs_cost(const eb_tune_config *c, int nt, int n0, int rungs, int front)
 {
     double cost = 0;
     int n = n0;
     for (int r = 0; r < rungs; r++) {
         cost += n * eb_tune_probe_cost(c, nt, c->d0_s * (1 << r));
-        n = (n + 1) / 2;
+        n = next_rung_n(n, front);
     }
     return cost;
 }
@@ -134,9 +146,10 @@ int eb_tune_make_plan(const eb_tune_space *s, const eb_tune_config *cfg_in, eb_t
     /* As many rungs and rung-0 probes as the budget's share affords. */
     int rungs = RUNGS, n0 = 0;
     for (; rungs >= 1; rungs--) {
-        double share = rungs == 1 ? 1.0 : RUNG_SHARE;
+        double fin = FINAL_ROOM * p->model_front_n * eb_tune_probe_cost(&c, nt, c.d0_s * (1 << (rungs - 1))) / usable;
+        double share = rungs == 1 ? 1.0 : 1 - fmin(FINAL_SHARE_MAX, fmax(FINAL_SHARE_MIN, fin));
         n0 = 0;
-        while (rungs_cost(&c, nt, n0 + 1, rungs) <= share * usable && n0 < 400)
+        while (rungs_cost(&c, nt, n0 + 1, rungs, p->model_front_n) <= share * usable && n0 < 400)
             n0++;
         if (n0 >= min_starts)
             break;
@@ -157,13 +170,14 @@ int eb_tune_make_plan(const eb_tune_space *s, const eb_tune_config *cfg_in, eb_t
         p->rung_d[r] = c.d0_s * (1 << r);
         p->rung_cost_s[r] = n * eb_tune_probe_cost(&c, nt, p->rung_d[r]);
         used += p->rung_cost_s[r];
-        n = (n + 1) / 2;
+        n = next_rung_n(n, p->model_front_n);
     }
     p->final_d = p->rung_d[rungs - 1];
     p->final_cost_s = usable - used > 0 ? usable - used : 0;
-    /* The frontier re-measured once, then repeats: at most twice over. */
-    int last = p->rung_n[rungs - 1];
-    double fin = 2.0 * last * eb_tune_probe_cost(&c, nt, p->final_d);
+    /* The frontier (the model's, or the last rung if larger) re-measured,
+     * then repeats. */
+    int last = p->rung_n[rungs - 1] > p->model_front_n ? p->rung_n[rungs - 1] : p->model_front_n;
+    double fin = FINAL_ROOM * last * eb_tune_probe_cost(&c, nt, p->final_d);
     p->predicted_s = used + (fin < p->final_cost_s ? fin : p->final_cost_s);
     return 0;
 }
@@ -415,7 +429,8 @@ static int halve(search *x, int *list, int n)
         rank_layer = layer;
         rank_crowd = crowd;
         qsort(ord, (size_t)m, sizeof *ord, cmp_rank);
-        int keep = (n + 1) / 2 > front ? (n + 1) / 2 : front;
+        (void)front;
+        int keep = next_rung_n(n, 0);
         k = keep < m ? keep : m;
         for (int i = 0; i < k; i++)
             list[i] = pts[ord[i]].id;
@@ -453,10 +468,19 @@ static int final_phase(search *x, const int *list, int n, double d, eb_error *er
     if (!front)
         return eb_fail(err, EB_EIO, "out of memory");
     int rc = 0;
-    int nf = list_frontier(x, list, n, front);
-    for (int i = 0; i < nf && !rc && !x->out_of_budget; i++)
-        rc = probe_one(x, front[i], d, err);
+    /* Every frontier point measured at the final duration once; a point
+     * that drops off lets another in, which gets its turn. */
     while (!rc && !x->out_of_budget) {
+        int nf = list_frontier(x, list, n, front), pick = -1;
+        for (int i = 0; i < nf && pick < 0; i++)
+            if (x->r->stat[front[i]].longest_d < d)
+                pick = front[i];
+        if (pick < 0)
+            break;
+        rc = probe_one(x, pick, d, err);
+    }
+    while (!rc && !x->out_of_budget) {
+        int nf;
         nf = list_frontier(x, list, n, front);
         int pick = -1;
         for (int i = 0; i + 1 < nf; i++) {
@@ -519,6 +543,13 @@ static int run_search(search *x, const eb_tune_plan *p, eb_error *err)
     }
     if (rc == 1)
         rc = 0;
+    /* The frontier is over every candidate measured (a rung only decides who
+     * gets longer tests); the final phase re-measures it. */
+    n = 0;
+    for (int i = 0; i < x->s->n; i++)
+        if (x->r->stat[i].n)
+            list[n++] = i;
+    d = p->final_d;
     if (!rc)
         rc = final_phase(x, list, n, d, err);
     x->r->frontier = malloc(sizeof *x->r->frontier * (size_t)(n + 1));
