@@ -161,10 +161,11 @@ typedef struct chart {
 #define CH 420.0
 #define ML 60.0
 #define MB 40.0
+#define MR 110.0 /* room for the rank labels right of the last point */
 
 static double cx(const chart *c, double x)
 {
-    return ML + (x - c->x0) / (c->x1 - c->x0) * (CW - ML - 20);
+    return ML + (x - c->x0) / (c->x1 - c->x0) * (CW - ML - MR);
 }
 
 static double cy(const chart *c, double y)
@@ -208,7 +209,7 @@ static void chart_bounds(const eb_tune_space *s, const eb_tune_result *r, chart 
 
 static void chart_axes(eb_buf *b, const chart *c, const char *ylabel, double floor_kb)
 {
-    eb_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", ML, CH - MB, CW - 20,
+    eb_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", ML, CH - MB, CW - MR,
                   CH - MB);
     eb_buf_printf(b, "<line x1=\"%.1f\" y1=\"20\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", ML, ML, CH - MB);
     for (int i = 0; i <= 5; i++) {
