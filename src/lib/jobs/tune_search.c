@@ -201,6 +201,9 @@ typedef struct search {
     bool *failed;
     const char *phase;
     bool out_of_budget;
+    double ovh_sum;       /* observed overhead per test (cost - test time), summed */
+    int ovh_n;
+    double phase_cap_s;   /* the current phase ends once this much is spent */
 } search;
 
 static void update_stat(search *x, int cand, const eb_tune_measure *m)
@@ -263,7 +266,10 @@ static int probe_one(search *x, int cand, double d, eb_error *err)
 {
     if (x->stop && *x->stop)
         return eb_fail(err, EB_EINTR, "interrupted");
-    double est = eb_tune_probe_cost(&x->c, eb_tune_objective_tests(&x->s->obj), d);
+    int nt = eb_tune_objective_tests(&x->s->obj);
+    /* What a probe costs on this board so far (the plan's guess until then). */
+    double ovh = x->ovh_n ? x->ovh_sum / x->ovh_n : x->c.overhead_s;
+    double est = nt * (d + (ovh > 0 ? ovh : 0));
     if (x->r->spent_s + est > BUDGET_USABLE * x->c.budget_s) {
         x->out_of_budget = true;
         return 1;
@@ -277,6 +283,10 @@ static int probe_one(search *x, int cand, double d, eb_error *err)
     if (rc)
         return rc < 0 ? EB_EIO : rc;
     x->r->spent_s += m.cost_s > 0 ? m.cost_s : est;
+    if (m.cost_s > 0) {
+        x->ovh_sum += m.cost_s / nt - d;
+        x->ovh_n++;
+    }
     x->r->probes++;
     if (x->r->stat[cand].n == 0)
         x->r->probed++;
@@ -507,11 +517,12 @@ static int start_and_explore(search *x, const eb_tune_plan *p, eb_error *err)
     for (int i = 0; i < p->n_starts && !rc; i++)
         rc = probe_one(x, p->starts[i], p->rung_d[0], err);
     x->phase = "explore";
+    x->phase_cap_s = p->rung_cost_s[0];
     eb_tune_point *pts = malloc(sizeof *pts * (size_t)x->s->n);
     int *front = malloc(sizeof *front * (size_t)x->s->n);
     if (!pts || !front)
         rc = eb_fail(err, EB_EIO, "out of memory");
-    for (int e = 0; e < p->n_explore && !rc; e++) {
+    for (int e = 0; e < p->n_explore && !rc && x->r->spent_s < x->phase_cap_s; e++) {
         int nb = next_neighbour(x, pts, front);
         if (nb < 0)
             break;
@@ -534,11 +545,14 @@ static int run_search(search *x, const eb_tune_plan *p, eb_error *err)
             list[n++] = i;
     static const char *const rung_names[] = {"rung 0", "rung 1", "rung 2", "rung 3"};
     double d = p->rung_d[0];
+    /* Each phase stops where the plan's costs put its end, so a board
+     * slower than planned shortens the rungs, not the final phase. */
     for (int r = 1; r < p->n_rungs && !rc && !x->out_of_budget; r++) {
         x->phase = rung_names[r];
+        x->phase_cap_s += p->rung_cost_s[r];
         n = halve(x, list, n);
         d = p->rung_d[r];
-        for (int i = 0; i < n && !rc; i++)
+        for (int i = 0; i < n && !rc && x->r->spent_s < x->phase_cap_s; i++)
             rc = probe_one(x, list[i], d, err);
     }
     if (rc == 1)
