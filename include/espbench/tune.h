@@ -257,11 +257,12 @@ typedef struct eb_tune_request {
     void (*info)(void *user, const char *msg);
 } eb_tune_request;
 
-/* Runs a tune: checks, board (or vboard), the search, the outputs in
- * out_dir. r and the space stay valid until eb_tune_result_free /
- * eb_tune_space_free. */
-int eb_tune_run(const eb_tune_request *rq, eb_profiles *profiles, eb_model *model,
-                eb_tune_space *s, eb_tune_plan *plan, eb_tune_result *r, eb_error *err);
+/* Runs a tune of space s with plan: the board (or a vboard) from the run
+ * job's resolver, a refusal of stock firmware, the journal, the search, the
+ * outputs in out_dir (also after an interruption: EB_EINTR). r is filled
+ * (eb_tune_result_free) whatever the result. */
+int eb_tune_run(const eb_tune_request *rq, const eb_tune_space *s, const eb_tune_plan *plan,
+                eb_tune_result *r, eb_error *err);
 
 /* Outputs (tune_output.c): the frontier table (malloc'd text), frontier.yaml,
  * sdkconfig fragments, frontier.html. */

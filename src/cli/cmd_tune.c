@@ -318,7 +318,7 @@ int cmd_tune(int argc, char **argv)
         rq.info = on_info;
         rq.user = &v;
         eb_error e = {0};
-        rc = eb_tune_run(&rq, &prof, &model, &s, &plan, &r, &e);
+        rc = eb_tune_run(&rq, &s, &plan, &r, &e);
         end_line(&v);
         if (!rc || rc == EB_EINTR) {
             char *t = eb_tune_frontier_table(&s, &r);

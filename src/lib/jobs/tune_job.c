@@ -115,7 +115,8 @@ static bool journal_find(job *jb, const char *tier, int k, eb_tune_measure *m)
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(jb->journal, "probes"))
     {
         const cJSON *t = cJSON_GetObjectItemCaseSensitive(p, "tier");
-        if (!cJSON_IsString(t) || strcmp(t->valuestring, tier) || (int)num_or_nan(p, "k") != k)
+        double pk = num_or_nan(p, "k");
+        if (!cJSON_IsString(t) || strcmp(t->valuestring, tier) || !(pk == k))
             continue;
         const cJSON *mb = cJSON_GetObjectItemCaseSensitive(p, "mbps");
         const cJSON *se = cJSON_GetObjectItemCaseSensitive(p, "se");
@@ -309,11 +310,9 @@ static int resolve_board(const eb_tune_request *rq, eb_run_opts *o, eb_run_setup
     return rc;
 }
 
-int eb_tune_run(const eb_tune_request *rq, eb_profiles *profiles, eb_model *model,
-                eb_tune_space *s, eb_tune_plan *plan, eb_tune_result *r, eb_error *err)
+int eb_tune_run(const eb_tune_request *rq, const eb_tune_space *s, const eb_tune_plan *plan,
+                eb_tune_result *r, eb_error *err)
 {
-    (void)profiles;
-    (void)model;
     memset(r, 0, sizeof *r);
     if (!rq->out_dir || !*rq->out_dir)
         return eb_fail(err, EB_ECONFIG, "tune: give --out DIR");
