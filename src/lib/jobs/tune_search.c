@@ -30,6 +30,10 @@
 #define FINAL_SHARE_MAX 0.35
 #define FINAL_ROOM 1.5
 #define MAX_REPEATS 8       /* per candidate in the final phase */
+/* Two neighbours whose intervals together span less than this share of the
+ * score are equivalent: more repeats would chase a difference too small to
+ * matter (a 95 % interval at the se floor alone spans about 1 %). */
+#define EQUIV_BAND 0.025
 #define MIN_MODEL_STARTS 3
 #define REL_SE_FLOOR 0.0025 /* iperf's rounding and interval edges */
 #define BUDGET_USABLE 0.95  /* the rest: starting the board, writing the outputs */
@@ -496,6 +500,8 @@ static int final_phase(search *x, const int *list, int n, double d, eb_error *er
         for (int i = 0; i + 1 < nf; i++) {
             const eb_tune_stat *a = &x->r->stat[front[i]], *b = &x->r->stat[front[i + 1]];
             if (a->lo > b->hi || b->lo > a->hi)
+                continue;
+            if (fmax(a->hi, b->hi) - fmin(a->lo, b->lo) < EQUIV_BAND * fmax(a->score, b->score))
                 continue;
             int c = a->n < b->n || (a->n == b->n && a->se >= b->se) ? front[i] : front[i + 1];
             if (x->r->stat[c].n < MAX_REPEATS && (pick < 0 || x->r->stat[c].n < x->r->stat[pick].n))
