@@ -3,7 +3,8 @@
 # and resumed: no finished probe is measured again, every probe is in
 # results.json (report reads it), frontier.yaml loads as a profile overlay,
 # an sdkconfig fragment per frontier point, and frontier.html renders in
-# headless Chromium without console errors.
+# headless Chromium without console errors; on a terminal, progress shows
+# the budget used and the best so far.
 source "$(dirname "$0")/lib/run_helpers.sh"
 
 OUT="$T/tune"
@@ -22,8 +23,12 @@ kill -KILL "$PID"
 wait "$PID" 2>/dev/null || true
 cp "$OUT/results.json" "$T/before.json"
 
-expect_rc 0 timeout 90 "$ESPBENCH" "${ARGS[@]}" --resume
+# The resumed tune runs on a terminal (script(1)): one progress line with
+# the budget used and the best so far, rewritten in place.
+expect_rc 0 timeout 90 script -qec "$(printf '%q ' "$ESPBENCH" "${ARGS[@]}" --resume)" "$T/tty.log"
 has "probes of"
+tr '\r' '\n' < "$T/tty.log" | grep -Eq '^.*\[tune (start|explore|rung [12]|final)\] [0-9]+/22 s of the budget, [0-9]+ probes; best [0-9.]+ Mbit/s at [0-9.]+ KB free \(tune-s' ||
+    { cat "$T/tty.log" >&2; fail "no progress line on the terminal"; }
 has "frontier: $OUT/frontier.yaml"
 python3 - "$T/before.json" "$OUT" <<'PY'
 import json, sys
