@@ -216,6 +216,8 @@ typedef struct eb_tune_model_probe {
     eb_tune_config cfg;
     eb_model_link truth;      /* the "board's" conditions (published = the model the tuner starts from) */
     double noise_pct;
+    double overhead_s;        /* > 0: what a probe really costs per test beyond its duration
+                               * (a slower board than the plan assumes); 0 = as planned */
     unsigned long long rng;   /* state; set from a seed, never 0 */
 } eb_tune_model_probe;
 int eb_tune_model_probe_fn(void *user, int cand, double duration_s, int k, eb_tune_measure *out,

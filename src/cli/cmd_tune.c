@@ -30,7 +30,8 @@ const char cmd_tune_usage[] =
     "  --dry-run             print the plan and its predicted duration; touch no board\n"
     "  --model-run           run the search against the model itself (probes = predictions with\n"
     "                        --noise PCT per interval, default 2; --seed N): no board; prints the\n"
-    "                        frontier's hypervolume against the exhaustive search (--json: figures)\n"
+    "                        frontier's hypervolume against the exhaustive search (--json: figures);\n"
+    "                        --model-overhead S: each probe's tests cost S s more than planned\n"
     "  --sim-rssi DBM, --sim-rtt MS, --sim-loss PCT   the link of the virtual board (or of the\n"
     "                        model run's truth); the search still proposes from the published link\n"
     "  --chip CHIP, --port URL, --sim, --sim-noise PCT, --sim-project NAME,\n"
@@ -116,7 +117,7 @@ static int parse_budget(const char *t, double *out)
 
 enum { O_CHIP = 256, O_PORT, O_SIM, O_SIM_NOISE, O_SIM_PROJECT, O_OBJECTIVE, O_FLOOR, O_BUDGET, O_FIX, O_OUT,
        O_RESUME, O_DRY, O_SSID, O_PWENV, O_PC, O_MODEL_RUN, O_NOISE, O_SEED, O_JSON, O_SIM_RSSI, O_SIM_RTT,
-       O_SIM_LOSS };
+       O_SIM_LOSS, O_MODEL_OVH };
 
 static const struct option opts[] = {
     {"chip", required_argument, 0, O_CHIP},         {"port", required_argument, 0, O_PORT},
@@ -130,7 +131,7 @@ static const struct option opts[] = {
     {"model-run", no_argument, 0, O_MODEL_RUN},     {"noise", required_argument, 0, O_NOISE},
     {"seed", required_argument, 0, O_SEED},         {"json", no_argument, 0, O_JSON},
     {"sim-rssi", required_argument, 0, O_SIM_RSSI}, {"sim-rtt", required_argument, 0, O_SIM_RTT},
-    {"sim-loss", required_argument, 0, O_SIM_LOSS},
+    {"sim-loss", required_argument, 0, O_SIM_LOSS}, {"model-overhead", required_argument, 0, O_MODEL_OVH},
     {0, 0, 0, 0},
 };
 
@@ -147,7 +148,7 @@ static int parse_num(const char *opt, const char *v, double *out)
 
 typedef struct model_run {
     bool on, json;
-    double noise_pct, seed;
+    double noise_pct, seed, overhead_s;
 } model_run;
 
 static int parse_link(int c, eb_tune_request *rq)
@@ -195,6 +196,7 @@ static int parse_args(int argc, char **argv, eb_tune_request *rq, const char **o
         case O_MODEL_RUN: mr->on = true; break;
         case O_NOISE: rc = parse_num("--noise", optarg, &mr->noise_pct); break;
         case O_SEED: rc = parse_num("--seed", optarg, &mr->seed); break;
+        case O_MODEL_OVH: rc = parse_num("--model-overhead", optarg, &mr->overhead_s); break;
         case O_JSON: mr->json = true; break;
         case O_SIM_RSSI: case O_SIM_RTT: case O_SIM_LOSS: rc = parse_link(c, rq); break;
         case ':': return cli_usage_error("tune", "%s needs a value", last);
@@ -246,7 +248,7 @@ static int prepare(eb_tune_request *rq, const char *objective, eb_profiles *p, e
 static int run_on_model(const eb_tune_request *rq, const eb_tune_space *s, const eb_tune_plan *plan,
                         const model_run *mr)
 {
-    eb_tune_model_probe mp = {.s = s, .cfg = rq->cfg, .noise_pct = mr->noise_pct,
+    eb_tune_model_probe mp = {.s = s, .cfg = rq->cfg, .noise_pct = mr->noise_pct, .overhead_s = mr->overhead_s,
                               .rng = 0x2545F4914F6CDD1DULL + (unsigned long long)mr->seed * 0x9E3779B97F4A7C15ULL};
     if (rq->sim_link_set)
         mp.truth = rq->sim_link;

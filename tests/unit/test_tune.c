@@ -254,6 +254,34 @@ static void test_search_on_model(void **state)
     eb_tune_space_free(&s);
 }
 
+/* A board four times slower per probe than the plan assumes: the phases
+ * end where the plan's costs put them, the budget holds, and the frontier
+ * is still found. */
+static void test_search_slow_board(void **state)
+{
+    fixture *f = *state;
+    eb_tune_space s;
+    build(f, "tcp_tx", NULL, 0, &s);
+    eb_tune_config c = {.budget_s = 480, .min_free_kb = 100};
+    eb_tune_plan p;
+    eb_error err;
+    assert_int_equal(eb_tune_make_plan(&s, &c, &p, &err), 0);
+    eb_tune_model_probe mp = {.s = &s, .cfg = c, .noise_pct = 2, .overhead_s = 4, .rng = 777};
+    eb_model_link_default(&mp.truth);
+    eb_tune_result res;
+    assert_int_equal(eb_tune_search(&s, &c, &p, eb_tune_model_probe_fn, &mp, NULL, NULL, NULL, &res, &err), 0);
+    assert_true(res.spent_s <= c.budget_s);
+    eb_tune_quality q;
+    eb_tune_quality_of(&s, &res, &mp.truth, c.min_free_kb, &q);
+    assert_true(q.hv_ratio >= 0.95);
+    int remeasured = 0;
+    for (int i = 0; i < res.n_frontier; i++)
+        remeasured += res.stat[res.frontier[i]].longest_d >= p.final_d;
+    assert_true(remeasured * 4 >= res.n_frontier * 3);
+    eb_tune_result_free(&res);
+    eb_tune_space_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -264,6 +292,7 @@ int main(void)
         cmocka_unit_test(test_pareto_and_hypervolume),
         cmocka_unit_test(test_plan_errors),
         cmocka_unit_test(test_search_on_model),
+        cmocka_unit_test(test_search_slow_board),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -55,7 +55,9 @@ int eb_tune_model_probe_fn(void *user, int cand, double duration_s, int k, eb_tu
         out->se[t] = sd;
     }
     out->free_kb = p.free_kb;
-    out->cost_s = eb_tune_probe_cost(&mp->cfg, eb_tune_objective_tests(&mp->s->obj), duration_s);
+    int nt = eb_tune_objective_tests(&mp->s->obj);
+    out->cost_s = mp->overhead_s > 0 ? nt * (duration_s + mp->overhead_s)
+                                     : eb_tune_probe_cost(&mp->cfg, nt, duration_s);
     return 0;
 }
 
