@@ -49,6 +49,7 @@ static const eb_prov_field fields[] = {
     F("sdkconfig", EB_PROV_TEXT, sdkconfig, "sdkconfig"),
     F("sweep_var", EB_PROV_TEXT, sweep_var, "sweep variable"),
     F("sweep_value", EB_PROV_NUM, sweep_value, "sweep value"),
+    F("concurrent_boards", EB_PROV_NUM, concurrent_boards, "boards measuring at once (aggregate)"),
 };
 #undef F
 #define N_FIELDS ((int)(sizeof fields / sizeof fields[0]))
