@@ -247,6 +247,8 @@ static void test_search_on_model(void **state)
                 remeasured, res.budget_out, res.probes, q.hv_ratio);
         assert_true(remeasured == res.n_frontier || res.budget_out);
         assert_true(remeasured * 4 >= res.n_frontier * 3);
+        for (int i = 0; i + 1 < res.n_frontier; i++) /* each point worth the heap it costs: >= 0.5 % more */
+            assert_true(res.stat[res.frontier[i]].score >= 1.005 * res.stat[res.frontier[i + 1]].score);
         eb_tune_result_free(&res);
     }
     assert_int_equal(a.n, b.n);

@@ -34,6 +34,9 @@
  * score are equivalent: more repeats would chase a difference too small to
  * matter (a 95 % interval at the se floor alone spans about 1 %). */
 #define EQUIV_BAND 0.025
+/* A frontier point must gain this share of throughput over the next point
+ * with more free heap to be reported: less is no reason to give up heap. */
+#define MIN_GAIN 0.005
 #define MIN_MODEL_STARTS 3
 #define REL_SE_FLOOR 0.0025 /* iperf's rounding and interval edges */
 #define BUDGET_USABLE 0.95  /* the rest: starting the board, writing the outputs */
@@ -516,6 +519,28 @@ static int final_phase(search *x, const int *list, int n, double d, eb_error *er
     return rc == 1 ? 0 : rc;
 }
 
+/* The reported frontier (front by increasing free heap): from the most free
+ * heap down, a point stays when it gains MIN_GAIN over the last one kept. */
+static int worth_its_heap(search *x, int nf, int *front)
+{
+    int *keep = malloc(sizeof *keep * (size_t)(nf + 1));
+    if (!keep)
+        return nf;
+    int k = 0;
+    double bar = -INFINITY;
+    for (int i = nf - 1; i >= 0; i--) {
+        double score = x->r->stat[front[i]].score;
+        if (score > bar) {
+            keep[k++] = front[i];
+            bar = score * (1 + MIN_GAIN);
+        }
+    }
+    for (int i = 0; i < k; i++) /* back to increasing free heap */
+        front[i] = keep[k - 1 - i];
+    free(keep);
+    return k;
+}
+
 static int start_and_explore(search *x, const eb_tune_plan *p, eb_error *err)
 {
     int rc = 0;
@@ -574,7 +599,7 @@ static int run_search(search *x, const eb_tune_plan *p, eb_error *err)
         rc = final_phase(x, list, n, d, err);
     x->r->frontier = malloc(sizeof *x->r->frontier * (size_t)(n + 1));
     if (x->r->frontier)
-        x->r->n_frontier = list_frontier(x, list, n, x->r->frontier);
+        x->r->n_frontier = worth_its_heap(x, list_frontier(x, list, n, x->r->frontier), x->r->frontier);
     free(list);
     return rc == 1 ? 0 : rc;
 }
