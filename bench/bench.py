@@ -20,6 +20,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import faults, fidelity, flashing, footprint, fuzz, killresume, model, overhead, parsing  # noqa: E402
+from benchlib import tune  # noqa: E402
 from benchlib.common import run  # noqa: E402
 
 SCHEMA_VERSION = 1
@@ -32,6 +33,7 @@ SECTIONS = [
     ("overhead", overhead, 200),
     ("parsing", parsing, 60),
     ("model", model, 120),
+    ("tune", tune, 60),
 ]
 # Robustness sections (fuzzing campaign, fault matrix, kill-and-resume): long, so `make bench`
 # runs them only when named: bash bench/run.sh --only fuzz,faults,killresume. Their figures are
@@ -367,6 +369,7 @@ def summary_md(res):
             "headline is the board's own count, so 0 means espbench's parsing and statistics reproduce the bytes "
             "exactly."]
     out += model.summary_lines(figs)
+    out += tune.summary_lines(figs)
     nm = {}
     for f in res["figures"]:
         if f["id"].startswith("model.cv.") and f["status"] == "not measured":

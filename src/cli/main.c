@@ -19,6 +19,7 @@ static const cli_command commands[] = {
     {"compare", cmd_compare, "compare results with a baseline; exit 1 on a regression", cmd_compare_usage},
     {"merge", cmd_merge, "merge results of several runs or shards into one matrix", cmd_merge_usage},
     {"predict", cmd_predict, "predict a tier's throughputs and free heap with the tier model", cmd_predict_usage},
+    {"tune", cmd_tune, "search the runtime buffer settings for the throughput / free-heap frontier", cmd_tune_usage},
     {"model", cmd_model, "fit the tier model's constants; cross-validate it", cmd_model_usage},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
