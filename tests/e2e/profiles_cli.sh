@@ -9,8 +9,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # list: every shipped chip, one line each (plus the header).
 "$ESPBENCH" profiles list > "$tmp/list"
-[ "$(wc -l < "$tmp/list")" -eq 10 ] || fail "list: expected 10 lines"
-for chip in esp32 esp32s2 esp32s3 esp32c2 esp32c3 esp32c5 esp32c6 esp32c61 esp8266; do
+[ "$(wc -l < "$tmp/list")" -eq 11 ] || fail "list: expected 11 lines"
+for chip in esp32 esp32s2 esp32s3 esp32c2 esp32c3 esp32c5 esp32c6 esp32c61 esp32p4 esp8266; do
     grep -q "^$chip " "$tmp/list" || fail "list: no $chip"
 done
 grep -q '^esp8266 *ESP8266 *default, ampdu-off, cpu-80m, cache-off, all-off$' "$tmp/list" || fail "list: esp8266 tiers"
