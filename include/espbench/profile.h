@@ -137,6 +137,9 @@ typedef struct eb_chip {
      * bytes, so after FLASH_DEFL_* the flash up to the next window boundary
      * gets stale bytes from one window earlier (ESP32: 32 KiB); 0 = none. */
     uint32_t rom_deflate_window;
+    /* The UDP rate the PC offers in udp_rx by default, Mbit/s; 0 = 100.
+     * ESP-IDF's iperf test utility (IperfTestBaseUtility.DEF_UDP_RX_BW_LIMIT). */
+    double udp_rx_rate_mbps;
     eb_tier *tiers;
     int n_tiers;
     char file[256];

@@ -104,6 +104,11 @@ eb_board_meta *eb_results_board(eb_results *r, const char *board, bool create);
 /* Finds an entry by key; NULL if none. */
 eb_entry *eb_results_find(eb_results *r, const char *board, const char *chip, const char *tier,
                           int test, int repeat);
+/* The same cell at one sweep point: sweep_var "" = an entry of no sweep;
+ * NULL = any point (eb_results_find). An entry's key is board, chip, tier,
+ * test, repeat and its sweep point (provenance sweep_var / sweep_value). */
+eb_entry *eb_results_find_point(eb_results *r, const char *board, const char *chip, const char *tier, int test,
+                                int repeat, const char *sweep_var, double sweep_value);
 void eb_entry_free(eb_entry *e);
 
 /* Files (adapters/results_file.c; the rest of this header is pure).

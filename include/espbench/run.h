@@ -15,6 +15,7 @@
 #include "espbench/model.h"
 #include "espbench/profile.h"
 #include "espbench/results.h"
+#include "espbench/sweep.h"
 
 #define EB_RUN_MAX_TIERS 32
 
@@ -32,6 +33,7 @@ typedef struct eb_run_board {
     bool sim;
     bool sim_model;         /* --sim-model: the model everywhere */
     eb_model_link sim_link; /* --sim-rssi/--sim-rtt/--sim-loss */
+    char sim_control[256];  /* the virtual board's control socket ("" = none): link sweeps */
 } eb_run_board;
 
 /* Orchestration steps, timed for the overhead benchmark. */
@@ -84,7 +86,8 @@ typedef struct eb_run_opts {
     double interval_s;      /* default 1 */
     double warmup_s;        /* < 0: one interval (default) */
     int repeat;             /* default 1 */
-    double udp_rate_mbps;   /* 0: 1.3 × the tier's reference figure (100 when none) */
+    double udp_rate_mbps;   /* 0: per test and chip, see eb_run_udp_rate */
+    eb_sweep sweep;         /* --sweep: the tests run at each point (n = 0: no sweep) */
     const char *ssid;
     const char *password;   /* never printed; redacted from console logs */
     const char *out_dir;    /* results.json, results.csv, logs */
@@ -119,16 +122,27 @@ int eb_run_check_timing(const eb_run_opts *o, eb_error *err);
  * o->resume → EB_ECONFIG. */
 int eb_run_check_out(const eb_run_opts *o, eb_error *err);
 
-/* UDP offered rate for a test: o->udp_rate_mbps, else 1.3 × the reference
- * figure, else 100 Mbit/s. */
-double eb_run_udp_rate(const eb_run_opts *o, const eb_tier *t, int test);
+/* UDP offered rate for a test: o->udp_rate_mbps; else for UDP RX (the PC
+ * sends) the chip's udp_rx_rate_mbps (ESP-IDF's iperf test utility caps the
+ * PC's rate per chip: C2 60, C3/C6 70, S2 85, others 100 Mbit/s); else for
+ * UDP TX 1.3 × the tier's reference figure, 100 Mbit/s when none. chip may
+ * be NULL (100). */
+double eb_run_udp_rate(const eb_run_opts *o, const eb_chip *chip, const eb_tier *t, int test);
 
 /* The ordered plan of one board: tier × test × repeat after sharding.
  * Returns the count; items are written to out (up to cap). */
 typedef struct eb_run_item {
     const eb_tier *tier;
     int test, repeat;
+    int point;              /* index into o->sweep.values; -1 = no sweep */
 } eb_run_item;
+/* The offered rate of an item: the sweep point's for a udp-rate sweep,
+ * else eb_run_udp_rate. */
+double eb_run_item_udp_rate(const eb_run_opts *o, const eb_chip *chip, const eb_run_item *it);
+/* Checks a sweep against the run: sim-only variables need every board
+ * under --sim; udp-rate needs a UDP test; tx-power needs a console that can
+ * set it (checked per board when it opens). EB_ECONFIG with one line. */
+int eb_run_check_sweep(const eb_run_opts *o, eb_error *err);
 int eb_run_plan(const eb_run_opts *o, const eb_chip *chip, eb_run_item *out, int cap, eb_error *err);
 
 /* CI shards: the planner keeps the matrix cells of one shard. */

@@ -56,7 +56,10 @@ const char cmd_run_usage[] =
     "  --interval S          report interval (default 1)\n"
     "  --warmup S            seconds left out of the statistics (default one interval)\n"
     "  --repeat N            runs of each test (default 1)\n"
-    "  --udp-rate MBPS       offered UDP rate (default 1.3 x the docs' figure of the tier, else 100)\n"
+    "  --udp-rate MBPS       offered UDP rate (default: udp_rx the chip's udp_rx_rate_mbps as\n"
+    "                        ESP-IDF's CI offers it; udp_tx 1.3 x the docs' figure, else 100)\n"
+    "  --sweep VAR=A:B:STEP  run the tests at each point (also VAR=V1,V2,...): udp-rate (Mbit/s),\n"
+    "                        tx-power (dBm); under --sim the link: rssi (dBm), loss (%), rtt (ms)\n"
     "  --retries N           retries of a test after a reboot or failure (default 2)\n"
     "  --iperf PROGRAM       the PC's iperf2 (default $ESPBENCH_IPERF, else iperf in PATH)\n"
     "  --env SETTING         where the board ran: shield-box, air, cable or free text\n"
@@ -267,7 +270,7 @@ enum {
     O_CHIP = 256, O_TIER, O_PORT, O_SIM, O_SIM_NOISE, O_SIM_FAULT, O_LAB, O_SHARD, O_DIALECT, O_SSID,
     O_PASSWORD_ENV, O_PC, O_IPERF_PORT, O_TESTS, O_DURATION, O_INTERVAL, O_WARMUP, O_REPEAT, O_UDP_RATE,
     O_RETRIES, O_OUT, O_RESUME, O_MANIFEST, O_FIRMWARE, O_BAUD, O_PASSWORD, O_IPERF, O_SIM_PROJECT, O_SIM_IDF,
-    O_SIM_MODEL, O_SIM_RSSI, O_SIM_PHY, O_SIM_RTT, O_SIM_LOSS, O_ENV,
+    O_SIM_MODEL, O_SIM_RSSI, O_SIM_PHY, O_SIM_RTT, O_SIM_LOSS, O_ENV, O_SWEEP,
 };
 
 static const struct option long_opts[] = {
@@ -307,6 +310,7 @@ static const struct option long_opts[] = {
     {"sim-rtt", required_argument, 0, O_SIM_RTT},
     {"sim-loss", required_argument, 0, O_SIM_LOSS},
     {"env", required_argument, 0, O_ENV},
+    {"sweep", required_argument, 0, O_SWEEP},
     {0, 0, 0, 0},
 };
 
@@ -402,6 +406,14 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
         rq->sim_link_set = true;
         if (eb_model_link_set(&rq->sim_link, names[c - O_SIM_RSSI], optarg, &le))
             return cli_usage_error("run", "--sim-%s: %s", names[c - O_SIM_RSSI], le.msg);
+        break;
+    }
+    case O_SWEEP: {
+        eb_error se;
+        if (o->sweep.n > 0)
+            return cli_usage_error("run", "--sweep given twice: one variable per run");
+        if (eb_sweep_parse(optarg, &o->sweep, &se))
+            return cli_usage_error("run", "%s", se.msg);
         break;
     }
     case O_RESUME: o->resume = true; break;

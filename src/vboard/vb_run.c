@@ -19,6 +19,8 @@
 #include "espbench/slip.h"
 #include "vb_boot.h"
 #include "vb_control.h"
+#include "vb_echo.h"
+#include "espbench/udp_echo.h"
 #include "vb_faults.h"
 #include "vb_flash.h"
 #include "vb_pty.h"
@@ -44,6 +46,7 @@ typedef struct vb_run_state {
     vb_pty *pty;
     vb_rom *rom;
     vb_control *ctl;
+    vb_echo *echo; /* UDP echo for the latency test (NULL when the port is taken) */
     int wake[2];
     int sfd;
     bool powered;      /* the first power-on waits for a host to open the port */
@@ -438,6 +441,9 @@ static int setup(vb_run_state *s, const vb_opts *o, eb_error *err)
         if ((rc = vb_control_open(&s->ctl, o->control, &t, err)))
             return rc;
     }
+    /* Not fatal: vboards sharing an address (tests) leave the echo to the first. */
+    if (vb_echo_start(&s->echo, b, EB_UDP_ECHO_PORT, NULL))
+        s->echo = NULL;
     return 0;
 }
 
@@ -451,6 +457,7 @@ static void teardown(vb_run_state *s)
         vb_pty_close(s->pty);
     vb_rom_free(s->rom);
     vb_control_close(s->ctl);
+    vb_echo_stop(s->echo);
     if (s->flash.data)
         vb_flash_close(&s->flash);
     if (s->prof_loaded)

@@ -6,6 +6,7 @@
 #include "espbench/board_parse.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,26 +15,45 @@
 
 #define LINE_MAX_CLEAN 1024
 
+/* Appends a run with no escape byte, dropping NUL, CR and LF. */
+static void clean_copy_run(const char *s, size_t len, char *out, size_t *n, size_t cap)
+{
+    if (!memchr(s, 0, len) && !memchr(s, '\r', len) && !memchr(s, '\n', len)) {
+        size_t k = len < cap - 1 - *n ? len : cap - 1 - *n;
+        memcpy(out + *n, s, k);
+        *n += k;
+        return;
+    }
+    for (size_t i = 0; i < len && *n + 1 < cap; i++)
+        if (s[i] != 0 && s[i] != '\r' && s[i] != '\n')
+            out[(*n)++] = s[i];
+}
+
 size_t eb_board_clean_line(const char *line, size_t len, char *out, size_t cap)
 {
     size_t n = 0;
     if (cap == 0)
         return 0;
-    for (size_t i = 0; i < len && n + 1 < cap; i++) {
-        unsigned char c = (unsigned char)line[i];
-        if (c == 0x1b) { /* CSI: ESC [ params final; other ESC x: two bytes */
-            if (i + 1 < len && line[i + 1] == '[') {
-                i += 2;
-                while (i < len && !((unsigned char)line[i] >= 0x40 && (unsigned char)line[i] <= 0x7e))
-                    i++;
-            } else {
-                i++;
-            }
-            continue;
+    /* Consoles end lines with CR LF; the ends are dropped anyway. Runs between
+     * escapes are copied whole: colour codes wrap most log lines. */
+    while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == '\n'))
+        len--;
+    size_t i = 0;
+    while (i < len && n + 1 < cap) {
+        const char *esc = memchr(line + i, 0x1b, len - i);
+        size_t stop = esc ? (size_t)(esc - line) : len;
+        clean_copy_run(line + i, stop - i, out, &n, cap);
+        if (stop >= len)
+            break;
+        /* CSI: ESC [ params final; any other ESC x: two bytes */
+        if (stop + 1 < len && line[stop + 1] == '[') {
+            size_t j = stop + 2;
+            while (j < len && !((unsigned char)line[j] >= 0x40 && (unsigned char)line[j] <= 0x7e))
+                j++;
+            i = j + 1;
+        } else {
+            i = stop + 2;
         }
-        if (c == 0 || c == '\r' || c == '\n')
-            continue;
-        out[n++] = (char)c;
     }
     while (n > 0 && (out[n - 1] == ' ' || out[n - 1] == '\t'))
         n--;
@@ -785,7 +805,7 @@ void eb_board_parse_line(int dialect, const char *line, size_t len, eb_board_lin
     }
     const char *end = buf + n;
     /* an #EB: line may be glued to other output (docs/console-protocol.md) */
-    const char *eb = m[0] == '#' && strncmp(m, "#EB:", 4) == 0 ? m : strstr(m, "#EB:");
+    const char *eb = memchr(m, '#', (size_t)(buf + n - m)) ? strstr(m, "#EB:") : NULL;
     if (eb) {
         classify_eb(eb, end, out, scratch);
         return;
@@ -832,7 +852,15 @@ void eb_board_parse_line(int dialect, const char *line, size_t len, eb_board_lin
         out->event = EB_BEV_SCAN;
         return;
     }
+    /* Which bytes the message holds: a phrase whose first two bytes are not
+     * both there cannot match, and most lines are ruled out without strstr. */
+    uint64_t held[4] = {0, 0, 0, 0};
+    for (const unsigned char *c = (const unsigned char *)msg; *c; c++)
+        held[*c >> 6] |= 1ull << (*c & 63);
     for (size_t i = 0; i < sizeof phrases / sizeof phrases[0]; i++) {
+        const unsigned char *ph = (const unsigned char *)phrases[i].phrase;
+        if (!(held[ph[0] >> 6] >> (ph[0] & 63) & 1) || !(held[ph[1] >> 6] >> (ph[1] & 63) & 1))
+            continue;
         const char *hit = phrases[i].how == PM_PREFIX
                               ? (strncmp(msg, phrases[i].phrase, strlen(phrases[i].phrase)) == 0 ? msg : NULL)
                               : strstr(msg, phrases[i].phrase);
@@ -870,7 +898,9 @@ static void set_str(char *dst, size_t cap, const char *src)
 
 void eb_board_detect_line(eb_board_detect *d, const char *line, size_t len)
 {
-    if (memmem(line, len, "\0bits/sec", 9))
+    /* memchr first: these byte strings are rare and memmem costs more than the parse */
+    bool has_nul = memchr(line, 0, len) != NULL;
+    if (has_nul && memmem(line, len, "\0bits/sec", 9))
         d->nul_unit = true;
     eb_ebline scratch;
     eb_board_line l;
@@ -930,9 +960,11 @@ void eb_board_detect_line(eb_board_detect *d, const char *line, size_t len)
         d->espbench = true;
     if (l.event == EB_BEV_SCAN && l.mac[0])
         d->wifi_cmd = true;
-    if (memmem(line, len, "IP_EVENT_STA_GOT_IP", 19) || memmem(line, len, "DONE.", 5))
+    if (l.event != EB_BEV_INTERVAL && memchr(line, '_', len) && memmem(line, len, "IP_EVENT_STA_GOT_IP", 19))
         d->wifi_cmd = true;
-    if (memmem(line, len, " iperf(id=", 10))
+    if (l.event != EB_BEV_INTERVAL && memchr(line, '.', len) && memmem(line, len, "DONE.", 5))
+        d->wifi_cmd = true;
+    if (memchr(line, '(', len) && memmem(line, len, " iperf(id=", 10))
         d->iperf_cmd_tag = true;
 }
 

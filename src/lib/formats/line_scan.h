@@ -38,9 +38,21 @@ static inline bool ls_starts(const char *p, const char *e, const char *s)
 /* Position of s in [p, e), or NULL. */
 static inline const char *ls_find(const char *p, const char *e, const char *s)
 {
-    if (p >= e)
-        return NULL;
-    return memmem(p, (size_t)(e - p), s, strlen(s));
+    /* Lines are short and needles rare: memchr on the first byte, then compare.
+     * (glibc's memmem sets up a two-way search per call, which cost more than
+     * the whole parse of a line; bench/ parsing.) */
+    size_t n = strlen(s);
+    if (n == 0)
+        return p <= e ? p : NULL;
+    while (p < e && (size_t)(e - p) >= n) {
+        const char *c = memchr(p, s[0], (size_t)(e - p) - n + 1);
+        if (!c)
+            return NULL;
+        if (memcmp(c + 1, s + 1, n - 1) == 0)
+            return c;
+        p = c + 1;
+    }
+    return NULL;
 }
 
 /* Unsigned decimal integer; false on no digits or overflow beyond 2^63. */

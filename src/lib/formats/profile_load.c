@@ -318,6 +318,7 @@ static const struct fact {
     {"uart_clkdiv_reg", FT_U32, offsetof(eb_chip, uart_clkdiv_reg), 0, false},
     {"uart_clk_hz", FT_U32, offsetof(eb_chip, uart_clk_hz), 0, false},
     {"rom_deflate_window", FT_U32, offsetof(eb_chip, rom_deflate_window), 0, false},
+    {"udp_rx_rate_mbps", FT_DOUBLE, offsetof(eb_chip, udp_rx_rate_mbps), 0, false},
 };
 #define N_FACTS (sizeof facts / sizeof facts[0])
 _Static_assert(N_FACTS <= sizeof((raw_chip *)0)->seen, "raw_chip.seen holds one flag per fact");

@@ -276,6 +276,7 @@ char *eb_chip_render_json(const eb_chip *c, const eb_tier *only)
     cJSON_AddStringToObject(o, "arch", eb_cpu_arch_name(c->arch));
     cJSON_AddNumberToObject(o, "cores", c->cores);
     cJSON_AddStringToObject(o, "image_format", c->image_format == EB_IMAGE_ESP8266 ? "esp8266" : "esp32");
+    cJSON_AddNumberToObject(o, "udp_rx_rate_mbps", c->udp_rx_rate_mbps > 0 ? c->udp_rx_rate_mbps : 100);
     if (c->has_spi_regs) {
         cJSON *spi = cJSON_AddObjectToObject(o, "spi_regs");
         add_hex(spi, "usr", c->spi.usr);

@@ -367,6 +367,88 @@ static void chart_spread(eb_buf *out, const chip_view *v)
     eb_buf_printf(out, "</svg>\n");
 }
 
+/* Sweep: throughput of one test against the swept variable, one line per
+ * tier through the means of its runs at each point, the runs as dots and,
+ * with repeats, the 95 % t interval of the mean as a bar. */
+static const char *sweep_axis_title(const char *var)
+{
+    static const struct { const char *key, *title; } t[] = {
+        {"udp_rate", "offered UDP rate (Mbit/s)"}, {"tx_power", "TX power (dBm)"}, {"rssi", "RSSI (dBm)"},
+        {"loss", "packet loss (%)"},            {"rtt", "added round trip (ms)"},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (!strcmp(var, t[i].key))
+            return t[i].title;
+    return var;
+}
+
+static void chart_sweep(eb_buf *out, const chip_view *v, int test)
+{
+    char var[24];
+    double pts[REP_MAX_POINTS];
+    int np = rep_sweep_points(v->r, v->chip, var, sizeof var, pts, REP_MAX_POINTS);
+    if (np == 0)
+        return;
+    double vmax = 0;
+    bool any = false;
+    rep_spread sp;
+    for (int t = 0; t < v->n_tiers; t++)
+        for (int k = 0; k < np; k++)
+            if (rep_point_spread(v->r, v->chip, v->tiers[t], test, var, pts[k], v->o->stat, &sp) > 0) {
+                any = true;
+                vmax = fmax(vmax, sp.s.max);
+            }
+    if (!any)
+        return;
+    double x0 = pts[0], x1 = np > 1 ? pts[np - 1] : pts[0] + 1, pad = (x1 - x0) * 0.05;
+    x0 -= pad;
+    x1 += pad;
+    axes a = {1, 0, 0, 0};
+    a.ystep = nice_step(vmax * 1.15, &a.ymax);
+    char title[96];
+    snprintf(title, sizeof title, "%s against the sweep", eb_test_label(test));
+    svg_open(out, title);
+    svg_axes(out, &a, sweep_axis_title(var), "Mbit/s");
+    for (int k = 0; k < np; k++) /* the points as x ticks */
+        eb_buf_printf(out, "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%g</text>\n",
+                      ML + (pts[k] - x0) / (x1 - x0) * PW, MT + PH + 16, pts[k]);
+    for (int t = 0; t < v->n_tiers; t++) {
+        const char *colour = tier_colour[t % N_TIER_COLOURS];
+        eb_buf line = {0};
+        int on_line = 0;
+        for (int k = 0; k < np; k++) {
+            int n = rep_point_spread(v->r, v->chip, v->tiers[t], test, var, pts[k], v->o->stat, &sp);
+            if (n == 0)
+                continue;
+            double x = ML + (pts[k] - x0) / (x1 - x0) * PW;
+            eb_buf_printf(&line, "%s%.1f,%.1f", on_line++ ? " " : "", x, py(&a, sp.s.mean));
+            eb_buf_printf(out, "<g><title>");
+            html_text(out, v->tiers[t]);
+            eb_buf_printf(out, " at %g: %d run%s, mean %.2f Mbit/s", pts[k], n, n == 1 ? "" : "s", sp.s.mean);
+            if (n >= 2) {
+                double q = eb_student_t_quantile(0.975, n - 1), se = sp.s.stddev / sqrt(n);
+                double lo = fmax(sp.s.mean - q * se, 0), hi = sp.s.mean + q * se;
+                eb_buf_printf(out, ", sd %.2f, 95 %% interval of the mean %.2f-%.2f</title>", sp.s.stddev, lo, hi);
+                eb_buf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                                   "stroke-width=\"3\" stroke-opacity=\"0.5\"/>",
+                              x, py(&a, fmin(hi, a.ymax)), x, py(&a, lo), colour);
+            } else {
+                eb_buf_printf(out, "</title>");
+            }
+            for (int i = 0; i < n; i++)
+                eb_buf_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"/>", x + 5,
+                              py(&a, sp.values[i]), colour);
+            eb_buf_printf(out, "</g>\n");
+        }
+        if (on_line)
+            eb_buf_printf(out, "<polyline points=\"%.*s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>\n",
+                          (int)line.len, (const char *)line.data, colour);
+        eb_buf_free(&line);
+        legend_item(out, t, colour, v->tiers[t]);
+    }
+    eb_buf_printf(out, "</svg>\n");
+}
+
 static void html_prov_item(void *ctx, const char *label, const char *value)
 {
     eb_buf *out = ctx;
@@ -464,6 +546,8 @@ int eb_report_html(const eb_results *r, const eb_profiles *p, const eb_report_op
         }
         eb_buf_printf(out, "<div class=\"charts\">\n");
         chart_tiers(out, &v);
+        for (int test = 0; test < EB_TEST_COUNT; test++)
+            chart_sweep(out, &v, test);
         chart_spread(out, &v);
         chart_vs_docs(out, &v);
         chart_memory(out, &v);

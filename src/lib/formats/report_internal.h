@@ -75,6 +75,14 @@ typedef struct rep_spread {
 /* The cell's runs (ok entries); returns how many. */
 int rep_cell_spread(const eb_results *r, const char *chip, const char *tier, int test, int stat, rep_spread *out);
 bool rep_has_repeats(const eb_results *r, const eb_profiles *p, const char *chip);
+/* report_sweep.c: the sweep points of a chip's runs (sorted, distinct) and
+ * the swept variable; 0 when its entries have no sweep point. */
+#define REP_MAX_POINTS 64
+int rep_sweep_points(const eb_results *r, const char *chip, char *var, size_t var_cap, double *points, int cap);
+/* The runs of one tier and test at one point (ok entries): their figures in
+ * out->values and statistics; returns how many. */
+int rep_point_spread(const eb_results *r, const char *chip, const char *tier, int test, const char *var,
+                     double point, int stat, rep_spread *out);
 /* Tier | Test | Runs | Mean | Median | Std dev | CV % | Min | Best 1-s | Stalls | Drops, for cells with >= 2 runs;
  * 0 rows when there are none. */
 void rep_spread_table(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const char *chip,

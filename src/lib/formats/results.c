@@ -140,7 +140,8 @@ void eb_results_take(eb_results *r, eb_entry **entries, int *n, int *cap)
 
 eb_entry *eb_results_put(eb_results *r, const eb_entry *e)
 {
-    eb_entry *old = eb_results_find(r, e->board, e->chip, e->tier, e->test, e->repeat);
+    eb_entry *old = eb_results_find_point(r, e->board, e->chip, e->tier, e->test, e->repeat, e->prov.sweep_var,
+                                          e->prov.sweep_value);
     if (!old)
         return eb_results_add(r, e);
     eb_entry tmp;
@@ -172,10 +173,18 @@ eb_board_meta *eb_results_board(eb_results *r, const char *board, bool create)
 eb_entry *eb_results_find(eb_results *r, const char *board, const char *chip, const char *tier,
                           int test, int repeat)
 {
+    return eb_results_find_point(r, board, chip, tier, test, repeat, NULL, NAN);
+}
+
+eb_entry *eb_results_find_point(eb_results *r, const char *board, const char *chip, const char *tier, int test,
+                                int repeat, const char *sweep_var, double sweep_value)
+{
     for (int i = 0; i < r->n_entries; i++) {
         eb_entry *e = &r->entries[i];
         if ((!board || strcmp(e->board, board) == 0) && strcmp(e->chip, chip) == 0 &&
-            strcmp(e->tier, tier) == 0 && e->test == test && e->repeat == repeat)
+            strcmp(e->tier, tier) == 0 && e->test == test && e->repeat == repeat &&
+            (!sweep_var || (strcmp(e->prov.sweep_var, sweep_var) == 0 &&
+                            (!sweep_var[0] || e->prov.sweep_value == sweep_value))))
             return e;
     }
     return NULL;

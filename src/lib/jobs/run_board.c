@@ -14,6 +14,7 @@
 #include "espbench/firmware_source.h"
 #include "espbench/flash.h"
 #include "espbench/sha256.h"
+#include "espbench/vboard_ctl.h"
 #include "run_internal.h"
 
 #define SCAN_TRIES 3
@@ -229,11 +230,31 @@ static void record_failure(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb
 }
 
 /* One attempt: the tier if not applied yet, then the test. */
+/* A link sweep point: the virtual board takes the point's link through its
+ * control socket before the point's first test (vb_control.c "link"). */
+static int apply_sweep_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
+{
+    const eb_sweep *sw = &bc->sh->o->sweep;
+    if (it->point < 0 || !eb_sweep_var_sim_only(sw->var) || bc->link_point == it->point)
+        return 0;
+    eb_model_link l;
+    eb_sweep_link_at(sw, it->point, &bc->b->sim_link, &l);
+    char cmd[160], reply[160];
+    eb_sweep_link_command(&l, cmd, sizeof cmd);
+    int rc = eb_vboard_ctl(bc->b->sim_control, cmd, reply, sizeof reply, 5000, err);
+    if (rc)
+        return rc;
+    bc->link_point = it->point;
+    run_infof(bc, EB_RUN_EV_INFO, "%s: sweep %s = %g %s (link %s)", bc->label, eb_sweep_var_name(sw->var),
+              sw->values[it->point], eb_sweep_var_unit(sw->var), reply);
+    return 0;
+}
+
 static int attempt_item(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err)
 {
     eb_error_clear(err);
-    int rc = 0;
-    if (bc->tier != it->tier)
+    int rc = apply_sweep_point(bc, it, err);
+    if (!rc && bc->tier != it->tier)
         rc = apply_tier_and_wifi(bc, it->tier, err);
     run_entry_base(bc, it, e);
     if (!rc)

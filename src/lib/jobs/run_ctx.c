@@ -179,13 +179,19 @@ void run_entry_base(board_ctx *bc, const eb_run_item *it, eb_entry *e)
     e->duration_s = o->duration_s;
     e->interval_s = o->interval_s;
     e->warmup_s = o->warmup_s;
-    e->udp_rate_mbps = eb_run_test_is_udp(it->test) ? eb_run_udp_rate(o, it->tier, it->test) : NAN;
+    e->udp_rate_mbps = eb_run_test_is_udp(it->test) ? eb_run_item_udp_rate(o, bc->chip, it) : NAN;
+    if (it->point >= 0 && it->point < o->sweep.n) { /* the point is part of the entry's key */
+        snprintf(e->prov.sweep_var, sizeof e->prov.sweep_var, "%s", eb_sweep_var_key(o->sweep.var));
+        e->prov.sweep_value = o->sweep.values[it->point];
+    }
+    eb_model_link link;
+    eb_sweep_link_at(&o->sweep, it->point, &bc->b->sim_link, &link);
     eb_entry_set_tier_params(e, it->tier);
     if (bc->tier == it->tier)
         snprintf(e->tier_note, sizeof e->tier_note, "%s", bc->tier_note);
     if (bc->b->sim) /* the same decision the vboard makes (eb_model_figure) */
         snprintf(e->figure_source, sizeof e->figure_source, "%s",
-                 eb_model_source(it->tier, it->test, &bc->b->sim_link, bc->b->sim_model) == EB_FIG_PUBLISHED
+                 eb_model_source(it->tier, it->test, &link, bc->b->sim_model) == EB_FIG_PUBLISHED
                      ? "published"
                      : "model " EB_MODEL_VERSION);
     eb_prov_track_test_start(&bc->prov);
@@ -210,8 +216,11 @@ int run_record(board_ctx *bc, const eb_entry *e, eb_error *err)
 bool run_already_done(board_ctx *bc, const eb_run_item *it)
 {
     pthread_mutex_lock(&bc->sh->lock);
-    eb_entry *e = eb_results_find(&bc->sh->results, bc->b->name, bc->chip->name, it->tier->name,
-                                  it->test, it->repeat);
+    const eb_sweep *sw = &bc->sh->o->sweep;
+    bool point = it->point >= 0 && it->point < sw->n;
+    eb_entry *e = eb_results_find_point(&bc->sh->results, bc->b->name, bc->chip->name, it->tier->name, it->test,
+                                        it->repeat, point ? eb_sweep_var_key(sw->var) : "",
+                                        point ? sw->values[it->point] : NAN);
     bool done = e && strcmp(e->status, "ok") == 0;
     pthread_mutex_unlock(&bc->sh->lock);
     return done;

@@ -62,6 +62,7 @@ typedef struct board_ctx {
     int index, total;
     eb_error err;
     eb_prov_tracker prov;  /* provenance facts seen on the console */
+    int link_point;        /* sweep point whose link the virtual board has; -1 = none set */
 } board_ctx;
 
 /* run_plan.c */

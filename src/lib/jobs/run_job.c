@@ -87,6 +87,7 @@ static int make_boards(run_shared *sh, board_ctx **out, eb_error *err)
         bcs[i].b = &o->boards[i];
         bcs[i].label = o->boards[i].name[0] ? o->boards[i].name : o->boards[i].port;
         snprintf(bcs[i].fw_sha256, sizeof bcs[i].fw_sha256, "%s", o->boards[i].fw_sha256);
+        bcs[i].link_point = -1;
         bcs[i].chip = eb_profiles_chip(o->profiles, o->boards[i].chip);
         eb_run_item probe[1];
         if (!bcs[i].chip || eb_run_plan(o, bcs[i].chip, probe, 0, err) < 0) {
@@ -124,7 +125,8 @@ static int check_opts(const eb_run_opts *o, eb_error *err)
         return eb_fail(err, EB_ECONFIG, "run: no output directory or no board");
     if (!o->ssid || !*o->ssid)
         return eb_fail(err, EB_ECONFIG, "run: no AP SSID: pass --ssid or set ap.ssid in the lab file");
-    return eb_run_check_timing(o, err);
+    int rc = eb_run_check_timing(o, err);
+    return rc ? rc : eb_run_check_sweep(o, err);
 }
 
 int eb_run(const eb_run_opts *o_in, eb_run_summary *sum, eb_error *err)

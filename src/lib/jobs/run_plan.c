@@ -57,14 +57,50 @@ int eb_run_check_out(const eb_run_opts *o, eb_error *err)
 bool eb_run_test_is_tx(int test) { return test == EB_TEST_TCP_TX || test == EB_TEST_UDP_TX; }
 bool eb_run_test_is_udp(int test) { return test == EB_TEST_UDP_TX || test == EB_TEST_UDP_RX; }
 
-double eb_run_udp_rate(const eb_run_opts *o, const eb_tier *t, int test)
+double eb_run_udp_rate(const eb_run_opts *o, const eb_chip *chip, const eb_tier *t, int test)
 {
     if (o->udp_rate_mbps > 0)
         return o->udp_rate_mbps;
+    if (test == EB_TEST_UDP_RX) /* the PC sends: the chip's cap, as ESP-IDF's CI offers it */
+        return chip && chip->udp_rx_rate_mbps > 0 ? chip->udp_rx_rate_mbps : UDP_RATE_FALLBACK;
     double ref = t ? t->ref_mbps[test] : NAN;
     if (isfinite(ref) && ref > 0)
         return round(ref * UDP_RATE_FACTOR * 10) / 10;
     return UDP_RATE_FALLBACK;
+}
+
+double eb_run_item_udp_rate(const eb_run_opts *o, const eb_chip *chip, const eb_run_item *it)
+{
+    if (o->sweep.var == EB_SWEEP_UDP_RATE && it->point >= 0 && it->point < o->sweep.n)
+        return o->sweep.values[it->point];
+    return eb_run_udp_rate(o, chip, it->tier, it->test);
+}
+
+int eb_run_check_sweep(const eb_run_opts *o, eb_error *err)
+{
+    if (o->sweep.n <= 0)
+        return 0;
+    const char *name = eb_sweep_var_name(o->sweep.var);
+    if (!name)
+        return eb_fail(err, EB_ECONFIG, "--sweep: no variable");
+    if (eb_sweep_var_sim_only(o->sweep.var))
+        for (int i = 0; i < o->n_boards; i++)
+            if (!o->boards[i].sim || !o->boards[i].sim_control[0])
+                return eb_fail(err, EB_ECONFIG,
+                               "--sweep %s sets the virtual board's link and needs --sim (board %s is not "
+                               "simulated); on hardware sweep udp-rate, or change the link yourself",
+                               name, o->boards[i].name[0] ? o->boards[i].name : o->boards[i].port);
+    unsigned tests = o->tests ? o->tests : (1u << EB_TEST_COUNT) - 1;
+    if (o->sweep.var == EB_SWEEP_UDP_RATE && !(tests & ((1u << EB_TEST_UDP_TX) | (1u << EB_TEST_UDP_RX))))
+        return eb_fail(err, EB_ECONFIG, "--sweep udp-rate needs a UDP test: add udp_tx or udp_rx to --tests");
+    if (o->sweep.var == EB_SWEEP_UDP_RATE && o->udp_rate_mbps > 0)
+        return eb_fail(err, EB_ECONFIG, "--sweep udp-rate and --udp-rate both set the offered rate: give one");
+    if (o->sweep.var == EB_SWEEP_TX_POWER)
+        return eb_fail(err, EB_ECONFIG,
+                       "--sweep tx-power: no console dialect espbench drives has a command to set the transmit "
+                       "power (the iperf examples and the espbench firmware lack one); sweep udp-rate, or under "
+                       "--sim rssi, loss or rtt");
+    return 0;
 }
 
 static int unknown_tier(const eb_chip *chip, const char *name, eb_error *err)
@@ -102,30 +138,45 @@ static int select_tiers(const eb_run_opts *o, const eb_chip *chip, const eb_tier
     return nt;
 }
 
+/* Is the cell of this tier and test in the plan (test chosen, shard kept,
+ * and for a udp-rate sweep a UDP test: the offered rate does not touch TCP)? */
+static bool cell_planned(const eb_run_opts *o, const eb_chip *chip, const eb_tier *t, int test)
+{
+    if (!(o->tests & (1u << test)))
+        return false;
+    if (o->sweep.n > 0 && o->sweep.var == EB_SWEEP_UDP_RATE && !eb_run_test_is_udp(test))
+        return false;
+    if (o->shard_total > 0) {
+        char key[128];
+        eb_shard_key(key, sizeof key, chip->name, t->name, test);
+        if (!eb_shard_select(o->shard_index, o->shard_total, key))
+            return false;
+    }
+    return true;
+}
+
+/* Order: tier, sweep point (one link or rate setting for all its tests),
+ * test, repeat. */
 int eb_run_plan(const eb_run_opts *o, const eb_chip *chip, eb_run_item *out, int cap, eb_error *err)
 {
     const eb_tier *tiers[EB_RUN_MAX_TIERS + 64];
     int nt = select_tiers(o, chip, tiers, (int)(sizeof tiers / sizeof tiers[0]), err);
     if (nt < 0)
         return nt;
+    bool sweep = o->sweep.n > 0;
+    int points = sweep ? o->sweep.n : 1;
     int n = 0;
-    for (int i = 0; i < nt; i++) {
-        for (int test = 0; test < EB_TEST_COUNT; test++) {
-            if (!(o->tests & (1u << test)))
-                continue;
-            if (o->shard_total > 0) {
-                char key[128];
-                eb_shard_key(key, sizeof key, chip->name, tiers[i]->name, test);
-                if (!eb_shard_select(o->shard_index, o->shard_total, key))
+    for (int i = 0; i < nt; i++)
+        for (int p = 0; p < points; p++)
+            for (int test = 0; test < EB_TEST_COUNT; test++) {
+                if (!cell_planned(o, chip, tiers[i], test))
                     continue;
+                for (int r = 0; r < o->repeat; r++) {
+                    if (n < cap)
+                        out[n] = (eb_run_item){tiers[i], test, r, sweep ? p : -1};
+                    n++;
+                }
             }
-            for (int r = 0; r < o->repeat; r++) {
-                if (n < cap)
-                    out[n] = (eb_run_item){tiers[i], test, r};
-                n++;
-            }
-        }
-    }
     return n;
 }
 

@@ -136,6 +136,17 @@ static int check_plan(const eb_run_request *rq, const eb_run_opts *o, eb_run_set
     }
     if (o->resume && !rq->out_dir)
         return bad_request(st, err, "--resume needs --out DIR: the folder of the run to continue");
+    if (o->sweep.n > 0) { /* the link variables need the virtual boards' control sockets */
+        eb_run_opts chk = *o;
+        eb_run_board sims[1] = {{.sim = true, .sim_control = "-"}};
+        if (rq->sim) {
+            chk.boards = sims;
+            chk.n_boards = 1;
+        }
+        eb_error e2 = {0};
+        if (eb_run_check_sweep(&chk, &e2))
+            return bad_request(st, err, "%s", e2.msg);
+    }
     for (int b = 0; b < o->n_boards; b++) {
         const char *ip = o->boards[b].pc_ip;
         unsigned char addr[16];
@@ -211,6 +222,7 @@ static int start_sims(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st
             return rc;
         snprintf(b->port, sizeof b->port, "%s", eb_sim_port(st->sims[i]));
         snprintf(b->fw_sha256, sizeof b->fw_sha256, "%s", eb_sim_app_sha256(st->sims[i]));
+        snprintf(b->sim_control, sizeof b->sim_control, "%s", eb_sim_control(st->sims[i]));
         /* The PC end gets a loopback address of its own, so parallel runs never collide. */
         if (rq->pc_address)
             snprintf(b->pc_ip, sizeof b->pc_ip, "%s", rq->pc_address);

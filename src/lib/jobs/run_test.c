@@ -122,11 +122,14 @@ static void io_init(test_io *io, board_ctx *bc, const eb_run_item *it)
     io->cfg.port = bc->b->iperf_port;
     io->cfg.time_s = o->duration_s;
     io->cfg.interval_s = o->interval_s;
-    io->cfg.udp_rate_mbps = io->cfg.udp ? eb_run_udp_rate(o, it->tier, it->test) : 0;
+    io->cfg.udp_rate_mbps = io->cfg.udp ? eb_run_item_udp_rate(o, bc->chip, it) : 0;
     io->boots = eb_console_boot(bc->con)->boots;
     io->prog = o->iperf ? o->iperf : eb_iperf_program();
-    snprintf(io->logp, sizeof io->logp, "%s/iperf-%s-%s-%s-r%d.log", o->out_dir, run_file_label(bc), it->tier->name,
-             eb_test_name(it->test), it->repeat);
+    char point[48] = ""; /* one log per sweep point */
+    if (it->point >= 0 && it->point < o->sweep.n)
+        snprintf(point, sizeof point, "-%s%g", eb_sweep_var_key(o->sweep.var), o->sweep.values[it->point]);
+    snprintf(io->logp, sizeof io->logp, "%s/iperf-%s-%s-%s%s-r%d.log", o->out_dir, run_file_label(bc),
+             it->tier->name, eb_test_name(it->test), point, it->repeat);
     snprintf(io->port_s, sizeof io->port_s, "%u", io->cfg.port);
     snprintf(io->t_s, sizeof io->t_s, "%g", o->duration_s);
     snprintf(io->i_s, sizeof io->i_s, "%g", o->interval_s);

@@ -40,12 +40,14 @@ struct eb_sim {
     char pty[256];
     char ip[16];
     char sha256[72];
+    char control[108];  /* the vboard's control socket (sun_path fits) */
 };
 
 const char *eb_sim_port(const eb_sim *s) { return s->pty; }
 const char *eb_sim_ip(const eb_sim *s) { return s->ip; }
 pid_t eb_sim_pid(const eb_sim *s) { return s->pid; }
 const char *eb_sim_app_sha256(const eb_sim *s) { return s->sha256; }
+const char *eb_sim_control(const eb_sim *s) { return s->control; }
 
 void eb_sim_vboard_path(char *out, size_t cap)
 {
@@ -209,6 +211,17 @@ static int start_failed(const char *prog, const char *log, eb_error *err)
     return eb_fail(err, EB_EIO, "sim: %s did not report its pty (see %s)", prog, log);
 }
 
+/* The control socket (sweeps change the link through it): in the output
+ * folder when the path fits a Unix socket address, else in the temp dir. */
+static void control_path(eb_sim *s, const char *out_dir, const char *name)
+{
+    if ((size_t)snprintf(s->control, sizeof s->control, "%s/vboard-%s.ctl", out_dir, name) < sizeof s->control)
+        return;
+    const char *tmp = getenv("TMPDIR");
+    snprintf(s->control, sizeof s->control, "%s/espbench-%d-%.40s.ctl", tmp && strlen(tmp) < 40 ? tmp : "/tmp",
+             (int)getpid(), name);
+}
+
 int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
 {
     char prog[PATH_MAX];
@@ -254,7 +267,7 @@ int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
     snprintf(ap, sizeof ap, "%s:env:%s:%s", o->ssid ? o->ssid : EB_SIM_SSID, SIM_AP_ENV, rssi);
     snprintf(noise, sizeof noise, "%g", o->noise_pct);
     snprintf(seed, sizeof seed, "%u", o->seed);
-    char *args[40];
+    char *args[64];
     int n = 0;
     args[n++] = prog;
     args[n++] = "--chip";
@@ -279,6 +292,9 @@ int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
     /* espbench reaches the sim board through a pty, which carries no DTR/RTS:
      * a SYNC stands in for the reset sequence (docs/vboard.md). */
     args[n++] = "--sync-resets";
+    control_path(s, o->out_dir, name);
+    args[n++] = "--control";
+    args[n++] = s->control;
     for (int i = 0; i < o->n_faults && i < EB_SIM_MAX_FAULTS; i++) {
         args[n++] = "--fault";
         args[n++] = (char *)o->faults[i];

@@ -1,0 +1,60 @@
+/* Sweep points for the renderers (report_internal.h): which values a chip's
+ * runs swept, and the runs at one point. Entries of a sweep carry their point
+ * in provenance (sweep_var, sweep_value). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_internal.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int rep_sweep_points(const eb_results *r, const char *chip, char *var, size_t var_cap, double *points, int cap)
+{
+    int n = 0;
+    if (var_cap)
+        var[0] = '\0';
+    for (int i = 0; i < r->n_entries; i++) {
+        const eb_entry *e = &r->entries[i];
+        if (strcmp(e->chip, chip) || !e->prov.sweep_var[0] || !isfinite(e->prov.sweep_value))
+            continue;
+        if (!var[0] && var_cap)
+            snprintf(var, var_cap, "%s", e->prov.sweep_var);
+        else if (strcmp(var, e->prov.sweep_var))
+            continue; /* one variable per chart: the first seen */
+        bool seen = false;
+        for (int k = 0; k < n && !seen; k++)
+            seen = points[k] == e->prov.sweep_value;
+        if (!seen && n < cap)
+            points[n++] = e->prov.sweep_value;
+    }
+    qsort(points, (size_t)n, sizeof *points, cmp_double);
+    return n;
+}
+
+int rep_point_spread(const eb_results *r, const char *chip, const char *tier, int test, const char *var,
+                     double point, int stat, rep_spread *out)
+{
+    memset(out, 0, sizeof *out);
+    out->best_1s = NAN;
+    int n = 0;
+    for (int i = 0; i < r->n_entries; i++) {
+        const eb_entry *e = &r->entries[i];
+        if (e->test != test || strcmp(e->chip, chip) || strcmp(e->tier, tier) || strcmp(e->status, "ok") ||
+            strcmp(e->prov.sweep_var, var) || e->prov.sweep_value != point)
+            continue;
+        double f = stat == EB_STAT_PEAK ? e->peak_mbps : e->mean_mbps;
+        if (!isfinite(f) || n >= REP_MAX_RUNS)
+            continue;
+        out->values[n++] = f;
+        if (isfinite(e->peak_mbps) && !(e->peak_mbps <= out->best_1s))
+            out->best_1s = e->peak_mbps;
+    }
+    eb_sample_stats_compute(out->values, n, &out->s);
+    return n;
+}
