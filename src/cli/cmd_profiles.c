@@ -8,12 +8,14 @@
 #include "commands.h"
 #include <math.h>
 
+#include "espbench/hosted.h"
 #include "espbench/model.h"
 #include "espbench/profile.h"
 
 const char cmd_profiles_usage[] =
     "usage: espbench [--profiles DIR] profiles list\n"
     "       espbench [--profiles DIR] profiles show CHIP [TIER] [--json] [--predict]\n"
+    "       espbench [--profiles DIR] profiles show PAIR\n"
     "\n"
     "list   one line per chip: name, display name, tiers\n"
     "show   the chip's facts and its tiers in the docs' layout (rows = settings and the\n"
@@ -21,6 +23,8 @@ const char cmd_profiles_usage[] =
     "       the chip facts and every tier's settings, runtime flags and reference figures;\n"
     "       --predict adds the tier model's predictions beside the published figures\n"
     "       (docs/model.md) and lint warnings\n"
+    "       PAIR (an ESP-Hosted pair of profiles/hosted/, listed by 'list') shows its\n"
+    "       transport, the host's and the co-processor's settings and the published figures\n"
     "\n"
     "Profiles come from the installed (or source) profiles/ directory, then\n"
     "$ESPBENCH_PROFILES, then --profiles DIR; see espbench-profiles(5).\n";
@@ -41,7 +45,18 @@ static void names_of_tiers(const eb_chip *c, char *buf, size_t n)
         len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", c->tiers[i].name);
 }
 
-static int do_list(const eb_profiles *p)
+static int print_text(char *text)
+{
+    if (!text) {
+        fprintf(stderr, "espbench profiles: out of memory\n");
+        return EB_EIO;
+    }
+    fputs(text, stdout);
+    free(text);
+    return 0;
+}
+
+static int do_list(const eb_profiles *p, const eb_hosted_set *hs)
 {
     int w = 4;
     for (int i = 0; i < p->n_chips; i++)
@@ -53,7 +68,10 @@ static int do_list(const eb_profiles *p)
         names_of_tiers(&p->chips[i], tiers, sizeof tiers);
         printf("%-10s %-*s  %s\n", p->chips[i].name, w, p->chips[i].display, tiers);
     }
-    return 0;
+    if (hs->n == 0)
+        return 0;
+    printf("\nESP-Hosted pairs (profiles/hosted/; 'profiles show PAIR'):\n");
+    return print_text(eb_hosted_render_list(hs));
 }
 
 /* Published figure and prediction side by side, one row per tier. */
@@ -187,7 +205,21 @@ int cmd_profiles(int argc, char **argv)
     eb_error_clear(&err);
     if (eb_profiles_load_default(&p, cli_profiles_dir, &err))
         return cli_error(&err);
-    int rc = is_list ? do_list(&p) : do_show(&p, args[1], n == 3 ? args[2] : NULL, json, predict);
+    eb_hosted_set hs;
+    if (eb_hosted_load_default(&hs, &p, cli_profiles_dir, &err)) {
+        eb_profiles_free(&p);
+        return cli_error(&err);
+    }
+    int rc;
+    const eb_hosted_pair *pair = is_show ? eb_hosted_by_name(&hs, args[1]) : NULL;
+    if (pair && (n == 3 || json || predict))
+        rc = cli_usage_error("profiles", "'show %s' (an ESP-Hosted pair) takes no TIER, --json or --predict",
+                             args[1]);
+    else if (pair)
+        rc = print_text(eb_hosted_render_show(pair));
+    else
+        rc = is_list ? do_list(&p, &hs) : do_show(&p, args[1], n == 3 ? args[2] : NULL, json, predict);
+    eb_hosted_free(&hs);
     eb_profiles_free(&p);
     return rc;
 }

@@ -7,9 +7,9 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# list: every shipped chip, one line each (plus the header).
+# list: every shipped chip, one line each (plus the header), then the ESP-Hosted pairs.
 "$ESPBENCH" profiles list > "$tmp/list"
-[ "$(wc -l < "$tmp/list")" -eq 11 ] || fail "list: expected 11 lines"
+[ "$(sed '/^$/q' "$tmp/list" | grep -c .)" -eq 11 ] || fail "list: expected 11 chip lines"
 for chip in esp32 esp32s2 esp32s3 esp32c2 esp32c3 esp32c5 esp32c6 esp32c61 esp32p4 esp8266; do
     grep -q "^$chip " "$tmp/list" || fail "list: no $chip"
 done
@@ -76,4 +76,16 @@ set -e
 [ "$(wc -l < "$tmp/err")" -eq 1 ] || fail "broken dir: not one line: $(cat "$tmp/err")"
 grep -q "^espbench: $FIXTURES_DIR/profiles/broken/esp32.yaml:8:18: tier 'broken': rx_ba_win = 16 exceeds" "$tmp/err" \
     || fail "broken dir: $(cat "$tmp/err")"
+# ESP-Hosted pairs: listed with their transport; show gives the guide's table.
+grep -q '^esp32p4-esp32c6-sdio *esp32p4 *esp32c6 *SDIO 4-bit 40 MHz, 2.4GHz *guide, default$' "$tmp/list" \
+    || fail "list: C6 pair"
+[ "$(grep -c '^esp32p4-esp32' "$tmp/list")" -eq 6 ] || fail "list: expected 6 pairs"
+"$ESPBENCH" profiles show esp32p4-esp32c61-spi > "$tmp/pair"
+grep -q '^Transport: SPI-FD 40 MHz, 2.4GHz (bus spi, 1 data line, 40 MHz)$' "$tmp/pair" || fail "pair transport"
+grep -q '^| iPerf, UDP | Test PC to P4 |      23 |$' "$tmp/pair" || fail "pair: guide table row"
+grep -q '^| Raw        | C61 to P4     |      26 |$' "$tmp/pair" || fail "pair: raw row"
+set +e
+"$ESPBENCH" profiles show esp32p4-esp32c6-sdio guide > /dev/null 2> "$tmp/err"; rc=$?
+set -e
+[ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] || fail "pair with a tier: exit $rc"
 echo "profiles_cli: ok"

@@ -377,7 +377,10 @@ static void test_field_table(void **state)
     assert_string_equal(eb_test_docs_label(EB_TEST_TCP_RX), "TCP RX throughput (Mbit/s)");
     assert_int_equal(eb_test_from_name("udp_tx"), EB_TEST_UDP_TX);
     assert_int_equal(eb_test_from_name("sctp"), -1);
-    assert_null(eb_test_name(EB_TEST_COUNT));
+    /* ESP-Hosted's raw transport tests follow the four of the docs' tables. */
+    assert_string_equal(eb_test_name(EB_TEST_COUNT), "raw_tx");
+    assert_int_equal(eb_test_from_name("raw_rx"), EB_TEST_RAW_RX);
+    assert_null(eb_test_name(EB_TEST_ALL_COUNT));
 }
 
 static void test_validate_rules(void **state)
