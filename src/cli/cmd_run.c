@@ -39,6 +39,11 @@ const char cmd_run_usage[] =
     "  --sim-rssi DBM, --sim-phy MBPS, --sim-rtt MS, --sim-loss PCT\n"
     "                        link conditions of the virtual board (the model applies)\n"
     "  --lab FILE            lab file: AP, PC address, boards (run concurrently); see docs/run.md\n"
+    "  --coprocessor CHIP    ESP-Hosted: --chip is the host, CHIP its Wi-Fi co-processor (a pair\n"
+    "                        of profiles/hosted/); adds the raw_tx/raw_rx transport tests\n"
+    "  --transport BUS       the pair's transport: sdio, spi, spi-hd, uart (needed when the\n"
+    "                        pair exists over more than one)\n"
+    "  --coprocessor-port URL  the co-processor's own port, for flashing its firmware\n"
     "  --shard I/N           run only slice I of N of the chip x tier x test matrix\n"
     "  --dialect NAME        console dialect instead of detecting it\n"
     "  --baud N              console baud rate (default 115200)\n"
@@ -51,7 +56,8 @@ const char cmd_run_usage[] =
     "tests:\n"
     "  --tier LIST           tiers, comma separated or repeated; 'all' (default) = the tiers\n"
     "                        without PSRAM (the docs' main table); 'psram' = the PSRAM tiers\n"
-    "  --tests LIST          subset of tcp_tx,tcp_rx,udp_tx,udp_rx (default all)\n"
+    "  --tests LIST          subset of tcp_tx,tcp_rx,udp_tx,udp_rx (default all), and with\n"
+    "                        --coprocessor raw_tx,raw_rx (default all six)\n"
     "  --duration S          seconds per test (default 10)\n"
     "  --interval S          report interval (default 1)\n"
     "  --warmup S            seconds left out of the statistics (default one interval)\n"
@@ -271,6 +277,7 @@ enum {
     O_PASSWORD_ENV, O_PC, O_IPERF_PORT, O_TESTS, O_DURATION, O_INTERVAL, O_WARMUP, O_REPEAT, O_UDP_RATE,
     O_RETRIES, O_OUT, O_RESUME, O_MANIFEST, O_FIRMWARE, O_BAUD, O_PASSWORD, O_IPERF, O_SIM_PROJECT, O_SIM_IDF,
     O_SIM_MODEL, O_SIM_RSSI, O_SIM_PHY, O_SIM_RTT, O_SIM_LOSS, O_ENV, O_SWEEP,
+    O_COPROCESSOR, O_TRANSPORT, O_COPROCESSOR_PORT, /* ESP-Hosted */
 };
 
 static const struct option long_opts[] = {
@@ -311,6 +318,9 @@ static const struct option long_opts[] = {
     {"sim-loss", required_argument, 0, O_SIM_LOSS},
     {"env", required_argument, 0, O_ENV},
     {"sweep", required_argument, 0, O_SWEEP},
+    {"coprocessor", required_argument, 0, O_COPROCESSOR},
+    {"transport", required_argument, 0, O_TRANSPORT},
+    {"coprocessor-port", required_argument, 0, O_COPROCESSOR_PORT},
     {0, 0, 0, 0},
 };
 
@@ -332,7 +342,7 @@ static int parse_tests(const char *v, unsigned *mask)
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int test = eb_test_from_name(t);
         if (test < 0)
-            return cli_usage_error("run", "unknown test '%s' (tcp_tx, tcp_rx, udp_tx, udp_rx)", t);
+            return cli_usage_error("run", "unknown test '%s' (tcp_tx, tcp_rx, udp_tx, udp_rx, raw_tx, raw_rx)", t);
         *mask |= 1u << test;
     }
     return 0;
@@ -416,6 +426,9 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
             return cli_usage_error("run", "%s", se.msg);
         break;
     }
+    case O_COPROCESSOR: rq->coprocessor = optarg; break;
+    case O_TRANSPORT: rq->transport = optarg; break;
+    case O_COPROCESSOR_PORT: rq->coprocessor_port = optarg; break;
     case O_RESUME: o->resume = true; break;
     case O_MANIFEST: o->manifest = optarg; break;
     case O_FIRMWARE: o->firmware = optarg; break;

@@ -125,18 +125,25 @@ static bool app_info(board_ctx *bc, const eb_image_set *set, eb_image_info *info
 static int flash_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
 {
     const eb_run_opts *o = bc->sh->o;
+    char what[48];
+    snprintf(what, sizeof what, "tier %s", t->name);
+    return run_flash_manifest(bc, o->firmware ? o->firmware : "iperf-example", t->name, what, err);
+}
+
+int run_flash_manifest(board_ctx *bc, const char *firmware, const char *tier, const char *what, eb_error *err)
+{
+    const eb_run_opts *o = bc->sh->o;
     eb_image_set set = {0};
     eb_manifest_query q = {
-        .manifest = o->manifest, .firmware = o->firmware ? o->firmware : "iperf-example",
-        .chip = bc->chip->name, .tier = t->name, .cache_dir = NULL,
+        .manifest = o->manifest, .firmware = firmware, .chip = bc->chip->name, .tier = tier, .cache_dir = NULL,
     };
     int rc = eb_image_set_from_manifest(&set, &q, err);
     if (rc) {
-        eb_error_prefix(err, "tier %s needs its own image (stock firmware): ", t->name);
+        eb_error_prefix(err, "%s needs its own image (stock firmware): ", what);
         return rc;
     }
     end_console(bc);
-    run_infof(bc, EB_RUN_EV_INFO, "%s: flashing the %s image for tier %s", bc->label, q.firmware, t->name);
+    run_infof(bc, EB_RUN_EV_INFO, "%s: flashing the %s image for %s", bc->label, q.firmware, what);
     rc = flash_over_port(bc, &set, err);
     eb_image_info info;
     bool have_info = !rc && app_info(bc, &set, &info);
@@ -254,11 +261,11 @@ static int attempt_item(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_er
 {
     eb_error_clear(err);
     int rc = apply_sweep_point(bc, it, err);
-    if (!rc && bc->tier != it->tier)
+    if (!rc && bc->tier != it->tier && it->test < EB_TEST_COUNT) /* raw tests flash their own image */
         rc = apply_tier_and_wifi(bc, it->tier, err);
     run_entry_base(bc, it, e);
     if (!rc)
-        rc = run_test(bc, it, e, err);
+        rc = it->test >= EB_TEST_COUNT ? run_hosted_raw(bc, it, e, err) : run_test(bc, it, e, err);
     return rc;
 }
 

@@ -166,6 +166,12 @@ int eb_run_plan(const eb_run_opts *o, const eb_chip *chip, eb_run_item *out, int
     bool sweep = o->sweep.n > 0;
     int points = sweep ? o->sweep.n : 1;
     int n = 0;
+    /* ESP-Hosted's raw transport tests (run_hosted.c) do not depend on the
+     * tier: once per board, first, filed under the first tier. */
+    for (int test = EB_TEST_COUNT; nt > 0 && test < EB_TEST_ALL_COUNT; test++)
+        for (int r = 0; cell_planned(o, chip, tiers[0], test) && r < o->repeat; r++, n++)
+            if (n < cap)
+                out[n] = (eb_run_item){tiers[0], test, r, -1};
     for (int i = 0; i < nt; i++)
         for (int p = 0; p < points; p++)
             for (int test = 0; test < EB_TEST_COUNT; test++) {
