@@ -330,7 +330,9 @@ static int open_board(board_ctx *bc, eb_error *err)
     bc->console_log = fopen(clog, "ae");
     if (!bc->console_log)
         return eb_fail(err, EB_EIO, "cannot write %s: %s", clog, strerror(errno));
-    int rc = open_console(bc, NULL, err);
+    int rc = run_hosted_flash_coprocessor(bc, err); /* an ESP-Hosted pair's second port */
+    if (!rc)
+        rc = open_console(bc, NULL, err);
     if (rc)
         return rc;
     run_infof(bc, EB_RUN_EV_INFO, "%s: %s on %s speaks %s (%s %s, IDF %s)", bc->label, bc->chip->name,

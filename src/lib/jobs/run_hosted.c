@@ -20,6 +20,8 @@
 
 #include "espbench/buf.h"
 #include "espbench/clock.h"
+#include "espbench/firmware_source.h"
+#include "espbench/flash.h"
 #include "espbench/fs.h"
 #include "espbench/hosted.h"
 #include "espbench/sha256.h"
@@ -32,6 +34,8 @@ extern char **environ;
 /* The manifest firmware of the raw-throughput images (one per direction,
  * named raw_tx / raw_rx where a stock firmware names its tiers). */
 #define RAW_FIRMWARE "esp-hosted-raw-tp"
+/* The co-processor's firmware (esp-hosted-mcu slave/, project network_adapter). */
+#define SLAVE_FIRMWARE "esp-hosted-slave"
 
 static int bad(eb_run_setup *st, eb_error *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int bad(eb_run_setup *st, eb_error *err, const char *fmt, ...)
@@ -61,8 +65,6 @@ int run_hosted_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *s
 {
     if (!rq->coprocessor)
         return without_pair(rq, o, st, err);
-    if (rq->coprocessor_port && rq->sim)
-        return bad(st, err, "--coprocessor-port: under --sim the virtual board plays the co-processor");
     st->hosted = calloc(1, sizeof *st->hosted);
     if (!st->hosted)
         abort();
@@ -99,10 +101,10 @@ void run_hosted_setup_free(eb_run_setup *st)
 
 /* ------------------------------------------------------------ --sim images */
 
-static int mkimage(const char *prog, const char *chip, const char *version, const char *path, const char *log,
-                   eb_error *err)
+static int mkimage(const char *prog, const char *chip, const char *project, const char *version, const char *path,
+                   const char *log, eb_error *err)
 {
-    char *args[] = {(char *)prog, "mkimage", "--chip", (char *)chip, "--project", "iperf", "--idf", "v5.5",
+    char *args[] = {(char *)prog, "mkimage", "--chip", (char *)chip, "--project", (char *)project, "--idf", "v5.5",
                     "--version", (char *)version, "-o", (char *)path, NULL};
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
@@ -122,13 +124,14 @@ static int mkimage(const char *prog, const char *chip, const char *version, cons
     return 0;
 }
 
-/* One manifest image entry for file dir/NAME.bin. */
-static int add_image(eb_buf *m, const char *prog, const char *chip, const char *dir, const char *name,
-                     const char *log, bool first, eb_error *err)
+/* One manifest entry "NAME": {"images": [dir/NAME.bin]} of the host's iperf
+ * example (project NULL) or another project. */
+static int add_image(eb_buf *m, const char *prog, const char *chip, const char *project, const char *dir,
+                     const char *name, const char *log, bool first, eb_error *err)
 {
     char path[700], sha[65];
     snprintf(path, sizeof path, "%s/%s.bin", dir, name);
-    int rc = mkimage(prog, chip, name, path, log, err);
+    int rc = mkimage(prog, chip, project ? project : "iperf", project ? "1" : name, path, log, err);
     if (!rc)
         rc = eb_sha256_file(path, sha, err);
     if (!rc)
@@ -158,16 +161,61 @@ int run_hosted_sim_images(const eb_run_request *rq, eb_run_opts *o, eb_run_setup
     eb_buf_printf(&m, "{\"schema\": 1, \"firmware\": {\"iperf-example\": {\"chips\": {\"%s\": {\"tiers\": {", b->chip);
     int rc = 0;
     for (int i = 0; !rc && i < c->n_tiers; i++)
-        rc = add_image(&m, prog, b->chip, dir, c->tiers[i].name, log, i == 0, err);
+        rc = add_image(&m, prog, b->chip, NULL, dir, c->tiers[i].name, log, i == 0, err);
     eb_buf_printf(&m, "}}}}, \"%s\": {\"chips\": {\"%s\": {\"tiers\": {", RAW_FIRMWARE, b->chip);
     for (int t = EB_TEST_COUNT; !rc && t < EB_TEST_ALL_COUNT; t++)
-        rc = add_image(&m, prog, b->chip, dir, eb_test_name(t), log, t == EB_TEST_COUNT, err);
-    eb_buf_printf(&m, "}}}}}}\n");
+        rc = add_image(&m, prog, b->chip, NULL, dir, eb_test_name(t), log, t == EB_TEST_COUNT, err);
+    /* The co-processor's slave firmware, flashed over --coprocessor-port when given. */
+    eb_buf_printf(&m, "}}}}, \"%s\": {\"chips\": {", SLAVE_FIRMWARE);
+    if (!rc)
+        rc = add_image(&m, prog, b->hosted->coprocessor, "network_adapter", dir, b->hosted->coprocessor, log, true,
+                       err);
+    eb_buf_printf(&m, "}}}}\n");
     snprintf(st->hosted_manifest, sizeof st->hosted_manifest, "%s/manifest.json", dir);
     if (!rc)
         rc = eb_file_write_atomic(st->hosted_manifest, m.data, m.len, err);
     eb_buf_free(&m);
     o->manifest = st->hosted_manifest;
+    return rc;
+}
+
+/* ------------------------------------------------------------ the co-processor's port */
+
+int run_hosted_flash_coprocessor(board_ctx *bc, eb_error *err)
+{
+    const eb_run_opts *o = bc->sh->o;
+    const eb_hosted_pair *p = bc->b->hosted;
+    if (!p || !bc->b->coprocessor_port[0])
+        return 0;
+    eb_image_set set = {0};
+    eb_manifest_query q = {.manifest = o->manifest, .firmware = SLAVE_FIRMWARE, .chip = p->coprocessor};
+    int rc = eb_image_set_from_manifest(&set, &q, err);
+    if (rc) {
+        eb_error_prefix(err, "the co-processor's firmware: ");
+        return rc;
+    }
+    run_infof(bc, EB_RUN_EV_INFO, "%s: flashing the %s image for the %s co-processor on %s", bc->label,
+              SLAVE_FIRMWARE, p->coprocessor, bc->b->coprocessor_port);
+    /* The chip check refuses a port with another chip on it. */
+    eb_flash_opts fo = {.profiles = o->profiles, .expect_chip = p->coprocessor};
+    eb_flash_session *fs = NULL;
+    rc = eb_flash_open(&fs, bc->b->coprocessor_port, &fo, err);
+    if (!rc)
+        rc = eb_flash_write(fs, set.regions, set.n, NULL, err);
+    if (!rc)
+        rc = eb_flash_reset_after(fs, err);
+    eb_flash_close(fs);
+    eb_image_set_free(&set);
+    const char *has = rc ? strstr(err->msg, " has an ") : NULL;
+    if (rc && strstr(err->msg, "wrong chip") && has) { /* the flasher's words name --chip and --port */
+        char found[64];
+        snprintf(found, sizeof found, "%s", has + 8);
+        found[strcspn(found, ";")] = 0;
+        return eb_fail(err, rc, "--coprocessor-port %s has an %s, not the co-processor (--coprocessor %s); "
+                       "check the port", bc->b->coprocessor_port, found, p->coprocessor);
+    }
+    if (rc)
+        eb_error_prefix(err, "--coprocessor-port: ");
     return rc;
 }
 

@@ -96,6 +96,8 @@ int run_flash_manifest(board_ctx *bc, const char *firmware, const char *tier, co
 int run_hosted_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
 int run_hosted_sim_images(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
 void run_hosted_setup_free(eb_run_setup *st);
+/* --coprocessor-port: the co-processor's firmware from the manifest, over its own port. */
+int run_hosted_flash_coprocessor(board_ctx *bc, eb_error *err);
 /* The pair's part of an entry: transport provenance, raw reference, figure source. */
 void run_hosted_entry(board_ctx *bc, const eb_run_item *it, eb_entry *e);
 /* raw_tx / raw_rx: flashes the raw-throughput image, reads its report. */
