@@ -54,6 +54,9 @@ int eb_hosted_load(eb_hosted_set *out, const char *const *dirs, int n_dirs, cons
                    eb_error *err);
 /* One file (tests). */
 int eb_hosted_load_file(eb_hosted_set *out, const char *path, const eb_profiles *p, eb_error *err);
+/* One pair profile held in memory (name in messages; fuzzing). */
+int eb_hosted_load_buffer(eb_hosted_set *out, const char *text, size_t len, const char *name, const eb_profiles *p,
+                          eb_error *err);
 /* The standard search of eb_profiles_load_default(). */
 int eb_hosted_load_default(eb_hosted_set *out, const eb_profiles *p, const char *user_dir, eb_error *err);
 void eb_hosted_free(eb_hosted_set *s);

@@ -400,6 +400,14 @@ int eb_hosted_load_file(eb_hosted_set *out, const char *path, const eb_profiles 
     return rc;
 }
 
+int eb_hosted_load_buffer(eb_hosted_set *out, const char *text, size_t len, const char *name, const eb_profiles *p,
+                          eb_error *err)
+{
+    eb_hosted_pair pair;
+    int rc = load_text(name, text, len, p, &pair, err);
+    return rc ? rc : add_pair(out, &pair, err);
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static int load_dir(eb_hosted_set *out, const char *dir, const eb_profiles *p, eb_error *err)
