@@ -30,6 +30,9 @@ int fw_iperf_start(void *ctx, const ebc_iperf_args *a, char *msg, size_t msg_len
 void fw_iperf_abort(void *ctx);
 bool fw_iperf_running(void *ctx);
 
+/* fw_echo.c: UDP echo on port 5007 for the host's latency test. */
+void fw_echo_start(void);
+
 /* fw_build_info.c: what this image is, from its app descriptor and sdkconfig. */
 const ebc_build *fw_build_info(void);
 

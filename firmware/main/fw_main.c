@@ -48,6 +48,7 @@ void app_main(void)
     ebc_core_init(&s_core, &s_ops, fw_build_info());
     fw_wifi_setup(&s_core);
     fw_iperf_setup(&s_core);
+    fw_echo_start();
     ebc_core_start(&s_core);
 
     /* The console loop runs in the main task; Wi-Fi and iperf events arrive

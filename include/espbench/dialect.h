@@ -18,6 +18,10 @@ enum eb_dialect {
 
 #include <stdbool.h>
 
+/* The espbench firmware's UDP echo port (firmware/main/fw_echo.c; the
+ * vboard's vb_echo.c plays it): above 1024, so no privilege is needed. */
+#define EB_UDP_ECHO_PORT 5007
+
 /* A dialect as one descriptor row (dialect.c): what the parsers, the host's
  * console drivers and the vboard all read, so a fact about a firmware is
  * written once. Output grammar (interval and mode line formats) is the line
@@ -34,6 +38,8 @@ typedef struct eb_dialect_desc {
     const char *abort_cmd;       /* "iperf -a" or "iperf --abort" */
     const char *bw_fmt;          /* client -b for a rate in Mbit/s ("-b %d", "-b %gm"); NULL: none */
     bool bw_integer;             /* bw_fmt takes whole Mbit/s (%d) */
+    unsigned short udp_echo_port;/* UDP port the firmware echoes datagrams on once it has an
+                                  * address (the latency test); 0: none, ICMP ping instead */
 } eb_dialect_desc;
 
 /* The row of a dialect; NULL for EB_DIALECT_UNKNOWN or out of range. */

@@ -94,8 +94,8 @@ char *eb_hosted_render_show(const eb_hosted_pair *pair);
  * test EB_TEST_RAW_TX/RAW_RX = the transport's raw rate; an iperf test = the
  * tier model of the co-processor chip (its air and Wi-Fi path) with the
  * host's settings, capped by what the transport carries of iperf payload;
- * EB_TEST_COUNT = the host's free heap (host chip model). NAN when the model
- * has no constants for a chip. */
+ * EB_TEST_COUNT = the host's free heap (host chip model, where its heap
+ * constants were fitted). NAN when the model has no constants for it. */
 double eb_hosted_figure(const eb_model *m, const eb_profiles *p, const eb_hosted_pair *pair, const eb_tier *t,
                         const eb_model_link *l, int test);
 /* The transport's capacity for iperf payload in one direction (tx: host to

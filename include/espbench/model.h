@@ -35,6 +35,8 @@ typedef struct eb_model_link {
     double phy_mbps;  /* NAN = from RSSI and the chip; else forced, 1..600 */
     double rtt_ms;    /* round trip added to the published bench, 0..2000 ms */
     double loss_pct;  /* random packet loss, 0..50 % */
+    double stations;  /* boards sending into the AP at the same time (run --aggregate), 1..64;
+                       * 0 or 1 = this board alone */
 } eb_model_link;
 
 void eb_model_link_default(eb_model_link *l);
@@ -42,7 +44,7 @@ void eb_model_link_default(eb_model_link *l);
 bool eb_model_link_is_published(const eb_model_link *l);
 /* Range check: EB_ECONFIG with "rssi -5 dBm is outside -100..-10" etc. */
 int eb_model_link_check(const eb_model_link *l, eb_error *err);
-/* Sets one link value by name ("rssi", "phy", "rtt", "loss") from text;
+/* Sets one link value by name ("rssi", "phy", "rtt", "loss", "stations") from text;
  * EB_ECONFIG on an unknown name, a bad number or a value out of range. */
 int eb_model_link_set(eb_model_link *l, const char *name, const char *value, eb_error *err);
 

@@ -37,6 +37,7 @@ typedef struct eb_provenance {
     char sdkconfig[160];      /* build options the firmware reports ("key=value,...") */
     char sweep_var[24];       /* the swept variable for a sweep point ("udp_rate"), "" otherwise */
     double sweep_value;
+    double concurrent_boards; /* run --aggregate: boards that started this test together */
     /* ESP-Hosted pair (hosted.h): the Wi-Fi co-processor and the transport
      * to it, "" / NAN for a board with its own radio. */
     char coprocessor[24];     /* "esp32c6" */

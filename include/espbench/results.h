@@ -88,13 +88,39 @@ typedef struct eb_board_meta {
     char started[32], finished[32];
 } eb_board_meta;
 
+/* A latency test (run --tests latency): round trips from the PC to the
+ * board, one measurement per tier, sweep point and repeat. JSON: "latency",
+ * an array beside "entries" (absent when no latency test ran). Figures come
+ * from ping's summary or, for UDP echo, from eb_ping_summarize (ping_parse.h):
+ * one rule for both methods. */
+typedef struct eb_latency {
+    char board[48], chip[24], tier[32];
+    int repeat;
+    char method[16];     /* "udp-echo" (espbench firmware's echo port) or "icmp" (the system's ping) */
+    char target[48];     /* the board's address the probes went to */
+    char status[16];     /* "ok", "failed" */
+    char error[256];
+    int sent, received;
+    double interval_s;   /* between probes */
+    double loss_pct;     /* (sent - received) / sent x 100 */
+    double min_ms, avg_ms, max_ms, mdev_ms, p99_ms; /* over the replies; NAN (null) when none */
+    char started[32], finished[32];
+    eb_provenance prov;  /* as an entry's; sweep_var / sweep_value key a sweep point */
+} eb_latency;
+
 typedef struct eb_results {
     char espbench_version[32];
     char generated[32];
     eb_board_meta *boards; int n_boards;
     eb_entry *entries; int n_entries;
     int cap_entries;     /* allocated slots (grows by doubling) */
+    eb_latency *lat; int n_lat;
 } eb_results;
+/* Adds or replaces (same board, chip, tier, repeat and sweep point) a latency test. */
+eb_latency *eb_results_put_latency(eb_results *r, const eb_latency *l);
+/* board NULL = any; sweep_var "" = no sweep point (as eb_results_find_point). */
+eb_latency *eb_results_find_latency(eb_results *r, const char *board, const char *chip, const char *tier,
+                                    int repeat, const char *sweep_var, double sweep_value);
 
 void eb_results_init(eb_results *r);
 void eb_results_free(eb_results *r);

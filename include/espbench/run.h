@@ -19,6 +19,16 @@
 
 #define EB_RUN_MAX_TIERS 32
 
+/* The latency test's plan id, after the four throughput tests (enum
+ * eb_test); its bit in eb_run_opts.tests is 1u << EB_RUN_LATENCY. */
+#define EB_RUN_LATENCY EB_TEST_COUNT
+#define EB_RUN_LATENCY_COUNT 20        /* probes per latency test */
+#define EB_RUN_LATENCY_INTERVAL 0.2    /* s; the least iputils ping allows without privileges */
+/* "tcp_tx" ... "udp_rx", or "latency"; NULL otherwise. */
+const char *eb_run_test_name(int test);
+/* The inverse; -1 when unknown. */
+int eb_run_test_from_name(const char *name);
+
 /* One board of the run. */
 typedef struct eb_run_board {
     char name[48];          /* lab board name; "sim" for --sim; "" for a lone board */
@@ -62,6 +72,7 @@ enum eb_run_event {
     EB_RUN_EV_TEST_DONE,  /* entry set (ok or failed) */
     EB_RUN_EV_SKIP,       /* already done (--resume) */
     EB_RUN_EV_WARN,       /* message: a retry, a recoverable problem */
+    EB_RUN_EV_LATENCY_DONE, /* latency set (ok or failed) */
 };
 
 typedef struct eb_run_progress {
@@ -71,6 +82,7 @@ typedef struct eb_run_progress {
     int index, total;     /* 1-based position of this test in the board's plan */
     double elapsed_s, duration_s, current_mbps;
     const eb_entry *entry;/* TEST_DONE */
+    const eb_latency *latency; /* LATENCY_DONE */
     const char *message;  /* INFO / WARN */
 } eb_run_progress;
 
@@ -86,13 +98,21 @@ typedef struct eb_run_opts {
      * table), "psram" = its PSRAM tiers; none = "all". */
     const char *tiers[EB_RUN_MAX_TIERS];
     int n_tiers;
-    unsigned tests;         /* bit per enum eb_test; 0 = all four */
+    unsigned tests;         /* bit per enum eb_test and EB_RUN_LATENCY; 0 = the four throughput tests */
+    int latency_count;      /* probes per latency test; 0 = EB_RUN_LATENCY_COUNT */
+    double latency_interval_s; /* between probes; 0 = EB_RUN_LATENCY_INTERVAL */
+    const char *latency_method; /* "udp-echo", "icmp"; NULL = the dialect's (udp-echo where the
+                                 * firmware serves it, else icmp) */
     double duration_s;      /* default 10 */
     double interval_s;      /* default 1 */
     double warmup_s;        /* < 0: one interval (default) */
     int repeat;             /* default 1 */
     double udp_rate_mbps;   /* 0: per test and chip, see eb_run_udp_rate */
     eb_sweep sweep;         /* --sweep: the tests run at each point (n = 0: no sweep) */
+    /* --aggregate: the boards start each test together, into one AP (every
+     * board needs the same plan); under --sim their virtual boards share the
+     * AP's medium (model link "stations"). */
+    bool aggregate;
     const char *ssid;
     const char *password;   /* never printed; redacted from console logs */
     const char *out_dir;    /* results.json, results.csv, logs */

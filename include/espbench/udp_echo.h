@@ -8,10 +8,10 @@
 #include <stdint.h>
 
 #include "espbench/clock.h"
+#include "espbench/dialect.h" /* EB_UDP_ECHO_PORT */
 #include "espbench/error.h"
 #include "espbench/ping_parse.h"
 
-#define EB_UDP_ECHO_PORT 5007 /* the vboard's echo port (above 1024: no privilege needed) */
 #define EB_UDP_ECHO_WAIT_MS 1000 /* a reply later than this is lost (ping -W 1) */
 
 /* Sends count probes to ip:port (IPv4 dotted) every interval_s, collects the

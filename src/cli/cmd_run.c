@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "espbench/iperf_proc.h"
 #include "espbench/lab.h"
+#include "espbench/ping_parse.h"
 #include "espbench/profile.h"
 #include "espbench/provenance.h"
 #include "espbench/run.h"
@@ -39,6 +40,8 @@ const char cmd_run_usage[] =
     "  --sim-rssi DBM, --sim-phy MBPS, --sim-rtt MS, --sim-loss PCT\n"
     "                        link conditions of the virtual board (the model applies)\n"
     "  --lab FILE            lab file: AP, PC address, boards (run concurrently); see docs/run.md\n"
+    "  --aggregate           the lab's boards start each test together into the AP; the report\n"
+    "                        sums them (every board needs the same tiers and tests)\n"
     "  --coprocessor CHIP    ESP-Hosted: --chip is the host, CHIP its Wi-Fi co-processor (a pair\n"
     "                        of profiles/hosted/); adds the raw_tx/raw_rx transport tests\n"
     "  --transport BUS       the pair's transport: sdio, spi, spi-hd, uart (needed when the\n"
@@ -56,8 +59,12 @@ const char cmd_run_usage[] =
     "tests:\n"
     "  --tier LIST           tiers, comma separated or repeated; 'all' (default) = the tiers\n"
     "                        without PSRAM (the docs' main table); 'psram' = the PSRAM tiers\n"
-    "  --tests LIST          subset of tcp_tx,tcp_rx,udp_tx,udp_rx (default all), and with\n"
-    "                        --coprocessor raw_tx,raw_rx (default all six)\n"
+    "  --tests LIST          subset of tcp_tx,tcp_rx,udp_tx,udp_rx (default all four), and\n"
+    "                        latency: round trips PC-board (UDP echo where the firmware serves\n"
+    "                        it, else the system's ping)\n"
+    "                        with --coprocessor also raw_tx,raw_rx (default all six)\n"
+    "  --latency-count N     probes per latency test (default 20, one every 0.2 s)\n"
+    "  --latency-method M    udp-echo or icmp (default: by the firmware)\n"
     "  --duration S          seconds per test (default 10)\n"
     "  --interval S          report interval (default 1)\n"
     "  --warmup S            seconds left out of the statistics (default one interval)\n"
@@ -112,6 +119,8 @@ typedef struct display {
     int n_boards;
     row *rows;
     int n_rows, cap_rows;
+    eb_latency *lat;  /* latency tests, for the summary */
+    int n_lat;
 } display;
 
 static void end_line(display *d)
@@ -131,6 +140,28 @@ static const char *who(const eb_run_progress *p, char *buf, size_t cap)
     return buf;
 }
 
+static void fmt_ms(char *buf, size_t cap, double v)
+{
+    if (isfinite(v))
+        snprintf(buf, cap, "%.2f", v);
+    else
+        snprintf(buf, cap, "-");
+}
+
+static void print_latency(const eb_run_progress *p, const eb_latency *l, const char *who_s)
+{
+    char mn[16], avg[16], mx[16], p99[16];
+    fmt_ms(mn, sizeof mn, l->min_ms);
+    fmt_ms(avg, sizeof avg, l->avg_ms);
+    fmt_ms(mx, sizeof mx, l->max_ms);
+    fmt_ms(p99, sizeof p99, l->p99_ms);
+    if (!strcmp(l->status, "ok"))
+        printf("[%d/%d] %s latency %s %d/%d replies, min/avg/max/p99 %s/%s/%s/%s ms, loss %.1f%%\n", p->index,
+               p->total, who_s, l->method, l->received, l->sent, mn, avg, mx, p99, l->loss_pct);
+    else
+        printf("[%d/%d] %s latency FAILED: %s\n", p->index, p->total, who_s, l->error);
+}
+
 static void on_progress(void *user, const eb_run_progress *p)
 {
     display *d = user;
@@ -146,7 +177,7 @@ static void on_progress(void *user, const eb_run_progress *p)
         break;
     case EB_RUN_EV_TEST_START:
         if (!d->tty) {
-            printf("[%d/%d] %s %s: started\n", p->index, p->total, who(p, w, sizeof w), eb_test_name(p->test));
+            printf("[%d/%d] %s %s: started\n", p->index, p->total, who(p, w, sizeof w), eb_run_test_name(p->test));
         }
         break;
     case EB_RUN_EV_PROGRESS:
@@ -157,7 +188,7 @@ static void on_progress(void *user, const eb_run_progress *p)
             if (isfinite(p->current_mbps))
                 snprintf(rate, sizeof rate, "  %7.2f Mbit/s", p->current_mbps);
             printf("\r\033[K[%d/%d] %s %-6s %5.1f/%g s%s", p->index, p->total, who(p, w, sizeof w),
-                   eb_test_name(p->test), p->elapsed_s, p->duration_s, rate);
+                   eb_run_test_name(p->test), p->elapsed_s, p->duration_s, rate);
             fflush(stdout);
             d->line_open = true;
         }
@@ -165,18 +196,28 @@ static void on_progress(void *user, const eb_run_progress *p)
     case EB_RUN_EV_SKIP:
         end_line(d);
         printf("[%d/%d] %s %s: done before, skipped\n", p->index, p->total, who(p, w, sizeof w),
-               eb_test_name(p->test));
+               eb_run_test_name(p->test));
         break;
+    case EB_RUN_EV_LATENCY_DONE: {
+        end_line(d);
+        print_latency(p, p->latency, who(p, w, sizeof w));
+        eb_latency *nl = realloc(d->lat, sizeof *nl * (size_t)(d->n_lat + 1));
+        if (!nl)
+            abort();
+        d->lat = nl;
+        d->lat[d->n_lat++] = *p->latency;
+        break;
+    }
     case EB_RUN_EV_TEST_DONE: {
         end_line(d);
         const eb_entry *e = p->entry;
         if (!strcmp(e->status, "ok"))
             printf("[%d/%d] %s %-6s mean %.2f Mbit/s, peak 1-s %.2f, docs %.1f%s\n", p->index, p->total,
-                   who(p, w, sizeof w), eb_test_name(p->test), e->mean_mbps, e->peak_mbps, e->ref_mbps,
+                   who(p, w, sizeof w), eb_run_test_name(p->test), e->mean_mbps, e->peak_mbps, e->ref_mbps,
                    isfinite(e->loss_pct) ? "" : "");
         else
             printf("[%d/%d] %s %-6s FAILED: %s\n", p->index, p->total, who(p, w, sizeof w),
-                   eb_test_name(p->test), e->error);
+                   eb_run_test_name(p->test), e->error);
         if (d->n_rows == d->cap_rows) {
             d->cap_rows = d->cap_rows ? d->cap_rows * 2 : 32;
             d->rows = realloc(d->rows, sizeof *d->rows * (size_t)d->cap_rows);
@@ -211,9 +252,31 @@ static void fmt_num(char *buf, size_t cap, double v, const char *fmt)
         snprintf(buf, cap, "-");
 }
 
+static void print_latency_summary(const display *d)
+{
+    printf("\n%-10s %-18s %-9s %9s %8s %8s %8s %8s %7s\n", "chip", "tier", "method", "replies", "min ms",
+           "avg ms", "max ms", "p99 ms", "loss");
+    for (int i = 0; i < d->n_lat; i++) {
+        const eb_latency *l = &d->lat[i];
+        char tier[96], mn[16], avg[16], mx[16], p99[16], rep[24], loss[16];
+        snprintf(tier, sizeof tier, "%s%s%s", l->board[0] && d->n_boards > 1 ? l->board : "",
+                 l->board[0] && d->n_boards > 1 ? ":" : "", l->tier);
+        fmt_ms(mn, sizeof mn, l->min_ms);
+        fmt_ms(avg, sizeof avg, l->avg_ms);
+        fmt_ms(mx, sizeof mx, l->max_ms);
+        fmt_ms(p99, sizeof p99, l->p99_ms);
+        snprintf(rep, sizeof rep, "%d/%d", l->received, l->sent);
+        fmt_num(loss, sizeof loss, l->loss_pct, "%.1f%%");
+        printf("%-10s %-18s %-9s %9s %8s %8s %8s %8s %7s%s%s\n", l->chip, tier, l->method, rep, mn, avg, mx,
+               p99, loss, strcmp(l->status, "ok") ? "  FAILED: " : "", strcmp(l->status, "ok") ? l->error : "");
+    }
+}
+
 static void print_summary(display *d, const eb_run_summary *s, const char *out_dir)
 {
     end_line(d);
+    if (d->n_lat)
+        print_latency_summary(d);
     if (d->n_rows) {
         printf("\n%-10s %-18s %-7s %10s %10s %8s %7s %7s %9s\n", "chip", "tier", "test", "mean", "peak 1-s",
                "docs", "diff", "loss", "free KB");
@@ -230,9 +293,9 @@ static void print_summary(display *d, const eb_run_summary *s, const char *out_d
             snprintf(tier, sizeof tier, "%s%s%s", r->board[0] && d->n_boards > 1 ? r->board : "",
                      r->board[0] && d->n_boards > 1 ? ":" : "", r->tier);
             if (strcmp(r->status, "ok"))
-                printf("%-10s %-18s %-7s FAILED: %s\n", r->chip, tier, eb_test_name(r->test), r->error);
+                printf("%-10s %-18s %-7s FAILED: %s\n", r->chip, tier, eb_run_test_name(r->test), r->error);
             else
-                printf("%-10s %-18s %-7s %10s %10s %8s %7s %7s %9s\n", r->chip, tier, eb_test_name(r->test),
+                printf("%-10s %-18s %-7s %10s %10s %8s %7s %7s %9s\n", r->chip, tier, eb_run_test_name(r->test),
                        mean, peak, ref, diff, loss, mem);
         }
         printf("(Mbit/s, receiver side, mean of the steady intervals; peak 1-s = the largest 1-second\n"
@@ -277,6 +340,7 @@ enum {
     O_PASSWORD_ENV, O_PC, O_IPERF_PORT, O_TESTS, O_DURATION, O_INTERVAL, O_WARMUP, O_REPEAT, O_UDP_RATE,
     O_RETRIES, O_OUT, O_RESUME, O_MANIFEST, O_FIRMWARE, O_BAUD, O_PASSWORD, O_IPERF, O_SIM_PROJECT, O_SIM_IDF,
     O_SIM_MODEL, O_SIM_RSSI, O_SIM_PHY, O_SIM_RTT, O_SIM_LOSS, O_ENV, O_SWEEP,
+    O_LATENCY_COUNT, O_LATENCY_METHOD, O_AGGREGATE,
     O_COPROCESSOR, O_TRANSPORT, O_COPROCESSOR_PORT, /* ESP-Hosted */
 };
 
@@ -318,6 +382,9 @@ static const struct option long_opts[] = {
     {"sim-loss", required_argument, 0, O_SIM_LOSS},
     {"env", required_argument, 0, O_ENV},
     {"sweep", required_argument, 0, O_SWEEP},
+    {"latency-count", required_argument, 0, O_LATENCY_COUNT},
+    {"latency-method", required_argument, 0, O_LATENCY_METHOD},
+    {"aggregate", no_argument, 0, O_AGGREGATE},
     {"coprocessor", required_argument, 0, O_COPROCESSOR},
     {"transport", required_argument, 0, O_TRANSPORT},
     {"coprocessor-port", required_argument, 0, O_COPROCESSOR_PORT},
@@ -340,9 +407,9 @@ static int parse_tests(const char *v, unsigned *mask)
     snprintf(buf, sizeof buf, "%s", v);
     *mask = 0;
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        int test = eb_test_from_name(t);
+        int test = eb_run_test_from_name(t);
         if (test < 0)
-            return cli_usage_error("run", "unknown test '%s' (tcp_tx, tcp_rx, udp_tx, udp_rx, raw_tx, raw_rx)", t);
+            return cli_usage_error("run", "unknown test '%s' (tcp_tx, tcp_rx, udp_tx, udp_rx, latency, raw_tx, raw_rx)", t);
         *mask |= 1u << test;
     }
     return 0;
@@ -426,6 +493,16 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
             return cli_usage_error("run", "%s", se.msg);
         break;
     }
+    case O_LATENCY_COUNT:
+        if (!(rc = parse_int("--latency-count", optarg, 1, EB_PING_MAX_REPLIES, &v)))
+            o->latency_count = (int)v;
+        break;
+    case O_LATENCY_METHOD:
+        if (strcmp(optarg, "udp-echo") && strcmp(optarg, "icmp"))
+            return cli_usage_error("run", "--latency-method '%s': expected udp-echo or icmp", optarg);
+        o->latency_method = optarg;
+        break;
+    case O_AGGREGATE: o->aggregate = true; break;
     case O_COPROCESSOR: rq->coprocessor = optarg; break;
     case O_TRANSPORT: rq->transport = optarg; break;
     case O_COPROCESSOR_PORT: rq->coprocessor_port = optarg; break;
@@ -490,6 +567,7 @@ int cmd_run(int argc, char **argv)
     snprintf(out, sizeof out, "%s", st.out_dir);
     eb_run_setup_free(&st);
     free(disp.rows);
+    free(disp.lat);
     if (rc == EB_EINTR) {
         fprintf(stderr, "espbench: interrupted; finished tests are kept in %s (continue with --resume)\n", out);
         return EB_EINTR;

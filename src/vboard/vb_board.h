@@ -98,5 +98,9 @@ void vb_console_boot(vb_console *c, const eb_image_info *app, const char *reset_
 void vb_console_feed(vb_console *c, const uint8_t *data, size_t len);
 /* Stops everything the app runs (iperf, Wi-Fi) before a reset. */
 void vb_console_halt(vb_console *c);
+/* The UDP port the running app echoes on (its dialect row's udp_echo_port),
+ * 0 when it offers none, has not booted, panicked or has no address: a
+ * board answers only what its firmware serves. */
+unsigned vb_console_echo_port(vb_console *c);
 
 #endif

@@ -226,7 +226,7 @@ int vb_board_link_cmd(vb_board *b, const char *spec, eb_buf *reply, eb_error *er
             continue;
         }
         if (!eq)
-            return eb_fail(err, EB_ECONFIG, "link: '%s' is not KEY=VALUE (rssi, phy, rtt, loss, model) or 'published'", tok);
+            return eb_fail(err, EB_ECONFIG, "link: '%s' is not KEY=VALUE (rssi, phy, rtt, loss, stations, model) or 'published'", tok);
         *eq = '\0';
         if (!strcmp(tok, "model")) {
             if (strcmp(eq + 1, "on") && strcmp(eq + 1, "off"))
@@ -252,8 +252,8 @@ int vb_board_link_cmd(vb_board *b, const char *spec, eb_buf *reply, eb_error *er
         snprintf(rssi, sizeof rssi, "%g", l.rssi_dbm);
     if (!isnan(l.phy_mbps))
         snprintf(phy, sizeof phy, "%g", l.phy_mbps);
-    eb_buf_printf(reply, "rssi=%s phy=%s rtt=%g loss=%g model=%s", rssi, phy, l.rtt_ms, l.loss_pct,
-                  force ? "on" : "off");
+    eb_buf_printf(reply, "rssi=%s phy=%s rtt=%g loss=%g stations=%g model=%s", rssi, phy, l.rtt_ms, l.loss_pct,
+                  l.stations > 1 ? l.stations : 1, force ? "on" : "off");
     return 0;
 }
 
@@ -594,6 +594,15 @@ void vb_console_boot(vb_console *c, const eb_image_info *app, const char *reset_
     c->running_app = true;
     c->rawtp = vb_hosted_rawtp_start(c);
     pthread_mutex_unlock(&c->lock);
+}
+
+unsigned vb_console_echo_port(vb_console *c)
+{
+    pthread_mutex_lock(&c->lock);
+    const eb_dialect_desc *d = eb_dialect_desc_get(c->dialect);
+    unsigned port = c->running_app && !c->dead && c->connected && d ? d->udp_echo_port : 0;
+    pthread_mutex_unlock(&c->lock);
+    return port;
 }
 
 /* ------------------------------------------------------------------ line editor */

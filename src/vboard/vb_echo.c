@@ -27,6 +27,7 @@ typedef struct pending {
 
 struct vb_echo {
     vb_board *b;
+    uint16_t port;
     int fd;
     atomic_bool stop;
     pthread_t thread;
@@ -48,6 +49,10 @@ static void take_one(vb_echo *e)
     socklen_t sl = sizeof p.to;
     ssize_t k = recvfrom(e->fd, p.data, sizeof p.data, 0, (struct sockaddr *)&p.to, &sl);
     if (k <= 0)
+        return;
+    /* Only the espbench firmware serves echo, and only once it has an address
+     * (a board without a console is the unit tests' bare link). */
+    if (e->b->console && vb_console_echo_port(e->b->console) != e->port)
         return;
     pthread_mutex_lock(&e->b->lock);
     double rtt = e->b->link.rtt_ms, loss = e->b->link.loss_pct;
@@ -98,6 +103,7 @@ int vb_echo_start(vb_echo **out, vb_board *b, uint16_t port, eb_error *err)
     if (!e)
         return eb_fail(err, EB_EIO, "echo: out of memory");
     e->b = b;
+    e->port = port;
     e->rng = b->seed;
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
     const char *ip = b->ip[0] ? b->ip : "127.0.0.2";

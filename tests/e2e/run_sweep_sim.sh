@@ -46,8 +46,8 @@ for e in d["entries"]:
 assert pts == {40: {0, 1, 2}, 60: {0, 1, 2}, 80: {0, 1, 2}}, pts
 PY
 # results.csv carries the point too
-head -1 "$T/rate/results.csv" | grep -q "prov_sweep_var,prov_sweep_value"
-[ "$(tr -d "\r" < "$T/rate/results.csv" | grep -c ",udp_rate,80$")" = 3 ]
+head -1 "$T/rate/results.csv" | grep -q "prov_sweep_var,prov_sweep_value,prov_concurrent_boards"
+[ "$(tr -d "\r" < "$T/rate/results.csv" | grep -c ",udp_rate,80,")" = 3 ]
 
 # rssi through the control socket: TCP TX falls with the signal
 "$ESPBENCH" run --chip esp32 --tier iperf --sim --tests tcp_tx --sweep rssi=-50,-75 --duration 2 \

@@ -177,7 +177,8 @@ static void model_follows_tier_and_transport(void **state)
         assert_true(fabs(v - eb_hosted_payload_cap(&slow, tx, udp)) < 1e-9);
         assert_true(v < 5 && v > 4.7);
     }
-    assert_true(eb_hosted_figure(&m, &prof, p, guide, NULL, EB_TEST_COUNT) > 0); /* host free heap */
+    /* The host's free heap: the ESP32-P4's heap constants are unfitted (no published heap). */
+    assert_true(isnan(eb_hosted_figure(&m, &prof, p, guide, NULL, EB_TEST_COUNT)));
     eb_model_free(&m);
 }
 

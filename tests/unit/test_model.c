@@ -191,7 +191,45 @@ static void test_link_input(void **state)
     assert_int_equal(eb_model_link_set(&l, "loss", "x", &err), EB_ECONFIG);
     assert_string_equal(err.msg, "loss 'x' is not a number (%)");
     assert_int_equal(eb_model_link_set(&l, "speed", "1", &err), EB_ECONFIG);
-    assert_string_equal(err.msg, "unknown link setting 'speed' (rssi, phy, rtt or loss)");
+    assert_string_equal(err.msg, "unknown link setting 'speed' (rssi, phy, rtt, loss or stations)");
+    eb_model_link_default(&l);
+    assert_int_equal(eb_model_link_set(&l, "stations", "4", &err), 0);
+    assert_false(eb_model_link_is_published(&l));
+    assert_int_equal(eb_model_link_set(&l, "stations", "65", &err), EB_ECONFIG);
+    assert_string_equal(err.msg, "stations 65 boards is outside 0..64 boards");
+}
+
+/* Boards sharing one AP: each gets less as more join, never more; the
+ * downlink splits evenly (UDP RX of an air-bound chip falls as 1/n once
+ * the air is the bound); the sum of an air-bound test never exceeds what
+ * one board alone gets from the air (collisions waste some). */
+static void test_shared_medium(void **state)
+{
+    eb_profiles *p = *state;
+    eb_model m;
+    eb_error err;
+    assert_int_equal(eb_model_load(&m, SOURCE_DIR "/profiles/model/model.yaml", &err), 0);
+    static const char *const chips[] = {"esp32", "esp32c3", "esp32s3", "esp32c2"};
+    for (size_t c = 0; c < sizeof chips / sizeof chips[0]; c++) {
+        const eb_chip *chip = eb_profiles_chip(p, chips[c]);
+        const eb_tier *t = eb_chip_tier(chip, "iperf");
+        const eb_model_chip *mc = eb_model_chip_get(&m, chips[c]);
+        assert_non_null(t);
+        eb_model_link l;
+        eb_model_link_default(&l);
+        eb_prediction prev, cur;
+        eb_model_predict(mc, chip, t, &l, &prev);
+        for (int n = 2; n <= 8; n++) {
+            l.stations = n;
+            eb_model_predict(mc, chip, t, &l, &cur);
+            for (int k = 0; k < EB_TEST_COUNT; k++)
+                assert_true(cur.mbps[k] <= prev.mbps[k] + 1e-9);
+            prev = cur;
+        }
+        /* 8 boards: the air is the bound for all; their sum stays under one board's air. */
+        assert_true(8 * cur.mbps[EB_TEST_UDP_TX] < 100);
+    }
+    eb_model_free(&m);
 }
 
 /* Published figures only for published tiers under published conditions. */
@@ -227,6 +265,7 @@ int main(void)
         cmocka_unit_test(test_link_degrades),
         cmocka_unit_test(test_lint),
         cmocka_unit_test(test_link_input),
+        cmocka_unit_test(test_shared_medium),
         cmocka_unit_test(test_figure_source),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

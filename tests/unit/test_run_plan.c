@@ -190,6 +190,52 @@ static void test_sweep_plan(void **state)
     assert_string_equal(err.msg, "--sweep udp-rate needs a UDP test: add udp_tx or udp_rx to --tests");
 }
 
+/* The latency test comes first at each point, once per tier under a
+ * udp-rate sweep (the offered rate does not touch it), and has a name. */
+static void test_latency_plan(void **state)
+{
+    (void)state;
+    eb_run_opts o = opts();
+    o.tiers[0] = "iperf";
+    o.tiers[1] = "minimum";
+    o.n_tiers = 2;
+    o.tests = (1u << EB_TEST_TCP_TX) | (1u << EB_RUN_LATENCY);
+    o.repeat = 2;
+    eb_error err = {0};
+    eb_run_item items[64];
+    int n = eb_run_plan(&o, esp32, items, 64, &err);
+    assert_int_equal(n, 2 * 2 * 2);
+    assert_int_equal(items[0].test, EB_RUN_LATENCY);
+    assert_int_equal(items[1].test, EB_RUN_LATENCY);
+    assert_int_equal(items[1].repeat, 1);
+    assert_int_equal(items[2].test, EB_TEST_TCP_TX);
+    assert_string_equal(items[4].tier->name, "minimum");
+    assert_int_equal(items[4].test, EB_RUN_LATENCY);
+
+    o.tests = (1u << EB_TEST_UDP_RX) | (1u << EB_RUN_LATENCY);
+    o.repeat = 1;
+    assert_int_equal(eb_sweep_parse("udp-rate=40:80:20", &o.sweep, &err), 0);
+    n = eb_run_plan(&o, esp32, items, 64, &err);
+    assert_int_equal(n, 2 * (1 + 3));
+    assert_int_equal(items[0].test, EB_RUN_LATENCY);
+    assert_int_equal(items[0].point, -1);
+    assert_int_equal(items[1].point, 0);
+
+    assert_int_equal(eb_sweep_parse("rtt=5,40", &o.sweep, &err), 0);
+    o.tests = 1u << EB_RUN_LATENCY;
+    n = eb_run_plan(&o, esp32, items, 64, &err);
+    assert_int_equal(n, 2 * 2);
+    assert_int_equal(items[1].point, 1);
+
+    assert_string_equal(eb_run_test_name(EB_RUN_LATENCY), "latency");
+    assert_int_equal(eb_run_test_from_name("latency"), EB_RUN_LATENCY);
+    assert_int_equal(eb_run_test_from_name("udp_rx"), EB_TEST_UDP_RX);
+    assert_int_equal(eb_run_test_from_name("jitter"), -1);
+    char key[64];
+    eb_shard_key(key, sizeof key, "esp32", "iperf", EB_RUN_LATENCY);
+    assert_string_equal(key, "esp32/iperf/latency");
+}
+
 static void test_udp_rate_default(void **state)
 {
     (void)state;
@@ -227,6 +273,7 @@ int main(void)
         cmocka_unit_test(test_udp_rate_default),
         cmocka_unit_test(test_sweep_parse),
         cmocka_unit_test(test_sweep_plan),
+        cmocka_unit_test(test_latency_plan),
         cmocka_unit_test(test_defaults),
     };
     return cmocka_run_group_tests(tests, load, unload);

@@ -15,19 +15,19 @@ static const char *const prompts_espbench[] = {"espbench> ", NULL}; /* EBC_PROMP
  * name in enum eb_dialect. */
 static const eb_dialect_desc rows[EB_DIALECT_COUNT] = {
     [EB_DIALECT_IDF_LEGACY] = {EB_DIALECT_IDF_LEGACY, "idf-legacy", 1e6, 0, 403, prompts_legacy, "sta", "scan",
-                               "iperf -a", NULL, true},
+                               "iperf -a", NULL, true, 0},
     [EB_DIALECT_ESP8266] = {EB_DIALECT_ESP8266, "esp8266", 1e6, 0, 0, prompts_iperf, "sta", "scan", "iperf -a",
-                            NULL, true},
+                            NULL, true, 0},
     [EB_DIALECT_IDF_V44] = {EB_DIALECT_IDF_V44, "idf-v4.4", 1e6, 404, 500, prompts_iperf, "sta", "scan", "iperf -a",
-                            "-b %d", true},
+                            "-b %d", true, 0},
     [EB_DIALECT_IDF_V51] = {EB_DIALECT_IDF_V51, "idf-v5.1", 1048576.0, 501, 502, prompts_iperf, "sta", "scan",
-                            "iperf -a", "-b %d", true},
+                            "iperf -a", "-b %d", true, 0},
     [EB_DIALECT_IPERF_CMD_01] = {EB_DIALECT_IPERF_CMD_01, "iperf-cmd-0.1", 1048576.0, 503, 600, prompts_iperf,
-                                 "sta_connect", "sta_scan", "iperf --abort", "-b %d", true},
+                                 "sta_connect", "sta_scan", "iperf --abort", "-b %d", true, 0},
     [EB_DIALECT_IPERF_CMD_10] = {EB_DIALECT_IPERF_CMD_10, "iperf-cmd-1.0", 1e6, 601, 99999, prompts_iperf,
-                                 "sta_connect", "sta_scan", "iperf --abort", "-b %gm", false},
+                                 "sta_connect", "sta_scan", "iperf --abort", "-b %gm", false, 0},
     [EB_DIALECT_ESPBENCH] = {EB_DIALECT_ESPBENCH, "espbench", 1e6, 0, 0, prompts_espbench, "sta_connect",
-                             "sta_scan", "iperf --abort", "-b %gm", false},
+                             "sta_scan", "iperf --abort", "-b %gm", false, EB_UDP_ECHO_PORT},
 };
 
 const eb_dialect_desc *eb_dialect_desc_get(int d)

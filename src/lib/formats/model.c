@@ -11,6 +11,11 @@
  *          HT-mixed preamble 36 us (one stream), legacy 24 Mbit/s control
  *          frames, MCS receiver sensitivity (Table 19-23).
  *   [tcp]  Mathis et al. 1997: TCP rate <= MSS/RTT x 1.22/sqrt(p).
+ *   [dcf]  Bianchi, "Performance Analysis of the IEEE 802.11 Distributed
+ *          Coordination Function", IEEE JSAC 18(3), 2000: the collision
+ *          probability p of n saturated stations, from the fixed point of
+ *          tau = 2(1-2p) / ((1-2p)(W+1) + pW(1-(2p)^m)) and
+ *          p = 1 - (1-tau)^(n-1); W = CWmin+1 = 16, m = 6 (CWmax 1023).
  *   [fit]  fitted per chip from the published tables (model_fit.c). */
 #include "espbench/model.h"
 
@@ -41,11 +46,13 @@ void eb_model_link_default(eb_model_link *l)
     l->phy_mbps = NAN;
     l->rtt_ms = 0;
     l->loss_pct = 0;
+    l->stations = 1;
 }
 
 bool eb_model_link_is_published(const eb_model_link *l)
 {
-    return !l || (isnan(l->rssi_dbm) && isnan(l->phy_mbps) && l->rtt_ms == 0 && l->loss_pct == 0);
+    return !l || (isnan(l->rssi_dbm) && isnan(l->phy_mbps) && l->rtt_ms == 0 && l->loss_pct == 0 &&
+                  l->stations <= 1);
 }
 
 static const struct {
@@ -57,6 +64,7 @@ static const struct {
     {"phy", "Mbit/s", 1, 600, offsetof(eb_model_link, phy_mbps)},
     {"rtt", "ms", 0, 2000, offsetof(eb_model_link, rtt_ms)},
     {"loss", "%", 0, 50, offsetof(eb_model_link, loss_pct)},
+    {"stations", "boards", 0, 64, offsetof(eb_model_link, stations)},
 };
 #define N_LINK_KEYS (sizeof link_keys / sizeof link_keys[0])
 
@@ -89,7 +97,7 @@ int eb_model_link_set(eb_model_link *l, const char *name, const char *value, eb_
         *(double *)((char *)l + link_keys[i].off) = v;
         return 0;
     }
-    return eb_fail(err, EB_ECONFIG, "unknown link setting '%s' (rssi, phy, rtt or loss)", name);
+    return eb_fail(err, EB_ECONFIG, "unknown link setting '%s' (rssi, phy, rtt, loss or stations)", name);
 }
 
 /* ---------------------------------------------------------------- settings */
@@ -263,7 +271,39 @@ static double heap_cost_iram(const char *chip, int which)
 typedef struct path {
     double ceil[EB_TEST_COUNT];
     double rtt_tx, rtt_rx, hold_tx, phy, link_rtt, loss;
+    double share_tx, share_rx; /* this board's part of the medium's goodput (1 alone) */
 } path;
+
+/* [dcf] Collision probability of one transmission attempt among n saturated
+ * stations (Bianchi's fixed point, by bisection: the right side falls as p rises). */
+static double dcf_collision(int n)
+{
+    if (n <= 1)
+        return 0;
+    const double w = 16, m = 6;
+    double lo = 0, hi = 0.999;
+    for (int i = 0; i < 60; i++) {
+        double p = (lo + hi) / 2;
+        double tau = 2 * (1 - 2 * p) / ((1 - 2 * p) * (w + 1) + p * w * (1 - pow(2 * p, m)));
+        double q = 1 - pow(1 - tau, n - 1);
+        if (q > p)
+            lo = p;
+        else
+            hi = p;
+    }
+    return (lo + hi) / 2;
+}
+
+/* The medium shared by n boards on one AP: uplink (the boards send) is
+ * contended, and a collision wastes about one access (whole A-MPDUs are
+ * lost and sent again), so each gets (1 - p)/n of one board's goodput;
+ * downlink (the AP sends to each in turn) has one sender: 1/n each. */
+static void medium_share(const eb_model_link *l, path *pa)
+{
+    int n = l && l->stations > 1 ? (int)lround(l->stations) : 1;
+    pa->share_tx = (1 - dcf_collision(n)) / n;
+    pa->share_rx = 1.0 / n;
+}
 
 static void tcp_tests(const eb_model_chip *mc, const tier_view *v, const path *pa,
                       eb_prediction *o)
@@ -281,7 +321,7 @@ static void tcp_tests(const eb_model_chip *mc, const tier_view *v, const path *p
         int n = dir ? (o->ampdu_rx ? (int)fmin(o->ampdu_rx, segs) : 1)
                     : (int)fmin(o->ampdu_tx, segs);
         double win = window_bound(pa->ceil[test], rtt, w);
-        double air = airtime(pa->phy, n, MSS, true, mc->p[EB_MP_CONTEND_US]);
+        double air = airtime(pa->phy, n, MSS, true, mc->p[EB_MP_CONTEND_US]) * (dir ? pa->share_rx : pa->share_tx);
         double t = softmin(win, air);
         o->bound[test] = win <= air ? EB_MB_WINDOW : EB_MB_AIR;
         if (win > 0.9 * pa->ceil[test] && win <= air)
@@ -306,13 +346,13 @@ static void udp_tests(const eb_model_chip *mc, const tier_view *v, const path *p
     double bufs = fmax(v->tx_bufs, 1);
     double by_bufs = bufs * UDP_LEN * 8 / (pa->hold_tx * 1000);
     double path_tx = softmin(pa->ceil[EB_TEST_UDP_TX], by_bufs);
-    double air_tx = airtime(pa->phy, o->ampdu_tx, UDP_LEN, false, contend);
+    double air_tx = airtime(pa->phy, o->ampdu_tx, UDP_LEN, false, contend) * pa->share_tx;
     o->mbps[EB_TEST_UDP_TX] = softmin(path_tx, air_tx) * (1 - pa->loss);
     o->bound[EB_TEST_UDP_TX] = path_tx <= air_tx ? (by_bufs < pa->ceil[EB_TEST_UDP_TX] ? EB_MB_STARVE : EB_MB_CPU) : EB_MB_AIR;
     o->loss[EB_TEST_UDP_TX] = pa->loss;
     /* RX: the AP offers what the air carries; the chip keeps what its path
      * and its buffers (RX buffers, UDP mailbox) can absorb; the rest is lost. */
-    double offered = airtime(pa->phy, o->ampdu_rx ? o->ampdu_rx : 1, UDP_LEN, false, contend);
+    double offered = airtime(pa->phy, o->ampdu_rx ? o->ampdu_rx : 1, UDP_LEN, false, contend) * pa->share_rx;
     double hold = fmin(v->rx_bufs, v->udp_mbox + o->ampdu_rx);
     double starve = hold * UDP_LEN * 8 / (STARVE_HOLD_MS * 1000);
     double kept = softmin(softmin(pa->ceil[EB_TEST_UDP_RX], starve), offered);
@@ -342,6 +382,7 @@ void eb_model_predict(const eb_model_chip *mc, const eb_chip *c, const eb_tier *
     pa.phy = phy_rate(mc, l);
     pa.link_rtt = l ? l->rtt_ms : 0;
     pa.loss = l ? l->loss_pct / 100 : 0;
+    medium_share(l, &pa);
     out->phy_mbps = pa.phy;
     /* [buf] RX aggregation: the BA window, never more than the RX buffers. */
     out->ampdu_rx = v.ba_win > 0 ? (int)fmin(fmin(v.ba_win, v.rx_bufs), MAX_AMPDU) : 0;

@@ -49,6 +49,7 @@ static const eb_prov_field fields[] = {
     F("sdkconfig", EB_PROV_TEXT, sdkconfig, "sdkconfig"),
     F("sweep_var", EB_PROV_TEXT, sweep_var, "sweep variable"),
     F("sweep_value", EB_PROV_NUM, sweep_value, "sweep value"),
+    F("concurrent_boards", EB_PROV_NUM, concurrent_boards, "boards measuring at once (aggregate)"),
     F("coprocessor", EB_PROV_TEXT, coprocessor, "ESP-Hosted co-processor"),
     F("transport", EB_PROV_TEXT, transport, "ESP-Hosted transport"),
     F("transport_width", EB_PROV_NUM, transport_width, "transport data lines"),

@@ -91,6 +91,9 @@ int eb_results_chips(const eb_results *r, const eb_profiles *p, const char **out
     for (int i = 0; i < r->n_entries && n < max; i++)
         if (!in_list(out, n, r->entries[i].chip))
             out[n++] = r->entries[i].chip;
+    for (int i = 0; i < r->n_lat && n < max; i++) /* a run of latency tests only */
+        if (!in_list(out, n, r->lat[i].chip))
+            out[n++] = r->lat[i].chip;
     return n;
 }
 

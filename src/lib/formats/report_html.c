@@ -569,8 +569,25 @@ int eb_report_html(const eb_results *r, const eb_profiles *p, const eb_report_op
             html_table(out, &t);
         }
         rep_table_free(&t);
+        rep_latency_table(r, p, o, chips[i], &t);
+        if (t.n_rows) {
+            eb_buf_printf(out, "<h3>Latency</h3>\n<p class=\"note\">");
+            html_text(out, rep_latency_note());
+            eb_buf_printf(out, "</p>\n");
+            html_table(out, &t);
+        }
+        rep_table_free(&t);
         boards_table(out, r, chips[i]);
     }
+    rep_table at;
+    rep_aggregate_table(r, o, &at);
+    if (at.n_rows) {
+        eb_buf_printf(out, "<h2>Boards together</h2>\n<p class=\"note\">");
+        html_text(out, rep_aggregate_note());
+        eb_buf_printf(out, "</p>\n");
+        html_table(out, &at);
+    }
+    rep_table_free(&at);
     eb_buf_printf(out, "<footer><h2>Provenance</h2>\n<table class=\"meta\">\n");
     if (eb_prov_footer(r, html_prov_item, out) == 0)
         eb_buf_printf(out, "<tr><td>none recorded</td></tr>\n");

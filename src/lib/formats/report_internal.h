@@ -95,5 +95,14 @@ int rep_point_spread(const eb_results *r, const char *chip, const char *tier, in
 void rep_spread_table(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const char *chip,
                       rep_table *t);
 const char *rep_spread_note(int stat);
+/* report_latency.c: Tier | Point | Method | Runs | Replies | Loss % | Min | Avg (mean, median) | Std dev |
+ * CV % | p99 | Max of a chip's latency tests; 0 rows when it has none. */
+void rep_latency_table(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const char *chip,
+                       rep_table *t);
+const char *rep_latency_note(void);
+/* report_aggregate.c: Tier | Test | Run | <board>... | Together | Sum | Sum / best board for the
+ * entries of run --aggregate (all chips); 0 rows when there are none. */
+void rep_aggregate_table(const eb_results *r, const eb_report_opts *o, rep_table *t);
+const char *rep_aggregate_note(void);
 
 #endif

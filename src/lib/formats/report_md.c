@@ -100,7 +100,20 @@ int eb_report_md(const eb_results *r, const eb_profiles *p, const eb_report_opts
             md_table(out, &t);
         }
         rep_table_free(&t);
+        rep_latency_table(r, p, o, chips[i], &t);
+        if (t.n_rows) {
+            eb_buf_printf(out, "### Latency\n\n%s\n\n", rep_latency_note());
+            md_table(out, &t);
+        }
+        rep_table_free(&t);
     }
+    rep_table at;
+    rep_aggregate_table(r, o, &at);
+    if (at.n_rows) {
+        eb_buf_printf(out, "## Boards together\n\n%s\n\n", rep_aggregate_note());
+        md_table(out, &at);
+    }
+    rep_table_free(&at);
     md_footer(r, out);
     return 0;
 }

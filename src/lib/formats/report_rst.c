@@ -87,7 +87,21 @@ int eb_report_rst(const eb_results *r, const eb_profiles *p, const eb_report_opt
             rst_list_table(out, title, &t);
         }
         rep_table_free(&t);
+        rep_latency_table(r, p, o, chips[i], &t);
+        if (t.n_rows) {
+            snprintf(title, sizeof title, "%s latency", disp);
+            eb_buf_printf(out, "%s\n\n", rep_latency_note());
+            rst_list_table(out, title, &t);
+        }
+        rep_table_free(&t);
     }
+    rep_table at;
+    rep_aggregate_table(r, o, &at);
+    if (at.n_rows) {
+        eb_buf_printf(out, "%s\n\n", rep_aggregate_note());
+        rst_list_table(out, "Boards together", &at);
+    }
+    rep_table_free(&at);
     /* Provenance as an RST comment: kept with the page source, not rendered. */
     eb_buf_printf(out, "..\n   espbench provenance\n");
     if (eb_prov_footer(r, rst_prov_item, out) == 0)

@@ -50,6 +50,7 @@ void eb_results_free(eb_results *r)
         eb_entry_free(&r->entries[i]);
     free(r->entries);
     free(r->boards);
+    free(r->lat);
     memset(r, 0, sizeof *r);
 }
 
@@ -149,6 +150,35 @@ eb_entry *eb_results_put(eb_results *r, const eb_entry *e)
     eb_entry_free(old);
     *old = tmp;
     return old;
+}
+
+eb_latency *eb_results_find_latency(eb_results *r, const char *board, const char *chip, const char *tier,
+                                    int repeat, const char *sweep_var, double sweep_value)
+{
+    for (int i = 0; i < r->n_lat; i++) {
+        eb_latency *l = &r->lat[i];
+        if ((!board || !strcmp(l->board, board)) && !strcmp(l->chip, chip) && !strcmp(l->tier, tier) &&
+            l->repeat == repeat && !strcmp(l->prov.sweep_var, sweep_var) &&
+            (!sweep_var[0] || l->prov.sweep_value == sweep_value))
+            return l;
+    }
+    return NULL;
+}
+
+eb_latency *eb_results_put_latency(eb_results *r, const eb_latency *l)
+{
+    eb_latency *old = eb_results_find_latency(r, l->board, l->chip, l->tier, l->repeat, l->prov.sweep_var,
+                                              l->prov.sweep_value);
+    if (old) {
+        *old = *l;
+        return old;
+    }
+    eb_latency *p = realloc(r->lat, sizeof *p * (size_t)(r->n_lat + 1));
+    if (!p)
+        abort();
+    r->lat = p;
+    r->lat[r->n_lat] = *l;
+    return &r->lat[r->n_lat++];
 }
 
 eb_board_meta *eb_results_board(eb_results *r, const char *board, bool create)
@@ -377,6 +407,32 @@ static void board_json(eb_jw *w, const eb_board_meta *b)
  * needs no more memory than that, whatever the number of entries. */
 #define FLUSH_BYTES (256u << 10)
 
+static void latency_json(eb_jw *w, const eb_latency *l)
+{
+    eb_jw_object(w, NULL);
+    eb_jw_str(w, "board", l->board);
+    eb_jw_str(w, "chip", l->chip);
+    eb_jw_str(w, "tier", l->tier);
+    eb_jw_int(w, "repeat", l->repeat);
+    eb_jw_str(w, "method", l->method);
+    eb_jw_str(w, "target", l->target);
+    eb_jw_str(w, "status", l->status);
+    eb_jw_str(w, "error", l->error);
+    eb_jw_int(w, "sent", l->sent);
+    eb_jw_int(w, "received", l->received);
+    eb_jw_num(w, "interval_s", l->interval_s);
+    eb_jw_num(w, "loss_pct", l->loss_pct);
+    eb_jw_num(w, "min_ms", l->min_ms);
+    eb_jw_num(w, "avg_ms", l->avg_ms);
+    eb_jw_num(w, "max_ms", l->max_ms);
+    eb_jw_num(w, "p99_ms", l->p99_ms);
+    eb_jw_num(w, "mdev_ms", l->mdev_ms);
+    eb_jw_str(w, "started", l->started);
+    eb_jw_str(w, "finished", l->finished);
+    eb_prov_to_json(&l->prov, eb_jw_raw(w, "provenance"));
+    eb_jw_end(w);
+}
+
 static int results_json(const eb_results *r, eb_buf *out, const eb_results_sink *sink, eb_error *err)
 {
     eb_jw w;
@@ -404,6 +460,12 @@ static int results_json(const eb_results *r, eb_buf *out, const eb_results_sink 
         }
     }
     eb_jw_end(&w);
+    if (r->n_lat > 0) {
+        eb_jw_array(&w, "latency");
+        for (int i = 0; i < r->n_lat; i++)
+            latency_json(&w, &r->lat[i]);
+        eb_jw_end(&w);
+    }
     eb_jw_end(&w);
     eb_buf_append_byte(out, '\n');
     return sink ? sink->write(sink->ctx, out->data, out->len, err) : 0;
@@ -718,6 +780,64 @@ static int parse_board(jctx *c, const cJSON *o, eb_board_meta *b)
     return 0;
 }
 
+static int parse_latency(jctx *c, const cJSON *o, eb_latency *l)
+{
+    int rc;
+    memset(l, 0, sizeof *l);
+    eb_prov_init(&l->prov);
+    double sent = 0, received = 0;
+    if ((rc = get_str(c, o, "board", l->board, sizeof l->board, OPTIONAL)) ||
+        (rc = get_str(c, o, "chip", l->chip, sizeof l->chip, REQUIRED)) ||
+        (rc = get_str(c, o, "tier", l->tier, sizeof l->tier, REQUIRED)) ||
+        (rc = get_int(c, o, "repeat", &l->repeat, REQUIRED)) ||
+        (rc = get_str(c, o, "method", l->method, sizeof l->method, REQUIRED)) ||
+        (rc = get_str(c, o, "target", l->target, sizeof l->target, OPTIONAL)) ||
+        (rc = get_str(c, o, "status", l->status, sizeof l->status, REQUIRED)) ||
+        (rc = get_str(c, o, "error", l->error, sizeof l->error, OPTIONAL)) ||
+        (rc = get_num(c, o, "sent", &sent, REQUIRED)) || (rc = get_num(c, o, "received", &received, REQUIRED)))
+        return rc;
+    l->sent = (int)sent;
+    l->received = (int)received;
+    l->interval_s = l->loss_pct = l->min_ms = l->avg_ms = l->max_ms = l->p99_ms = l->mdev_ms = NAN;
+    if ((rc = get_num(c, o, "interval_s", &l->interval_s, OPTIONAL)) ||
+        (rc = get_num(c, o, "loss_pct", &l->loss_pct, OPTIONAL)) || (rc = get_num(c, o, "min_ms", &l->min_ms, OPTIONAL)) ||
+        (rc = get_num(c, o, "avg_ms", &l->avg_ms, OPTIONAL)) || (rc = get_num(c, o, "max_ms", &l->max_ms, OPTIONAL)) ||
+        (rc = get_num(c, o, "p99_ms", &l->p99_ms, OPTIONAL)) ||
+        (rc = get_num(c, o, "mdev_ms", &l->mdev_ms, OPTIONAL)) ||
+        (rc = get_str(c, o, "started", l->started, sizeof l->started, OPTIONAL)) ||
+        (rc = get_str(c, o, "finished", l->finished, sizeof l->finished, OPTIONAL)))
+        return rc;
+    const cJSON *prov = cJSON_GetObjectItemCaseSensitive(o, "provenance");
+    const char *bad = NULL;
+    if (prov && cJSON_IsObject(prov) && eb_prov_from_json(prov, &l->prov, &bad) != 0)
+        return jfail(c, bad, "wrong type for this provenance field");
+    return 0;
+}
+
+/* "latency": optional, an array of latency tests. */
+static int parse_latency_list(jctx *c, const cJSON *root, eb_results *r)
+{
+    const cJSON *lat = cJSON_GetObjectItemCaseSensitive(root, "latency");
+    if (!lat)
+        return 0;
+    if (!cJSON_IsArray(lat))
+        return jfail(c, "latency", "expected an array");
+    int i = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, lat) {
+        size_t old = path_push(c, "latency[%d]", i++);
+        if (!cJSON_IsObject(it))
+            return jfail(c, NULL, "expected an object");
+        eb_latency l;
+        int rc = parse_latency(c, it, &l);
+        if (rc)
+            return rc;
+        c->path[old] = '\0';
+        eb_results_put_latency(r, &l);
+    }
+    return 0;
+}
+
 static int parse_root(jctx *c, const cJSON *root, eb_results *r)
 {
     int rc;
@@ -784,7 +904,7 @@ static int parse_root(jctx *c, const cJSON *root, eb_results *r)
         r->entries[r->n_entries++] = e;
         i++;
     }
-    return 0;
+    return parse_latency_list(c, root, r);
 }
 
 int eb_results_parse_json(eb_results *r, const char *text, size_t len, const char *name, eb_error *err)

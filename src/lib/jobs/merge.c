@@ -31,6 +31,16 @@ int eb_results_merge(eb_results *dst, const eb_results *src, const char *src_nam
                                src_name, i, e->board, e->chip, e->tier, eb_test_name(e->test), e->repeat,
                                old->mean_mbps, e->mean_mbps);
         }
+        for (int i = 0; i < src->n_lat; i++) {
+            const eb_latency *l = &src->lat[i];
+            const eb_latency *old = eb_results_find_latency(dst, l->board, l->chip, l->tier, l->repeat,
+                                                            l->prov.sweep_var, l->prov.sweep_value);
+            if (old && (strcmp(old->finished, l->finished) || old->received != l->received))
+                return eb_fail(err, EB_ECONFIG,
+                               "%s: latency[%d]: board \"%s\" %s/%s repeat %d is already in the merged results "
+                               "from another run (avg %.2f vs %.2f ms); drop one input or pass --prefer newest",
+                               src_name, i, l->board, l->chip, l->tier, l->repeat, old->avg_ms, l->avg_ms);
+        }
     }
     for (int i = 0; i < src->n_entries; i++) {
         const eb_entry *e = &src->entries[i];
@@ -40,6 +50,14 @@ int eb_results_merge(eb_results *dst, const eb_results *src, const char *src_nam
             eb_results_add(dst, e);
         else if (!eb_entry_equal(old, e) && strcmp(e->finished, old->finished) > 0)
             eb_results_put(dst, e); /* EB_MERGE_NEWEST: the later run wins */
+    }
+    /* Latency tests: the same key and the same rule (refused, or the later wins). */
+    for (int i = 0; i < src->n_lat; i++) {
+        const eb_latency *l = &src->lat[i];
+        eb_latency *old = eb_results_find_latency(dst, l->board, l->chip, l->tier, l->repeat, l->prov.sweep_var,
+                                                  l->prov.sweep_value);
+        if (!old || strcmp(l->finished, old->finished) > 0)
+            eb_results_put_latency(dst, l);
     }
     for (int i = 0; i < src->n_boards; i++) {
         const eb_board_meta *b = &src->boards[i];

@@ -224,15 +224,42 @@ static bool board_cannot_go_on(const board_ctx *bc, int trc, const eb_error *err
            trc == EB_ECONFIG || err->kind == EB_KIND_BOARD;
 }
 
-/* Records a failed test with its reason; err is kept. */
-static void record_failure(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err)
+/* What one attempt produced: a throughput entry, or a latency test. */
+typedef struct item_out {
+    eb_entry e;
+    eb_latency lat;
+    bool is_latency;
+} item_out;
+
+static void emit_done(board_ctx *bc, const eb_run_item *it, const item_out *out)
 {
-    snprintf(e->status, sizeof e->status, "failed");
-    snprintf(e->error, sizeof e->error, "%.255s", err->msg);
-    eb_iso8601_utc(e->finished);
+    if (out->is_latency)
+        run_emit_latency(bc, it, &out->lat);
+    else
+        run_emit(bc, EB_RUN_EV_TEST_DONE, it, NULL, 0, out->e.mean_mbps, &out->e);
+}
+
+static int record_done(board_ctx *bc, const eb_run_item *it, const item_out *out, eb_error *err)
+{
+    int rc = out->is_latency ? run_record_latency(bc, &out->lat, err) : run_record(bc, &out->e, err);
+    emit_done(bc, it, out);
+    return rc;
+}
+
+/* Records a failed test with its reason; err is kept. */
+static void record_failure(board_ctx *bc, const eb_run_item *it, item_out *out, eb_error *err)
+{
+    if (out->is_latency) {
+        snprintf(out->lat.status, sizeof out->lat.status, "failed");
+        snprintf(out->lat.error, sizeof out->lat.error, "%.255s", err->msg);
+        eb_iso8601_utc(out->lat.finished);
+    } else {
+        snprintf(out->e.status, sizeof out->e.status, "failed");
+        snprintf(out->e.error, sizeof out->e.error, "%.255s", err->msg);
+        eb_iso8601_utc(out->e.finished);
+    }
     eb_error keep = *err;
-    run_record(bc, e, err);
-    run_emit(bc, EB_RUN_EV_TEST_DONE, it, NULL, 0, NAN, e);
+    record_done(bc, it, out, err);
     *err = keep;
 }
 
@@ -257,15 +284,21 @@ static int apply_sweep_point(board_ctx *bc, const eb_run_item *it, eb_error *err
     return 0;
 }
 
-static int attempt_item(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err)
+static int attempt_item(board_ctx *bc, const eb_run_item *it, item_out *out, eb_error *err)
 {
     eb_error_clear(err);
     int rc = apply_sweep_point(bc, it, err);
-    if (!rc && bc->tier != it->tier && it->test < EB_TEST_COUNT) /* raw tests flash their own image */
+    if (!rc && bc->tier != it->tier && !EB_TEST_IS_RAW(it->test)) /* raw tests flash their own image */
         rc = apply_tier_and_wifi(bc, it->tier, err);
-    run_entry_base(bc, it, e);
+    out->is_latency = it->test == EB_RUN_LATENCY;
+    if (out->is_latency) {
+        eb_entry_init(&out->e); /* unused; freed like any */
+        run_latency_base(bc, it, &out->lat);
+        return rc ? rc : run_latency(bc, it, &out->lat, err);
+    }
+    run_entry_base(bc, it, &out->e);
     if (!rc)
-        rc = it->test >= EB_TEST_COUNT ? run_hosted_raw(bc, it, e, err) : run_test(bc, it, e, err);
+        rc = EB_TEST_IS_RAW(it->test) ? run_hosted_raw(bc, it, &out->e, err) : run_test(bc, it, &out->e, err);
     return rc;
 }
 
@@ -277,28 +310,27 @@ static int run_item(board_ctx *bc, const eb_run_item *it, eb_error *err)
     for (int attempt = 0;; attempt++) {
         if (run_stopped(bc))
             return eb_fail(err, EB_EINTR, "interrupted");
-        eb_entry e;
-        int trc = attempt_item(bc, it, &e, err);
+        item_out out;
+        int trc = attempt_item(bc, it, &out, err);
         if (!trc) {
-            int rc = run_record(bc, &e, err);
-            run_emit(bc, EB_RUN_EV_TEST_DONE, it, NULL, 0, e.mean_mbps, &e);
-            eb_entry_free(&e);
+            int rc = record_done(bc, it, &out, err);
+            eb_entry_free(&out.e);
             return rc;
         }
         if (trc == EB_EINTR || run_stopped(bc)) {
-            eb_entry_free(&e);
+            eb_entry_free(&out.e);
             return eb_fail(err, EB_EINTR, "interrupted");
         }
         bool fatal = board_cannot_go_on(bc, trc, err);
         if (!fatal && attempt < o->retries) {
             run_infof(bc, EB_RUN_EV_WARN, "%s: %s/%s: %s; retrying (%d of %d)", bc->label, it->tier->name,
-                      eb_test_name(it->test), err->msg, attempt + 1, o->retries);
+                      eb_run_test_name(it->test), err->msg, attempt + 1, o->retries);
             /* Whatever happened, start the next attempt from a known state. */
             bc->tier = NULL;
             eb_error ready_err = {0};
             if (!bc->drv->ready(bc->drv, bc->con, eb_deadline_in(EB_RUN_READY_MS), &ready_err) ||
                 !eb_console_port_failed(bc->con)) {
-                eb_entry_free(&e);
+                eb_entry_free(&out.e);
                 continue;
             }
             *err = ready_err;
@@ -306,8 +338,8 @@ static int run_item(board_ctx *bc, const eb_run_item *it, eb_error *err)
         }
         /* Reported: the test fails with the reason; the board goes on
          * unless the failure was the board's (port gone, no AP, ...). */
-        record_failure(bc, it, &e, err);
-        eb_entry_free(&e);
+        record_failure(bc, it, &out, err);
+        eb_entry_free(&out.e);
         bc->tier = NULL;
         return fatal ? trc : 0;
     }
@@ -352,6 +384,8 @@ int run_board(board_ctx *bc)
     int np = eb_run_plan(o, bc->chip, plan, EB_RUN_MAX_PLAN, err);
     if (np < 0) {
         free(plan);
+        if (o->aggregate)
+            run_meet_leave(bc);
         return err->code;
     }
     if (np > EB_RUN_MAX_PLAN)
@@ -364,6 +398,8 @@ int run_board(board_ctx *bc)
     if (todo == 0) {
         skip_all(bc, plan, np);
         free(plan);
+        if (o->aggregate)
+            run_meet_leave(bc);
         return 0;
     }
     int rc = open_board(bc, err);
@@ -374,8 +410,12 @@ int run_board(board_ctx *bc)
             run_emit(bc, EB_RUN_EV_SKIP, &plan[i], NULL, 0, NAN, NULL);
             continue;
         }
+        if (o->aggregate) /* start together with the other boards */
+            bc->concurrent = run_meet_wait(bc);
         rc = run_item(bc, &plan[i], err);
     }
+    if (o->aggregate)
+        run_meet_leave(bc);
     if (bc->con)
         run_fill_meta(bc);
     close_board_port(bc);

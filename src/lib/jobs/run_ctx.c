@@ -27,6 +27,21 @@ void run_emit(board_ctx *bc, int event, const eb_run_item *it, const char *msg, 
     pthread_mutex_unlock(&bc->sh->lock);
 }
 
+void run_emit_latency(board_ctx *bc, const eb_run_item *it, const eb_latency *l)
+{
+    const eb_run_opts *o = bc->sh->o;
+    if (!o->progress)
+        return;
+    eb_run_progress p = {
+        .event = EB_RUN_EV_LATENCY_DONE, .board = bc->b->name, .chip = bc->chip->name, .tier = it->tier->name,
+        .test = it->test, .repeat = it->repeat, .index = bc->index, .total = bc->total,
+        .current_mbps = NAN, .latency = l,
+    };
+    pthread_mutex_lock(&bc->sh->lock);
+    o->progress(o->user, &p);
+    pthread_mutex_unlock(&bc->sh->lock);
+}
+
 void run_infof(board_ctx *bc, int event, const char *fmt, ...)
 {
     char msg[512];
@@ -184,6 +199,8 @@ void run_entry_base(board_ctx *bc, const eb_run_item *it, eb_entry *e)
         snprintf(e->prov.sweep_var, sizeof e->prov.sweep_var, "%s", eb_sweep_var_key(o->sweep.var));
         e->prov.sweep_value = o->sweep.values[it->point];
     }
+    if (o->aggregate)
+        e->prov.concurrent_boards = bc->concurrent;
     eb_model_link link;
     eb_sweep_link_at(&o->sweep, it->point, &bc->b->sim_link, &link);
     eb_entry_set_tier_params(e, it->tier);
@@ -197,6 +214,22 @@ void run_entry_base(board_ctx *bc, const eb_run_item *it, eb_entry *e)
     if (bc->b->hosted)
         run_hosted_entry(bc, it, e);
     eb_prov_track_test_start(&bc->prov);
+}
+
+int run_record_latency(board_ctx *bc, const eb_latency *l, eb_error *err)
+{
+    uint64_t t0 = eb_now_us();
+    pthread_mutex_lock(&bc->sh->lock);
+    eb_latency *stored = eb_results_put_latency(&bc->sh->results, l);
+    eb_prov_track_stamp(&bc->prov, bc->drv ? eb_dialect_mbit_base(bc->drv->dialect) : NAN, &stored->prov);
+    if (strcmp(l->status, "ok") == 0)
+        bc->sh->sum->done++;
+    else
+        bc->sh->sum->failed++;
+    int rc = run_save_locked(bc->sh, err);
+    pthread_mutex_unlock(&bc->sh->lock);
+    run_step_done(bc, EB_STEP_SAVE, t0);
+    return rc;
 }
 
 int run_record(board_ctx *bc, const eb_entry *e, eb_error *err)
@@ -215,15 +248,29 @@ int run_record(board_ctx *bc, const eb_entry *e, eb_error *err)
     return rc;
 }
 
+bool run_item_done(run_shared *sh, const char *board, const char *chip, const eb_run_item *it)
+{
+    pthread_mutex_lock(&sh->lock);
+    const eb_sweep *sw = &sh->o->sweep;
+    bool point = it->point >= 0 && it->point < sw->n;
+    const char *var = point ? eb_sweep_var_key(sw->var) : "";
+    double value = point ? sw->values[it->point] : NAN;
+    bool done;
+    if (it->test == EB_RUN_LATENCY) {
+        eb_latency *l = eb_results_find_latency(&sh->results, board, chip, it->tier->name, it->repeat, var, value);
+        done = l && strcmp(l->status, "ok") == 0;
+    } else {
+        eb_entry *e = eb_results_find_point(&sh->results, board, chip, it->tier->name, it->test, it->repeat, var,
+                                            value);
+        done = e && strcmp(e->status, "ok") == 0;
+    }
+    pthread_mutex_unlock(&sh->lock);
+    return done;
+}
+
 bool run_already_done(board_ctx *bc, const eb_run_item *it)
 {
-    pthread_mutex_lock(&bc->sh->lock);
-    const eb_sweep *sw = &bc->sh->o->sweep;
-    bool point = it->point >= 0 && it->point < sw->n;
-    eb_entry *e = eb_results_find_point(&bc->sh->results, bc->b->name, bc->chip->name, it->tier->name, it->test,
-                                        it->repeat, point ? eb_sweep_var_key(sw->var) : "",
-                                        point ? sw->values[it->point] : NAN);
-    bool done = e && strcmp(e->status, "ok") == 0;
-    pthread_mutex_unlock(&bc->sh->lock);
-    return done;
+    if (bc->sh->o->aggregate)
+        return run_done_everywhere(bc, it);
+    return run_item_done(bc->sh, bc->b->name, bc->chip->name, it);
 }

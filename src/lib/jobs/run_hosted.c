@@ -86,7 +86,7 @@ int run_hosted_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *s
     if (rq->coprocessor_port)
         snprintf(b->coprocessor_port, sizeof b->coprocessor_port, "%s", rq->coprocessor_port);
     if (!o->tests) /* the guide's six figures */
-        o->tests = (1u << EB_TEST_ALL_COUNT) - 1;
+        o->tests = ((1u << EB_TEST_COUNT) - 1) | RAW_TESTS;
     return 0;
 }
 
@@ -163,8 +163,8 @@ int run_hosted_sim_images(const eb_run_request *rq, eb_run_opts *o, eb_run_setup
     for (int i = 0; !rc && i < c->n_tiers; i++)
         rc = add_image(&m, prog, b->chip, NULL, dir, c->tiers[i].name, log, i == 0, err);
     eb_buf_printf(&m, "}}}}, \"%s\": {\"chips\": {\"%s\": {\"tiers\": {", RAW_FIRMWARE, b->chip);
-    for (int t = EB_TEST_COUNT; !rc && t < EB_TEST_ALL_COUNT; t++)
-        rc = add_image(&m, prog, b->chip, NULL, dir, eb_test_name(t), log, t == EB_TEST_COUNT, err);
+    for (int t = EB_TEST_RAW_TX; !rc && t < EB_TEST_ALL_COUNT; t++)
+        rc = add_image(&m, prog, b->chip, NULL, dir, eb_test_name(t), log, t == EB_TEST_RAW_TX, err);
     /* The co-processor's slave firmware, flashed over --coprocessor-port when given. */
     eb_buf_printf(&m, "}}}}, \"%s\": {\"chips\": {", SLAVE_FIRMWARE);
     if (!rc)
@@ -228,7 +228,7 @@ void run_hosted_entry(board_ctx *bc, const eb_run_item *it, eb_entry *e)
     snprintf(e->prov.transport, sizeof e->prov.transport, "%s", eb_hosted_bus_name(p->bus));
     e->prov.transport_width = p->width;
     e->prov.transport_clock_mhz = p->clock_mhz;
-    bool raw = it->test >= EB_TEST_COUNT;
+    bool raw = EB_TEST_IS_RAW(it->test);
     if (raw)
         e->ref_mbps = p->raw_mbps[it->test == EB_TEST_RAW_RX];
     /* The vboard's transport runs at the published raw rate; its iperf

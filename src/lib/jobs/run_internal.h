@@ -33,6 +33,16 @@
 #define EB_RUN_WIFI_MS 30000
 #define EB_RUN_MAX_PLAN 4096
 
+/* --aggregate: the boards meet before each test (run_aggregate.c). */
+typedef struct run_meet {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int members;   /* boards still running their plan */
+    int arrived;   /* at the open meeting */
+    int gen;       /* meetings closed so far */
+    int met;       /* how many boards the last closed meeting had */
+} run_meet;
+
 /* What all board threads share. */
 typedef struct run_shared {
     const eb_run_opts *o;
@@ -42,6 +52,7 @@ typedef struct run_shared {
     char json_path[1024], csv_path[1024];
     char host[64];
     char iperf_version[64];
+    run_meet meet;
 } run_shared;
 
 /* One board of the run. */
@@ -63,6 +74,7 @@ typedef struct board_ctx {
     eb_error err;
     eb_prov_tracker prov;  /* provenance facts seen on the console */
     int link_point;        /* sweep point whose link the virtual board has; -1 = none set */
+    int concurrent;        /* --aggregate: boards that started the current test together; 0 = no aggregate */
 } board_ctx;
 
 /* run_plan.c */
@@ -81,9 +93,24 @@ void run_fill_meta(board_ctx *bc);
 void run_entry_base(board_ctx *bc, const eb_run_item *it, eb_entry *e);
 int run_record(board_ctx *bc, const eb_entry *e, eb_error *err);
 bool run_already_done(board_ctx *bc, const eb_run_item *it);
+/* Whether board/chip finished the item (status ok) in the results so far. */
+bool run_item_done(run_shared *sh, const char *board, const char *chip, const eb_run_item *it);
 void run_count(board_ctx *bc, int *field, int n);
 /* Saves results.json and results.csv in a stable order; lock held. */
 int run_save_locked(run_shared *sh, eb_error *err);
+
+/* run_aggregate.c: --aggregate. check: every board has the same plan
+ * length (else EB_ECONFIG); wait: meets the other boards before a test and
+ * returns how many started it together (a board missing the wait's deadline
+ * is left behind); leave: a board whose plan ended. done_everywhere: with
+ * --aggregate an item counts as done only when every board finished it
+ * (--resume then redoes it on all, so the figures stay concurrent). */
+int run_aggregate_check(const run_shared *sh, board_ctx *bcs, int n, eb_error *err);
+void run_meet_init(run_meet *m, int members);
+void run_meet_destroy(run_meet *m);
+int run_meet_wait(board_ctx *bc);
+void run_meet_leave(board_ctx *bc);
+bool run_done_everywhere(board_ctx *bc, const eb_run_item *it);
 
 /* run_board.c */
 int run_board(board_ctx *bc);
@@ -102,6 +129,15 @@ int run_hosted_flash_coprocessor(board_ctx *bc, eb_error *err);
 void run_hosted_entry(board_ctx *bc, const eb_run_item *it, eb_entry *e);
 /* raw_tx / raw_rx: flashes the raw-throughput image, reads its report. */
 int run_hosted_raw(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err);
+
+/* run_latency.c: the latency test on a connected board. base fills the key
+ * and start; run_latency measures into l (status "failed" with figures when
+ * nothing answered) and returns an error only when it could not run. */
+void run_latency_base(board_ctx *bc, const eb_run_item *it, eb_latency *l);
+int run_latency(board_ctx *bc, const eb_run_item *it, eb_latency *l, eb_error *err);
+/* run_ctx.c: stores a latency test (with provenance), saves, reports it. */
+int run_record_latency(board_ctx *bc, const eb_latency *l, eb_error *err);
+void run_emit_latency(board_ctx *bc, const eb_run_item *it, const eb_latency *l);
 
 /* run_test.c: one test on a connected board; fills e's intervals and figures. */
 int run_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err);

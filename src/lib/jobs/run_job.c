@@ -140,12 +140,14 @@ int eb_run(const eb_run_opts *o_in, eb_run_summary *sum, eb_error *err)
         return rc;
     run_shared sh = {.o = &o, .sum = sum};
     pthread_mutex_init(&sh.lock, NULL);
+    run_meet_init(&sh.meet, o.n_boards);
     eb_results_init(&sh.results);
     if (gethostname(sh.host, sizeof sh.host) != 0)
         snprintf(sh.host, sizeof sh.host, "unknown");
     sh.host[sizeof sh.host - 1] = 0;
     board_ctx *bcs = NULL;
-    if ((rc = prepare_out(&sh, err)) != 0 || (rc = make_boards(&sh, &bcs, err)) != 0)
+    if ((rc = prepare_out(&sh, err)) != 0 || (rc = make_boards(&sh, &bcs, err)) != 0 ||
+        (rc = run_aggregate_check(&sh, bcs, o.n_boards, err)) != 0)
         goto out;
     snprintf(sh.results.espbench_version, sizeof sh.results.espbench_version, "%s", eb_version());
     /* The PC side first: no iperf2, no run (eb_run_resolve may have probed it). */
@@ -178,5 +180,6 @@ out:
     sum->test_s = (sum->done) * o.duration_s;
     eb_results_free(&sh.results);
     pthread_mutex_destroy(&sh.lock);
+    run_meet_destroy(&sh.meet);
     return rc;
 }

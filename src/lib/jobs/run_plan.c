@@ -28,6 +28,10 @@ void eb_run_opts_defaults(eb_run_opts *o)
         o->tests = (1u << EB_TEST_COUNT) - 1;
     if (o->retries < 0)
         o->retries = 2;
+    if (o->latency_count <= 0)
+        o->latency_count = EB_RUN_LATENCY_COUNT;
+    if (o->latency_interval_s <= 0)
+        o->latency_interval_s = EB_RUN_LATENCY_INTERVAL;
     if (!o->baud)
         o->baud = 115200;
 }
@@ -52,6 +56,16 @@ int eb_run_check_out(const eb_run_opts *o, eb_error *err)
         return eb_fail(err, EB_ECONFIG, "%s exists: pass --resume to continue that run, or choose another --out",
                        prev);
     return 0;
+}
+
+const char *eb_run_test_name(int test)
+{
+    return test == EB_RUN_LATENCY ? "latency" : eb_test_name(test);
+}
+
+int eb_run_test_from_name(const char *name)
+{
+    return strcmp(name, "latency") == 0 ? EB_RUN_LATENCY : eb_test_from_name(name);
 }
 
 bool eb_run_test_is_tx(int test) { return test == EB_TEST_TCP_TX || test == EB_TEST_UDP_TX; }
@@ -144,19 +158,29 @@ static bool cell_planned(const eb_run_opts *o, const eb_chip *chip, const eb_tie
 {
     if (!(o->tests & (1u << test)))
         return false;
-    if (o->sweep.n > 0 && o->sweep.var == EB_SWEEP_UDP_RATE && !eb_run_test_is_udp(test))
+    if (o->sweep.n > 0 && o->sweep.var == EB_SWEEP_UDP_RATE && test != EB_RUN_LATENCY && !eb_run_test_is_udp(test))
         return false;
     if (o->shard_total > 0) {
         char key[128];
-        eb_shard_key(key, sizeof key, chip->name, t->name, test);
+        eb_shard_key(key, sizeof key, chip->name, t->name, test); /* ".../latency" for latency */
         if (!eb_shard_select(o->shard_index, o->shard_total, key))
             return false;
     }
     return true;
 }
 
+static void plan_add(eb_run_item *out, int cap, int *n, const eb_tier *t, int test, int repeats, int point)
+{
+    for (int r = 0; r < repeats; r++) {
+        if (*n < cap)
+            out[*n] = (eb_run_item){t, test, r, point};
+        (*n)++;
+    }
+}
+
 /* Order: tier, sweep point (one link or rate setting for all its tests),
- * test, repeat. */
+ * test, repeat. Latency comes first at each point, on an idle link; with a
+ * udp-rate sweep it runs once per tier (the offered rate does not touch it). */
 int eb_run_plan(const eb_run_opts *o, const eb_chip *chip, eb_run_item *out, int cap, eb_error *err)
 {
     const eb_tier *tiers[EB_RUN_MAX_TIERS + 64];
@@ -164,25 +188,26 @@ int eb_run_plan(const eb_run_opts *o, const eb_chip *chip, eb_run_item *out, int
     if (nt < 0)
         return nt;
     bool sweep = o->sweep.n > 0;
+    bool rate_sweep = sweep && o->sweep.var == EB_SWEEP_UDP_RATE;
+    bool latency = (o->tests & (1u << EB_RUN_LATENCY)) != 0;
     int points = sweep ? o->sweep.n : 1;
     int n = 0;
     /* ESP-Hosted's raw transport tests (run_hosted.c) do not depend on the
      * tier: once per board, first, filed under the first tier. */
-    for (int test = EB_TEST_COUNT; nt > 0 && test < EB_TEST_ALL_COUNT; test++)
-        for (int r = 0; cell_planned(o, chip, tiers[0], test) && r < o->repeat; r++, n++)
-            if (n < cap)
-                out[n] = (eb_run_item){tiers[0], test, r, -1};
-    for (int i = 0; i < nt; i++)
-        for (int p = 0; p < points; p++)
-            for (int test = 0; test < EB_TEST_COUNT; test++) {
-                if (!cell_planned(o, chip, tiers[i], test))
-                    continue;
-                for (int r = 0; r < o->repeat; r++) {
-                    if (n < cap)
-                        out[n] = (eb_run_item){tiers[i], test, r, sweep ? p : -1};
-                    n++;
-                }
-            }
+    for (int test = EB_TEST_RAW_TX; nt > 0 && test < EB_TEST_ALL_COUNT; test++)
+        if (cell_planned(o, chip, tiers[0], test))
+            plan_add(out, cap, &n, tiers[0], test, o->repeat, -1);
+    for (int i = 0; i < nt; i++) {
+        if (latency && rate_sweep && cell_planned(o, chip, tiers[i], EB_RUN_LATENCY))
+            plan_add(out, cap, &n, tiers[i], EB_RUN_LATENCY, o->repeat, -1);
+        for (int p = 0; p < points; p++) {
+            if (latency && !rate_sweep && cell_planned(o, chip, tiers[i], EB_RUN_LATENCY))
+                plan_add(out, cap, &n, tiers[i], EB_RUN_LATENCY, o->repeat, sweep ? p : -1);
+            for (int test = 0; test < EB_TEST_COUNT; test++)
+                if (cell_planned(o, chip, tiers[i], test))
+                    plan_add(out, cap, &n, tiers[i], test, o->repeat, sweep ? p : -1);
+        }
+    }
     return n;
 }
 
@@ -217,7 +242,7 @@ bool eb_shard_select(int index, int total, const char *key)
 
 void eb_shard_key(char *out, size_t size, const char *chip, const char *tier, int test)
 {
-    const char *t = eb_test_name(test);
+    const char *t = eb_run_test_name(test);
     snprintf(out, size, "%s/%s/%s", chip, tier, t ? t : "?");
 }
 

@@ -216,6 +216,8 @@ static int start_sims(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st
             so.link = rq->sim_link;
         else
             eb_model_link_default(&so.link);
+        if (o->aggregate && o->n_boards > 1) /* one simulated AP: its medium is shared */
+            so.link.stations = o->n_boards;
         b->sim = true;
         b->sim_model = rq->sim_model;
         b->sim_link = so.link;

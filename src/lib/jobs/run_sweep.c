@@ -147,5 +147,7 @@ void eb_sweep_link_command(const eb_model_link *l, char *out, size_t cap)
     if (isfinite(l->rtt_ms) && n < cap)
         n += (size_t)snprintf(out + n, cap - n, " rtt=%g", l->rtt_ms);
     if (isfinite(l->loss_pct) && n < cap)
-        snprintf(out + n, cap - n, " loss=%g", l->loss_pct);
+        n += (size_t)snprintf(out + n, cap - n, " loss=%g", l->loss_pct);
+    if (l->stations > 1 && n < cap)
+        snprintf(out + n, cap - n, " stations=%g", l->stations);
 }

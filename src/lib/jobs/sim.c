@@ -174,7 +174,7 @@ static int flash_app(const eb_sim_opts *o, const char *port, const char *image, 
 
 /* The tier model's inputs (docs/model.md) as vboard flags: overlay tiers,
  * --model and the link; lk holds the numbers' text. Returns the new count. */
-static int add_model_args(const eb_sim_opts *o, char **args, int n, char lk[4][32])
+static int add_model_args(const eb_sim_opts *o, char **args, int n, char lk[5][32])
 {
     if (o->profiles_dir && *o->profiles_dir) {
         args[n++] = "--profiles";
@@ -182,10 +182,11 @@ static int add_model_args(const eb_sim_opts *o, char **args, int n, char lk[4][3
     }
     if (o->force_model)
         args[n++] = "--model";
-    const double lv[4] = {o->link.rssi_dbm, o->link.phy_mbps, o->link.rtt_ms, o->link.loss_pct};
-    static const char *const lf[4] = {"--rssi", "--phy", "--rtt", "--loss"};
-    for (int k = 0; k < 4; k++) {
-        if (isnan(lv[k]) || (k >= 2 && lv[k] == 0))
+    /* stations: boards sharing the simulated AP's medium (run --aggregate) */
+    const double lv[5] = {o->link.rssi_dbm, o->link.phy_mbps, o->link.rtt_ms, o->link.loss_pct, o->link.stations};
+    static const char *const lf[5] = {"--rssi", "--phy", "--rtt", "--loss", "--stations"};
+    for (int k = 0; k < 5; k++) {
+        if (isnan(lv[k]) || (k >= 2 && lv[k] == 0) || (k == 4 && lv[k] <= 1))
             continue;
         snprintf(lk[k], 32, "%g", lv[k]);
         args[n++] = (char *)lf[k];
@@ -274,7 +275,7 @@ int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
         free(s);
         return rc;
     }
-    char ap[160], noise[32], seed[32], rssi[16], lk[4][32];
+    char ap[160], noise[32], seed[32], rssi[16], lk[5][32];
     snprintf(rssi, sizeof rssi, "%d", o->rssi ? o->rssi : -40);
     snprintf(ap, sizeof ap, "%s:env:%s:%s", o->ssid ? o->ssid : EB_SIM_SSID, SIM_AP_ENV, rssi);
     snprintf(noise, sizeof noise, "%g", o->noise_pct);

@@ -1,0 +1,132 @@
+/* The latency table of a chip, shared by the renderers: per tier (and sweep
+ * point), the runs' round trips with the statistics the throughput spread
+ * uses (mean, median, standard deviation, coefficient of variation of the
+ * runs' average round trip), the smallest, the largest 99th percentile and
+ * the largest round trip seen, and the loss over all probes. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report_internal.h"
+
+#define MAX_KEYS 256
+
+typedef struct lat_key {
+    const char *tier, *var;
+    double point;
+} lat_key;
+
+/* Distinct (tier, point) keys of a chip, in the order of the results. */
+static int lat_keys(const eb_results *r, const char *chip, lat_key *keys, int max)
+{
+    int n = 0;
+    for (int i = 0; i < r->n_lat; i++) {
+        const eb_latency *l = &r->lat[i];
+        if (strcmp(l->chip, chip))
+            continue;
+        bool seen = false;
+        for (int k = 0; k < n && !seen; k++)
+            seen = !strcmp(keys[k].tier, l->tier) && !strcmp(keys[k].var, l->prov.sweep_var) &&
+                   (!l->prov.sweep_var[0] || keys[k].point == l->prov.sweep_value);
+        if (!seen && n < max)
+            keys[n++] = (lat_key){l->tier, l->prov.sweep_var, l->prov.sweep_value};
+    }
+    return n;
+}
+
+static void num(char *out, double v, const char *fmt)
+{
+    if (isfinite(v))
+        snprintf(out, REP_CELL, fmt, v);
+}
+
+static double max_of(double a, double b) { return !isfinite(a) || b > a ? b : a; }
+static double min_of(double a, double b) { return !isfinite(a) || b < a ? b : a; }
+
+/* One row: the runs of a key. Returns false when the key has no run at all. */
+static bool lat_row(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const char *chip,
+                    const lat_key *k, rep_table *t, int row)
+{
+    double avgs[REP_MAX_RUNS], mn = NAN, mx = NAN, p99 = NAN;
+    int n = 0, sent = 0, received = 0, failed = 0;
+    const char *method = "";
+    for (int i = 0; i < r->n_lat; i++) {
+        const eb_latency *l = &r->lat[i];
+        if (strcmp(l->chip, chip) || strcmp(l->tier, k->tier) || strcmp(l->prov.sweep_var, k->var) ||
+            (k->var[0] && l->prov.sweep_value != k->point))
+            continue;
+        sent += l->sent;
+        received += l->received;
+        if (l->method[0])
+            method = l->method;
+        if (strcmp(l->status, "ok")) {
+            failed++;
+            continue;
+        }
+        if (isfinite(l->avg_ms) && n < REP_MAX_RUNS)
+            avgs[n++] = l->avg_ms;
+        mn = min_of(mn, l->min_ms);
+        mx = max_of(mx, l->max_ms);
+        p99 = max_of(p99, l->p99_ms);
+    }
+    if (n == 0 && failed == 0)
+        return false;
+    eb_sample_stats s;
+    eb_sample_stats_compute(avgs, n, &s);
+    int c = 0;
+    snprintf(rep_cell(t, row, c++), REP_CELL, "%s", rep_tier_label(p, chip, k->tier, o->lang));
+    if (k->var[0])
+        snprintf(rep_cell(t, row, c), REP_CELL, "%s=%g", k->var, k->point);
+    c++;
+    snprintf(rep_cell(t, row, c++), REP_CELL, "%s", method);
+    snprintf(rep_cell(t, row, c++), REP_CELL, failed ? "%d (%d failed)" : "%d", n, failed);
+    snprintf(rep_cell(t, row, c++), REP_CELL, "%d/%d", received, sent);
+    num(rep_cell(t, row, c++), sent > 0 ? 100.0 * (sent - received) / sent : NAN, "%.1f");
+    num(rep_cell(t, row, c++), mn, "%.2f");
+    num(rep_cell(t, row, c++), s.mean, "%.2f");
+    num(rep_cell(t, row, c++), s.median, "%.2f");
+    num(rep_cell(t, row, c++), n >= 2 ? s.stddev : NAN, "%.2f");
+    num(rep_cell(t, row, c++), n >= 2 ? s.cv_pct : NAN, "%.1f");
+    num(rep_cell(t, row, c++), p99, "%.2f");
+    num(rep_cell(t, row, c++), mx, "%.2f");
+    return true;
+}
+
+void rep_latency_table(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const char *chip,
+                       rep_table *t)
+{
+    static const char *const head[] = {"Tier", "Point", "Method", "Runs", "Replies", "Loss %", "Min ms",
+                                       "Avg ms (mean)", "Avg ms (median)", "Std dev", "CV %", "p99 ms", "Max ms"};
+    enum { NC = sizeof head / sizeof head[0] };
+    lat_key keys[MAX_KEYS];
+    int nk = lat_keys(r, chip, keys, MAX_KEYS);
+    if (nk == 0) {
+        rep_table_init(t, 0, NC);
+        return;
+    }
+    rep_table_init(t, 1 + nk, NC);
+    for (int c = 0; c < NC; c++)
+        snprintf(rep_cell(t, 0, c), REP_CELL, "%s", head[c]);
+    int row = 1;
+    bool points = false;
+    for (int k = 0; k < nk; k++) {
+        row += lat_row(r, p, o, chip, &keys[k], t, row);
+        points |= keys[k].var[0] != 0;
+    }
+    t->n_rows = row;
+    if (points)
+        return;
+    /* No sweep: drop the empty Point column (cells are row-major; every
+     * destination is at or before its source, so copying forward is safe). */
+    for (int i = 0; i < t->n_rows; i++)
+        for (int c = 0; c < NC - 1; c++)
+            memmove(t->cells[i * (NC - 1) + c], t->cells[i * NC + (c < 1 ? c : c + 1)], REP_CELL);
+    t->n_cols = NC - 1;
+}
+
+const char *rep_latency_note(void)
+{
+    return "Round trips from the PC to the board (UDP echo through the espbench firmware, or ICMP through the "
+           "system's ping); the statistics are over the runs' average round trip; p99 and max are the largest "
+           "of any run.";
+}

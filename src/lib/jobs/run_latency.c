@@ -1,0 +1,125 @@
+/* The latency test of a run: round trips from the PC to a connected board.
+ * Two methods, chosen by what the firmware serves (its dialect row's
+ * udp_echo_port) unless --latency-method says otherwise:
+ *   udp-echo  the espbench firmware echoes datagrams (firmware/main/fw_echo.c);
+ *             espbench times each probe (udp_echo.h). Under --sim the virtual
+ *             board answers after its link's modelled round trip.
+ *   icmp      the system's ping (ping_proc.h): lwIP answers ICMP echo on any
+ *             board with an address, whatever firmware it runs.
+ * Both give the same figures (eb_ping_summarize's rule). A test whose probes
+ * all went unanswered is recorded as failed with its figures; only a test
+ * that could not be run at all (no address, no ping) is an error here. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "espbench/clock.h"
+#include "espbench/dialect.h"
+#include "espbench/ping_proc.h"
+#include "espbench/udp_echo.h"
+#include "run_internal.h"
+
+#define LATENCY_SLACK_MS 5000 /* beyond count x interval: the last reply's wait and ping's start */
+
+void run_latency_base(board_ctx *bc, const eb_run_item *it, eb_latency *l)
+{
+    const eb_run_opts *o = bc->sh->o;
+    memset(l, 0, sizeof *l);
+    eb_prov_init(&l->prov);
+    snprintf(l->board, sizeof l->board, "%s", bc->b->name);
+    snprintf(l->chip, sizeof l->chip, "%s", bc->chip->name);
+    snprintf(l->tier, sizeof l->tier, "%s", it->tier->name);
+    l->repeat = it->repeat;
+    l->interval_s = o->latency_interval_s;
+    l->loss_pct = l->min_ms = l->avg_ms = l->max_ms = l->mdev_ms = l->p99_ms = NAN;
+    if (it->point >= 0 && it->point < o->sweep.n) { /* the point is part of the key */
+        snprintf(l->prov.sweep_var, sizeof l->prov.sweep_var, "%s", eb_sweep_var_key(o->sweep.var));
+        l->prov.sweep_value = o->sweep.values[it->point];
+    }
+    if (o->aggregate)
+        l->prov.concurrent_boards = bc->concurrent;
+    eb_iso8601_utc(l->started);
+    eb_prov_track_test_start(&bc->prov);
+}
+
+/* The echo port to probe, or 0 for ICMP. */
+static unsigned echo_port(const board_ctx *bc)
+{
+    const char *m = bc->sh->o->latency_method;
+    const eb_dialect_desc *d = eb_dialect_desc_get(bc->drv->dialect);
+    unsigned port = d ? d->udp_echo_port : 0;
+    if (!m)
+        return port;
+    if (strcmp(m, "udp-echo") == 0)
+        return port ? port : EB_UDP_ECHO_PORT;
+    return 0;
+}
+
+static void log_path(const board_ctx *bc, const eb_run_item *it, char *out, size_t cap)
+{
+    const eb_run_opts *o = bc->sh->o;
+    char point[48] = "";
+    if (it->point >= 0 && it->point < o->sweep.n)
+        snprintf(point, sizeof point, "-%s%g", eb_sweep_var_key(o->sweep.var), o->sweep.values[it->point]);
+    snprintf(out, cap, "%s/latency-%s-%s%s-r%d.log", o->out_dir, run_file_label(bc), it->tier->name, point,
+             it->repeat);
+}
+
+/* UDP echo has no program output to keep: the log lists each reply's time. */
+static void write_echo_log(const char *path, unsigned port, const eb_latency *l, const eb_ping_result *r)
+{
+    FILE *f = fopen(path, "ae");
+    if (!f)
+        return;
+    fprintf(f, "$ udp-echo %s port %u: %d probes every %g s\n", l->target, port, l->sent, l->interval_s);
+    for (int i = 0; i < r->n_rtt; i++)
+        fprintf(f, "reply %d time=%.3f ms\n", i + 1, r->rtt_ms[i]);
+    fprintf(f, "%d transmitted, %d received, %.1f%% loss\n", r->transmitted, r->received, r->loss_pct);
+    fclose(f);
+}
+
+int run_latency(board_ctx *bc, const eb_run_item *it, eb_latency *l, eb_error *err)
+{
+    const eb_run_opts *o = bc->sh->o;
+    unsigned port = echo_port(bc);
+    snprintf(l->method, sizeof l->method, "%s", port ? "udp-echo" : "icmp");
+    if (!bc->wifi.ip[0])
+        return eb_fail(err, EB_EIO, "%s: latency: the board reported no IP address after connecting", bc->label);
+    snprintf(l->target, sizeof l->target, "%s", bc->wifi.ip);
+    eb_ping_result *r = malloc(sizeof *r);
+    if (!r)
+        return eb_fail(err, EB_EIO, "latency: out of memory");
+    char logp[1200];
+    log_path(bc, it, logp, sizeof logp);
+    eb_deadline d = eb_deadline_in((uint64_t)(o->latency_count * o->latency_interval_s * 1000) + LATENCY_SLACK_MS);
+    run_infof(bc, EB_RUN_EV_INFO, "%s: latency: %d %s probes to %s", bc->label, o->latency_count, l->method,
+              l->target);
+    int rc = port ? eb_udp_echo_run(l->target, (uint16_t)port, o->latency_count, o->latency_interval_s, d, r, err)
+                  : eb_ping_run(l->target, o->latency_count, o->latency_interval_s, d, logp, r, err);
+    if (rc) {
+        free(r);
+        eb_error_prefix(err, "%s: ", bc->label);
+        return rc;
+    }
+    l->sent = r->transmitted;
+    l->received = r->received;
+    l->loss_pct = r->loss_pct;
+    l->min_ms = r->min_ms;
+    l->avg_ms = r->avg_ms;
+    l->max_ms = r->max_ms;
+    l->mdev_ms = r->mdev_ms;
+    l->p99_ms = r->p99_ms;
+    if (port)
+        write_echo_log(logp, port, l, r);
+    free(r);
+    if (l->received > 0) {
+        snprintf(l->status, sizeof l->status, "ok");
+    } else {
+        snprintf(l->status, sizeof l->status, "failed");
+        snprintf(l->error, sizeof l->error, "no reply to %d %s probes from %s%s", l->sent, l->method, l->target,
+                 port ? " (does the firmware serve UDP echo? try --latency-method icmp)" : "");
+    }
+    eb_iso8601_utc(l->finished);
+    return 0;
+}
