@@ -64,6 +64,10 @@ print("%.0f" % v if abs(v - round(v)) < 0.05 else "%.1f" % v)' "$OUT/results.jso
 has "| iPerf, TCP | P4 to Test PC | $(printf '%7s' "$tcp_tx") |"
 ! grep -q "^## ESP32-P4$" "$T/last.out" || fail "a pair's chip also got the single-board tables"
 
+# compare keeps the transport's cells beside the iperf ones.
+expect_rc 0 "$ESPBENCH" compare "$OUT" "$OUT"
+grep -q "^esp32p4 *guide *raw_tx *72.00 *72.00 " "$T/last.out" || { cat "$T/last.out" >&2; fail "compare raw_tx"; }
+
 # The SPI co-processor: the same layout with the guide's figures beside.
 wait "$C3" || { cat "$T/c3.out" >&2; fail "esp32c3 pair run"; }
 grep -qF "6 tests done, 0 skipped, 0 failed of 6" "$T/c3.out" || { cat "$T/c3.out" >&2; fail "esp32c3 pair run"; }

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "espbench/hosted.h"
+#include "espbench/run.h"
 
 static eb_profiles prof;
 static eb_hosted_set set;
@@ -182,6 +183,32 @@ static void model_follows_tier_and_transport(void **state)
     eb_model_free(&m);
 }
 
+/* The run's plan of a pair: the raw tests once, first, under the first of
+ * the pair's tiers; then tier x test as for any board. */
+static void plan_runs_raw_tests_once_first(void **state)
+{
+    (void)state;
+    eb_chip host = *eb_profiles_chip(&prof, "esp32p4");
+    host.tiers = NULL;
+    eb_error err = {0};
+    assert_int_equal(eb_hosted_apply(&host, eb_hosted_by_name(&set, "esp32p4-esp32c6-sdio"), &err), 0);
+    eb_run_opts o = {0};
+    o.tests = 0xFu | 1u << EB_TEST_RAW_TX | 1u << EB_TEST_RAW_RX;
+    eb_run_opts_defaults(&o);
+    eb_run_item items[32];
+    int n = eb_run_plan(&o, &host, items, 32, &err);
+    assert_int_equal(n, 2 + 2 * 4);
+    assert_int_equal(items[0].test, EB_TEST_RAW_TX);
+    assert_int_equal(items[1].test, EB_TEST_RAW_RX);
+    assert_string_equal(items[0].tier->name, "guide");
+    assert_string_equal(items[2].tier->name, "guide");
+    assert_int_equal(items[2].test, EB_TEST_TCP_TX);
+    assert_string_equal(items[9].tier->name, "default");
+    for (int i = 2; i < n; i++)
+        assert_false(EB_TEST_IS_RAW(items[i].test));
+    free(host.tiers);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -190,6 +217,7 @@ int main(void)
         cmocka_unit_test(ambiguous_without_transport),
         cmocka_unit_test(bad_files_point_at_the_line),
         cmocka_unit_test(model_follows_tier_and_transport),
+        cmocka_unit_test(plan_runs_raw_tests_once_first),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
