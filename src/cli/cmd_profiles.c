@@ -24,7 +24,8 @@ const char cmd_profiles_usage[] =
     "       --predict adds the tier model's predictions beside the published figures\n"
     "       (docs/model.md) and lint warnings\n"
     "       PAIR (an ESP-Hosted pair of profiles/hosted/, listed by 'list') shows its\n"
-    "       transport, the host's and the co-processor's settings and the published figures\n"
+    "       transport, the host's and the co-processor's settings and the published figures;\n"
+    "       --predict adds the pair model's figures\n"
     "\n"
     "Profiles come from the installed (or source) profiles/ directory, then\n"
     "$ESPBENCH_PROFILES, then --profiles DIR; see espbench-profiles(5).\n";
@@ -121,6 +122,38 @@ static int print_predictions(const eb_chip *c, const eb_tier *only)
     return 0;
 }
 
+/* The pair model beside the guide's figures, one row of the guide's table each. */
+static int print_pair_predictions(const eb_profiles *p, const eb_hosted_pair *pair)
+{
+    eb_model m;
+    eb_error err;
+    eb_error_clear(&err);
+    if (eb_model_load_default(&m, &err))
+        return cli_error(&err);
+    printf("\nPair model %s predictions (published / predicted; docs/model.md, \"ESP-Hosted pairs\"):\n\n",
+           EB_MODEL_VERSION);
+    printf("| %-10s | %-13s |", "Type", "Direction");
+    for (int k = 0; k < pair->n_tiers; k++)
+        printf(" %15s |", pair->tiers[k].name);
+    printf("\n");
+    for (int r = 0; r < EB_HR_COUNT; r++) {
+        char type[24], dir[32];
+        eb_hosted_row_labels(pair, r, type, sizeof type, dir, sizeof dir);
+        printf("| %-10s | %-13s |", type, dir);
+        for (int k = 0; k < pair->n_tiers; k++) {
+            const eb_tier *t = &pair->tiers[k];
+            double pub = eb_hosted_published(pair, t, r);
+            double v = eb_hosted_figure(&m, p, pair, t, NULL, eb_hosted_row_test(r));
+            char cell[40];
+            snprintf(cell, sizeof cell, isnan(pub) ? "- / %.1f" : "%.0f / %.1f", isnan(pub) ? v : pub, v);
+            printf(" %15s |", cell);
+        }
+        printf("\n");
+    }
+    eb_model_free(&m);
+    return 0;
+}
+
 static int do_show(const eb_profiles *p, const char *chip, const char *tier, int json, int predict)
 {
     const eb_chip *c = eb_profiles_chip(p, chip);
@@ -212,11 +245,10 @@ int cmd_profiles(int argc, char **argv)
     }
     int rc;
     const eb_hosted_pair *pair = is_show ? eb_hosted_by_name(&hs, args[1]) : NULL;
-    if (pair && (n == 3 || json || predict))
-        rc = cli_usage_error("profiles", "'show %s' (an ESP-Hosted pair) takes no TIER, --json or --predict",
-                             args[1]);
+    if (pair && (n == 3 || json))
+        rc = cli_usage_error("profiles", "'show %s' (an ESP-Hosted pair) takes no TIER or --json", args[1]);
     else if (pair)
-        rc = print_text(eb_hosted_render_show(pair));
+        rc = print_text(eb_hosted_render_show(pair)) || (predict ? print_pair_predictions(&p, pair) : 0);
     else
         rc = is_list ? do_list(&p, &hs) : do_show(&p, args[1], n == 3 ? args[2] : NULL, json, predict);
     eb_hosted_free(&hs);

@@ -84,6 +84,9 @@ grep -q '^esp32p4-esp32c6-sdio *esp32p4 *esp32c6 *SDIO 4-bit 40 MHz, 2.4GHz *gui
 grep -q '^Transport: SPI-FD 40 MHz, 2.4GHz (bus spi, 1 data line, 40 MHz)$' "$tmp/pair" || fail "pair transport"
 grep -q '^| iPerf, UDP | Test PC to P4 |      23 |$' "$tmp/pair" || fail "pair: guide table row"
 grep -q '^| Raw        | C61 to P4     |      26 |$' "$tmp/pair" || fail "pair: raw row"
+"$ESPBENCH" profiles show esp32p4-esp32c6-sdio --predict > "$tmp/pairp"
+grep -q '^| Raw        | C6 to P4      |       80 / 80.0 |       80 / 80.0 |$' "$tmp/pairp" || fail "pair --predict raw"
+grep -q '^| iPerf, TCP | P4 to Test PC |       32 / [0-9.]* |        - / [0-9.]* |$' "$tmp/pairp" || fail "pair --predict tcp"
 set +e
 "$ESPBENCH" profiles show esp32p4-esp32c6-sdio guide > /dev/null 2> "$tmp/err"; rc=$?
 set -e
