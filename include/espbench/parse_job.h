@@ -35,7 +35,7 @@ typedef struct eb_parse_out {
     eb_entry *entries;    /* owned; intervals malloc'd */
     eb_interval *udp_reports; /* per entry: the UDP receiver's final relayed to a PC client (total < 0: none) */
     int n_entries, cap_entries;
-    int n_per_test[EB_TEST_COUNT]; /* entries per test (the next repeat number) */
+    int n_per_test[EB_TEST_ALL_COUNT]; /* entries per test (the next repeat number); raw_tx/raw_rx too */
     eb_board_meta meta;   /* chip, dialect, firmware project / IDF version, board IP, AP and RSSI */
     int n_logs;           /* logs parsed successfully */
     eb_provenance prov;   /* what the board log stated about firmware, chip and link (every entry gets it) */

@@ -14,6 +14,12 @@
 
 /* The four tests of the docs' tables, in the docs' row order. */
 enum eb_test { EB_TEST_TCP_TX, EB_TEST_TCP_RX, EB_TEST_UDP_TX, EB_TEST_UDP_RX, EB_TEST_COUNT };
+/* ESP-Hosted's raw transport tests (hosted.h): host to co-processor and
+ * back, no Wi-Fi, no lwIP. Named by eb_test_name like the four above, but
+ * outside the docs' tables (arrays of EB_TEST_COUNT never hold them).
+ * EB_TEST_COUNT itself is the run's latency test (run.h EB_RUN_LATENCY). */
+enum { EB_TEST_RAW_TX = EB_TEST_COUNT + 1, EB_TEST_RAW_RX, EB_TEST_ALL_COUNT };
+#define EB_TEST_IS_RAW(t) ((t) == EB_TEST_RAW_TX || (t) == EB_TEST_RAW_RX)
 const char *eb_test_name(int test);      /* "tcp_tx" */
 const char *eb_test_label(int test);     /* "TCP TX" */
 int eb_test_from_name(const char *name); /* -1 if unknown */

@@ -38,6 +38,12 @@ typedef struct eb_provenance {
     char sweep_var[24];       /* the swept variable for a sweep point ("udp_rate"), "" otherwise */
     double sweep_value;
     double concurrent_boards; /* run --aggregate: boards that started this test together */
+    /* ESP-Hosted pair (hosted.h): the Wi-Fi co-processor and the transport
+     * to it, "" / NAN for a board with its own radio. */
+    char coprocessor[24];     /* "esp32c6" */
+    char transport[16];       /* "sdio", "spi", "spi-hd", "uart" */
+    double transport_width;   /* data lines */
+    double transport_clock_mhz;
 } eb_provenance;
 
 /* All unknown. */

@@ -44,6 +44,11 @@ typedef struct eb_run_board {
     bool sim_model;         /* --sim-model: the model everywhere */
     eb_model_link sim_link; /* --sim-rssi/--sim-rtt/--sim-loss */
     char sim_control[256];  /* the virtual board's control socket ("" = none): link sweeps */
+    /* ESP-Hosted (hosted.h): the host's pair, NULL for a board with its own
+     * radio; the pair belongs to eb_run_setup. The co-processor's own port
+     * ("" = flashed by the host's image set only). */
+    const struct eb_hosted_pair *hosted;
+    char coprocessor_port[256];
 } eb_run_board;
 
 /* Orchestration steps, timed for the overhead benchmark. */
@@ -201,6 +206,8 @@ typedef struct eb_run_request {
     bool sim_link_set;        /* sim_link was given (else the model's default link) */
     const char *sim_faults[EB_RUN_MAX_SIM_FAULTS];
     int n_sim_faults;
+    /* ESP-Hosted: --coprocessor CHIP, --transport BUS, --coprocessor-port URL. */
+    const char *coprocessor, *transport, *coprocessor_port;
 } eb_run_request;
 
 /* What resolving owns for the run's lifetime (eb_run_setup_free). */
@@ -213,6 +220,8 @@ typedef struct eb_run_setup {
     char iperf_version[64];
     struct eb_sim **sims;      /* one per board with --sim */
     int n_sims;
+    struct eb_hosted_set *hosted; /* ESP-Hosted pair profiles, with --coprocessor */
+    char hosted_manifest[448];    /* --sim: the pair's images, made by run_hosted.c */
     bool bad_request;          /* the error is the request's own (a usage error) */
 } eb_run_setup;
 

@@ -33,6 +33,8 @@ typedef struct eb_sim_opts {
     const char *profiles_dir;  /* --profiles overlay for the vboard too; NULL = none */
     bool force_model;          /* vboard --model */
     eb_model_link link;        /* vboard --rssi/--phy/--rtt/--loss (NAN/0 = published conditions) */
+    const char *coprocessor;   /* an ESP-Hosted pair: vboard --coprocessor/--transport; NULL = none */
+    const char *transport;
 } eb_sim_opts;
 
 typedef struct eb_sim eb_sim;

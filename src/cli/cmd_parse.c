@@ -114,7 +114,7 @@ int cmd_parse(int argc, char **argv)
             break;
         case 't':
             o.test = eb_test_from_name(optarg);
-            if (o.test < 0)
+            if (o.test < 0 || o.test >= EB_TEST_COUNT) /* raw_tx/raw_rx: ESP-Hosted's report, not iperf */
                 return cli_usage_error("parse", "--test '%s': one of tcp_tx, tcp_rx, udp_tx, udp_rx", optarg);
             break;
         case 'c': o.chip = optarg; break;

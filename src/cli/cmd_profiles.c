@@ -8,12 +8,14 @@
 #include "commands.h"
 #include <math.h>
 
+#include "espbench/hosted.h"
 #include "espbench/model.h"
 #include "espbench/profile.h"
 
 const char cmd_profiles_usage[] =
     "usage: espbench [--profiles DIR] profiles list\n"
     "       espbench [--profiles DIR] profiles show CHIP [TIER] [--json] [--predict]\n"
+    "       espbench [--profiles DIR] profiles show PAIR\n"
     "\n"
     "list   one line per chip: name, display name, tiers\n"
     "show   the chip's facts and its tiers in the docs' layout (rows = settings and the\n"
@@ -21,6 +23,9 @@ const char cmd_profiles_usage[] =
     "       the chip facts and every tier's settings, runtime flags and reference figures;\n"
     "       --predict adds the tier model's predictions beside the published figures\n"
     "       (docs/model.md) and lint warnings\n"
+    "       PAIR (an ESP-Hosted pair of profiles/hosted/, listed by 'list') shows its\n"
+    "       transport, the host's and the co-processor's settings and the published figures;\n"
+    "       --predict adds the pair model's figures\n"
     "\n"
     "Profiles come from the installed (or source) profiles/ directory, then\n"
     "$ESPBENCH_PROFILES, then --profiles DIR; see espbench-profiles(5).\n";
@@ -41,7 +46,18 @@ static void names_of_tiers(const eb_chip *c, char *buf, size_t n)
         len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", c->tiers[i].name);
 }
 
-static int do_list(const eb_profiles *p)
+static int print_text(char *text)
+{
+    if (!text) {
+        fprintf(stderr, "espbench profiles: out of memory\n");
+        return EB_EIO;
+    }
+    fputs(text, stdout);
+    free(text);
+    return 0;
+}
+
+static int do_list(const eb_profiles *p, const eb_hosted_set *hs)
 {
     int w = 4;
     for (int i = 0; i < p->n_chips; i++)
@@ -53,7 +69,10 @@ static int do_list(const eb_profiles *p)
         names_of_tiers(&p->chips[i], tiers, sizeof tiers);
         printf("%-10s %-*s  %s\n", p->chips[i].name, w, p->chips[i].display, tiers);
     }
-    return 0;
+    if (hs->n == 0)
+        return 0;
+    printf("\nESP-Hosted pairs (profiles/hosted/; 'profiles show PAIR'):\n");
+    return print_text(eb_hosted_render_list(hs));
 }
 
 /* Published figure and prediction side by side, one row per tier. */
@@ -98,6 +117,38 @@ static int print_predictions(const eb_chip *c, const eb_tier *only)
         int n = eb_model_lint(t, lint, 8);
         for (int j = 0; j < n && j < 8; j++)
             printf("  %s: %s\n", lint[j].level == EB_LINT_ERROR ? "error" : "warning", lint[j].msg);
+    }
+    eb_model_free(&m);
+    return 0;
+}
+
+/* The pair model beside the guide's figures, one row of the guide's table each. */
+static int print_pair_predictions(const eb_profiles *p, const eb_hosted_pair *pair)
+{
+    eb_model m;
+    eb_error err;
+    eb_error_clear(&err);
+    if (eb_model_load_default(&m, &err))
+        return cli_error(&err);
+    printf("\nPair model %s predictions (published / predicted; docs/model.md, \"ESP-Hosted pairs\"):\n\n",
+           EB_MODEL_VERSION);
+    printf("| %-10s | %-13s |", "Type", "Direction");
+    for (int k = 0; k < pair->n_tiers; k++)
+        printf(" %15s |", pair->tiers[k].name);
+    printf("\n");
+    for (int r = 0; r < EB_HR_COUNT; r++) {
+        char type[24], dir[32];
+        eb_hosted_row_labels(pair, r, type, sizeof type, dir, sizeof dir);
+        printf("| %-10s | %-13s |", type, dir);
+        for (int k = 0; k < pair->n_tiers; k++) {
+            const eb_tier *t = &pair->tiers[k];
+            double pub = eb_hosted_published(pair, t, r);
+            double v = eb_hosted_figure(&m, p, pair, t, NULL, eb_hosted_row_test(r));
+            char cell[40];
+            snprintf(cell, sizeof cell, isnan(pub) ? "- / %.1f" : "%.0f / %.1f", isnan(pub) ? v : pub, v);
+            printf(" %15s |", cell);
+        }
+        printf("\n");
     }
     eb_model_free(&m);
     return 0;
@@ -187,7 +238,20 @@ int cmd_profiles(int argc, char **argv)
     eb_error_clear(&err);
     if (eb_profiles_load_default(&p, cli_profiles_dir, &err))
         return cli_error(&err);
-    int rc = is_list ? do_list(&p) : do_show(&p, args[1], n == 3 ? args[2] : NULL, json, predict);
+    eb_hosted_set hs;
+    if (eb_hosted_load_default(&hs, &p, cli_profiles_dir, &err)) {
+        eb_profiles_free(&p);
+        return cli_error(&err);
+    }
+    int rc;
+    const eb_hosted_pair *pair = is_show ? eb_hosted_by_name(&hs, args[1]) : NULL;
+    if (pair && (n == 3 || json))
+        rc = cli_usage_error("profiles", "'show %s' (an ESP-Hosted pair) takes no TIER or --json", args[1]);
+    else if (pair)
+        rc = print_text(eb_hosted_render_show(pair)) || (predict ? print_pair_predictions(&p, pair) : 0);
+    else
+        rc = is_list ? do_list(&p, &hs) : do_show(&p, args[1], n == 3 ? args[2] : NULL, json, predict);
+    eb_hosted_free(&hs);
     eb_profiles_free(&p);
     return rc;
 }

@@ -42,6 +42,11 @@ const char cmd_run_usage[] =
     "  --lab FILE            lab file: AP, PC address, boards (run concurrently); see docs/run.md\n"
     "  --aggregate           the lab's boards start each test together into the AP; the report\n"
     "                        sums them (every board needs the same tiers and tests)\n"
+    "  --coprocessor CHIP    ESP-Hosted: --chip is the host, CHIP its Wi-Fi co-processor (a pair\n"
+    "                        of profiles/hosted/); adds the raw_tx/raw_rx transport tests\n"
+    "  --transport BUS       the pair's transport: sdio, spi, spi-hd, uart (needed when the\n"
+    "                        pair exists over more than one)\n"
+    "  --coprocessor-port URL  the co-processor's own port, for flashing its firmware\n"
     "  --shard I/N           run only slice I of N of the chip x tier x test matrix\n"
     "  --dialect NAME        console dialect instead of detecting it\n"
     "  --baud N              console baud rate (default 115200)\n"
@@ -57,6 +62,7 @@ const char cmd_run_usage[] =
     "  --tests LIST          subset of tcp_tx,tcp_rx,udp_tx,udp_rx (default all four), and\n"
     "                        latency: round trips PC-board (UDP echo where the firmware serves\n"
     "                        it, else the system's ping)\n"
+    "                        with --coprocessor also raw_tx,raw_rx (default all six)\n"
     "  --latency-count N     probes per latency test (default 20, one every 0.2 s)\n"
     "  --latency-method M    udp-echo or icmp (default: by the firmware)\n"
     "  --duration S          seconds per test (default 10)\n"
@@ -335,6 +341,7 @@ enum {
     O_RETRIES, O_OUT, O_RESUME, O_MANIFEST, O_FIRMWARE, O_BAUD, O_PASSWORD, O_IPERF, O_SIM_PROJECT, O_SIM_IDF,
     O_SIM_MODEL, O_SIM_RSSI, O_SIM_PHY, O_SIM_RTT, O_SIM_LOSS, O_ENV, O_SWEEP,
     O_LATENCY_COUNT, O_LATENCY_METHOD, O_AGGREGATE,
+    O_COPROCESSOR, O_TRANSPORT, O_COPROCESSOR_PORT, /* ESP-Hosted */
 };
 
 static const struct option long_opts[] = {
@@ -378,6 +385,9 @@ static const struct option long_opts[] = {
     {"latency-count", required_argument, 0, O_LATENCY_COUNT},
     {"latency-method", required_argument, 0, O_LATENCY_METHOD},
     {"aggregate", no_argument, 0, O_AGGREGATE},
+    {"coprocessor", required_argument, 0, O_COPROCESSOR},
+    {"transport", required_argument, 0, O_TRANSPORT},
+    {"coprocessor-port", required_argument, 0, O_COPROCESSOR_PORT},
     {0, 0, 0, 0},
 };
 
@@ -399,7 +409,7 @@ static int parse_tests(const char *v, unsigned *mask)
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int test = eb_run_test_from_name(t);
         if (test < 0)
-            return cli_usage_error("run", "unknown test '%s' (tcp_tx, tcp_rx, udp_tx, udp_rx, latency)", t);
+            return cli_usage_error("run", "unknown test '%s' (tcp_tx, tcp_rx, udp_tx, udp_rx, latency, raw_tx, raw_rx)", t);
         *mask |= 1u << test;
     }
     return 0;
@@ -493,6 +503,9 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
         o->latency_method = optarg;
         break;
     case O_AGGREGATE: o->aggregate = true; break;
+    case O_COPROCESSOR: rq->coprocessor = optarg; break;
+    case O_TRANSPORT: rq->transport = optarg; break;
+    case O_COPROCESSOR_PORT: rq->coprocessor_port = optarg; break;
     case O_RESUME: o->resume = true; break;
     case O_MANIFEST: o->manifest = optarg; break;
     case O_FIRMWARE: o->firmware = optarg; break;

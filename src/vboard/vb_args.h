@@ -27,6 +27,7 @@ typedef struct vb_opts {
     int n_faults;
     bool force_model;       /* --model */
     eb_model_link model_link; /* --rssi, --phy, --rtt, --loss */
+    const char *coprocessor, *transport; /* an ESP-Hosted pair (vb_hosted.c) */
 } vb_opts;
 
 extern const char vb_usage[];

@@ -65,6 +65,8 @@ typedef struct vb_board {
     pthread_mutex_t lock;     /* guards faults and mode */
     enum vb_mode mode;
     vb_console *console;
+    /* --coprocessor: the ESP-Hosted pair the board plays (vb_hosted.c), NULL otherwise. */
+    const struct eb_hosted_pair *hosted;
     /* Output to the host through the pty, paced at the baud when baud_timing.
      * Safe from any thread; implemented by vb_pty.c. */
     void (*write)(struct vb_board *b, const void *data, size_t len);

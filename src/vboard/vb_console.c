@@ -11,6 +11,7 @@
 #include "espbench/clock.h"
 #include "espbench/dialect.h"
 #include "vb_dialect.h"
+#include "vb_hosted.h"
 
 static const vb_traffic_ops engine_ops = {vb_iperf_start, vb_iperf_running, vb_iperf_abort, vb_iperf_free};
 
@@ -82,6 +83,8 @@ static void join_aborter(vb_console *c)
 
 static void stop_iperf(vb_console *c)
 {
+    vb_hosted_rawtp_stop(c->rawtp); /* the app's other traffic */
+    c->rawtp = NULL;
     join_aborter(c);
     if (c->iperf) {
         c->traffic.abort(c->iperf);
@@ -147,6 +150,10 @@ static int figure(vb_console *c, int test, double *value)
     eb_model_link link = b->link;
     bool force = b->force_model;
     pthread_mutex_unlock(&b->lock);
+    if (b->hosted) { /* an ESP-Hosted pair: always the pair model */
+        *value = vb_hosted_figure(b, c->have_runs ? &c->runs : NULL, &link, test);
+        return isnan(*value) ? EB_FIG_NONE : EB_FIG_MODEL;
+    }
     const eb_model_chip *mc = b->model && b->chip ? eb_model_chip_get(b->model, b->chip->name) : NULL;
     return eb_model_figure(mc, b->chip, c->have_runs ? &c->runs : NULL, &link, force, test, value);
 }
@@ -585,6 +592,7 @@ void vb_console_boot(vb_console *c, const eb_image_info *app, const char *reset_
     c->drv->banner(c);
     vb_con_printf(c, "%s", c->drv->prompt(c));
     c->running_app = true;
+    c->rawtp = vb_hosted_rawtp_start(c);
     pthread_mutex_unlock(&c->lock);
 }
 

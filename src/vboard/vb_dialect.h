@@ -88,6 +88,8 @@ struct vb_console {
     int next_id;
     pthread_t aborter;
     bool aborter_active;
+    /* ESP-Hosted raw throughput report of a raw-tp image (vb_hosted.c) */
+    struct vb_rawtp *rawtp;
     /* espbench firmware */
     ebc_core core;
     ebc_build build;

@@ -23,6 +23,7 @@
 #include "espbench/udp_echo.h"
 #include "vb_faults.h"
 #include "vb_flash.h"
+#include "vb_hosted.h"
 #include "vb_pty.h"
 #include "vb_rom.h"
 
@@ -412,6 +413,11 @@ static int setup(vb_run_state *s, const vb_opts *o, eb_error *err)
         return err->code;
     eb_error_clear(err);
     b->model = s->model_loaded ? &s->model : NULL;
+    if ((rc = vb_hosted_setup(b, &s->prof, o->profiles, o->coprocessor, o->transport, err)))
+        return rc;
+    if (b->hosted && !b->model)
+        return eb_fail(err, EB_ECONFIG, "--coprocessor: the pair's figures come from the model, and there are no "
+                       "model constants (profiles/model/model.yaml)");
     b->force_model = o->force_model;
     b->link = o->model_link;
     b->baud_timing = o->baud_timing;

@@ -7,10 +7,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# list: every shipped chip, one line each (plus the header).
+# list: every shipped chip, one line each (plus the header), then the ESP-Hosted pairs.
 "$ESPBENCH" profiles list > "$tmp/list"
-[ "$(wc -l < "$tmp/list")" -eq 10 ] || fail "list: expected 10 lines"
-for chip in esp32 esp32s2 esp32s3 esp32c2 esp32c3 esp32c5 esp32c6 esp32c61 esp8266; do
+[ "$(sed '/^$/q' "$tmp/list" | grep -c .)" -eq 11 ] || fail "list: expected 11 chip lines"
+for chip in esp32 esp32s2 esp32s3 esp32c2 esp32c3 esp32c5 esp32c6 esp32c61 esp32p4 esp8266; do
     grep -q "^$chip " "$tmp/list" || fail "list: no $chip"
 done
 grep -q '^esp8266 *ESP8266 *default, ampdu-off, cpu-80m, cache-off, all-off$' "$tmp/list" || fail "list: esp8266 tiers"
@@ -76,4 +76,19 @@ set -e
 [ "$(wc -l < "$tmp/err")" -eq 1 ] || fail "broken dir: not one line: $(cat "$tmp/err")"
 grep -q "^espbench: $FIXTURES_DIR/profiles/broken/esp32.yaml:8:18: tier 'broken': rx_ba_win = 16 exceeds" "$tmp/err" \
     || fail "broken dir: $(cat "$tmp/err")"
+# ESP-Hosted pairs: listed with their transport; show gives the guide's table.
+grep -q '^esp32p4-esp32c6-sdio *esp32p4 *esp32c6 *SDIO 4-bit 40 MHz, 2.4GHz *guide, default$' "$tmp/list" \
+    || fail "list: C6 pair"
+[ "$(grep -c '^esp32p4-esp32' "$tmp/list")" -eq 6 ] || fail "list: expected 6 pairs"
+"$ESPBENCH" profiles show esp32p4-esp32c61-spi > "$tmp/pair"
+grep -q '^Transport: SPI-FD 40 MHz, 2.4GHz (bus spi, 1 data line, 40 MHz)$' "$tmp/pair" || fail "pair transport"
+grep -q '^| iPerf, UDP | Test PC to P4 |      23 |$' "$tmp/pair" || fail "pair: guide table row"
+grep -q '^| Raw        | C61 to P4     |      26 |$' "$tmp/pair" || fail "pair: raw row"
+"$ESPBENCH" profiles show esp32p4-esp32c6-sdio --predict > "$tmp/pairp"
+grep -q '^| Raw        | C6 to P4      |       80 / 80.0 |       80 / 80.0 |$' "$tmp/pairp" || fail "pair --predict raw"
+grep -q '^| iPerf, TCP | P4 to Test PC |       32 / [0-9.]* |        - / [0-9.]* |$' "$tmp/pairp" || fail "pair --predict tcp"
+set +e
+"$ESPBENCH" profiles show esp32p4-esp32c6-sdio guide > /dev/null 2> "$tmp/err"; rc=$?
+set -e
+[ $rc -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] || fail "pair with a tier: exit $rc"
 echo "profiles_cli: ok"

@@ -74,5 +74,5 @@ python3 "$SOURCE_DIR/tests/e2e/report_schema_check.py" "$SOURCE_DIR/docs/results
 expect_rc 2 "$ESPBENCH" run --chip esp32 --sim --tests latency --latency-method tcp --out "$T/bad"
 has "--latency-method 'tcp': expected udp-echo or icmp"
 expect_rc 2 "$ESPBENCH" run --chip esp32 --sim --tests latency,jitter --out "$T/bad"
-has "unknown test 'jitter' (tcp_tx, tcp_rx, udp_tx, udp_rx, latency)"
+has "unknown test 'jitter' (tcp_tx, tcp_rx, udp_tx, udp_rx, latency, raw_tx, raw_rx)"
 echo "PASS"

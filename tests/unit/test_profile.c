@@ -66,8 +66,8 @@ static void test_every_shipped_chip_loads(void **state)
 {
     (void)state;
     static const char *const chips[] = {"esp32",   "esp32s2", "esp32s3",  "esp32c2", "esp32c3",
-                                        "esp32c5", "esp32c6", "esp32c61", "esp8266"};
-    assert_int_equal(shipped.n_chips, 9);
+                                        "esp32c5", "esp32c6", "esp32c61", "esp32p4", "esp8266"};
+    assert_int_equal(shipped.n_chips, 10);
     for (size_t i = 0; i < sizeof chips / sizeof chips[0]; i++) {
         const eb_chip *c = eb_profiles_chip(&shipped, chips[i]);
         if (!c)
@@ -377,7 +377,11 @@ static void test_field_table(void **state)
     assert_string_equal(eb_test_docs_label(EB_TEST_TCP_RX), "TCP RX throughput (Mbit/s)");
     assert_int_equal(eb_test_from_name("udp_tx"), EB_TEST_UDP_TX);
     assert_int_equal(eb_test_from_name("sctp"), -1);
-    assert_null(eb_test_name(EB_TEST_COUNT));
+    /* ESP-Hosted's raw transport tests follow the four of the docs' tables. */
+    assert_null(eb_test_name(EB_TEST_COUNT)); /* the run's latency test, named by run.h */
+    assert_string_equal(eb_test_name(EB_TEST_RAW_TX), "raw_tx");
+    assert_int_equal(eb_test_from_name("raw_rx"), EB_TEST_RAW_RX);
+    assert_null(eb_test_name(EB_TEST_ALL_COUNT));
 }
 
 static void test_validate_rules(void **state)
@@ -456,7 +460,7 @@ static void test_overlay_dirs(void **state)
     eb_error_clear(&err);
     if (eb_profiles_load(&p, dirs, 3, &err))
         fail_msg("%s", err.msg);
-    assert_int_equal(p.n_chips, 9);
+    assert_int_equal(p.n_chips, 10);
     const eb_chip *c = eb_profiles_chip(&p, "esp32");
     assert_int_equal(c->n_tiers, 12); /* 11 shipped + lab-wide; minimum replaced in place */
     assert_string_equal(c->tiers[6].name, "minimum");

@@ -208,7 +208,7 @@ static void test_load_errors(void **state)
                        "x.json: entries[1].mean_mbps: expected a number");
     expect_parse_error(HEAD "\"entries\":[" E0 "\"peak_mbps\":2}]}", "x.json: entries[0].mean_mbps: missing (expected a number)");
     expect_parse_error(HEAD "\"entries\":[{\"chip\":\"esp32\",\"tier\":\"iperf\",\"test\":\"tcp_up\",\"status\":\"ok\"}]}",
-                       "x.json: entries[0].test: expected one of tcp_tx, tcp_rx, udp_tx, udp_rx");
+                       "x.json: entries[0].test: expected one of tcp_tx, tcp_rx, udp_tx, udp_rx, raw_tx, raw_rx");
     expect_parse_error(HEAD "\"entries\":[" E0 "\"mean_mbps\":1,\"peak_mbps\":2,\"free_heap\":1.5}]}",
                        "x.json: entries[0].free_heap: expected an integer or null");
     expect_parse_error(HEAD "\"entries\":[" E0 "\"mean_mbps\":1,\"peak_mbps\":2,\"intervals\":{\"receiver\":[{\"start_s\":0,\"end_s\":1,\"mbps\":true}]}}]}",
@@ -250,15 +250,16 @@ static void test_csv_rfc4180(void **state)
                          "prov_mac,prov_flash_mhz,prov_cpu_mhz,prov_band,prov_phy_mode,prov_channel,"
                          "prov_bandwidth_mhz,prov_rssi_before,prov_rssi_after,prov_power_save,prov_ap_ssid,"
                          "prov_ap_bssid,prov_unit_base,prov_espbench_version,prov_pc_iperf_version,prov_env,"
-                         "prov_sdkconfig,prov_sweep_var,prov_sweep_value,prov_concurrent_boards\r\n";
+                         "prov_sdkconfig,prov_sweep_var,prov_sweep_value,prov_concurrent_boards,prov_coprocessor,"
+                         "prov_transport,prov_transport_width,prov_transport_clock_mhz\r\n";
     assert_memory_equal(t, header, strlen(header));
     const char *row1 = "sim,esp32,iperf,udp_rx,0,ok,83.1,84.6,,,,,3,,0.25,0.031,37990,,,83.1,4,1,1,100,"
                        "2026-12-02T10:00:00Z,2026-12-02T10:00:05Z,"
-                       ",,,,,,,,,,,6,,-41,,,,,,,,\"shield, box\",,,,\r\n";
+                       ",,,,,,,,,,,6,,-41,,,,,,,,\"shield, box\",,,,,,,,\r\n";
     assert_memory_equal(t + strlen(header), row1, strlen(row1));
     const char *row2 = "sim,esp32,minimum,tcp_tx,0,failed,,,,,,,3,,,,,,,,4,1,1,,2026-12-02T10:00:00Z,"
                        "2026-12-02T10:00:05Z,\"board rebooted, \"\"twice\"\"\nretry later, please\""
-                       ",,,,,,,,,,,,,,,,,,,,,,,,,\r\n";
+                       ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,\r\n";
     assert_string_equal(t + strlen(header) + strlen(row1), row2);
     eb_buf_free(&b);
     eb_results_free(&r);

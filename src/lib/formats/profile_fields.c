@@ -99,32 +99,34 @@ const char *eb_field_format(int field, int value, char *buf, size_t n)
 
 static const struct {
     const char *name, *label, *docs_label;
-} tests[EB_TEST_COUNT] = {
+} tests[EB_TEST_ALL_COUNT] = {
     [EB_TEST_TCP_TX] = {"tcp_tx", "TCP TX", "TCP TX throughput (Mbit/s)"},
     [EB_TEST_TCP_RX] = {"tcp_rx", "TCP RX", "TCP RX throughput (Mbit/s)"},
     [EB_TEST_UDP_TX] = {"udp_tx", "UDP TX", "UDP TX throughput (Mbit/s)"},
     [EB_TEST_UDP_RX] = {"udp_rx", "UDP RX", "UDP RX throughput (Mbit/s)"},
+    [EB_TEST_RAW_TX] = {"raw_tx", "Raw TX", "Raw TX throughput (Mbit/s)"},
+    [EB_TEST_RAW_RX] = {"raw_rx", "Raw RX", "Raw RX throughput (Mbit/s)"},
 };
 
 const char *eb_test_name(int test)
 {
-    return test >= 0 && test < EB_TEST_COUNT ? tests[test].name : NULL;
+    return test >= 0 && test < EB_TEST_ALL_COUNT ? tests[test].name : NULL;
 }
 
 const char *eb_test_label(int test)
 {
-    return test >= 0 && test < EB_TEST_COUNT ? tests[test].label : NULL;
+    return test >= 0 && test < EB_TEST_ALL_COUNT ? tests[test].label : NULL;
 }
 
 const char *eb_test_docs_label(int test)
 {
-    return test >= 0 && test < EB_TEST_COUNT ? tests[test].docs_label : NULL;
+    return test >= 0 && test < EB_TEST_ALL_COUNT ? tests[test].docs_label : NULL;
 }
 
 int eb_test_from_name(const char *name)
 {
-    for (int t = 0; name && t < EB_TEST_COUNT; t++)
-        if (strcmp(tests[t].name, name) == 0)
+    for (int t = 0; name && t < EB_TEST_ALL_COUNT; t++)
+        if (tests[t].name && strcmp(tests[t].name, name) == 0) /* EB_TEST_COUNT: no row (latency) */
             return t;
     return -1;
 }

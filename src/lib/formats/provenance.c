@@ -50,6 +50,10 @@ static const eb_prov_field fields[] = {
     F("sweep_var", EB_PROV_TEXT, sweep_var, "sweep variable"),
     F("sweep_value", EB_PROV_NUM, sweep_value, "sweep value"),
     F("concurrent_boards", EB_PROV_NUM, concurrent_boards, "boards measuring at once (aggregate)"),
+    F("coprocessor", EB_PROV_TEXT, coprocessor, "ESP-Hosted co-processor"),
+    F("transport", EB_PROV_TEXT, transport, "ESP-Hosted transport"),
+    F("transport_width", EB_PROV_NUM, transport_width, "transport data lines"),
+    F("transport_clock_mhz", EB_PROV_NUM, transport_clock_mhz, "transport clock MHz"),
 };
 #undef F
 #define N_FIELDS ((int)(sizeof fields / sizeof fields[0]))

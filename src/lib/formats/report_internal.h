@@ -38,6 +38,13 @@ const char *rep_stat_note(int stat, int lang);
  * replays the docs' table (*replay true) or the tier model gave some. */
 const char *rep_sim_note(const eb_results *r, const char *chip, bool *replay);
 
+/* ESP-Hosted pairs (report_hosted.c): the performance guide's table per
+ * host, co-processor, transport and tier; returns the number of tables. */
+int rep_hosted_md(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, eb_buf *out);
+/* True when every entry of chip ran with a co-processor (its own tables
+ * are the pair's). */
+bool rep_chip_all_hosted(const eb_results *r, const char *chip);
+
 /* A table as rows of cells, rendered by the RST, Markdown and HTML writers. */
 #define REP_CELL 96
 typedef struct rep_table {

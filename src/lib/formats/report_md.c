@@ -63,7 +63,10 @@ int eb_report_md(const eb_results *r, const eb_profiles *p, const eb_report_opts
     if (n == 0)
         return err ? err->code : EB_ECONFIG;
     bool zh = o->lang == EB_LANG_ZH_CN;
+    rep_hosted_md(r, p, o, out);
     for (int i = 0; i < n; i++) {
+        if (rep_chip_all_hosted(r, chips[i]))
+            continue;
         eb_buf_printf(out, "## %s\n\n%s\n\n", rep_chip_display(p, chips[i]), rep_stat_note(o->stat, o->lang));
         const char *sim = rep_sim_note(r, chips[i], NULL);
         if (sim)

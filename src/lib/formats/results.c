@@ -662,7 +662,7 @@ static int parse_entry(jctx *c, const cJSON *o, eb_entry *e)
         return rc;
     e->test = eb_test_from_name(test);
     if (e->test < 0)
-        return jfail(c, "test", "expected one of tcp_tx, tcp_rx, udp_tx, udp_rx");
+        return jfail(c, "test", "expected one of tcp_tx, tcp_rx, udp_tx, udp_rx, raw_tx, raw_rx");
     if ((rc = get_int(c, o, "repeat", &e->repeat, OPTIONAL)))
         return rc;
     if (e->repeat < 0)

@@ -121,8 +121,8 @@ static void for_each_cell(const eb_results *a, const eb_results *b, const eb_pro
     for (int c = 0; c < n_chips; c++) {
         int n_tiers = eb_results_tiers(&u, p, chips[c], tiers, max);
         for (int t = 0; t < n_tiers; t++)
-            for (int test = 0; test < EB_TEST_COUNT; test++)
-                if (eb_results_find(&u, "", chips[c], tiers[t], test, 0))
+            for (int test = 0; test < EB_TEST_ALL_COUNT; test++) /* ESP-Hosted's raw tests too */
+                if (test != EB_TEST_COUNT && eb_results_find(&u, "", chips[c], tiers[t], test, 0))
                     fn(ctx, chips[c], tiers[t], test);
     }
     free(chips);
@@ -212,7 +212,7 @@ static void compare_cell(void *vctx, const char *chip, const char *tier, int tes
     } else {
         const eb_chip *ch = x->p ? eb_profiles_chip(x->p, chip) : NULL;
         const eb_tier *t = ch ? eb_chip_tier(ch, tier) : NULL;
-        row->baseline = t ? t->ref_mbps[test] : NAN;
+        row->baseline = t && test < EB_TEST_COUNT ? t->ref_mbps[test] : NAN; /* raw tests: no profile figure */
         row->n_baseline = isfinite(row->baseline) ? 1 : 0;
     }
     row->current = eb_results_cell(x->cur, chip, tier, test, x->c->opts.stat, &row->n_current);

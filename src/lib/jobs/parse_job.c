@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "espbench/board_parse.h"
+#include "espbench/hosted.h"
 #include "espbench/buf.h"
 #include "espbench/dialect.h"
 #include "espbench/fs.h"
@@ -617,6 +618,44 @@ static int add_segments(eb_parse_out *out, const char *name, seg_list *segs, con
     return 0;
 }
 
+/* ESP-Hosted's raw transport throughput report (hosted_raw_tp.c): the
+ * host's "stats: A-B sec Tx:X Rx:Y kbps" lines give a raw_tx entry (host to
+ * co-processor) and a raw_rx entry, each from its direction's first to last
+ * interval with traffic. Returns the number of entries added. */
+static int raw_tp_entries(eb_parse_out *out, const char *data, size_t len, const eb_parse_opts *o)
+{
+    eb_raw_tp_result *res = calloc(1, sizeof *res);
+    if (!res)
+        abort();
+    eb_error ignored = {0};
+    int made = 0;
+    for (int d = 0; d < 2 && eb_raw_tp_parse(data, len, res, &ignored) == 0; d++) {
+        int first = -1, last = -1;
+        for (int i = 0; i < res->n; i++)
+            if ((d ? res->iv[i].rx_mbps : res->iv[i].tx_mbps) > 0)
+                last = i, first = first < 0 ? i : first;
+        if (first < 0)
+            continue;
+        eb_entry *e = new_entry(out, d ? EB_TEST_RAW_RX : EB_TEST_RAW_TX, o);
+        e->n_receiver = last - first + 1;
+        e->receiver = calloc((size_t)e->n_receiver, sizeof *e->receiver);
+        if (!e->receiver)
+            abort();
+        for (int i = first; i <= last; i++) {
+            const eb_raw_tp_interval *r = &res->iv[i];
+            double mbps = d ? r->rx_mbps : r->tx_mbps;
+            e->receiver[i - first] = (eb_interval){r->start_s, r->end_s, mbps * 1e6 / 8 * (r->end_s - r->start_s),
+                                                   mbps, NAN, -1, -1};
+        }
+        e->interval_s = o->interval_s > 0 ? o->interval_s : res->iv[first].end_s - res->iv[first].start_s;
+        e->duration_s = res->iv[last].end_s - res->iv[first].start_s;
+        eb_entry_figures(e, NULL);
+        made++;
+    }
+    free(res);
+    return made;
+}
+
 int eb_parse_log_buffer(eb_parse_out *out, const char *name, const char *data, size_t len, const eb_parse_opts *o,
                         eb_error *err)
 {
@@ -626,19 +665,29 @@ int eb_parse_log_buffer(eb_parse_out *out, const char *name, const char *data, s
         o = &defaults;
     }
     int side = o->side;
+    /* An ESP-Hosted host's console may hold the raw throughput report, alone or beside iperf tests. */
+    int n_raw = side != EB_SIDE_PC && o->test < 0 && memmem(data, len, " sec Tx:", 8) ? raw_tp_entries(out, data, len, o)
+                                                                                        : 0;
     if (side == EB_SIDE_AUTO) {
         side = detect_side(data, len);
-        if (side == EB_SIDE_AUTO)
+        if (side == EB_SIDE_AUTO && n_raw == 0)
             return eb_fail(err, EB_ECONFIG,
                            "%s: neither a board console log nor iperf2 output (no interval, mode= or banner "
                            "lines); pass --side",
                            name);
     }
     seg_list segs = {0};
-    int rc = side == EB_SIDE_BOARD ? parse_board(out, name, data, len, o, &segs, err)
+    int rc = 0;
+    if (side != EB_SIDE_AUTO) {
+        rc = side == EB_SIDE_BOARD ? parse_board(out, name, data, len, o, &segs, err)
                                    : parse_pc(name, data, len, &segs, err);
-    if (rc == 0)
-        rc = add_segments(out, name, &segs, o, side == EB_SIDE_BOARD, err);
+        if (rc == 0)
+            rc = add_segments(out, name, &segs, o, side == EB_SIDE_BOARD, err);
+        if (rc == EB_ECONFIG && n_raw > 0) { /* the raw report and a boot log, no iperf test */
+            eb_error_clear(err);
+            rc = 0;
+        }
+    }
     seg_list_free(&segs);
     if (rc == 0) {
         out->n_logs++;

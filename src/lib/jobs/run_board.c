@@ -126,18 +126,25 @@ static bool app_info(board_ctx *bc, const eb_image_set *set, eb_image_info *info
 static int flash_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
 {
     const eb_run_opts *o = bc->sh->o;
+    char what[48];
+    snprintf(what, sizeof what, "tier %s", t->name);
+    return run_flash_manifest(bc, o->firmware ? o->firmware : "iperf-example", t->name, what, err);
+}
+
+int run_flash_manifest(board_ctx *bc, const char *firmware, const char *tier, const char *what, eb_error *err)
+{
+    const eb_run_opts *o = bc->sh->o;
     eb_image_set set = {0};
     eb_manifest_query q = {
-        .manifest = o->manifest, .firmware = o->firmware ? o->firmware : "iperf-example",
-        .chip = bc->chip->name, .tier = t->name, .cache_dir = NULL,
+        .manifest = o->manifest, .firmware = firmware, .chip = bc->chip->name, .tier = tier, .cache_dir = NULL,
     };
     int rc = eb_image_set_from_manifest(&set, &q, err);
     if (rc) {
-        eb_error_prefix(err, "tier %s needs its own image (stock firmware): ", t->name);
+        eb_error_prefix(err, "%s needs its own image (stock firmware): ", what);
         return rc;
     }
     end_console(bc);
-    run_infof(bc, EB_RUN_EV_INFO, "%s: flashing the %s image for tier %s", bc->label, q.firmware, t->name);
+    run_infof(bc, EB_RUN_EV_INFO, "%s: flashing the %s image for %s", bc->label, q.firmware, what);
     rc = flash_over_port(bc, &set, err);
     eb_image_info info;
     bool have_info = !rc && app_info(bc, &set, &info);
@@ -282,7 +289,7 @@ static int attempt_item(board_ctx *bc, const eb_run_item *it, item_out *out, eb_
 {
     eb_error_clear(err);
     int rc = apply_sweep_point(bc, it, err);
-    if (!rc && bc->tier != it->tier)
+    if (!rc && bc->tier != it->tier && !EB_TEST_IS_RAW(it->test)) /* raw tests flash their own image */
         rc = apply_tier_and_wifi(bc, it->tier, err);
     out->is_latency = it->test == EB_RUN_LATENCY;
     if (out->is_latency) {
@@ -292,7 +299,7 @@ static int attempt_item(board_ctx *bc, const eb_run_item *it, item_out *out, eb_
     }
     run_entry_base(bc, it, &out->e);
     if (!rc)
-        rc = run_test(bc, it, &out->e, err);
+        rc = EB_TEST_IS_RAW(it->test) ? run_hosted_raw(bc, it, &out->e, err) : run_test(bc, it, &out->e, err);
     return rc;
 }
 
@@ -356,7 +363,9 @@ static int open_board(board_ctx *bc, eb_error *err)
     bc->console_log = fopen(clog, "ae");
     if (!bc->console_log)
         return eb_fail(err, EB_EIO, "cannot write %s: %s", clog, strerror(errno));
-    int rc = open_console(bc, NULL, err);
+    int rc = run_hosted_flash_coprocessor(bc, err); /* an ESP-Hosted pair's second port */
+    if (!rc)
+        rc = open_console(bc, NULL, err);
     if (rc)
         return rc;
     run_infof(bc, EB_RUN_EV_INFO, "%s: %s on %s speaks %s (%s %s, IDF %s)", bc->label, bc->chip->name,

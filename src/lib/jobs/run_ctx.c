@@ -190,7 +190,7 @@ void run_entry_base(board_ctx *bc, const eb_run_item *it, eb_entry *e)
     snprintf(e->tier, sizeof e->tier, "%s", it->tier->name);
     e->test = it->test;
     e->repeat = it->repeat;
-    e->ref_mbps = it->tier->ref_mbps[it->test];
+    e->ref_mbps = it->test < EB_TEST_COUNT ? it->tier->ref_mbps[it->test] : NAN;
     e->duration_s = o->duration_s;
     e->interval_s = o->interval_s;
     e->warmup_s = o->warmup_s;
@@ -206,11 +206,13 @@ void run_entry_base(board_ctx *bc, const eb_run_item *it, eb_entry *e)
     eb_entry_set_tier_params(e, it->tier);
     if (bc->tier == it->tier)
         snprintf(e->tier_note, sizeof e->tier_note, "%s", bc->tier_note);
-    if (bc->b->sim) /* the same decision the vboard makes (eb_model_figure) */
+    if (bc->b->sim && it->test < EB_TEST_COUNT) /* the same decision the vboard makes (eb_model_figure) */
         snprintf(e->figure_source, sizeof e->figure_source, "%s",
                  eb_model_source(it->tier, it->test, &link, bc->b->sim_model) == EB_FIG_PUBLISHED
                      ? "published"
                      : "model " EB_MODEL_VERSION);
+    if (bc->b->hosted)
+        run_hosted_entry(bc, it, e);
     eb_prov_track_test_start(&bc->prov);
 }
 

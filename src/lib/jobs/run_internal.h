@@ -114,6 +114,21 @@ bool run_done_everywhere(board_ctx *bc, const eb_run_item *it);
 
 /* run_board.c */
 int run_board(board_ctx *bc);
+/* Flashes the manifest's images of firmware/tier (stock firmware) over the
+ * board's port and opens the console on the new image; what names the
+ * image in messages ("tier minimum"). */
+int run_flash_manifest(board_ctx *bc, const char *firmware, const char *tier, const char *what, eb_error *err);
+
+/* run_hosted.c: ESP-Hosted pairs (--coprocessor). */
+int run_hosted_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+int run_hosted_sim_images(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+void run_hosted_setup_free(eb_run_setup *st);
+/* --coprocessor-port: the co-processor's firmware from the manifest, over its own port. */
+int run_hosted_flash_coprocessor(board_ctx *bc, eb_error *err);
+/* The pair's part of an entry: transport provenance, raw reference, figure source. */
+void run_hosted_entry(board_ctx *bc, const eb_run_item *it, eb_entry *e);
+/* raw_tx / raw_rx: flashes the raw-throughput image, reads its report. */
+int run_hosted_raw(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err);
 
 /* run_latency.c: the latency test on a connected board. base fills the key
  * and start; run_latency measures into l (status "failed" with figures when

@@ -192,6 +192,11 @@ int eb_run_plan(const eb_run_opts *o, const eb_chip *chip, eb_run_item *out, int
     bool latency = (o->tests & (1u << EB_RUN_LATENCY)) != 0;
     int points = sweep ? o->sweep.n : 1;
     int n = 0;
+    /* ESP-Hosted's raw transport tests (run_hosted.c) do not depend on the
+     * tier: once per board, first, filed under the first tier. */
+    for (int test = EB_TEST_RAW_TX; nt > 0 && test < EB_TEST_ALL_COUNT; test++)
+        if (cell_planned(o, chip, tiers[0], test))
+            plan_add(out, cap, &n, tiers[0], test, o->repeat, -1);
     for (int i = 0; i < nt; i++) {
         if (latency && rate_sweep && cell_planned(o, chip, tiers[i], EB_RUN_LATENCY))
             plan_add(out, cap, &n, tiers[i], EB_RUN_LATENCY, o->repeat, -1);

@@ -13,10 +13,12 @@
 
 #include "espbench/console_driver.h"
 #include "espbench/dialect.h"
+#include "espbench/hosted.h"
 #include "espbench/iperf_proc.h"
 #include "espbench/lab.h"
 #include "espbench/run.h"
 #include "espbench/sim.h"
+#include "run_internal.h"
 
 /* The virtual AP's password (the vboard gets it through its environment). */
 #define SIM_AP_PASSWORD "espbench-sim-wpa2"
@@ -204,6 +206,12 @@ static int start_sims(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st
             .project = rq->sim_project, .idf = rq->sim_idf, .profiles_dir = rq->profiles_dir,
             .force_model = rq->sim_model,
         };
+        if (b->hosted) { /* the pair: the host runs the stock iperf example (run_hosted.c) */
+            so.coprocessor = b->hosted->coprocessor;
+            so.transport = eb_hosted_bus_name(b->hosted->bus);
+            so.project = rq->sim_project ? rq->sim_project : "iperf";
+            so.idf = rq->sim_idf ? rq->sim_idf : "v5.5";
+        }
         if (rq->sim_link_set)
             so.link = rq->sim_link;
         else
@@ -241,6 +249,8 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
         return bad_request(st, err, "choose one of --port, --sim, --lab (--lab may be combined with --sim)");
     if (!rq->port && !rq->sim && !rq->lab_file)
         return bad_request(st, err, "which board? pass --port URL, --sim or --lab FILE");
+    if (rq->coprocessor && rq->lab_file)
+        return bad_request(st, err, "--coprocessor is for one board (--port or --sim), not --lab");
     int rc = eb_run_check_timing(o, err);
     st->bad_request = rc != 0;
     if (!rc)
@@ -257,6 +267,8 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     for (int i = 0; i < o->n_boards; i++)
         if (!eb_profiles_chip(&st->profiles, o->boards[i].chip))
             return bad_request(st, err, "no profile for chip '%s' (see 'espbench profiles')", o->boards[i].chip);
+    if ((rc = run_hosted_resolve(rq, o, st, err)) != 0) /* --coprocessor: an ESP-Hosted pair */
+        return rc;
     if ((rc = check_plan(rq, o, st, err)) != 0)
         return rc;
     out_default(rq, o, st);
@@ -268,6 +280,8 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
         return rc;
     snprintf(st->iperf_version, sizeof st->iperf_version, "%.63s", v.text);
     o->iperf_version = st->iperf_version;
+    if ((rc = run_hosted_sim_images(rq, o, st, err)) != 0)
+        return rc;
     return rq->sim ? start_sims(rq, o, st, err) : 0;
 }
 
@@ -280,6 +294,7 @@ void eb_run_setup_free(eb_run_setup *st)
         eb_lab_free(st->lab);
         free(st->lab);
     }
+    run_hosted_setup_free(st);
     eb_profiles_free(&st->profiles);
     memset(st->password, 0, sizeof st->password);
     memset(st, 0, sizeof *st);

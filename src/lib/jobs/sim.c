@@ -195,6 +195,18 @@ static int add_model_args(const eb_sim_opts *o, char **args, int n, char lk[5][3
     return n;
 }
 
+/* An ESP-Hosted pair: the vboard plays host, co-processor and transport. */
+static int add_pair_args(const eb_sim_opts *o, char **args, int n)
+{
+    if (o->coprocessor) {
+        args[n++] = "--coprocessor";
+        args[n++] = (char *)o->coprocessor;
+        args[n++] = "--transport";
+        args[n++] = (char *)o->transport;
+    }
+    return n;
+}
+
 /* A vboard that refused its arguments (a --sim-fault it does not know) said
  * why in the last line of its log: pass that on. */
 static int start_failed(const char *prog, const char *log, eb_error *err)
@@ -296,6 +308,7 @@ int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
     control_path(s, o->out_dir, name);
     args[n++] = "--control";
     args[n++] = s->control;
+    n = add_pair_args(o, args, n);
     for (int i = 0; i < o->n_faults && i < EB_SIM_MAX_FAULTS; i++) {
         args[n++] = "--fault";
         args[n++] = (char *)o->faults[i];

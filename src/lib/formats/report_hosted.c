@@ -1,0 +1,151 @@
+/* ESP-Hosted pairs in the Markdown report: per host, co-processor,
+ * transport and tier, the table of esp-hosted-mcu's performance guide
+ * (docs/performance_optimization.md):
+ *
+ *   | Type       | Direction     | MBits/s |
+ *   |------------|---------------|--------:|
+ *   | Raw        | P4 to C6      |      72 |
+ *   ...
+ *   | iPerf, UDP | Test PC to P4 |      49 |
+ *
+ * from the measured entries (the pair is each entry's provenance:
+ * coprocessor, transport, width, clock); with --vs-docs the guide's figure
+ * (the entry's ref_mbps) and the difference follow. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "espbench/hosted.h"
+#include "report_internal.h"
+
+#define MAX_GROUPS 32
+
+/* One table: a host chip, its co-processor over a transport, one tier. */
+typedef struct group {
+    const eb_entry *first; /* names the group: chip, tier, provenance */
+} group;
+
+static bool same_pair(const eb_entry *a, const eb_entry *b)
+{
+    return !strcmp(a->chip, b->chip) && !strcmp(a->prov.coprocessor, b->prov.coprocessor) &&
+           !strcmp(a->prov.transport, b->prov.transport) && a->prov.transport_width == b->prov.transport_width &&
+           a->prov.transport_clock_mhz == b->prov.transport_clock_mhz;
+}
+
+static bool same_group(const eb_entry *a, const eb_entry *b) { return same_pair(a, b) && !strcmp(a->tier, b->tier); }
+
+static int find_groups(const eb_results *r, const eb_report_opts *o, group *g, int max)
+{
+    int n = 0;
+    for (int i = 0; i < r->n_entries; i++) {
+        const eb_entry *e = &r->entries[i];
+        if (!e->prov.coprocessor[0] || (o->chip && strcmp(o->chip, e->chip)))
+            continue;
+        int k = 0;
+        while (k < n && !same_group(g[k].first, e))
+            k++;
+        if (k == n && n < max)
+            g[n++].first = e;
+    }
+    return n;
+}
+
+/* The chosen statistic over the group's ok entries of a test (NAN if none),
+ * and the published figure they carry. The raw tests measure the transport
+ * whatever the tier (run files them under the first): any tier's count. */
+static double cell(const eb_results *r, const eb_entry *key, int test, int stat, double *ref)
+{
+    double sum = 0;
+    int n = 0;
+    *ref = NAN;
+    bool raw = test == EB_TEST_RAW_TX || test == EB_TEST_RAW_RX;
+    for (int i = 0; i < r->n_entries; i++) {
+        const eb_entry *e = &r->entries[i];
+        if (e->test != test || !(raw ? same_pair(e, key) : same_group(e, key)))
+            continue;
+        if (!isnan(e->ref_mbps))
+            *ref = e->ref_mbps;
+        if (strcmp(e->status, "ok"))
+            continue;
+        sum += stat == EB_STAT_PEAK ? e->peak_mbps : e->mean_mbps;
+        n++;
+    }
+    return n ? sum / n : NAN;
+}
+
+static void num(char *out, size_t n, double v)
+{
+    if (isnan(v))
+        snprintf(out, n, "-");
+    else if (fabs(v - round(v)) < 0.05) /* the guide prints whole Mbit/s */
+        snprintf(out, n, "%.0f", v);
+    else
+        snprintf(out, n, "%.1f", v);
+}
+
+static void render_group(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const eb_entry *key,
+                         eb_buf *out)
+{
+    eb_hosted_pair pair;
+    memset(&pair, 0, sizeof pair);
+    snprintf(pair.host, sizeof pair.host, "%s", key->chip);
+    snprintf(pair.coprocessor, sizeof pair.coprocessor, "%s", key->prov.coprocessor);
+    int bus = eb_hosted_bus_from_name(key->prov.transport);
+    /* The guide's sentence: "Using SDIO Transport, 4-bits, running at 40MHz, connected to a 2.4GHz network". */
+    char width[32] = "", band[48] = "";
+    if (!isnan(key->prov.transport_width) && (bus == EB_BUS_SDIO || bus == EB_BUS_SPI_HD))
+        snprintf(width, sizeof width, ", %g-bits", key->prov.transport_width);
+    if (key->prov.band[0])
+        snprintf(band, sizeof band, ", connected to a %s network", key->prov.band);
+    eb_buf_printf(out, "## %s + %s as co-processor, tier %s\n\n", rep_chip_display(p, key->chip),
+                  rep_chip_display(p, key->prov.coprocessor), key->tier);
+    eb_buf_printf(out, "Using %s Transport%s, running at %gMHz%s. %s\n\n",
+                  bus >= 0 ? eb_hosted_bus_label(bus) : key->prov.transport, width, key->prov.transport_clock_mhz, band,
+                  rep_stat_note(o->stat, EB_LANG_EN));
+    if (o->vs_docs)
+        eb_buf_printf(out, "| Type       | Direction     | MBits/s | Guide MBits/s | Diff %% |\n"
+                           "|------------|---------------|--------:|--------------:|-------:|\n");
+    else
+        eb_buf_printf(out, "| Type       | Direction     | MBits/s |\n|------------|---------------|--------:|\n");
+    for (int row = 0; row < EB_HR_COUNT; row++) {
+        char type[24], dir[32], m[16], d[16], diff[24];
+        eb_hosted_row_labels(&pair, row, type, sizeof type, dir, sizeof dir);
+        double ref, v = cell(r, key, eb_hosted_row_test(row), o->stat, &ref);
+        num(m, sizeof m, v);
+        eb_buf_printf(out, "| %-10s | %-13s | %7s |", type, dir, m);
+        if (o->vs_docs) {
+            num(d, sizeof d, ref);
+            rep_format_diff(diff, sizeof diff, v, ref);
+            eb_buf_printf(out, " %13s | %6s |", d, diff);
+        }
+        eb_buf_printf(out, "\n");
+    }
+    eb_buf_printf(out, "\n");
+}
+
+int rep_hosted_md(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, eb_buf *out)
+{
+    group g[MAX_GROUPS];
+    int n = find_groups(r, o, g, MAX_GROUPS);
+    for (int i = 0; i < n; i++) {
+        if (i == 0 && g[i].first->figure_source[0])
+            eb_buf_printf(out, "**Simulated (espbench-vboard), not measured: the transport runs at the guide's raw "
+                          "rate, the iperf figures come from the pair model (docs/model.md).**\n\n");
+        render_group(r, p, o, g[i].first, out);
+    }
+    return n;
+}
+
+bool rep_chip_all_hosted(const eb_results *r, const char *chip)
+{
+    bool any = false;
+    for (int i = 0; i < r->n_entries; i++) {
+        if (strcmp(r->entries[i].chip, chip))
+            continue;
+        if (!r->entries[i].prov.coprocessor[0])
+            return false;
+        any = true;
+    }
+    return any;
+}

@@ -1,0 +1,311 @@
+/* The run job with an ESP-Hosted pair (--coprocessor CHIP --transport BUS):
+ * the board is the host chip running the pair's tiers, its console is the
+ * stock iperf example's over esp_wifi_remote (esp-hosted-mcu's examples use
+ * ESP-IDF's iperf example with iperf-cmd and wifi-cmd: the iperf-cmd-0.1
+ * dialect up to ESP-IDF v6.0), and two more tests measure the transport
+ * alone: raw_tx (host to co-processor) and raw_rx, each an image built with
+ * CONFIG_ESP_HOSTED_RAW_THROUGHPUT_TRANSPORT and the direction
+ * (CONFIG_ESP_HOSTED_RAW_THROUGHPUT_TX_TO_SLAVE / _RX_FROM_SLAVE), which
+ * reports from boot on (host/utils/stats.c). Every entry records the
+ * co-processor and the transport's bus, width and clock. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "espbench/buf.h"
+#include "espbench/clock.h"
+#include "espbench/firmware_source.h"
+#include "espbench/flash.h"
+#include "espbench/fs.h"
+#include "espbench/hosted.h"
+#include "espbench/sha256.h"
+#include "espbench/sim.h"
+#include "run_internal.h"
+
+extern char **environ;
+
+#define RAW_TESTS ((1u << EB_TEST_RAW_TX) | (1u << EB_TEST_RAW_RX))
+/* The manifest firmware of the raw-throughput images (one per direction,
+ * named raw_tx / raw_rx where a stock firmware names its tiers). */
+#define RAW_FIRMWARE "esp-hosted-raw-tp"
+/* The co-processor's firmware (esp-hosted-mcu slave/, project network_adapter). */
+#define SLAVE_FIRMWARE "esp-hosted-slave"
+
+static int bad(eb_run_setup *st, eb_error *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int bad(eb_run_setup *st, eb_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    err->code = EB_ECONFIG;
+    err->kind = EB_KIND_NONE;
+    st->bad_request = true;
+    return EB_ECONFIG;
+}
+
+static int without_pair(const eb_run_request *rq, const eb_run_opts *o, eb_run_setup *st, eb_error *err)
+{
+    if (rq->transport)
+        return bad(st, err, "--transport %s needs --coprocessor CHIP (an ESP-Hosted pair)", rq->transport);
+    if (rq->coprocessor_port)
+        return bad(st, err, "--coprocessor-port needs --coprocessor CHIP (an ESP-Hosted pair)");
+    if (o->tests & RAW_TESTS)
+        return bad(st, err, "--tests raw_tx/raw_rx measure an ESP-Hosted transport: pass --coprocessor CHIP");
+    return 0;
+}
+
+int run_hosted_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
+{
+    if (!rq->coprocessor)
+        return without_pair(rq, o, st, err);
+    st->hosted = calloc(1, sizeof *st->hosted);
+    if (!st->hosted)
+        abort();
+    int rc = eb_hosted_load_default(st->hosted, &st->profiles, rq->profiles_dir, err);
+    if (rc)
+        return rc;
+    eb_run_board *b = &o->boards[0];
+    const eb_hosted_pair *pair;
+    if (eb_hosted_select(st->hosted, &st->profiles, b->chip, rq->coprocessor, rq->transport, &pair, err)) {
+        st->bad_request = true; /* a usage error, with the selection's own words */
+        return EB_ECONFIG;
+    }
+    /* The host chip runs the pair's tiers: its settings and published figures. */
+    for (int i = 0; i < st->profiles.n_chips; i++)
+        if (!strcmp(st->profiles.chips[i].name, b->chip) &&
+            (rc = eb_hosted_apply(&st->profiles.chips[i], pair, err)) != 0)
+            return rc;
+    b->hosted = pair;
+    if (rq->coprocessor_port)
+        snprintf(b->coprocessor_port, sizeof b->coprocessor_port, "%s", rq->coprocessor_port);
+    if (!o->tests) /* the guide's six figures */
+        o->tests = ((1u << EB_TEST_COUNT) - 1) | RAW_TESTS;
+    return 0;
+}
+
+void run_hosted_setup_free(eb_run_setup *st)
+{
+    if (st->hosted) {
+        eb_hosted_free(st->hosted);
+        free(st->hosted);
+        st->hosted = NULL;
+    }
+}
+
+/* ------------------------------------------------------------ --sim images */
+
+static int mkimage(const char *prog, const char *chip, const char *project, const char *version, const char *path,
+                   const char *log, eb_error *err)
+{
+    char *args[] = {(char *)prog, "mkimage", "--chip", (char *)chip, "--project", (char *)project, "--idf", "v5.5",
+                    "--version", (char *)version, "-o", (char *)path, NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, prog, &fa, NULL, args, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc)
+        return eb_fail(err, EB_ECONFIG, "sim: cannot run '%s': %s; build espbench-vboard or set ESPBENCH_VBOARD",
+                       prog, strerror(rc));
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return eb_fail(err, EB_EIO, "sim: '%s mkimage --version %s' failed (see %s)", prog, version, log);
+    return 0;
+}
+
+/* One manifest entry "NAME": {"images": [dir/NAME.bin]} of the host's iperf
+ * example (project NULL) or another project. */
+static int add_image(eb_buf *m, const char *prog, const char *chip, const char *project, const char *dir,
+                     const char *name, const char *log, bool first, eb_error *err)
+{
+    char path[700], sha[65];
+    snprintf(path, sizeof path, "%s/%s.bin", dir, name);
+    int rc = mkimage(prog, chip, project ? project : "iperf", project ? "1" : name, path, log, err);
+    if (!rc)
+        rc = eb_sha256_file(path, sha, err);
+    if (!rc)
+        eb_buf_printf(m, "%s\"%s\": {\"images\": [{\"offset\": \"0x10000\", \"file\": \"%s.bin\", \"sha256\": \"%s\"}]}",
+                      first ? "" : ", ", name, name, sha);
+    return rc;
+}
+
+/* --sim without --manifest: the stock images a real pair would be flashed
+ * with, made by the vboard (the host's iperf example per tier, its app
+ * version naming the tier; the raw-throughput images per direction), in
+ * OUT/hosted-fw/manifest.json. */
+int run_hosted_sim_images(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
+{
+    const eb_run_board *b = &o->boards[0];
+    if (!b->hosted || !rq->sim || o->manifest)
+        return 0;
+    char dir[400], log[450], prog[512];
+    snprintf(dir, sizeof dir, "%s/hosted-fw", o->out_dir);
+    snprintf(log, sizeof log, "%s/mkimage.log", dir);
+    if (eb_mkdir_p(dir) != 0)
+        return eb_fail(err, EB_EIO, "cannot create %s: %s; check --out and its permissions", dir, strerror(errno));
+    eb_sim_vboard_path(prog, sizeof prog);
+    const eb_chip *c = eb_profiles_chip(&st->profiles, b->chip);
+    eb_buf m;
+    eb_buf_init(&m);
+    eb_buf_printf(&m, "{\"schema\": 1, \"firmware\": {\"iperf-example\": {\"chips\": {\"%s\": {\"tiers\": {", b->chip);
+    int rc = 0;
+    for (int i = 0; !rc && i < c->n_tiers; i++)
+        rc = add_image(&m, prog, b->chip, NULL, dir, c->tiers[i].name, log, i == 0, err);
+    eb_buf_printf(&m, "}}}}, \"%s\": {\"chips\": {\"%s\": {\"tiers\": {", RAW_FIRMWARE, b->chip);
+    for (int t = EB_TEST_RAW_TX; !rc && t < EB_TEST_ALL_COUNT; t++)
+        rc = add_image(&m, prog, b->chip, NULL, dir, eb_test_name(t), log, t == EB_TEST_RAW_TX, err);
+    /* The co-processor's slave firmware, flashed over --coprocessor-port when given. */
+    eb_buf_printf(&m, "}}}}, \"%s\": {\"chips\": {", SLAVE_FIRMWARE);
+    if (!rc)
+        rc = add_image(&m, prog, b->hosted->coprocessor, "network_adapter", dir, b->hosted->coprocessor, log, true,
+                       err);
+    eb_buf_printf(&m, "}}}}\n");
+    snprintf(st->hosted_manifest, sizeof st->hosted_manifest, "%s/manifest.json", dir);
+    if (!rc)
+        rc = eb_file_write_atomic(st->hosted_manifest, m.data, m.len, err);
+    eb_buf_free(&m);
+    o->manifest = st->hosted_manifest;
+    return rc;
+}
+
+/* ------------------------------------------------------------ the co-processor's port */
+
+int run_hosted_flash_coprocessor(board_ctx *bc, eb_error *err)
+{
+    const eb_run_opts *o = bc->sh->o;
+    const eb_hosted_pair *p = bc->b->hosted;
+    if (!p || !bc->b->coprocessor_port[0])
+        return 0;
+    eb_image_set set = {0};
+    eb_manifest_query q = {.manifest = o->manifest, .firmware = SLAVE_FIRMWARE, .chip = p->coprocessor};
+    int rc = eb_image_set_from_manifest(&set, &q, err);
+    if (rc) {
+        eb_error_prefix(err, "the co-processor's firmware: ");
+        return rc;
+    }
+    run_infof(bc, EB_RUN_EV_INFO, "%s: flashing the %s image for the %s co-processor on %s", bc->label,
+              SLAVE_FIRMWARE, p->coprocessor, bc->b->coprocessor_port);
+    /* The chip check refuses a port with another chip on it. */
+    eb_flash_opts fo = {.profiles = o->profiles, .expect_chip = p->coprocessor};
+    eb_flash_session *fs = NULL;
+    rc = eb_flash_open(&fs, bc->b->coprocessor_port, &fo, err);
+    if (!rc)
+        rc = eb_flash_write(fs, set.regions, set.n, NULL, err);
+    if (!rc)
+        rc = eb_flash_reset_after(fs, err);
+    eb_flash_close(fs);
+    eb_image_set_free(&set);
+    const char *has = rc ? strstr(err->msg, " has an ") : NULL;
+    if (rc && strstr(err->msg, "wrong chip") && has) { /* the flasher's words name --chip and --port */
+        char found[64];
+        snprintf(found, sizeof found, "%s", has + 8);
+        found[strcspn(found, ";")] = 0;
+        return eb_fail(err, rc, "--coprocessor-port %s has an %s, not the co-processor (--coprocessor %s); "
+                       "check the port", bc->b->coprocessor_port, found, p->coprocessor);
+    }
+    if (rc)
+        eb_error_prefix(err, "--coprocessor-port: ");
+    return rc;
+}
+
+/* ------------------------------------------------------------ entries */
+
+void run_hosted_entry(board_ctx *bc, const eb_run_item *it, eb_entry *e)
+{
+    const eb_hosted_pair *p = bc->b->hosted;
+    snprintf(e->prov.coprocessor, sizeof e->prov.coprocessor, "%s", p->coprocessor);
+    snprintf(e->prov.transport, sizeof e->prov.transport, "%s", eb_hosted_bus_name(p->bus));
+    e->prov.transport_width = p->width;
+    e->prov.transport_clock_mhz = p->clock_mhz;
+    bool raw = EB_TEST_IS_RAW(it->test);
+    if (raw)
+        e->ref_mbps = p->raw_mbps[it->test == EB_TEST_RAW_RX];
+    /* The vboard's transport runs at the published raw rate; its iperf
+     * figures are always the pair model's (model_hosted.c). */
+    if (bc->b->sim)
+        snprintf(e->figure_source, sizeof e->figure_source, "%s", raw ? "published" : "model " EB_MODEL_VERSION);
+}
+
+/* Reads the console until the report covers the test's duration (or the
+ * deadline: one report interval of 5 s, the Kconfig default, past it). */
+static int read_report(board_ctx *bc, double duration_s, eb_raw_tp_result *res, eb_error *err)
+{
+    eb_buf text;
+    eb_buf_init(&text);
+    eb_deadline d = eb_deadline_in((int)((duration_s + 6) * 1000));
+    int rc = 0;
+    for (;;) {
+        char line[512];
+        int r = eb_console_next(bc->con, line, sizeof line, d, err);
+        if (r < 0) {
+            rc = -r;
+            break;
+        }
+        if (r == EB_CON_TIMEOUT)
+            break;
+        if (r != EB_CON_LINE)
+            continue;
+        eb_buf_printf(&text, "%s\n", line);
+        eb_error perr = {0};
+        if (eb_raw_tp_parse((const char *)text.data, text.len, res, &perr) == 0 &&
+            res->iv[res->n - 1].end_s - res->iv[0].start_s >= duration_s - 1e-9)
+            break;
+    }
+    if (!rc)
+        rc = eb_raw_tp_parse(text.data ? (const char *)text.data : "", text.len, res, err);
+    eb_buf_free(&text);
+    return rc;
+}
+
+int run_hosted_raw(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err)
+{
+    const eb_run_opts *o = bc->sh->o;
+    const char *dir = eb_test_name(it->test);
+    eb_iso8601_utc(e->started);
+    bc->tier = NULL; /* the next iperf test flashes its tier's image again */
+    int rc = run_flash_manifest(bc, RAW_FIRMWARE, dir, dir, err);
+    eb_raw_tp_result *res = calloc(1, sizeof *res);
+    if (!res)
+        abort();
+    if (!rc)
+        rc = read_report(bc, o->duration_s, res, err);
+    if (rc) {
+        free(res);
+        if (rc == EB_ECONFIG) /* no report line: the image, not the request */
+            rc = err->code = EB_EIO;
+        return rc;
+    }
+    /* The report's own seconds, from the first interval seen; only as many as the test lasts. */
+    eb_interval *iv = calloc((size_t)res->n, sizeof *iv);
+    if (!iv)
+        abort();
+    int n = 0;
+    double t0 = res->iv[0].start_s;
+    for (int i = 0; i < res->n && res->iv[i].end_s - t0 <= o->duration_s + 1e-9; i++, n++) {
+        double mbps = it->test == EB_TEST_RAW_TX ? res->iv[i].tx_mbps : res->iv[i].rx_mbps;
+        iv[n] = (eb_interval){res->iv[i].start_s - t0, res->iv[i].end_s - t0, mbps * 1e6 / 8 * (res->iv[i].end_s -
+                              res->iv[i].start_s), mbps, NAN, -1, -1};
+    }
+    e->interval_s = n ? iv[0].end_s - iv[0].start_s : o->interval_s; /* a build setting of the image */
+    e->warmup_s = e->warmup_s > 0 ? e->interval_s : 0;
+    e->receiver = iv;
+    e->n_receiver = n;
+    free(res);
+    eb_entry_figures(e, NULL);
+    if (e->rx_stats.n == 0)
+        return eb_fail(err, EB_EIO, "%s: %s: no steady report interval in %g s: lengthen --duration", bc->label, dir,
+                       o->duration_s);
+    eb_iso8601_utc(e->finished);
+    return 0;
+}
