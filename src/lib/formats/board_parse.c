@@ -599,8 +599,10 @@ static bool parse_iperf_command(const char *m, eb_board_line *out)
     out->udp = udp;
     out->server = server;
     out->role_known = true;
-    out->interval_s = interval > 0 ? (int)interval : 0;
-    out->time_s = time > 0 ? (int)time : 0;
+    /* Typed numbers can be anything: beyond a day they mean nothing here (and
+     * would not fit an int). */
+    out->interval_s = interval > 0 && interval <= 86400 ? (int)interval : 0;
+    out->time_s = time > 0 && time <= 86400 ? (int)time : 0;
     return true;
 }
 
