@@ -25,7 +25,7 @@ import sys
 # build-time setting with no tier row in the docs.
 TX_BA_WIN = {"esp32s2": 16, "esp32c2": 16}
 # ESP8266 runs the stock ESP8266_RTOS_SDK example (one image per tier).
-SKIP = {"esp8266"}
+SKIP = {"esp8266", "esp32p4"}  # no espbench firmware: ESP8266 RTOS SDK; ESP32-P4 has no radio (ESP-Hosted host)
 
 
 def kb_to_bytes(kb):
@@ -114,7 +114,9 @@ def main():
     espbench, outdir = sys.argv[1], sys.argv[2]
     check = "--check" in sys.argv[3:]
     listing = subprocess.run([espbench, "profiles", "list"], check=True, capture_output=True, text=True).stdout
-    chips = [l.split()[0] for l in listing.splitlines() if l.strip() and l.split()[0].startswith("esp")]
+    # The chip table only: it ends at the first blank line (ESP-Hosted pairs follow).
+    chip_lines = listing.split("\n\n", 1)[0].splitlines()
+    chips = [l.split()[0] for l in chip_lines if l.strip() and l.split()[0].startswith("esp")]
     stale = []
     for name in chips:
         if name in SKIP:

@@ -706,6 +706,10 @@ static bool looks_like_stub(const vb_rom *r, uint32_t entry)
         uint32_t lo = c->has_memory_map ? c->mem.iram : 0, hi = c->has_memory_map ? c->mem.irom : 0xFFFFFFFFu;
         if (c->has_memory_map && c->mem.drom && c->mem.drom > lo && c->mem.drom < hi)
             hi = c->mem.drom;
+        /* The ESP32-P4's internal RAM (0x4FF00000, esptool's MEMORY_MAP) lies above its
+         * flash windows (0x40000000): then IRAM runs to the end of the map. */
+        if (hi <= lo)
+            hi = 0xFFFFFFFFu;
         if (m->addr >= lo && m->addr < hi)
             in_iram = true;
     }
