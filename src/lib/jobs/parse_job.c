@@ -17,6 +17,7 @@
 #include "espbench/dialect.h"
 #include "espbench/fs.h"
 #include "espbench/iperf_parse.h"
+#include "espbench/pattern.h"
 #include "espbench/profile.h"
 
 void eb_parse_opts_init(eb_parse_opts *o)
@@ -485,6 +486,80 @@ static int parse_pc(const char *name, const char *data, size_t len, seg_list *se
     return 0;
 }
 
+/* ------------------------------------------------------- pattern files */
+
+/* Whether a built-in parser reads the log: an interval, mode, #EB: or
+ * iperf2 data line in its first 5000 lines. */
+static bool builtin_reads(const char *data, size_t len)
+{
+    line_iter it = {data, data + len, 0};
+    const char *line;
+    size_t n;
+    eb_iperf_line il;
+    eb_board_line bl;
+    while (next_line(&it, &line, &n) && it.lineno <= 5000) {
+        eb_iperf_parse_line(line, n, &il);
+        if (il.kind == EB_IPL_DATA || il.kind == EB_IPL_SERVER_BANNER || il.kind == EB_IPL_CLIENT_BANNER)
+            return true;
+        eb_board_parse_line(EB_DIALECT_UNKNOWN, line, n, &bl, NULL);
+        if (bl.event == EB_BEV_INTERVAL || bl.event == EB_BEV_MODE || memmem(line, n, "#EB:", 4))
+            return true;
+    }
+    return false;
+}
+
+/* The pattern a log is read with: --pattern, else the first built-in
+ * pattern file whose lines the log has (only for a log nothing else reads). */
+static const eb_pattern *pattern_for(const char *data, size_t len, const eb_parse_opts *o)
+{
+    if (o->pattern)
+        return o->pattern;
+    if (!o->patterns || o->side != EB_SIDE_AUTO || o->dialect != EB_DIALECT_UNKNOWN || builtin_reads(data, len))
+        return NULL;
+    for (int i = 0; i < o->patterns->n; i++)
+        if (eb_pattern_detect(&o->patterns->v[i], data, len))
+            return &o->patterns->v[i];
+    return NULL;
+}
+
+/* A log in a pattern file's dialect: the matcher's tests become segments
+ * (the board's side: its intervals are the board's). */
+static int parse_pattern(eb_parse_out *out, const char *name, const char *data, size_t len, const eb_pattern *p,
+                         seg_list *segs, eb_error *err)
+{
+    eb_pattern_log pl;
+    eb_pattern_parse_log(p, name, data, len, &pl);
+    copy_str(out->meta.dialect, sizeof out->meta.dialect, p->name);
+    int with_data = 0;
+    const char *first_error = NULL;
+    for (int i = 0; i < pl.n; i++) {
+        eb_pattern_test *t = &pl.tests[i];
+        seg *s = seg_new(segs, t->line);
+        s->test = t->test;
+        s->receiver = t->receiver;
+        s->iv.v = t->iv; /* the segment takes the intervals */
+        s->iv.n = s->iv.cap = t->n;
+        t->iv = NULL;
+        s->has_summary = t->has_summary;
+        s->summary = t->summary;
+        copy_str(s->error, sizeof s->error, t->error);
+        with_data += s->iv.n > 0 || s->has_summary;
+        if (!first_error && s->error[0])
+            first_error = s->error;
+    }
+    int rc = 0, at = 0;
+    for (int i = 0; i < p->n_rules && !at; i++)
+        at = p->rules[i].kind == EB_PAT_INTERVAL ? p->rules[i].line : 0;
+    if (with_data == 0)
+        rc = first_error ? eb_fail(err, EB_ECONFIG, "%s", first_error)
+                         : eb_fail(err, EB_ECONFIG,
+                                   "%s: no line matches the interval regex of pattern '%s' (%s:%d); is it the "
+                                   "firmware's log?",
+                                   name, p->name, p->path, at);
+    eb_pattern_log_free(&pl);
+    return rc;
+}
+
 /* -------------------------------------------------------------- entries */
 
 static double median_span(const eb_interval *iv, int n)
@@ -596,6 +671,8 @@ static int add_segments(eb_parse_out *out, const char *name, seg_list *segs, con
                      : s->iv.n > 0 ? s->iv.v[s->iv.n - 1].end_s : NAN;
         if (isnan(e->duration_s) || (board_side && s->time_s > 0))
             e->duration_s = dur;
+        if (board_side && s->has_summary && s->summary.mbps > 0)
+            e->summary_mbps = s->summary.mbps;
         if (s->free_heap >= 0)
             e->free_heap = s->free_heap;
         if (s->min_free_heap >= 0)
@@ -625,7 +702,8 @@ int eb_parse_log_buffer(eb_parse_out *out, const char *name, const char *data, s
         eb_parse_opts_init(&defaults);
         o = &defaults;
     }
-    int side = o->side;
+    const eb_pattern *pat = pattern_for(data, len, o);
+    int side = pat ? EB_SIDE_BOARD : o->side;
     if (side == EB_SIDE_AUTO) {
         side = detect_side(data, len);
         if (side == EB_SIDE_AUTO)
@@ -635,8 +713,9 @@ int eb_parse_log_buffer(eb_parse_out *out, const char *name, const char *data, s
                            name);
     }
     seg_list segs = {0};
-    int rc = side == EB_SIDE_BOARD ? parse_board(out, name, data, len, o, &segs, err)
-                                   : parse_pc(name, data, len, &segs, err);
+    int rc = pat                    ? parse_pattern(out, name, data, len, pat, &segs, err)
+             : side == EB_SIDE_BOARD ? parse_board(out, name, data, len, o, &segs, err)
+                                     : parse_pc(name, data, len, &segs, err);
     if (rc == 0)
         rc = add_segments(out, name, &segs, o, side == EB_SIDE_BOARD, err);
     seg_list_free(&segs);
