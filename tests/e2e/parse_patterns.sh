@@ -90,4 +90,14 @@ grep -qx "espbench: --pattern 'nope': no such file, and no built-in pattern of t
     || fail "--pattern nope message: $(cat "$tmp/nope")"
 "$ESPBENCH" parse --pattern "$tmp/missing.yaml" "$L/udp-example_rx_60s.log" >/dev/null 2>"$tmp/missing"; rc=$?
 [ "$rc" = 3 ] || fail "missing pattern file: exit $rc"
+
+# 5. run --pattern: a pattern without commands, and --sim, are refused (exit 2).
+"$ESPBENCH" run --chip esp32 --port fake:///none --pattern udp-example >/dev/null 2>"$tmp/run1"; rc=$?
+[ "$rc" = 2 ] || fail "run --pattern udp-example: exit $rc"
+grep -q "udp-example.yaml: the pattern has no commands: block, so \`run\` cannot start a test on the board" "$tmp/run1" \
+    || fail "run --pattern message: $(cat "$tmp/run1")"
+"$ESPBENCH" run --chip esp32 --sim --pattern "$FIXTURES_DIR/patterns/udp-console.yaml" >/dev/null 2>"$tmp/run2"; rc=$?
+[ "$rc" = 2 ] || fail "run --pattern --sim: exit $rc"
+grep -q "^espbench run: --pattern with --sim: the virtual board speaks the built-in dialects only" "$tmp/run2" \
+    || fail "run --pattern --sim message: $(cat "$tmp/run2")"
 echo "parse_patterns: ok"

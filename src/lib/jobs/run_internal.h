@@ -63,6 +63,7 @@ typedef struct board_ctx {
     eb_error err;
     eb_prov_tracker prov;  /* provenance facts seen on the console */
     int link_point;        /* sweep point whose link the virtual board has; -1 = none set */
+    eb_pattern_driver pattern_drv; /* --pattern: the board's driver (drv points here) */
 } board_ctx;
 
 /* run_plan.c */
