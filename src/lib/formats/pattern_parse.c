@@ -72,6 +72,32 @@ double eb_pattern_rate_unit(const char *s, size_t n, double base)
 
 /* ------------------------------------------------------- one line */
 
+/* A regex written for one firmware may backtrack badly on another's lines:
+ * each match gets a bounded budget (a line that exhausts it is no match). */
+#define MATCH_LIMIT 200000
+#define DEPTH_LIMIT 10000
+
+typedef struct matcher {
+    pcre2_match_data *md;
+    pcre2_match_context *mc;
+} matcher;
+
+static void matcher_init(matcher *m, const eb_pattern *p)
+{
+    m->md = pcre2_match_data_create((uint32_t)p->max_groups + 1, NULL);
+    m->mc = pcre2_match_context_create(NULL);
+    if (!m->md || !m->mc)
+        abort();
+    pcre2_set_match_limit(m->mc, MATCH_LIMIT);
+    pcre2_set_depth_limit(m->mc, DEPTH_LIMIT);
+}
+
+static void matcher_free(matcher *m)
+{
+    pcre2_match_data_free(m->md);
+    pcre2_match_context_free(m->mc);
+}
+
 typedef struct capture {
     const char *s;
     size_t n;
@@ -196,7 +222,7 @@ static void line_reset(eb_pattern_line *out)
 
 /* Tries the rules in the order interval, summary, start, error (interval
  * lines are the most frequent); the first that matches and reads wins. */
-static void match_clean(const eb_pattern *p, const char *line, size_t len, pcre2_match_data *md,
+static void match_clean(const eb_pattern *p, const char *line, size_t len, const matcher *m,
                         eb_pattern_line *out)
 {
     static const int order[] = {EB_PAT_INTERVAL, EB_PAT_SUMMARY, EB_PAT_START, EB_PAT_ERROR};
@@ -206,9 +232,9 @@ static void match_clean(const eb_pattern *p, const char *line, size_t len, pcre2
             const eb_pattern_rule *r = &p->rules[i];
             if (r->kind != order[k])
                 continue;
-            if (pcre2_match(r->code, (PCRE2_SPTR)line, len, 0, 0, md, NULL) < 0)
+            if (pcre2_match(r->code, (PCRE2_SPTR)line, len, 0, 0, m->md, m->mc) < 0)
                 continue;
-            PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+            PCRE2_SIZE *ov = pcre2_get_ovector_pointer(m->md);
             if (!take_numbers(p, r, line, ov, out) ||
                 (r->kind == EB_PAT_INTERVAL && !complete_interval(&out->iv, out->has))) {
                 line_reset(out);
@@ -223,13 +249,12 @@ static void match_clean(const eb_pattern *p, const char *line, size_t len, pcre2
 
 void eb_pattern_match_line(const eb_pattern *p, const char *line, size_t len, eb_pattern_line *out)
 {
-    pcre2_match_data *md = pcre2_match_data_create((uint32_t)p->max_groups + 1, NULL);
-    if (!md)
-        abort();
+    matcher m;
+    matcher_init(&m, p);
     char clean[1024];
     size_t n = eb_board_clean_line(line, len, clean, sizeof clean);
-    match_clean(p, clean, n, md, out);
-    pcre2_match_data_free(md);
+    match_clean(p, clean, n, &m, out);
+    matcher_free(&m);
 }
 
 /* ------------------------------------------------------- a whole log */
@@ -309,9 +334,8 @@ static bool has_data(const eb_pattern_test *t) { return t->n > 0 || t->has_summa
 void eb_pattern_parse_log(const eb_pattern *p, const char *name, const char *data, size_t len, eb_pattern_log *out)
 {
     memset(out, 0, sizeof *out);
-    pcre2_match_data *md = pcre2_match_data_create((uint32_t)p->max_groups + 1, NULL);
-    if (!md)
-        abort();
+    matcher m;
+    matcher_init(&m, p);
     eb_pattern_test *cur = NULL;
     bool closed = false; /* the current test printed its summary */
     long lineno = 0;
@@ -323,7 +347,7 @@ void eb_pattern_parse_log(const eb_pattern *p, const char *name, const char *dat
         size_t n = eb_board_clean_line(s, (size_t)(end - s), clean, sizeof clean);
         s = nl ? nl + 1 : e;
         eb_pattern_line pl;
-        match_clean(p, clean, n, md, &pl);
+        match_clean(p, clean, n, &m, &pl);
         if (pl.kind == EB_PAT_NONE)
             continue;
         bool fresh = cur && !has_data(cur);
@@ -353,7 +377,7 @@ void eb_pattern_parse_log(const eb_pattern *p, const char *name, const char *dat
         t->test = p->udp ? (t->receiver ? EB_TEST_UDP_RX : EB_TEST_UDP_TX)
                          : (t->receiver ? EB_TEST_TCP_RX : EB_TEST_TCP_TX);
     }
-    pcre2_match_data_free(md);
+    matcher_free(&m);
 }
 
 void eb_pattern_log_free(eb_pattern_log *l)
@@ -366,9 +390,8 @@ void eb_pattern_log_free(eb_pattern_log *l)
 
 bool eb_pattern_detect(const eb_pattern *p, const char *data, size_t len)
 {
-    pcre2_match_data *md = pcre2_match_data_create((uint32_t)p->max_groups + 1, NULL);
-    if (!md)
-        abort();
+    matcher m;
+    matcher_init(&m, p);
     int intervals = 0, summaries = 0;
     long lineno = 0;
     for (const char *s = data, *e = data + len; s < e && lineno < 5000; lineno++) {
@@ -378,12 +401,12 @@ bool eb_pattern_detect(const eb_pattern *p, const char *data, size_t len)
         size_t n = eb_board_clean_line(s, (size_t)(end - s), clean, sizeof clean);
         s = nl ? nl + 1 : e;
         eb_pattern_line pl;
-        match_clean(p, clean, n, md, &pl);
+        match_clean(p, clean, n, &m, &pl);
         intervals += pl.kind == EB_PAT_INTERVAL;
         summaries += pl.kind == EB_PAT_SUMMARY && (pl.has[EB_PF_RATE] || pl.has[EB_PF_BYTES]);
         if (intervals >= p->min_intervals)
             break;
     }
-    pcre2_match_data_free(md);
+    matcher_free(&m);
     return intervals >= p->min_intervals || (intervals > 0 && summaries > 0);
 }
