@@ -140,6 +140,9 @@ int cmd_parse(int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage_error("parse", "no log files given");
+    if (pattern && (o.dialect != EB_DIALECT_UNKNOWN || o.side != EB_SIDE_AUTO))
+        return cli_usage_error("parse", "--pattern with --dialect or --side: the pattern is the board's dialect; "
+                                        "give one");
 
     eb_error err = {0};
     eb_pattern pat;

@@ -37,6 +37,17 @@ assert tx["summary_mbps"] == 0.91389, tx.get("summary_mbps")
 assert 0.9 < tx["mean_mbps"] < 1.0, tx["mean_mbps"]
 PY
 
+# A boot log before the lines still names the chip and the app.
+"$ESPBENCH" parse "$L/udp-example_boot_esp32s3.log" >"$tmp/boot.json" 2>"$tmp/errb" || fail "parse boot: $(cat "$tmp/errb")"
+python3 - "$tmp/boot.json" <<'PY' || fail "boot log facts"
+import json, sys
+r = json.load(open(sys.argv[1]))
+b, e = r["boards"][0], r["entries"][0]
+assert (b["dialect"], b["chip"], b["fw_project"], b["idf_version"]) == ("udp-example", "esp32s3", "udp_test", "v5.2.1"), b
+assert e["chip"] == "esp32s3" and e["test"] == "udp_rx" and len(e["intervals"]["receiver"]) == 5, e["chip"]
+assert e["summary_mbps"] == 56.26 and e["settings"]["duration_s"] == 5, e
+PY
+
 # 2. --pattern by built-in name and by file give the same entry; an iperf2 log
 #    is still the iperf2 parser's.
 "$ESPBENCH" parse --pattern udp-example "$L/udp-example_rx_60s.log" >"$tmp/byname.json" 2>"$tmp/err3" \
@@ -84,6 +95,8 @@ while IFS= read -r want; do
     n=$((n + 1))
 done <"$BAD/expected.txt"
 [ "$n" -ge 9 ] || fail "only $n bad pattern files checked"
+"$ESPBENCH" parse --pattern udp-example --dialect idf-v5.1 "$L/udp-example_rx_60s.log" >/dev/null 2>"$tmp/both"; rc=$?
+[ "$rc" = 2 ] || fail "--pattern with --dialect: exit $rc"
 "$ESPBENCH" parse --pattern nope "$L/udp-example_rx_60s.log" >/dev/null 2>"$tmp/nope"; rc=$?
 [ "$rc" = 2 ] || fail "--pattern nope: exit $rc"
 grep -qx "espbench: --pattern 'nope': no such file, and no built-in pattern of that name (built-in: udp-example)" "$tmp/nope" \

@@ -530,6 +530,20 @@ static int parse_pattern(eb_parse_out *out, const char *name, const char *data, 
     eb_pattern_log pl;
     eb_pattern_parse_log(p, name, data, len, &pl);
     copy_str(out->meta.dialect, sizeof out->meta.dialect, p->name);
+    /* the boot log, if the capture has one, still names the chip and the app */
+    eb_board_detect det;
+    eb_board_detect_init(&det);
+    line_iter it = {data, data + len, 0};
+    const char *line;
+    size_t n;
+    while (next_line(&it, &line, &n) && it.lineno <= 5000)
+        eb_board_detect_line(&det, line, n);
+    if (det.project[0])
+        copy_str(out->meta.fw_project, sizeof out->meta.fw_project, det.project);
+    if (det.idf[0])
+        copy_str(out->meta.idf_version, sizeof out->meta.idf_version, det.idf);
+    if (det.chip[0] && !out->meta.chip[0])
+        copy_str(out->meta.chip, sizeof out->meta.chip, det.chip);
     int with_data = 0;
     const char *first_error = NULL;
     for (int i = 0; i < pl.n; i++) {
