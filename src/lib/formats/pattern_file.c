@@ -281,8 +281,8 @@ static int map_groups(ctx *x, eb_pattern_rule *r, pcre2_code *code, const yaml_n
 
 /* Named groups not mapped under groups: take the field of their name; any
  * other named group is a typo until shown otherwise. */
-static int default_groups(ctx *x, eb_pattern_rule *r, pcre2_code *code, const yaml_node_t *regex,
-                          const yaml_node_t *groups, const char *label, const bool mapped[EB_PF_COUNT])
+static int default_groups(ctx *x, eb_pattern_rule *r, pcre2_code *code, const yaml_node_t *regex, const char *label,
+                          const bool mapped[EB_PF_COUNT])
 {
     uint32_t count = 0, size = 0;
     PCRE2_SPTR table = NULL;
@@ -301,7 +301,6 @@ static int default_groups(ctx *x, eb_pattern_rule *r, pcre2_code *code, const ya
             r->group[f] = num;
             used = true;
         }
-        (void)groups;
         if (!used)
             return fail_off(x, value_to_source(x, regex, group_offset(regex, gname)), label,
                             "regex group '%s' carries nothing: name it one of " FIELD_LIST
@@ -398,7 +397,7 @@ static int load_rule(ctx *x, const yaml_node_t *n, int kind, const char *label)
     bool mapped[EB_PF_COUNT] = {false};
     if (groups && map_groups(x, r, code, groups, label, mapped))
         return EB_ECONFIG;
-    if (default_groups(x, r, code, regex, groups, rlabel, mapped))
+    if (default_groups(x, r, code, regex, rlabel, mapped))
         return EB_ECONFIG;
     if (units && rule_units(x, r, units, label))
         return EB_ECONFIG;

@@ -232,9 +232,13 @@ static void match_clean(const eb_pattern *p, const char *line, size_t len, const
             const eb_pattern_rule *r = &p->rules[i];
             if (r->kind != order[k])
                 continue;
-            if (pcre2_match(r->code, (PCRE2_SPTR)line, len, 0, 0, m->md, m->mc) < 0)
+            int rc = pcre2_match(r->code, (PCRE2_SPTR)line, len, 0, 0, m->md, m->mc);
+            if (rc < 0)
                 continue;
             PCRE2_SIZE *ov = pcre2_get_ovector_pointer(m->md);
+            /* groups past the last one set are unset, whatever an earlier match left */
+            for (uint32_t g = rc > 0 ? (uint32_t)rc : 1; g < pcre2_get_ovector_count(m->md); g++)
+                ov[2 * g] = ov[2 * g + 1] = PCRE2_UNSET;
             if (!take_numbers(p, r, line, ov, out) ||
                 (r->kind == EB_PAT_INTERVAL && !complete_interval(&out->iv, out->has))) {
                 line_reset(out);
