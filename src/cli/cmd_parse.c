@@ -60,12 +60,15 @@ static void print_summary(FILE *f, const eb_results *out)
             "note");
     for (int i = 0; i < out->n_entries; i++) {
         const eb_entry *e = &out->entries[i];
-        char loss[16] = "-";
+        char loss[16] = "-", summary[48] = "";
         if (!isnan(e->loss_pct))
             snprintf(loss, sizeof loss, "%.2f", e->loss_pct);
-        fprintf(f, "%-7s %-8s %4d %4d %9.2f %9.2f %8s  %s\n", eb_test_name(e->test), e->status, e->rx_stats.n,
+        if (e->summary_mbps > 0) /* the log's own whole-test figure, next to the intervals' */
+            snprintf(summary, sizeof summary, "%slog's summary %.2f Mbit/s", e->error[0] || !e->rx_stats.n ? "; " : "",
+                     e->summary_mbps);
+        fprintf(f, "%-7s %-8s %4d %4d %9.2f %9.2f %8s  %s%s\n", eb_test_name(e->test), e->status, e->rx_stats.n,
                 e->tx_stats.n, e->mean_mbps, e->peak_mbps, loss,
-                e->error[0] ? e->error : e->rx_stats.n > 0 ? "" : "sender side only");
+                e->error[0] ? e->error : e->rx_stats.n > 0 ? "" : "sender side only", summary);
     }
 }
 
