@@ -6,7 +6,8 @@ set -euo pipefail
 # Build and run time.
 pkgs=(build-essential cmake pkg-config
       libserialport-dev libcurl4-openssl-dev libcjson-dev libyaml-dev zlib1g-dev libssl-dev
-      iperf iputils-ping)
+      iperf iputils-ping
+      libpcre2-dev)
 # Tests: unit tests, RFC 2217 through a real ser2net, HTTP server, esptool-js under Node,
 # HTML report rendering in Chromium, RST validation with docutils, fuzzing with clang's
 # libFuzzer (clang 14 and its runtime libraries: tests/e2e/fuzz_smoke.sh, make fuzz).

@@ -96,6 +96,17 @@ struct eb_console_driver {
     int (*iperf_abort)(const eb_console_driver *drv, eb_console *c, eb_deadline d, eb_error *err);
 };
 
+/* The driver of a firmware of one's own, described by a pattern file with a
+ * commands: block (pattern.h, drv_pattern.c): its commands start a test, its
+ * rules read the lines. The caller keeps the storage (one per board) and the
+ * pattern alive while the driver is used. */
+struct eb_pattern;
+typedef struct eb_pattern_driver {
+    eb_console_driver drv;
+    const char *prompts[2];
+} eb_pattern_driver;
+void eb_pattern_driver_init(eb_pattern_driver *pd, const struct eb_pattern *p);
+
 /* The table, in enum eb_dialect order. */
 const eb_console_driver *eb_console_driver_get(int dialect); /* NULL if none */
 const eb_console_driver *eb_console_driver_by_name(const char *name);

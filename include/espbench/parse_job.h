@@ -7,7 +7,11 @@
  * banner ("Server listening on UDP port ..."). The test (tcp/udp, tx/rx) is
  * inferred from those lines unless --test is given. Tests of several logs
  * with the same name are paired in order (the first tcp_tx of the board log
- * with the first tcp_tx of the PC log), so one entry holds both sides. */
+ * with the first tcp_tx of the PC log), so one entry holds both sides.
+ *
+ * A log no built-in parser reads (no interval, mode or iperf2 data line) is
+ * tried against the built-in pattern files (pattern.h); the first whose
+ * lines it has is its dialect, and the board's side. */
 #ifndef ESPBENCH_PARSE_JOB_H
 #define ESPBENCH_PARSE_JOB_H
 
@@ -27,6 +31,11 @@ typedef struct eb_parse_opts {
     const char *tier;     /* NULL: "unknown" */
     double interval_s;    /* 0: from the board's mode line, else the median interval length */
     double warmup_s;      /* seconds left out of the statistics (default 1) */
+    /* Pattern files (pattern.h): pattern = the log is in that dialect (--pattern);
+     * patterns = the built-in ones, tried on a log no built-in parser reads
+     * (no dialect, side or pattern given). */
+    const struct eb_pattern *pattern;
+    const struct eb_pattern_set *patterns;
 } eb_parse_opts;
 
 void eb_parse_opts_init(eb_parse_opts *o);

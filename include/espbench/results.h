@@ -68,6 +68,11 @@ typedef struct eb_entry {
      * table, replayed) or "model N" (the tier model, version N); "" for a
      * real board. JSON: "figure_source". */
     char figure_source[24];
+    /* The whole-test rate the board's log stated in its summary (a pattern
+     * file's summary block, a board's final line), decimal Mbit/s; NAN when
+     * none. The figures stay the intervals'. JSON: "summary_mbps", absent
+     * when unknown. */
+    double summary_mbps;
     /* Where the figure came from (firmware, chip, link, AP, host, setting,
      * sweep point); unknown fields stay unknown. JSON: "provenance". */
     eb_provenance prov;

@@ -125,6 +125,10 @@ typedef struct eb_run_opts {
     const char *iperf;      /* PC iperf program; NULL = eb_iperf_program() */
     const char *iperf_version; /* already probed (eb_run_resolve); NULL = eb_run probes it */
     const char *env;        /* --env: the setting (shield-box, air, cable, free text); NULL = unknown */
+    /* --pattern: every board runs a firmware of its own, described by a
+     * pattern file with a commands: block (pattern.h); NULL = a built-in
+     * dialect. See eb_run_apply_pattern. */
+    const struct eb_pattern *pattern;
     volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: stop cleanly, keep results */
     eb_run_progress_fn progress;
     eb_run_step_fn step;
@@ -239,6 +243,12 @@ typedef struct eb_run_setup {
 int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
 /* Stops the virtual boards, zeroes the password, frees. */
 void eb_run_setup_free(eb_run_setup *st);
+
+/* --pattern (run_pattern.c): sets o->pattern after checking that p has a
+ * commands: block with both test commands, and limits the tests to the
+ * pattern's protocol (its two tests when none were asked for; a test of
+ * the other protocol is refused). EB_ECONFIG with one line otherwise. */
+int eb_run_apply_pattern(eb_run_opts *o, const struct eb_pattern *p, eb_error *err);
 
 /* Runs everything. Results so far are saved after each test; returns 0,
  * EB_EINTR when stopped, or the first board error (one line). */

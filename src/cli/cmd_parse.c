@@ -9,12 +9,14 @@
 #include "espbench/buf.h"
 #include "espbench/dialect.h"
 #include "espbench/parse_job.h"
+#include "espbench/pattern.h"
 #include "espbench/profile.h"
 #include "espbench/results.h"
 #include "espbench/version.h"
 
 const char cmd_parse_usage[] =
     "usage: espbench parse [--dialect auto|NAME] [--side board|pc|auto] [--test TEST]\n"
+    "                      [--pattern FILE|NAME]\n"
     "                      [--chip CHIP] [--tier TIER] [--interval S] [--warmup S]\n"
     "                      [-o results.json] LOG...\n"
     "\n"
@@ -28,6 +30,10 @@ const char cmd_parse_usage[] =
     "  --dialect NAME  board console dialect: idf-legacy, esp8266, idf-v4.4, idf-v5.1,\n"
     "                  iperf-cmd-0.1, iperf-cmd-1.0, espbench (default: auto)\n"
     "  --side SIDE     board, pc or auto (default)\n"
+    "  --pattern FILE  the board log is a firmware of your own, described by this\n"
+    "                  pattern file (espbench-patterns(5)), or a built-in one by\n"
+    "                  name (udp-example); a log no built-in parser reads is tried\n"
+    "                  against the built-in pattern files without this flag\n"
     "  --test TEST     tcp_tx, tcp_rx, udp_tx or udp_rx, for logs that do not say\n"
     "  --chip CHIP     chip name (default: from the boot log, else 'unknown')\n"
     "  --tier TIER     tier name (default: 'unknown')\n"
@@ -54,12 +60,15 @@ static void print_summary(FILE *f, const eb_results *out)
             "note");
     for (int i = 0; i < out->n_entries; i++) {
         const eb_entry *e = &out->entries[i];
-        char loss[16] = "-";
+        char loss[16] = "-", summary[48] = "";
         if (!isnan(e->loss_pct))
             snprintf(loss, sizeof loss, "%.2f", e->loss_pct);
-        fprintf(f, "%-7s %-8s %4d %4d %9.2f %9.2f %8s  %s\n", eb_test_name(e->test), e->status, e->rx_stats.n,
+        if (e->summary_mbps > 0) /* the log's own whole-test figure, next to the intervals' */
+            snprintf(summary, sizeof summary, "%slog's summary %.2f Mbit/s", e->error[0] || !e->rx_stats.n ? "; " : "",
+                     e->summary_mbps);
+        fprintf(f, "%-7s %-8s %4d %4d %9.2f %9.2f %8s  %s%s\n", eb_test_name(e->test), e->status, e->rx_stats.n,
                 e->tx_stats.n, e->mean_mbps, e->peak_mbps, loss,
-                e->error[0] ? e->error : e->rx_stats.n > 0 ? "" : "sender side only");
+                e->error[0] ? e->error : e->rx_stats.n > 0 ? "" : "sender side only", summary);
     }
 }
 
@@ -77,11 +86,11 @@ int cmd_parse(int argc, char **argv)
         {"test", required_argument, NULL, 't'},    {"chip", required_argument, NULL, 'c'},
         {"tier", required_argument, NULL, 'T'},    {"interval", required_argument, NULL, 'i'},
         {"warmup", required_argument, NULL, 'w'},  {"output", required_argument, NULL, 'o'},
-        {NULL, 0, NULL, 0},
+        {"pattern", required_argument, NULL, 'P'}, {NULL, 0, NULL, 0},
     };
     eb_parse_opts o;
     eb_parse_opts_init(&o);
-    const char *output = NULL;
+    const char *output = NULL, *pattern = NULL;
     int c;
     optind = 1;
     opterr = 0;
@@ -128,16 +137,28 @@ int cmd_parse(int argc, char **argv)
                 return EB_ECONFIG;
             break;
         case 'o': output = optarg; break;
+        case 'P': pattern = optarg; break;
         default: return cli_usage_error("parse", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
     if (optind >= argc)
         return cli_usage_error("parse", "no log files given");
+    if (pattern && (o.dialect != EB_DIALECT_UNKNOWN || o.side != EB_SIDE_AUTO))
+        return cli_usage_error("parse", "--pattern with --dialect or --side: the pattern is the board's dialect; "
+                                        "give one");
 
     eb_error err = {0};
+    eb_pattern pat;
+    eb_pattern_set builtin;
+    int rc = cli_load_patterns(pattern, &pat, &builtin, &err);
+    if (rc)
+        return cli_error(&err);
+    if (pattern)
+        o.pattern = &pat;
+    else
+        o.patterns = &builtin;
     eb_parse_out out;
     eb_parse_out_init(&out);
-    int rc = 0;
     for (int i = optind; i < argc && !rc; i++)
         rc = eb_parse_log_file(&out, argv[i], &o, &err);
     eb_results r;
@@ -159,5 +180,7 @@ int cmd_parse(int argc, char **argv)
     }
     eb_results_free(&r);
     eb_parse_out_free(&out);
+    eb_pattern_free(&pat);
+    eb_patterns_free(&builtin);
     return rc ? cli_error(&err) : 0;
 }

@@ -16,6 +16,7 @@
 #include "espbench/iperf_proc.h"
 #include "espbench/lab.h"
 #include "espbench/ping_parse.h"
+#include "espbench/pattern.h"
 #include "espbench/profile.h"
 #include "espbench/provenance.h"
 #include "espbench/run.h"
@@ -49,6 +50,8 @@ const char cmd_run_usage[] =
     "  --coprocessor-port URL  the co-processor's own port, for flashing its firmware\n"
     "  --shard I/N           run only slice I of N of the chip x tier x test matrix\n"
     "  --dialect NAME        console dialect instead of detecting it\n"
+    "  --pattern FILE|NAME   the board runs a firmware of your own, described by a pattern file\n"
+    "                        with a commands: block (espbench-patterns(5)); runs that protocol's tests\n"
     "  --baud N              console baud rate (default 115200)\n"
     "network:\n"
     "  --ssid SSID           the AP (default: lab file, or espbench-sim with --sim)\n"
@@ -90,6 +93,7 @@ const char cmd_run_usage[] =
 
 static volatile sig_atomic_t stop_flag;
 static const char *cli_argv_last; /* the option being parsed, for messages */
+static const char *pattern_arg;   /* --pattern FILE|NAME */
 
 static void on_signal(int sig)
 {
@@ -342,6 +346,7 @@ enum {
     O_SIM_MODEL, O_SIM_RSSI, O_SIM_PHY, O_SIM_RTT, O_SIM_LOSS, O_ENV, O_SWEEP,
     O_LATENCY_COUNT, O_LATENCY_METHOD, O_AGGREGATE,
     O_COPROCESSOR, O_TRANSPORT, O_COPROCESSOR_PORT, /* ESP-Hosted */
+    O_PATTERN,
 };
 
 static const struct option long_opts[] = {
@@ -388,6 +393,7 @@ static const struct option long_opts[] = {
     {"coprocessor", required_argument, 0, O_COPROCESSOR},
     {"transport", required_argument, 0, O_TRANSPORT},
     {"coprocessor-port", required_argument, 0, O_COPROCESSOR_PORT},
+    {"pattern", required_argument, 0, O_PATTERN},
     {0, 0, 0, 0},
 };
 
@@ -506,6 +512,7 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
     case O_COPROCESSOR: rq->coprocessor = optarg; break;
     case O_TRANSPORT: rq->transport = optarg; break;
     case O_COPROCESSOR_PORT: rq->coprocessor_port = optarg; break;
+    case O_PATTERN: pattern_arg = optarg; break;
     case O_RESUME: o->resume = true; break;
     case O_MANIFEST: o->manifest = optarg; break;
     case O_FIRMWARE: o->firmware = optarg; break;
@@ -519,6 +526,24 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
     return rc;
 }
 
+/* --pattern: a firmware of one's own drives every board (not a vboard,
+ * which speaks the built-in dialects only). */
+static int load_pattern(const eb_run_request *rq, eb_run_opts *o, eb_pattern *pat, eb_pattern_set *builtin)
+{
+    if (rq->sim)
+        return cli_usage_error("run", "--pattern with --sim: the virtual board speaks the built-in dialects "
+                                      "only; run --pattern against the board (--port or --lab)");
+    if (rq->dialect)
+        return cli_usage_error("run", "--pattern and --dialect: give one (the pattern is the dialect)");
+    eb_error err = {0};
+    int rc = cli_load_patterns(pattern_arg, pat, builtin, &err);
+    if (!rc && (rc = eb_run_apply_pattern(o, pat, &err)) != 0) {
+        eb_pattern_free(pat);
+        eb_patterns_free(builtin);
+    }
+    return rc ? cli_error(&err) : 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
     eb_run_opts o = {0};
@@ -526,6 +551,7 @@ int cmd_run(int argc, char **argv)
     o.retries = -1;
     eb_run_request rq = {.profiles_dir = cli_profiles_dir};
     int rc, c;
+    pattern_arg = NULL;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
@@ -535,6 +561,10 @@ int cmd_run(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+    eb_pattern pat = {0};
+    eb_pattern_set builtin = {0};
+    if (pattern_arg && (rc = load_pattern(&rq, &o, &pat, &builtin)) != 0)
+        return rc;
 
     struct sigaction sa = {0};
     sa.sa_handler = on_signal;
@@ -566,6 +596,8 @@ int cmd_run(int argc, char **argv)
     char out[256];
     snprintf(out, sizeof out, "%s", st.out_dir);
     eb_run_setup_free(&st);
+    eb_pattern_free(&pat);
+    eb_patterns_free(&builtin);
     free(disp.rows);
     free(disp.lat);
     if (rc == EB_EINTR) {

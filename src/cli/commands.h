@@ -41,5 +41,11 @@ extern int cli_verbose;
 extern const char *cli_profiles_dir;
 /* True when stdout is a terminal (progress bars, colour). */
 int cli_stdout_is_tty(void);
+/* --pattern FILE|NAME (cli_pattern.c): loads the built-in pattern files into
+ * builtin and, when arg is given, the file (or built-in of that name) into
+ * pat (zeroed otherwise). Free both with eb_pattern_free / eb_patterns_free. */
+struct eb_pattern;
+struct eb_pattern_set;
+int cli_load_patterns(const char *arg, struct eb_pattern *pat, struct eb_pattern_set *builtin, eb_error *err);
 
 #endif

@@ -69,6 +69,7 @@ void eb_entry_init(eb_entry *e)
     e->mean_mbps = e->peak_mbps = e->loss_pct = e->jitter_ms = e->ref_mbps = NAN;
     e->free_heap = e->min_free_heap = e->largest_block = -1;
     e->duration_s = e->interval_s = e->warmup_s = e->udp_rate_mbps = NAN;
+    e->summary_mbps = NAN;
     eb_prov_init(&e->prov);
 }
 
@@ -326,6 +327,8 @@ static void entry_json(eb_jw *w, const eb_entry *e)
         eb_jw_str(w, "tier_note", e->tier_note);
     if (e->figure_source[0])
         eb_jw_str(w, "figure_source", e->figure_source);
+    if (e->summary_mbps > 0)
+        eb_jw_num(w, "summary_mbps", e->summary_mbps);
     eb_jw_num(w, "mean_mbps", e->mean_mbps);
     eb_jw_num(w, "peak_mbps", e->peak_mbps);
     eb_jw_num(w, "loss_pct", e->loss_pct);
@@ -671,6 +674,7 @@ static int parse_entry(jctx *c, const cJSON *o, eb_entry *e)
         (rc = get_str(c, o, "error", e->error, sizeof e->error, OPTIONAL)) ||
         (rc = get_str(c, o, "tier_note", e->tier_note, sizeof e->tier_note, OPTIONAL)) ||
         (rc = get_str(c, o, "figure_source", e->figure_source, sizeof e->figure_source, OPTIONAL)) ||
+        (rc = get_num(c, o, "summary_mbps", &e->summary_mbps, OPTIONAL)) ||
         (rc = get_num(c, o, "mean_mbps", &e->mean_mbps, REQUIRED)) ||
         (rc = get_num(c, o, "peak_mbps", &e->peak_mbps, REQUIRED)) ||
         (rc = get_num(c, o, "loss_pct", &e->loss_pct, OPTIONAL)) ||

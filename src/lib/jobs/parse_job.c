@@ -18,6 +18,7 @@
 #include "espbench/dialect.h"
 #include "espbench/fs.h"
 #include "espbench/iperf_parse.h"
+#include "espbench/pattern.h"
 #include "espbench/profile.h"
 
 void eb_parse_opts_init(eb_parse_opts *o)
@@ -486,6 +487,94 @@ static int parse_pc(const char *name, const char *data, size_t len, seg_list *se
     return 0;
 }
 
+/* ------------------------------------------------------- pattern files */
+
+/* Whether a built-in parser reads the log: an interval, mode, #EB: or
+ * iperf2 data line in its first 5000 lines. */
+static bool builtin_reads(const char *data, size_t len)
+{
+    line_iter it = {data, data + len, 0};
+    const char *line;
+    size_t n;
+    eb_iperf_line il;
+    eb_board_line bl;
+    while (next_line(&it, &line, &n) && it.lineno <= 5000) {
+        eb_iperf_parse_line(line, n, &il);
+        if (il.kind == EB_IPL_DATA || il.kind == EB_IPL_SERVER_BANNER || il.kind == EB_IPL_CLIENT_BANNER)
+            return true;
+        eb_board_parse_line(EB_DIALECT_UNKNOWN, line, n, &bl, NULL);
+        if (bl.event == EB_BEV_INTERVAL || bl.event == EB_BEV_MODE || memmem(line, n, "#EB:", 4))
+            return true;
+    }
+    return false;
+}
+
+/* The pattern a log is read with: --pattern, else the first built-in
+ * pattern file whose lines the log has (only for a log nothing else reads). */
+static const eb_pattern *pattern_for(const char *data, size_t len, const eb_parse_opts *o)
+{
+    if (o->pattern)
+        return o->pattern;
+    if (!o->patterns || o->side != EB_SIDE_AUTO || o->dialect != EB_DIALECT_UNKNOWN || builtin_reads(data, len))
+        return NULL;
+    for (int i = 0; i < o->patterns->n; i++)
+        if (eb_pattern_detect(&o->patterns->v[i], data, len))
+            return &o->patterns->v[i];
+    return NULL;
+}
+
+/* A log in a pattern file's dialect: the matcher's tests become segments
+ * (the board's side: its intervals are the board's). */
+static int parse_pattern(eb_parse_out *out, const char *name, const char *data, size_t len, const eb_pattern *p,
+                         seg_list *segs, eb_error *err)
+{
+    eb_pattern_log pl;
+    eb_pattern_parse_log(p, name, data, len, &pl);
+    copy_str(out->meta.dialect, sizeof out->meta.dialect, p->name);
+    /* the boot log, if the capture has one, still names the chip and the app */
+    eb_board_detect det;
+    eb_board_detect_init(&det);
+    line_iter it = {data, data + len, 0};
+    const char *line;
+    size_t n;
+    while (next_line(&it, &line, &n) && it.lineno <= 5000)
+        eb_board_detect_line(&det, line, n);
+    if (det.project[0])
+        copy_str(out->meta.fw_project, sizeof out->meta.fw_project, det.project);
+    if (det.idf[0])
+        copy_str(out->meta.idf_version, sizeof out->meta.idf_version, det.idf);
+    if (det.chip[0] && !out->meta.chip[0])
+        copy_str(out->meta.chip, sizeof out->meta.chip, det.chip);
+    int with_data = 0;
+    const char *first_error = NULL;
+    for (int i = 0; i < pl.n; i++) {
+        eb_pattern_test *t = &pl.tests[i];
+        seg *s = seg_new(segs, t->line);
+        s->test = t->test;
+        s->receiver = t->receiver;
+        s->iv.v = t->iv; /* the segment takes the intervals */
+        s->iv.n = s->iv.cap = t->n;
+        t->iv = NULL;
+        s->has_summary = t->has_summary;
+        s->summary = t->summary;
+        copy_str(s->error, sizeof s->error, t->error);
+        with_data += s->iv.n > 0 || s->has_summary;
+        if (!first_error && s->error[0])
+            first_error = s->error;
+    }
+    int rc = 0, at = 0;
+    for (int i = 0; i < p->n_rules && !at; i++)
+        at = p->rules[i].kind == EB_PAT_INTERVAL ? p->rules[i].line : 0;
+    if (with_data == 0)
+        rc = first_error ? eb_fail(err, EB_ECONFIG, "%s", first_error)
+                         : eb_fail(err, EB_ECONFIG,
+                                   "%s: no line matches the interval regex of pattern '%s' (%s:%d); is it the "
+                                   "firmware's log?",
+                                   name, p->name, p->path, at);
+    eb_pattern_log_free(&pl);
+    return rc;
+}
+
 /* -------------------------------------------------------------- entries */
 
 static double median_span(const eb_interval *iv, int n)
@@ -597,6 +686,8 @@ static int add_segments(eb_parse_out *out, const char *name, seg_list *segs, con
                      : s->iv.n > 0 ? s->iv.v[s->iv.n - 1].end_s : NAN;
         if (isnan(e->duration_s) || (board_side && s->time_s > 0))
             e->duration_s = dur;
+        if (board_side && s->has_summary && s->summary.mbps > 0)
+            e->summary_mbps = s->summary.mbps;
         if (s->free_heap >= 0)
             e->free_heap = s->free_heap;
         if (s->min_free_heap >= 0)
@@ -664,10 +755,12 @@ int eb_parse_log_buffer(eb_parse_out *out, const char *name, const char *data, s
         eb_parse_opts_init(&defaults);
         o = &defaults;
     }
-    int side = o->side;
+    const eb_pattern *pat = pattern_for(data, len, o);
+    int side = pat ? EB_SIDE_BOARD : o->side;
     /* An ESP-Hosted host's console may hold the raw throughput report, alone or beside iperf tests. */
-    int n_raw = side != EB_SIDE_PC && o->test < 0 && memmem(data, len, " sec Tx:", 8) ? raw_tp_entries(out, data, len, o)
-                                                                                        : 0;
+    int n_raw = !pat && side != EB_SIDE_PC && o->test < 0 && memmem(data, len, " sec Tx:", 8)
+                    ? raw_tp_entries(out, data, len, o)
+                    : 0;
     if (side == EB_SIDE_AUTO) {
         side = detect_side(data, len);
         if (side == EB_SIDE_AUTO && n_raw == 0)
@@ -679,8 +772,9 @@ int eb_parse_log_buffer(eb_parse_out *out, const char *name, const char *data, s
     seg_list segs = {0};
     int rc = 0;
     if (side != EB_SIDE_AUTO) {
-        rc = side == EB_SIDE_BOARD ? parse_board(out, name, data, len, o, &segs, err)
-                                   : parse_pc(name, data, len, &segs, err);
+        rc = pat                    ? parse_pattern(out, name, data, len, pat, &segs, err)
+             : side == EB_SIDE_BOARD ? parse_board(out, name, data, len, o, &segs, err)
+                                     : parse_pc(name, data, len, &segs, err);
         if (rc == 0)
             rc = add_segments(out, name, &segs, o, side == EB_SIDE_BOARD, err);
         if (rc == EB_ECONFIG && n_raw > 0) { /* the raw report and a boot log, no iperf test */

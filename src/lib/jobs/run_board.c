@@ -38,7 +38,12 @@ static void close_board_port(board_ctx *bc)
 static int greet(board_ctx *bc, eb_error *err)
 {
     int rc;
-    if (bc->b->dialect[0]) {
+    if (bc->sh->o->pattern) {
+        eb_pattern_driver_init(&bc->pattern_drv, bc->sh->o->pattern);
+        bc->drv = &bc->pattern_drv.drv;
+        eb_console_set_prompts(bc->con, bc->drv->prompts);
+        rc = bc->drv->ready(bc->drv, bc->con, eb_deadline_in(EB_RUN_READY_MS), err);
+    } else if (bc->b->dialect[0]) {
         bc->drv = eb_console_driver_by_name(bc->b->dialect);
         if (!bc->drv)
             return eb_fail(err, EB_ECONFIG, "no console dialect '%s'", bc->b->dialect);

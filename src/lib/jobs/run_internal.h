@@ -75,6 +75,7 @@ typedef struct board_ctx {
     eb_prov_tracker prov;  /* provenance facts seen on the console */
     int link_point;        /* sweep point whose link the virtual board has; -1 = none set */
     int concurrent;        /* --aggregate: boards that started the current test together; 0 = no aggregate */
+    eb_pattern_driver pattern_drv; /* --pattern: the board's driver (drv points here) */
 } board_ctx;
 
 /* run_plan.c */
