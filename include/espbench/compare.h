@@ -21,6 +21,7 @@ const char *eb_cmp_status_name(int status); /* "ok", "regressed", "failed", "mis
 
 typedef struct eb_compare_row {
     char chip[24], tier[32];
+    char pair[64];      /* a board-to-board cell's peer ("esp32c3/iperf", eb_entry_pair_label); "" = against the PC */
     int test;           /* enum eb_test */
     double baseline;    /* Mbit/s; NAN if none */
     double current;     /* Mbit/s; NAN if none */

@@ -44,6 +44,16 @@ typedef struct eb_provenance {
     char transport[16];       /* "sdio", "spi", "spi-hd", "uart" */
     double transport_width;   /* data lines */
     double transport_clock_mhz;
+    /* A board-to-board (pair) test (run --peer-port / --peer-chip): the
+     * board at the other end of the data path, "" for a test against the
+     * PC. The entry's own chip, tier and mac are the board under test's. */
+    char peer_board[48];      /* its name ("sim-peer", a lab peer's name) */
+    char peer_chip[24];
+    char peer_tier[32];
+    char peer_mac[24];
+    char peer_ip[48];
+    char peer_idf_version[48];
+    char peer_dialect[32];
 } eb_provenance;
 
 /* All unknown. */

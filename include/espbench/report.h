@@ -39,6 +39,11 @@ typedef struct eb_report_opts {
  * *n_out (if not NULL) = entries used. Repeats are averaged, not best-of: a
  * lucky repeat should not hide a regression. */
 double eb_results_cell(const eb_results *r, const char *chip, const char *tier, int test, int stat, int *n_out);
+/* The same over the pair tests whose peer is `pair` (eb_entry_pair_label:
+ * "esp32c3/iperf"); "" = the tests against the PC, which eb_results_cell,
+ * eb_results_chips and eb_results_tiers keep to. */
+double eb_results_cell_pair(const eb_results *r, const char *chip, const char *tier, const char *pair, int test,
+                            int stat, int *n_out);
 /* Mean free heap (bytes) after the tests of a chip × tier; NAN if unknown. */
 double eb_results_cell_free_heap(const eb_results *r, const char *chip, const char *tier);
 

@@ -29,6 +29,20 @@ const char *eb_run_test_name(int test);
 /* The inverse; -1 when unknown. */
 int eb_run_test_from_name(const char *name);
 
+/* Board to board (run_pair.c): the board at the other end of the data
+ * path. The board under test sends to it in the *_tx tests and receives
+ * from it in the *_rx tests; the PC only drives both consoles. */
+typedef struct eb_run_peer {
+    char name[48];          /* for messages, files and results ("sim-peer", a lab peer's name) */
+    char port[256];         /* port URL; "" = no peer (a test against the PC) */
+    char chip[24];          /* profile chip name */
+    char tier[32];          /* "" = the tier of the same name as the board's, test by test */
+    char dialect[32];       /* force a console dialect; "" = detect */
+    char fw_sha256[72];     /* --sim: of the image flashed */
+    bool sim;
+    char sim_control[256];
+} eb_run_peer;
+
 /* One board of the run. */
 typedef struct eb_run_board {
     char name[48];          /* lab board name; "sim" for --sim; "" for a lone board */
@@ -49,7 +63,12 @@ typedef struct eb_run_board {
      * ("" = flashed by the host's image set only). */
     const struct eb_hosted_pair *hosted;
     char coprocessor_port[256];
+    eb_run_peer peer;       /* board to board; peer.port "" = against the PC */
 } eb_run_board;
+
+/* The tier the peer runs for a test in tier `tier` of the board: its fixed
+ * --peer-tier, else the tier of the same name. */
+const char *eb_run_peer_tier(const eb_run_board *b, const char *tier);
 
 /* Orchestration steps, timed for the overhead benchmark. */
 enum eb_run_step {
@@ -212,6 +231,9 @@ typedef struct eb_run_request {
     int n_sim_faults;
     /* ESP-Hosted: --coprocessor CHIP, --transport BUS, --coprocessor-port URL. */
     const char *coprocessor, *transport, *coprocessor_port;
+    /* Board to board: --peer-port URL (hardware), --peer-chip CHIP (default
+     * --chip; with --sim a second virtual board), --peer-tier T. */
+    const char *peer_port, *peer_chip, *peer_tier;
 } eb_run_request;
 
 /* What resolving owns for the run's lifetime (eb_run_setup_free). */
@@ -224,6 +246,8 @@ typedef struct eb_run_setup {
     char iperf_version[64];
     struct eb_sim **sims;      /* one per board with --sim */
     int n_sims;
+    struct eb_sim **peer_sims; /* --sim board to board: one per board's peer */
+    int n_peer_sims;
     struct eb_hosted_set *hosted; /* ESP-Hosted pair profiles, with --coprocessor */
     char hosted_manifest[448];    /* --sim: the pair's images, made by run_hosted.c */
     bool bad_request;          /* the error is the request's own (a usage error) */

@@ -48,6 +48,10 @@ const char cmd_run_usage[] =
     "  --transport BUS       the pair's transport: sdio, spi, spi-hd, uart (needed when the\n"
     "                        pair exists over more than one)\n"
     "  --coprocessor-port URL  the co-processor's own port, for flashing its firmware\n"
+    "  --peer-port URL       board to board: a second board at the other end of the data path\n"
+    "                        (the board sends to it in *_tx tests, receives from it in *_rx)\n"
+    "  --peer-chip CHIP      the peer's chip (default --chip); with --sim a second virtual board\n"
+    "  --peer-tier T         the peer's tier for every test (default: the board's tier)\n"
     "  --shard I/N           run only slice I of N of the chip x tier x test matrix\n"
     "  --dialect NAME        console dialect instead of detecting it\n"
     "  --pattern FILE|NAME   the board runs a firmware of your own, described by a pattern file\n"
@@ -115,6 +119,7 @@ typedef struct row {
     double mean, peak, ref, loss;
     long free_heap, min_heap;
     char error[256];
+    char peer[128];  /* board to board: "sim-peer esp32c3/iperf"; "" = against the PC */
 } row;
 
 typedef struct display {
@@ -215,7 +220,11 @@ static void on_progress(void *user, const eb_run_progress *p)
     case EB_RUN_EV_TEST_DONE: {
         end_line(d);
         const eb_entry *e = p->entry;
-        if (!strcmp(e->status, "ok"))
+        if (!strcmp(e->status, "ok") && e->prov.peer_chip[0])
+            printf("[%d/%d] %s %-6s mean %.2f Mbit/s, peak 1-s %.2f, board to board with %s (%s/%s)\n", p->index,
+                   p->total, who(p, w, sizeof w), eb_run_test_name(p->test), e->mean_mbps, e->peak_mbps,
+                   e->prov.peer_board, e->prov.peer_chip, e->prov.peer_tier);
+        else if (!strcmp(e->status, "ok"))
             printf("[%d/%d] %s %-6s mean %.2f Mbit/s, peak 1-s %.2f, docs %.1f%s\n", p->index, p->total,
                    who(p, w, sizeof w), eb_run_test_name(p->test), e->mean_mbps, e->peak_mbps, e->ref_mbps,
                    isfinite(e->loss_pct) ? "" : "");
@@ -232,6 +241,9 @@ static void on_progress(void *user, const eb_run_progress *p)
         snprintf(r->board, sizeof r->board, "%s", e->board);
         snprintf(r->chip, sizeof r->chip, "%s", e->chip);
         snprintf(r->tier, sizeof r->tier, "%s", e->tier);
+        r->peer[0] = 0;
+        if (e->prov.peer_chip[0])
+            snprintf(r->peer, sizeof r->peer, "%s %s/%s", e->prov.peer_board, e->prov.peer_chip, e->prov.peer_tier);
         r->test = e->test;
         r->repeat = e->repeat;
         snprintf(r->status, sizeof r->status, "%s", e->status);
@@ -304,6 +316,12 @@ static void print_summary(display *d, const eb_run_summary *s, const char *out_d
         }
         printf("(Mbit/s, receiver side, mean of the steady intervals; peak 1-s = the largest 1-second\n"
                " interval, the figure Espressif's CI reports)\n");
+        for (int i = 0; i < d->n_rows; i++)
+            if (d->rows[i].peer[0]) { /* docs figures are against a PC: none for a pair */
+                printf("(board to board with %s: no PC in the data path; TX = the board sends to its peer, RX = "
+                       "the peer sends; no docs figure applies)\n", d->rows[i].peer);
+                break;
+            }
     }
     if (cli_verbose && s->planned) {
         printf("time per step (s):");
@@ -346,6 +364,7 @@ enum {
     O_SIM_MODEL, O_SIM_RSSI, O_SIM_PHY, O_SIM_RTT, O_SIM_LOSS, O_ENV, O_SWEEP,
     O_LATENCY_COUNT, O_LATENCY_METHOD, O_AGGREGATE,
     O_COPROCESSOR, O_TRANSPORT, O_COPROCESSOR_PORT, /* ESP-Hosted */
+    O_PEER_PORT, O_PEER_CHIP, O_PEER_TIER, /* board to board */
     O_PATTERN,
 };
 
@@ -393,6 +412,9 @@ static const struct option long_opts[] = {
     {"coprocessor", required_argument, 0, O_COPROCESSOR},
     {"transport", required_argument, 0, O_TRANSPORT},
     {"coprocessor-port", required_argument, 0, O_COPROCESSOR_PORT},
+    {"peer-port", required_argument, 0, O_PEER_PORT},
+    {"peer-chip", required_argument, 0, O_PEER_CHIP},
+    {"peer-tier", required_argument, 0, O_PEER_TIER},
     {"pattern", required_argument, 0, O_PATTERN},
     {0, 0, 0, 0},
 };
@@ -512,6 +534,9 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
     case O_COPROCESSOR: rq->coprocessor = optarg; break;
     case O_TRANSPORT: rq->transport = optarg; break;
     case O_COPROCESSOR_PORT: rq->coprocessor_port = optarg; break;
+    case O_PEER_PORT: rq->peer_port = optarg; break;
+    case O_PEER_CHIP: rq->peer_chip = optarg; break;
+    case O_PEER_TIER: rq->peer_tier = optarg; break;
     case O_PATTERN: pattern_arg = optarg; break;
     case O_RESUME: o->resume = true; break;
     case O_MANIFEST: o->manifest = optarg; break;

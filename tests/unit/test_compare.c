@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,61 @@ static void test_many_tiers_none_skipped(void **state)
     assert_int_equal(c.n_rows, 80);
     assert_int_equal(c.n_failed, 1);
     assert_non_null(row_of(&c, "custom-79", EB_TEST_TCP_TX));
+    eb_compare_free(&c);
+    eb_results_free(&base);
+    eb_results_free(&cur);
+}
+
+/* A board-to-board entry (a peer in its provenance) is never matched against
+ * an entry measured with the PC, in either direction: each side of such a
+ * pairing is a cell of its own, new or missing, and a pair-only baseline and
+ * PC-only current share no cell at all. */
+static void test_pair_never_matches_pc(void **state)
+{
+    (void)state;
+    eb_results base, cur;
+    eb_results_init(&base);
+    eb_results_init(&cur);
+    eb_entry e;
+    eb_entry_init(&e);
+    snprintf(e.chip, sizeof e.chip, "esp32");
+    snprintf(e.tier, sizeof e.tier, "iperf");
+    e.test = EB_TEST_TCP_TX;
+    e.mean_mbps = e.peak_mbps = 70; /* against the PC */
+    eb_results_add(&base, &e);
+    snprintf(e.prov.peer_chip, sizeof e.prov.peer_chip, "esp32c3");
+    snprintf(e.prov.peer_tier, sizeof e.prov.peer_tier, "iperf");
+    e.mean_mbps = e.peak_mbps = 35; /* board to board: half, and no regression */
+    eb_results_add(&cur, &e);
+    eb_compare_opts o = {.max_drop_pct = 5, .stat = EB_STAT_MEAN};
+    eb_compare c;
+    eb_error err = {0};
+    assert_int_equal(eb_compare_results(&base, &cur, &profiles, &o, &c, &err), EB_ECONFIG);
+    assert_non_null(strstr(err.msg, "the inputs share no chip x tier x test cell"));
+    eb_compare_free(&c);
+    /* With the PC entry in both, the pair cell stands apart. */
+    eb_entry pc;
+    eb_entry_init(&pc);
+    snprintf(pc.chip, sizeof pc.chip, "esp32");
+    snprintf(pc.tier, sizeof pc.tier, "iperf");
+    pc.test = EB_TEST_TCP_TX;
+    pc.mean_mbps = pc.peak_mbps = 70;
+    eb_results_add(&cur, &pc);
+    assert_int_equal(eb_compare_results(&base, &cur, &profiles, &o, &c, &err), 0);
+    assert_int_equal(c.n_rows, 2);
+    assert_int_equal(c.n_failed, 0);
+    assert_string_equal(c.rows[0].pair, "");
+    assert_float_equal(c.rows[0].current, 70, 1e-9);
+    assert_int_equal(c.rows[0].status, EB_CMP_OK);
+    assert_string_equal(c.rows[1].pair, "esp32c3/iperf");
+    assert_float_equal(c.rows[1].current, 35, 1e-9);
+    assert_int_equal(c.rows[1].status, EB_CMP_NEW);
+    eb_compare_free(&c);
+    /* Against the docs: the docs measured with a PC, so a pair has no baseline. */
+    assert_int_equal(eb_compare_docs(&profiles, &cur, &o, &c, &err), 0);
+    assert_int_equal(c.n_rows, 2);
+    assert_true(isnan(c.rows[1].baseline));
+    assert_int_equal(c.rows[1].status, EB_CMP_NEW);
     eb_compare_free(&c);
     eb_results_free(&base);
     eb_results_free(&cur);
@@ -236,6 +292,7 @@ int main(void)
         cmocka_unit_test(test_failed_missing_new),
         cmocka_unit_test(test_docs_baseline),
         cmocka_unit_test(test_parse_percent),
+        cmocka_unit_test(test_pair_never_matches_pc),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -97,9 +97,41 @@ static void test_errors_point_at_the_line(void **state)
     assert_string_equal(err.msg, "lab.yaml:4:17: 'iperf_port' must be a port number 1..65535, not '70000'");
     assert_int_equal(parse(&lab, "boards:\n  - name: a\n    chip: esp32\n    colour: red\n", &err), EB_ECONFIG);
     assert_string_equal(err.msg, "lab.yaml:4:5: unknown key 'colour' in a board (name, chip, port, iperf_port, "
-                                 "pc_address, dialect)");
+                                 "pc_address, dialect, peer)");
     assert_int_equal(parse(&lab, "boards: [\n", &err), EB_ECONFIG);
     assert_non_null(strstr(err.msg, "lab.yaml:2:1: "));
+}
+
+/* A board's peer (board to board): its fields, the defaults, and the errors. */
+static void test_peer_mapping(void **state)
+{
+    (void)state;
+    eb_lab lab;
+    eb_error err = {0};
+    assert_int_equal(parse(&lab, "boards:\n  - name: a\n    chip: esp32s3\n    port: /dev/ttyUSB0\n    peer:\n"
+                                 "      port: /dev/ttyUSB1\n      tier: default\n", &err), 0);
+    assert_string_equal(lab.boards[0].peer.port, "/dev/ttyUSB1");
+    assert_string_equal(lab.boards[0].peer.chip, "esp32s3"); /* default: the board's chip */
+    assert_string_equal(lab.boards[0].peer.tier, "default");
+    assert_string_equal(lab.boards[0].peer.name, "");        /* named "a-peer" when the run resolves */
+    eb_lab_free(&lab);
+    /* peer: before chip: the default is still the board's chip */
+    assert_int_equal(parse(&lab, "boards:\n  - name: a\n    peer: {chip: esp32c3, name: c3}\n    chip: esp32\n",
+                           &err), 0);
+    assert_string_equal(lab.boards[0].peer.chip, "esp32c3");
+    assert_string_equal(lab.boards[0].peer.name, "c3");
+    eb_lab_free(&lab);
+    assert_int_equal(parse(&lab, "boards:\n  - name: a\n    chip: esp32\n    peer: /dev/ttyUSB1\n", &err),
+                     EB_ECONFIG);
+    assert_string_equal(err.msg, "lab.yaml:4:11: 'peer' must be a mapping (port, chip, tier, name, dialect)");
+    assert_int_equal(parse(&lab, "boards:\n  - name: a\n    chip: esp32\n    peer:\n      speed: 9\n", &err),
+                     EB_ECONFIG);
+    assert_string_equal(err.msg, "lab.yaml:5:7: unknown key 'peer.speed' (port, chip, tier, name, dialect)");
+    assert_int_equal(parse(&lab, "boards:\n  - name: a\n    chip: esp32\n    port: /dev/ttyUSB0\n"
+                                 "  - name: b\n    chip: esp32\n    port: /dev/ttyUSB1\n"
+                                 "    peer: {port: /dev/ttyUSB0}\n", &err), EB_ECONFIG);
+    assert_string_equal(err.msg, "lab.yaml:8:11: the peer's port /dev/ttyUSB0 is board 'a': a peer is a board of "
+                                 "its own, not one of the lab's boards");
 }
 
 static void test_fixture_lab_file_loads(void **state)
@@ -121,6 +153,7 @@ int main(void)
         cmocka_unit_test(test_password_in_file_is_refused),
         cmocka_unit_test(test_password_file_relative_to_lab),
         cmocka_unit_test(test_errors_point_at_the_line),
+        cmocka_unit_test(test_peer_mapping),
         cmocka_unit_test(test_fixture_lab_file_loads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

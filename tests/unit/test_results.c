@@ -111,6 +111,44 @@ static void build_sample(eb_results *r)
     eb_results_add(r, &e);
 }
 
+/* A board-to-board entry and a test against the PC of the same board, chip,
+ * tier and test are two entries: the peer is part of the key. */
+static void test_pair_key(void **state)
+{
+    (void)state;
+    eb_results r;
+    eb_results_init(&r);
+    eb_entry e;
+    eb_entry_init(&e);
+    snprintf(e.board, sizeof e.board, "a");
+    snprintf(e.chip, sizeof e.chip, "esp32");
+    snprintf(e.tier, sizeof e.tier, "iperf");
+    e.test = EB_TEST_UDP_TX;
+    e.mean_mbps = 80;
+    eb_results_put(&r, &e);
+    eb_entry p = e;
+    snprintf(p.prov.peer_chip, sizeof p.prov.peer_chip, "esp32c3");
+    snprintf(p.prov.peer_tier, sizeof p.prov.peer_tier, "iperf");
+    p.mean_mbps = 40;
+    eb_results_put(&r, &p);
+    assert_int_equal(r.n_entries, 2);
+    assert_false(eb_entry_same_key(&e, &p));
+    p.mean_mbps = 41; /* the same pair again replaces it */
+    eb_results_put(&r, &p);
+    assert_int_equal(r.n_entries, 2);
+    assert_float_equal(eb_results_find_same(&r, &p)->mean_mbps, 41, 1e-9);
+    assert_float_equal(eb_results_find_same(&r, &e)->mean_mbps, 80, 1e-9);
+    snprintf(p.prov.peer_tier, sizeof p.prov.peer_tier, "minimum"); /* another peer tier: another cell */
+    eb_results_put(&r, &p);
+    assert_int_equal(r.n_entries, 3);
+    char label[64];
+    eb_entry_pair_label(&p, label, sizeof label);
+    assert_string_equal(label, "esp32c3/minimum");
+    eb_entry_pair_label(&e, label, sizeof label);
+    assert_string_equal(label, "");
+    eb_results_free(&r);
+}
+
 static void test_json_round_trip(void **state)
 {
     (void)state;
@@ -251,15 +289,16 @@ static void test_csv_rfc4180(void **state)
                          "prov_bandwidth_mhz,prov_rssi_before,prov_rssi_after,prov_power_save,prov_ap_ssid,"
                          "prov_ap_bssid,prov_unit_base,prov_espbench_version,prov_pc_iperf_version,prov_env,"
                          "prov_sdkconfig,prov_sweep_var,prov_sweep_value,prov_concurrent_boards,prov_coprocessor,"
-                         "prov_transport,prov_transport_width,prov_transport_clock_mhz\r\n";
+                         "prov_transport,prov_transport_width,prov_transport_clock_mhz,prov_peer_board,prov_peer_chip,"
+                         "prov_peer_tier,prov_peer_mac,prov_peer_ip,prov_peer_idf_version,prov_peer_dialect\r\n";
     assert_memory_equal(t, header, strlen(header));
     const char *row1 = "sim,esp32,iperf,udp_rx,0,ok,83.1,84.6,,,,,3,,0.25,0.031,37990,,,83.1,4,1,1,100,"
                        "2026-12-02T10:00:00Z,2026-12-02T10:00:05Z,"
-                       ",,,,,,,,,,,6,,-41,,,,,,,,\"shield, box\",,,,,,,,\r\n";
+                       ",,,,,,,,,,,6,,-41,,,,,,,,\"shield, box\",,,,,,,,,,,,,,,\r\n";
     assert_memory_equal(t + strlen(header), row1, strlen(row1));
     const char *row2 = "sim,esp32,minimum,tcp_tx,0,failed,,,,,,,3,,,,,,,,4,1,1,,2026-12-02T10:00:00Z,"
                        "2026-12-02T10:00:05Z,\"board rebooted, \"\"twice\"\"\nretry later, please\""
-                       ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,\r\n";
+                       ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\r\n";
     assert_string_equal(t + strlen(header) + strlen(row1), row2);
     eb_buf_free(&b);
     eb_results_free(&r);
@@ -318,6 +357,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_find_put),
+        cmocka_unit_test(test_pair_key),
         cmocka_unit_test(test_json_round_trip),
         cmocka_unit_test(test_load_errors),
         cmocka_unit_test(test_csv_rfc4180),

@@ -54,6 +54,13 @@ static const eb_prov_field fields[] = {
     F("transport", EB_PROV_TEXT, transport, "ESP-Hosted transport"),
     F("transport_width", EB_PROV_NUM, transport_width, "transport data lines"),
     F("transport_clock_mhz", EB_PROV_NUM, transport_clock_mhz, "transport clock MHz"),
+    F("peer_board", EB_PROV_TEXT, peer_board, "pair test: peer board"),
+    F("peer_chip", EB_PROV_TEXT, peer_chip, "pair test: peer chip"),
+    F("peer_tier", EB_PROV_TEXT, peer_tier, "pair test: peer tier"),
+    F("peer_mac", EB_PROV_TEXT, peer_mac, "pair test: peer MAC"),
+    F("peer_ip", EB_PROV_TEXT, peer_ip, "pair test: peer address"),
+    F("peer_idf_version", EB_PROV_TEXT, peer_idf_version, "pair test: peer ESP-IDF"),
+    F("peer_dialect", EB_PROV_TEXT, peer_dialect, "pair test: peer console dialect"),
 };
 #undef F
 #define N_FIELDS ((int)(sizeof fields / sizeof fields[0]))

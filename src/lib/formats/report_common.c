@@ -40,11 +40,27 @@ int eb_lang_from_name(const char *name)
 
 double eb_results_cell(const eb_results *r, const char *chip, const char *tier, int test, int stat, int *n_out)
 {
+    return eb_results_cell_pair(r, chip, tier, "", test, stat, n_out);
+}
+
+/* A pair test's peer is part of its cell: board-to-board figures never mix
+ * with figures measured against the PC (eb_entry_pair_label). */
+static bool pair_matches(const eb_entry *e, const char *pair)
+{
+    char label[64];
+    eb_entry_pair_label(e, label, sizeof label);
+    return !strcmp(label, pair);
+}
+
+double eb_results_cell_pair(const eb_results *r, const char *chip, const char *tier, const char *pair, int test,
+                            int stat, int *n_out)
+{
     double sum = 0;
     int n = 0;
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
-        if (e->test != test || strcmp(e->chip, chip) || strcmp(e->tier, tier) || strcmp(e->status, "ok"))
+        if (e->test != test || strcmp(e->chip, chip) || strcmp(e->tier, tier) || strcmp(e->status, "ok") ||
+            !pair_matches(e, pair))
             continue;
         double v = stat == EB_STAT_PEAK ? e->peak_mbps : e->mean_mbps;
         if (isfinite(v)) {
@@ -63,7 +79,7 @@ double eb_results_cell_free_heap(const eb_results *r, const char *chip, const ch
     int n = 0;
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
-        if (strcmp(e->chip, chip) || strcmp(e->tier, tier) || e->free_heap < 0)
+        if (strcmp(e->chip, chip) || strcmp(e->tier, tier) || e->free_heap < 0 || e->prov.peer_chip[0])
             continue;
         sum += (double)e->free_heap;
         n++;
@@ -82,14 +98,15 @@ static bool in_list(const char *const *list, int n, const char *s)
 int eb_results_chips(const eb_results *r, const eb_profiles *p, const char **out, int max)
 {
     int n = 0;
+    /* Pair tests (a peer board, no PC) have a table of their own (report_pair.c). */
     for (int c = 0; p && c < p->n_chips && n < max; c++)
         for (int i = 0; i < r->n_entries; i++)
-            if (strcmp(r->entries[i].chip, p->chips[c].name) == 0) {
+            if (strcmp(r->entries[i].chip, p->chips[c].name) == 0 && !r->entries[i].prov.peer_chip[0]) {
                 out[n++] = r->entries[i].chip;
                 break;
             }
     for (int i = 0; i < r->n_entries && n < max; i++)
-        if (!in_list(out, n, r->entries[i].chip))
+        if (!r->entries[i].prov.peer_chip[0] && !in_list(out, n, r->entries[i].chip))
             out[n++] = r->entries[i].chip;
     for (int i = 0; i < r->n_lat && n < max; i++) /* a run of latency tests only */
         if (!in_list(out, n, r->lat[i].chip))
@@ -104,14 +121,14 @@ int eb_results_tiers(const eb_results *r, const eb_profiles *p, const char *chip
     for (int t = 0; c && t < c->n_tiers && n < max; t++)
         for (int i = 0; i < r->n_entries; i++) {
             const eb_entry *e = &r->entries[i];
-            if (strcmp(e->chip, chip) == 0 && strcmp(e->tier, c->tiers[t].name) == 0) {
+            if (strcmp(e->chip, chip) == 0 && strcmp(e->tier, c->tiers[t].name) == 0 && !e->prov.peer_chip[0]) {
                 out[n++] = e->tier;
                 break;
             }
         }
     for (int i = 0; i < r->n_entries && n < max; i++) {
         const eb_entry *e = &r->entries[i];
-        if (strcmp(e->chip, chip) == 0 && !in_list(out, n, e->tier))
+        if (strcmp(e->chip, chip) == 0 && !e->prov.peer_chip[0] && !in_list(out, n, e->tier))
             out[n++] = e->tier;
     }
     return n;
@@ -290,6 +307,8 @@ int rep_select_chips(const eb_results *r, const eb_profiles *p, const eb_report_
     for (int i = 0; i < n_all && n < max; i++)
         if (!o->chip || strcmp(o->chip, all[i]) == 0)
             chips[n++] = all[i];
+    if (n == 0 && rep_has_pairs(r, o->chip)) /* pair tests only: their table is the report */
+        return 0;
     if (n == 0) {
         if (o->chip)
             eb_fail(err, EB_ECONFIG, "no results for chip '%s' in the input", o->chip);

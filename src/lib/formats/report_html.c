@@ -520,7 +520,7 @@ int eb_report_html(const eb_results *r, const eb_profiles *p, const eb_report_op
 {
     const char *chips[REP_MAX_CHIPS];
     int n = rep_select_chips(r, p, o, chips, REP_MAX_CHIPS, err);
-    if (n == 0)
+    if (n == 0 && !rep_has_pairs(r, o->chip))
         return err ? err->code : EB_ECONFIG;
     eb_buf_printf(out, "<!DOCTYPE html>\n<html lang=\"%s\"><head><meta charset=\"utf-8\">"
                        "<title>espbench results</title><style>%s</style></head><body>\n",
@@ -584,6 +584,14 @@ int eb_report_html(const eb_results *r, const eb_profiles *p, const eb_report_op
     if (at.n_rows) {
         eb_buf_printf(out, "<h2>Boards together</h2>\n<p class=\"note\">");
         html_text(out, rep_aggregate_note());
+        eb_buf_printf(out, "</p>\n");
+        html_table(out, &at);
+    }
+    rep_table_free(&at);
+    rep_pair_table(r, o, &at);
+    if (at.n_rows) {
+        eb_buf_printf(out, "<h2>Board to board</h2>\n<p class=\"note\">");
+        html_text(out, rep_pair_note());
         eb_buf_printf(out, "</p>\n");
         html_table(out, &at);
     }

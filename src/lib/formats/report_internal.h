@@ -104,5 +104,12 @@ const char *rep_latency_note(void);
  * entries of run --aggregate (all chips); 0 rows when there are none. */
 void rep_aggregate_table(const eb_results *r, const eb_report_opts *o, rep_table *t);
 const char *rep_aggregate_note(void);
+/* report_pair.c: board-to-board tests (run --peer-port / --peer-chip):
+ * Board | Chip | Tier | Peer | Peer chip | Peer tier | TCP TX | TCP RX |
+ * UDP TX | UDP RX, one row per board and peer (all chips, or o->chip);
+ * 0 rows when there are none. */
+bool rep_has_pairs(const eb_results *r, const char *chip);
+void rep_pair_table(const eb_results *r, const eb_report_opts *o, rep_table *t);
+const char *rep_pair_note(void);
 
 #endif

@@ -60,7 +60,7 @@ int eb_report_md(const eb_results *r, const eb_profiles *p, const eb_report_opts
 {
     const char *chips[REP_MAX_CHIPS];
     int n = rep_select_chips(r, p, o, chips, REP_MAX_CHIPS, err);
-    if (n == 0)
+    if (n == 0 && !rep_has_pairs(r, o->chip))
         return err ? err->code : EB_ECONFIG;
     bool zh = o->lang == EB_LANG_ZH_CN;
     rep_hosted_md(r, p, o, out);
@@ -111,6 +111,12 @@ int eb_report_md(const eb_results *r, const eb_profiles *p, const eb_report_opts
     rep_aggregate_table(r, o, &at);
     if (at.n_rows) {
         eb_buf_printf(out, "## Boards together\n\n%s\n\n", rep_aggregate_note());
+        md_table(out, &at);
+    }
+    rep_table_free(&at);
+    rep_pair_table(r, o, &at);
+    if (at.n_rows) {
+        eb_buf_printf(out, "## Board to board\n\n%s\n\n", rep_pair_note());
         md_table(out, &at);
     }
     rep_table_free(&at);

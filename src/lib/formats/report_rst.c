@@ -55,7 +55,7 @@ int eb_report_rst(const eb_results *r, const eb_profiles *p, const eb_report_opt
 {
     const char *chips[REP_MAX_CHIPS];
     int n = rep_select_chips(r, p, o, chips, REP_MAX_CHIPS, err);
-    if (n == 0)
+    if (n == 0 && !rep_has_pairs(r, o->chip))
         return err ? err->code : EB_ECONFIG;
     bool zh = o->lang == EB_LANG_ZH_CN;
     for (int i = 0; i < n; i++) {
@@ -100,6 +100,12 @@ int eb_report_rst(const eb_results *r, const eb_profiles *p, const eb_report_opt
     if (at.n_rows) {
         eb_buf_printf(out, "%s\n\n", rep_aggregate_note());
         rst_list_table(out, "Boards together", &at);
+    }
+    rep_table_free(&at);
+    rep_pair_table(r, o, &at);
+    if (at.n_rows) {
+        eb_buf_printf(out, "%s\n\n", rep_pair_note());
+        rst_list_table(out, "Board to board", &at);
     }
     rep_table_free(&at);
     /* Provenance as an RST comment: kept with the page source, not rendered. */

@@ -140,10 +140,33 @@ void eb_results_take(eb_results *r, eb_entry **entries, int *n, int *cap)
     *n = *cap = 0;
 }
 
+bool eb_entry_same_key(const eb_entry *a, const eb_entry *b)
+{
+    return !strcmp(a->board, b->board) && !strcmp(a->chip, b->chip) && !strcmp(a->tier, b->tier) &&
+           a->test == b->test && a->repeat == b->repeat && !strcmp(a->prov.sweep_var, b->prov.sweep_var) &&
+           (!a->prov.sweep_var[0] || a->prov.sweep_value == b->prov.sweep_value) &&
+           !strcmp(a->prov.peer_chip, b->prov.peer_chip) && !strcmp(a->prov.peer_tier, b->prov.peer_tier);
+}
+
+eb_entry *eb_results_find_same(eb_results *r, const eb_entry *key)
+{
+    for (int i = 0; i < r->n_entries; i++)
+        if (eb_entry_same_key(&r->entries[i], key))
+            return &r->entries[i];
+    return NULL;
+}
+
+void eb_entry_pair_label(const eb_entry *e, char *out, size_t cap)
+{
+    if (e->prov.peer_chip[0])
+        snprintf(out, cap, "%s/%s", e->prov.peer_chip, e->prov.peer_tier[0] ? e->prov.peer_tier : "?");
+    else if (cap)
+        out[0] = 0;
+}
+
 eb_entry *eb_results_put(eb_results *r, const eb_entry *e)
 {
-    eb_entry *old = eb_results_find_point(r, e->board, e->chip, e->tier, e->test, e->repeat, e->prov.sweep_var,
-                                          e->prov.sweep_value);
+    eb_entry *old = eb_results_find_same(r, e);
     if (!old)
         return eb_results_add(r, e);
     eb_entry tmp;

@@ -52,11 +52,22 @@ static eb_compare_row *add_row(eb_compare *c)
     return row;
 }
 
-static const eb_entry *failed_entry(const eb_results *r, const char *chip, const char *tier, int test)
+/* Whether e belongs to a cell of peer `pair` ("" = tests against the PC):
+ * a pair test never stands in for a PC test or the other way round. */
+static bool in_pair(const eb_entry *e, const char *pair)
+{
+    char label[64];
+    eb_entry_pair_label(e, label, sizeof label);
+    return !strcmp(label, pair);
+}
+
+static const eb_entry *failed_entry(const eb_results *r, const char *chip, const char *tier, const char *pair,
+                                    int test)
 {
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
-        if (e->test == test && !strcmp(e->chip, chip) && !strcmp(e->tier, tier) && strcmp(e->status, "ok"))
+        if (e->test == test && !strcmp(e->chip, chip) && !strcmp(e->tier, tier) && strcmp(e->status, "ok") &&
+            in_pair(e, pair))
             return e;
     }
     return NULL;
@@ -67,7 +78,7 @@ static void judge(eb_compare *c, eb_compare_row *row, const eb_results *cur)
     if (isfinite(row->baseline) && isfinite(row->current) && row->baseline > 0)
         row->diff_pct = (row->current - row->baseline) / row->baseline * 100.0;
     if (!isfinite(row->current)) {
-        const eb_entry *f = failed_entry(cur, row->chip, row->tier, row->test);
+        const eb_entry *f = failed_entry(cur, row->chip, row->tier, row->pair, row->test);
         if (f) {
             row->status = EB_CMP_FAILED;
             snprintf(row->error, sizeof row->error, "%s", f->error[0] ? f->error : "test failed");
@@ -86,9 +97,35 @@ static void judge(eb_compare *c, eb_compare_row *row, const eb_results *cur)
         c->n_failed++;
 }
 
+/* A PC cell (no peer) of the union. */
+static bool cell_in(eb_results *u, const char *chip, const char *tier, int test)
+{
+    eb_entry k;
+    eb_entry_init(&k);
+    snprintf(k.chip, sizeof k.chip, "%s", chip);
+    snprintf(k.tier, sizeof k.tier, "%s", tier);
+    k.test = test;
+    return eb_results_find_same(u, &k) != NULL;
+}
+
+typedef void (*cell_fn)(void *ctx, const char *chip, const char *tier, const char *pair, int test);
+
+/* Board-to-board cells (the key also holds the peer), after the PC cells,
+ * in the order of the union u. */
+static void for_each_pair_cell(const eb_results *u, cell_fn fn, void *ctx)
+{
+    for (int i = 0; i < u->n_entries; i++) {
+        const eb_entry *e = &u->entries[i];
+        char pair[64];
+        eb_entry_pair_label(e, pair, sizeof pair);
+        if (pair[0])
+            fn(ctx, e->chip, e->tier, pair, e->test);
+    }
+}
+
 /* Cells in report order: chips and tiers of both inputs, profile order first. */
 static void for_each_cell(const eb_results *a, const eb_results *b, const eb_profiles *p, const char *only_chip,
-                          void (*fn)(void *, const char *, const char *, int), void *ctx)
+                          cell_fn fn, void *ctx)
 {
     /* Union of a and b, as one temporary results with just the keys. */
     eb_results u;
@@ -101,14 +138,15 @@ static void for_each_cell(const eb_results *a, const eb_results *b, const eb_pro
             const eb_entry *e = &src[s]->entries[i];
             if (only_chip && strcmp(e->chip, only_chip))
                 continue;
-            if (!eb_results_find(&u, "", e->chip, e->tier, e->test, 0)) {
-                eb_entry k;
-                eb_entry_init(&k);
-                snprintf(k.chip, sizeof k.chip, "%s", e->chip);
-                snprintf(k.tier, sizeof k.tier, "%s", e->tier);
-                k.test = e->test;
+            eb_entry k;
+            eb_entry_init(&k);
+            snprintf(k.chip, sizeof k.chip, "%s", e->chip);
+            snprintf(k.tier, sizeof k.tier, "%s", e->tier);
+            k.test = e->test;
+            snprintf(k.prov.peer_chip, sizeof k.prov.peer_chip, "%s", e->prov.peer_chip);
+            snprintf(k.prov.peer_tier, sizeof k.prov.peer_tier, "%s", e->prov.peer_tier);
+            if (!eb_results_find_same(&u, &k))
                 eb_results_add(&u, &k);
-            }
         }
     }
     /* There are never more distinct chips or tiers than cells: size the lists by
@@ -122,9 +160,10 @@ static void for_each_cell(const eb_results *a, const eb_results *b, const eb_pro
         int n_tiers = eb_results_tiers(&u, p, chips[c], tiers, max);
         for (int t = 0; t < n_tiers; t++)
             for (int test = 0; test < EB_TEST_ALL_COUNT; test++) /* ESP-Hosted's raw tests too */
-                if (test != EB_TEST_COUNT && eb_results_find(&u, "", chips[c], tiers[t], test, 0))
-                    fn(ctx, chips[c], tiers[t], test);
+                if (test != EB_TEST_COUNT && cell_in(&u, chips[c], tiers[t], test))
+                    fn(ctx, chips[c], tiers[t], "", test);
     }
+    for_each_pair_cell(&u, fn, ctx);
     free(chips);
     free(tiers);
     eb_results_free(&u);
@@ -132,8 +171,8 @@ static void for_each_cell(const eb_results *a, const eb_results *b, const eb_pro
 
 /* A cell's sample: its ok entries' figures (repeats), or with by_interval
  * their steady interval rates. Returns the count; *out is malloc'd. */
-static int cell_sample(const eb_results *r, const char *chip, const char *tier, int test, int stat, bool by_interval,
-                       double **out)
+static int cell_sample(const eb_results *r, const char *chip, const char *tier, const char *pair, int test, int stat,
+                       bool by_interval, double **out)
 {
     int cap = 16, n = 0;
     double *v = malloc(sizeof *v * (size_t)cap);
@@ -141,7 +180,8 @@ static int cell_sample(const eb_results *r, const char *chip, const char *tier, 
         abort();
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
-        if (e->test != test || strcmp(e->chip, chip) || strcmp(e->tier, tier) || strcmp(e->status, "ok"))
+        if (e->test != test || strcmp(e->chip, chip) || strcmp(e->tier, tier) || strcmp(e->status, "ok") ||
+            !in_pair(e, pair))
             continue;
         int need = by_interval ? e->n_receiver : 1;
         while (n + need > cap) {
@@ -167,14 +207,14 @@ static void verdict(eb_compare *c, eb_compare_row *row, const eb_results *base, 
 {
     double *a = NULL, *b = NULL;
     /* base is already remapped under --tier-map: its cells carry the current tier's name */
-    int na = cell_sample(base, row->chip, row->tier, row->test, c->opts.stat, false, &a);
-    int nb = cell_sample(cur, row->chip, row->tier, row->test, c->opts.stat, false, &b);
+    int na = cell_sample(base, row->chip, row->tier, row->pair, row->test, c->opts.stat, false, &a);
+    int nb = cell_sample(cur, row->chip, row->tier, row->pair, row->test, c->opts.stat, false, &b);
     row->sample_unit = "repeats";
     if ((na < 2 || nb < 2) && c->opts.stat != EB_STAT_PEAK) {
         free(a);
         free(b);
-        na = cell_sample(base, row->chip, row->tier, row->test, c->opts.stat, true, &a);
-        nb = cell_sample(cur, row->chip, row->tier, row->test, c->opts.stat, true, &b);
+        na = cell_sample(base, row->chip, row->tier, row->pair, row->test, c->opts.stat, true, &a);
+        nb = cell_sample(cur, row->chip, row->tier, row->pair, row->test, c->opts.stat, true, &b);
         row->sample_unit = "intervals";
     }
     eb_sample_stats sa, sb;
@@ -200,22 +240,25 @@ typedef struct cmp_ctx {
     const eb_profiles *p; /* docs mode when base is NULL */
 } cmp_ctx;
 
-static void compare_cell(void *vctx, const char *chip, const char *tier, int test)
+static void compare_cell(void *vctx, const char *chip, const char *tier, const char *pair, int test)
 {
     cmp_ctx *x = vctx;
     eb_compare_row *row = add_row(x->c);
     snprintf(row->chip, sizeof row->chip, "%s", chip);
     snprintf(row->tier, sizeof row->tier, "%s", tier);
+    snprintf(row->pair, sizeof row->pair, "%s", pair);
     row->test = test;
     if (x->base) {
-        row->baseline = eb_results_cell(x->base, chip, tier, test, x->c->opts.stat, &row->n_baseline);
+        row->baseline = eb_results_cell_pair(x->base, chip, tier, pair, test, x->c->opts.stat, &row->n_baseline);
+    } else if (pair[0]) {
+        row->baseline = NAN; /* the docs measured against a PC: no figure for a pair */
     } else {
         const eb_chip *ch = x->p ? eb_profiles_chip(x->p, chip) : NULL;
         const eb_tier *t = ch ? eb_chip_tier(ch, tier) : NULL;
         row->baseline = t && test < EB_TEST_COUNT ? t->ref_mbps[test] : NAN; /* raw tests: no profile figure */
         row->n_baseline = isfinite(row->baseline) ? 1 : 0;
     }
-    row->current = eb_results_cell(x->cur, chip, tier, test, x->c->opts.stat, &row->n_current);
+    row->current = eb_results_cell_pair(x->cur, chip, tier, pair, test, x->c->opts.stat, &row->n_current);
     snprintf(row->base_tier, sizeof row->base_tier, "%s", x->c->opts.map_cur && !strcmp(tier, x->c->opts.map_cur)
                                                               ? x->c->opts.map_base : tier);
     if (x->base)
@@ -229,11 +272,11 @@ static void init_compare(eb_compare *out, const eb_compare_opts *o)
     out->opts = *o;
 }
 
-static bool has_cell(const eb_results *r, const char *chip, const char *tier, int test)
+static bool has_cell(const eb_results *r, const char *chip, const char *tier, const char *pair, int test)
 {
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
-        if (e->test == test && !strcmp(e->chip, chip) && !strcmp(e->tier, tier))
+        if (e->test == test && !strcmp(e->chip, chip) && !strcmp(e->tier, tier) && in_pair(e, pair))
             return true;
     }
     return false;
@@ -298,7 +341,8 @@ int eb_compare_results(const eb_results *baseline, const eb_results *current, co
     int common = 0;
     for (int i = 0; i < out->n_rows; i++) {
         const eb_compare_row *r = &out->rows[i];
-        common += has_cell(baseline, r->chip, r->tier, r->test) && has_cell(current, r->chip, r->tier, r->test);
+        common += has_cell(baseline, r->chip, r->tier, r->pair, r->test) &&
+                  has_cell(current, r->chip, r->tier, r->pair, r->test);
     }
     char bt[200], ct[200];
     cell_names(baseline, bt, sizeof bt);
@@ -345,7 +389,7 @@ void eb_compare_text(const eb_compare *c, eb_buf *out)
                   "current", cih, "verdict", "sample", "diff %", "status");
     for (int i = 0; i < c->n_rows; i++) {
         const eb_compare_row *r = &c->rows[i];
-        char b[32], cu[32], d[32], ci[48] = "-", tier[72], sample[32] = "-";
+        char b[32], cu[32], d[32], ci[48] = "-", tier[160], sample[32] = "-";
         fmt_num(b, sizeof b, "%.2f", r->baseline);
         fmt_num(cu, sizeof cu, "%.2f", r->current);
         fmt_num(d, sizeof d, "%+.1f", r->diff_pct);
@@ -358,6 +402,8 @@ void eb_compare_text(const eb_compare *c, eb_buf *out)
             snprintf(tier, sizeof tier, "%s=%s", r->base_tier, r->tier);
         else
             snprintf(tier, sizeof tier, "%s", r->tier);
+        if (r->pair[0]) /* a board-to-board cell: its peer is part of the key */
+            snprintf(tier + strlen(tier), sizeof tier - strlen(tier), " <-> %s", r->pair);
         eb_buf_printf(out, "%-10s %-18s %-7s %10s %10s %20s %-12s %-13s %8s  %s%s%s\n", r->chip, tier,
                       eb_test_name(r->test), b, cu, ci, eb_verdict_name(r->verdict), sample, d,
                       eb_cmp_status_name(r->status), r->error[0] ? ": " : "", r->error);

@@ -81,6 +81,10 @@ void eb_compare_junit(const eb_compare *c, eb_buf *out)
         xml_text(out, r->chip);
         eb_buf_append_byte(out, '.');
         xml_text(out, r->tier);
+        if (r->pair[0]) { /* a board-to-board cell: the peer is part of the name */
+            eb_buf_append(out, ".peer.", 6);
+            xml_text(out, r->pair);
+        }
         eb_buf_printf(out, "\" name=\"%s\" time=\"0\">\n      <properties>\n", eb_test_name(r->test));
         property(out, "baseline_mbps", r->baseline, "%.3f");
         property(out, "current_mbps", r->current, "%.3f");

@@ -12,6 +12,11 @@
  *       iperf_port: 5001                 # default 5001 + index
  *       pc_address: 192.168.10.3         # optional, overrides pc.address
  *       dialect: espbench                # optional, default: detect
+ *       peer:                            # optional: board to board, no PC in the data path
+ *         port: /dev/ttyUSB1             # the second board (not needed with --sim)
+ *         chip: esp32c3                  # default: the board's chip
+ *         tier: iperf                    # default: the board's tier, test by test
+ *         name: c3-b                     # default: <board>-peer
  *
  * A "password:" key is refused: the secret lives outside the file. */
 #include "espbench/lab.h"
@@ -152,6 +157,36 @@ static int parse_ap(lctx *x, eb_lab *lab, yaml_node_t *map, const char *base_dir
     return 0;
 }
 
+/* A board's peer (board to board): a mapping of name, port, chip, tier, dialect. */
+static int parse_peer(lctx *x, eb_run_board *b, yaml_node_t *map)
+{
+    if (map->type != YAML_MAPPING_NODE)
+        return fail_at(x, map, "'peer' must be a mapping (port, chip, tier, name, dialect)");
+    eb_run_peer *p = &b->peer;
+    for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < map->data.mapping.pairs.top; q++) {
+        yaml_node_t *k = yaml_document_get_node(x->doc, q->key), *v = yaml_document_get_node(x->doc, q->value);
+        const char *key = k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "";
+        int rc;
+        if (!strcmp(key, "name"))
+            rc = copy_str(x, v, "peer.name", p->name, sizeof p->name);
+        else if (!strcmp(key, "port"))
+            rc = copy_str(x, v, "peer.port", p->port, sizeof p->port);
+        else if (!strcmp(key, "chip"))
+            rc = copy_str(x, v, "peer.chip", p->chip, sizeof p->chip);
+        else if (!strcmp(key, "tier"))
+            rc = copy_str(x, v, "peer.tier", p->tier, sizeof p->tier);
+        else if (!strcmp(key, "dialect"))
+            rc = copy_str(x, v, "peer.dialect", p->dialect, sizeof p->dialect);
+        else
+            return fail_at(x, k, "unknown key 'peer.%s' (port, chip, tier, name, dialect)", key);
+        if (rc)
+            return rc;
+    }
+    if (!p->chip[0])
+        snprintf(p->chip, sizeof p->chip, "%s", b->chip[0] ? b->chip : "?");
+    return 0;
+}
+
 static int parse_board(lctx *x, eb_lab *lab, yaml_node_t *map, int index)
 {
     if (map->type != YAML_MAPPING_NODE)
@@ -160,6 +195,7 @@ static int parse_board(lctx *x, eb_lab *lab, yaml_node_t *map, int index)
         return fail_at(x, map, "too many boards (at most %d)", EB_LAB_MAX_BOARDS);
     eb_run_board *b = &lab->boards[lab->n_boards];
     memset(b, 0, sizeof *b);
+    yaml_node_t *peer = NULL;
     b->iperf_port = (uint16_t)(5001 + index);
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
         yaml_node_t *k = yaml_document_get_node(x->doc, p->key), *v = yaml_document_get_node(x->doc, p->value);
@@ -177,9 +213,11 @@ static int parse_board(lctx *x, eb_lab *lab, yaml_node_t *map, int index)
             rc = copy_str(x, v, key, b->pc_ip, sizeof b->pc_ip);
         else if (!strcmp(key, "dialect"))
             rc = copy_str(x, v, key, b->dialect, sizeof b->dialect);
+        else if (!strcmp(key, "peer"))
+            peer = v; /* after the board's own chip is known */
         else
-            return fail_at(x, k, "unknown key '%s' in a board (name, chip, port, iperf_port, pc_address, dialect)",
-                           key);
+            return fail_at(x, k, "unknown key '%s' in a board (name, chip, port, iperf_port, pc_address, dialect, "
+                           "peer)", key);
         if (rc)
             return rc;
     }
@@ -187,6 +225,15 @@ static int parse_board(lctx *x, eb_lab *lab, yaml_node_t *map, int index)
         return fail_at(x, map, "board %d has no name", index + 1);
     if (!b->chip[0])
         return fail_at(x, map, "board '%s' has no chip", b->name);
+    if (peer) {
+        int rc = parse_peer(x, b, peer);
+        if (rc)
+            return rc;
+        for (int i = 0; i < lab->n_boards; i++)
+            if (lab->boards[i].port[0] && !strcmp(lab->boards[i].port, b->peer.port))
+                return fail_at(x, peer, "the peer's port %s is board '%s': a peer is a board of its own, not "
+                               "one of the lab's boards", b->peer.port, lab->boards[i].name);
+    }
     for (int i = 0; i < lab->n_boards; i++) {
         if (!strcmp(lab->boards[i].name, b->name))
             return fail_at(x, map, "two boards are named '%s'", b->name);

@@ -22,8 +22,7 @@ int eb_results_merge(eb_results *dst, const eb_results *src, const char *src_nam
     if (prefer == EB_MERGE_REFUSE) {
         for (int i = 0; i < src->n_entries; i++) {
             const eb_entry *e = &src->entries[i];
-            const eb_entry *old = eb_results_find_point(dst, e->board, e->chip, e->tier, e->test, e->repeat,
-                                                        e->prov.sweep_var, e->prov.sweep_value);
+            const eb_entry *old = eb_results_find_same(dst, e);
             if (old && !eb_entry_equal(old, e))
                 return eb_fail(err, EB_ECONFIG,
                                "%s: entries[%d]: board \"%s\" %s/%s/%s repeat %d is already in the merged results "
@@ -44,8 +43,7 @@ int eb_results_merge(eb_results *dst, const eb_results *src, const char *src_nam
     }
     for (int i = 0; i < src->n_entries; i++) {
         const eb_entry *e = &src->entries[i];
-        eb_entry *old = eb_results_find_point(dst, e->board, e->chip, e->tier, e->test, e->repeat, e->prov.sweep_var,
-                                              e->prov.sweep_value);
+        eb_entry *old = eb_results_find_same(dst, e);
         if (!old)
             eb_results_add(dst, e);
         else if (!eb_entry_equal(old, e) && strcmp(e->finished, old->finished) > 0)

@@ -126,7 +126,7 @@ bool run_done_everywhere(board_ctx *bc, const eb_run_item *it)
 {
     const eb_run_opts *o = bc->sh->o;
     for (int i = 0; i < o->n_boards; i++)
-        if (!run_item_done(bc->sh, o->boards[i].name, o->boards[i].chip, it))
+        if (!run_item_done(bc->sh, &o->boards[i], o->boards[i].chip, it))
             return false;
     return true;
 }

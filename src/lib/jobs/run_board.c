@@ -227,7 +227,26 @@ static int apply_tier_and_wifi(board_ctx *bc, const eb_tier *t, eb_error *err)
 static bool board_cannot_go_on(const board_ctx *bc, int trc, const eb_error *err)
 {
     return !bc->con || eb_console_port_failed(bc->con) || err->kind == EB_KIND_PORT_LOST ||
-           trc == EB_ECONFIG || err->kind == EB_KIND_BOARD;
+           trc == EB_ECONFIG || err->kind == EB_KIND_BOARD ||
+           (bc->peer && (!bc->peer->con || eb_console_port_failed(bc->peer->con)));
+}
+
+/* Before a retry: both boards from a known state (tier and Wi-Fi redone).
+ * Returns 0, or the error of a board whose console is gone. */
+static int ready_again(board_ctx *bc, eb_error *err)
+{
+    board_ctx *sides[2] = {bc, bc->peer};
+    for (int i = 0; i < 2 && sides[i]; i++) {
+        board_ctx *s = sides[i];
+        s->tier = NULL;
+        eb_error ready_err = {0};
+        if (s->drv->ready(s->drv, s->con, eb_deadline_in(EB_RUN_READY_MS), &ready_err) &&
+            eb_console_port_failed(s->con)) {
+            *err = ready_err;
+            return err->code ? err->code : EB_EIO;
+        }
+    }
+    return 0;
 }
 
 /* What one attempt produced: a throughput entry, or a latency test. */
@@ -290,12 +309,28 @@ static int apply_sweep_point(board_ctx *bc, const eb_run_item *it, eb_error *err
     return 0;
 }
 
+/* Board to board: the peer's tier (its --peer-tier, else the same tier) and
+ * Wi-Fi, and a link sweep point on its virtual board too. */
+static int apply_peer(board_ctx *bc, const eb_run_item *it, eb_error *err)
+{
+    board_ctx *p = bc->peer;
+    const eb_tier *t = run_pair_tier(bc, it, err);
+    if (!t)
+        return EB_ECONFIG;
+    int rc = p->b->sim_control[0] ? apply_sweep_point(p, it, err) : 0;
+    if (!rc && p->tier != t)
+        rc = apply_tier_and_wifi(p, t, err);
+    return rc;
+}
+
 static int attempt_item(board_ctx *bc, const eb_run_item *it, item_out *out, eb_error *err)
 {
     eb_error_clear(err);
     int rc = apply_sweep_point(bc, it, err);
     if (!rc && bc->tier != it->tier && !EB_TEST_IS_RAW(it->test)) /* raw tests flash their own image */
         rc = apply_tier_and_wifi(bc, it->tier, err);
+    if (!rc && bc->peer) /* board to board: the peer joins with its own tier */
+        rc = apply_peer(bc, it, err);
     out->is_latency = it->test == EB_RUN_LATENCY;
     if (out->is_latency) {
         eb_entry_init(&out->e); /* unused; freed like any */
@@ -332,14 +367,10 @@ static int run_item(board_ctx *bc, const eb_run_item *it, eb_error *err)
             run_infof(bc, EB_RUN_EV_WARN, "%s: %s/%s: %s; retrying (%d of %d)", bc->label, it->tier->name,
                       eb_run_test_name(it->test), err->msg, attempt + 1, o->retries);
             /* Whatever happened, start the next attempt from a known state. */
-            bc->tier = NULL;
-            eb_error ready_err = {0};
-            if (!bc->drv->ready(bc->drv, bc->con, eb_deadline_in(EB_RUN_READY_MS), &ready_err) ||
-                !eb_console_port_failed(bc->con)) {
+            if (ready_again(bc, err) == 0) {
                 eb_entry_free(&out.e);
                 continue;
             }
-            *err = ready_err;
             fatal = true;
         }
         /* Reported: the test fails with the reason; the board goes on
@@ -347,6 +378,8 @@ static int run_item(board_ctx *bc, const eb_run_item *it, eb_error *err)
         record_failure(bc, it, &out, err);
         eb_entry_free(&out.e);
         bc->tier = NULL;
+        if (bc->peer)
+            bc->peer->tier = NULL;
         return fatal ? trc : 0;
     }
 }
@@ -377,7 +410,8 @@ static int open_board(board_ctx *bc, eb_error *err)
               bc->b->port, bc->drv->name, bc->ident.project[0] ? bc->ident.project : "?",
               bc->ident.app_version, bc->ident.idf_version[0] ? bc->ident.idf_version : "?");
     run_fill_meta(bc);
-    return 0;
+    /* Board to board: the peer is opened the same way, its console logged on its own. */
+    return bc->peer ? open_board(bc->peer, err) : 0;
 }
 
 int run_board(board_ctx *bc)
@@ -428,6 +462,14 @@ int run_board(board_ctx *bc)
     if (bc->console_log)
         fclose(bc->console_log);
     bc->console_log = NULL;
+    if (bc->peer) {
+        if (bc->peer->con)
+            run_fill_meta(bc->peer);
+        close_board_port(bc->peer);
+        if (bc->peer->console_log)
+            fclose(bc->peer->console_log);
+        bc->peer->console_log = NULL;
+    }
     free(plan);
     return rc;
 }

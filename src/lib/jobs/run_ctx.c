@@ -213,6 +213,8 @@ void run_entry_base(board_ctx *bc, const eb_run_item *it, eb_entry *e)
                      : "model " EB_MODEL_VERSION);
     if (bc->b->hosted)
         run_hosted_entry(bc, it, e);
+    if (bc->peer)
+        run_pair_entry(bc, it, e);
     eb_prov_track_test_start(&bc->prov);
 }
 
@@ -248,7 +250,7 @@ int run_record(board_ctx *bc, const eb_entry *e, eb_error *err)
     return rc;
 }
 
-bool run_item_done(run_shared *sh, const char *board, const char *chip, const eb_run_item *it)
+bool run_item_done(run_shared *sh, const eb_run_board *b, const char *chip, const eb_run_item *it)
 {
     pthread_mutex_lock(&sh->lock);
     const eb_sweep *sw = &sh->o->sweep;
@@ -257,11 +259,24 @@ bool run_item_done(run_shared *sh, const char *board, const char *chip, const eb
     double value = point ? sw->values[it->point] : NAN;
     bool done;
     if (it->test == EB_RUN_LATENCY) {
-        eb_latency *l = eb_results_find_latency(&sh->results, board, chip, it->tier->name, it->repeat, var, value);
+        eb_latency *l = eb_results_find_latency(&sh->results, b->name, chip, it->tier->name, it->repeat, var, value);
         done = l && strcmp(l->status, "ok") == 0;
     } else {
-        eb_entry *e = eb_results_find_point(&sh->results, board, chip, it->tier->name, it->test, it->repeat, var,
-                                            value);
+        /* The whole key: a board-to-board test is done only against the same peer. */
+        eb_entry k;
+        eb_entry_init(&k);
+        snprintf(k.board, sizeof k.board, "%s", b->name);
+        snprintf(k.chip, sizeof k.chip, "%s", chip);
+        snprintf(k.tier, sizeof k.tier, "%s", it->tier->name);
+        k.test = it->test;
+        k.repeat = it->repeat;
+        snprintf(k.prov.sweep_var, sizeof k.prov.sweep_var, "%s", var);
+        k.prov.sweep_value = value;
+        if (b->peer.port[0] || b->peer.chip[0]) {
+            snprintf(k.prov.peer_chip, sizeof k.prov.peer_chip, "%s", b->peer.chip);
+            snprintf(k.prov.peer_tier, sizeof k.prov.peer_tier, "%s", eb_run_peer_tier(b, it->tier->name));
+        }
+        eb_entry *e = eb_results_find_same(&sh->results, &k);
         done = e && strcmp(e->status, "ok") == 0;
     }
     pthread_mutex_unlock(&sh->lock);
@@ -272,5 +287,5 @@ bool run_already_done(board_ctx *bc, const eb_run_item *it)
 {
     if (bc->sh->o->aggregate)
         return run_done_everywhere(bc, it);
-    return run_item_done(bc->sh, bc->b->name, bc->chip->name, it);
+    return run_item_done(bc->sh, bc->b, bc->chip->name, it);
 }

@@ -76,6 +76,10 @@ typedef struct board_ctx {
     int link_point;        /* sweep point whose link the virtual board has; -1 = none set */
     int concurrent;        /* --aggregate: boards that started the current test together; 0 = no aggregate */
     eb_pattern_driver pattern_drv; /* --pattern: the board's driver (drv points here) */
+    /* Board to board: the peer's context (owned, NULL = tests against the
+     * PC) and the board it describes (made from b->peer). */
+    struct board_ctx *peer;
+    eb_run_board peer_board;
 } board_ctx;
 
 /* run_plan.c */
@@ -95,7 +99,7 @@ void run_entry_base(board_ctx *bc, const eb_run_item *it, eb_entry *e);
 int run_record(board_ctx *bc, const eb_entry *e, eb_error *err);
 bool run_already_done(board_ctx *bc, const eb_run_item *it);
 /* Whether board/chip finished the item (status ok) in the results so far. */
-bool run_item_done(run_shared *sh, const char *board, const char *chip, const eb_run_item *it);
+bool run_item_done(run_shared *sh, const eb_run_board *b, const char *chip, const eb_run_item *it);
 void run_count(board_ctx *bc, int *field, int n);
 /* Saves results.json and results.csv in a stable order; lock held. */
 int run_save_locked(run_shared *sh, eb_error *err);
@@ -142,5 +146,28 @@ void run_emit_latency(board_ctx *bc, const eb_run_item *it, const eb_latency *l)
 
 /* run_test.c: one test on a connected board; fills e's intervals and figures. */
 int run_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err);
+/* The pieces a test runner shares: the reboot error (kind REBOOT), free
+ * memory after the traffic (a reboot since `boots` fails the test), and the
+ * checks and figures of a measured entry (deep-copies its intervals). */
+int run_rebooted(board_ctx *bc, const eb_run_item *it, eb_error *err);
+int run_read_memory(board_ctx *bc, const eb_run_item *it, unsigned boots, eb_entry *e, eb_error *err);
+int run_test_figures(board_ctx *bc, const eb_run_item *it, eb_entry *e, const eb_interval *udp_final, eb_error *err);
+
+/* run_resolve.c: an error of the request itself (a usage error, exit 2). */
+int run_bad_request(eb_run_setup *st, eb_error *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* run_pair.c: board to board (eb_run_peer). resolve checks the request's
+ * --peer-* flags and the lab's peers (EB_ECONFIG, a usage error) and fills
+ * each board's peer (run_resolve.c starts a virtual board per peer under
+ * --sim); make/free give a board its peer's context (sharing sh); the test
+ * runs one plan item between the two boards; entry fills the pair's part
+ * of an entry (peer name, chip, tier, MAC, address, firmware). */
+int run_pair_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+int run_pair_make(board_ctx *bc, eb_error *err);
+void run_pair_free(board_ctx *bc);
+/* The peer's tier for an item (EB_ECONFIG when its chip lacks it). */
+const eb_tier *run_pair_tier(board_ctx *bc, const eb_run_item *it, eb_error *err);
+int run_pair_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err);
+void run_pair_entry(board_ctx *bc, const eb_run_item *it, eb_entry *e);
 
 #endif

@@ -74,6 +74,13 @@ static int first_board_error(const board_ctx *bcs, int n, eb_error *err)
     return rc;
 }
 
+static void free_boards(board_ctx *bcs, int n)
+{
+    for (int i = 0; bcs && i < n; i++)
+        run_pair_free(&bcs[i]);
+    free(bcs);
+}
+
 /* Board contexts with their chips; the plan of each is checked (unknown
  * tiers) before any board is touched. */
 static int make_boards(run_shared *sh, board_ctx **out, eb_error *err)
@@ -90,10 +97,10 @@ static int make_boards(run_shared *sh, board_ctx **out, eb_error *err)
         bcs[i].link_point = -1;
         bcs[i].chip = eb_profiles_chip(o->profiles, o->boards[i].chip);
         eb_run_item probe[1];
-        if (!bcs[i].chip || eb_run_plan(o, bcs[i].chip, probe, 0, err) < 0) {
+        if (!bcs[i].chip || eb_run_plan(o, bcs[i].chip, probe, 0, err) < 0 || run_pair_make(&bcs[i], err)) {
             if (!bcs[i].chip)
                 eb_fail(err, EB_ECONFIG, "no profile for chip '%s' (see 'espbench profiles')", o->boards[i].chip);
-            free(bcs);
+            free_boards(bcs, o->n_boards);
             return err->code;
         }
     }
@@ -160,8 +167,11 @@ int eb_run(const eb_run_opts *o_in, eb_run_summary *sum, eb_error *err)
         snprintf(sh.iperf_version, sizeof sh.iperf_version, "%.63s", v.text);
     }
     snprintf(sum->iperf_version, sizeof sum->iperf_version, "%s", sh.iperf_version);
-    for (int i = 0; i < o.n_boards; i++) /* provenance starts with what the PC side knows */
+    for (int i = 0; i < o.n_boards; i++) { /* provenance starts with what the PC side knows */
         eb_prov_track_init(&bcs[i].prov, eb_version(), sh.iperf_version, o.env);
+        if (bcs[i].peer)
+            eb_prov_track_init(&bcs[i].peer->prov, eb_version(), sh.iperf_version, o.env);
+    }
     run_boards(bcs, o.n_boards);
     rc = first_board_error(bcs, o.n_boards, err);
     if (!rc && sum->failed)
@@ -175,7 +185,7 @@ int eb_run(const eb_run_opts *o_in, eb_run_summary *sum, eb_error *err)
     }
     pthread_mutex_unlock(&sh.lock);
 out:
-    free(bcs);
+    free_boards(bcs, o.n_boards);
     sum->wall_s = (double)(eb_now_us() - t_start) / 1e6;
     sum->test_s = (sum->done) * o.duration_s;
     eb_results_free(&sh.results);

@@ -25,8 +25,7 @@
 
 /* An error of the request itself (flags that contradict or lack something):
  * the CLI shows it as a usage error. */
-static int bad_request(eb_run_setup *st, eb_error *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int bad_request(eb_run_setup *st, eb_error *err, const char *fmt, ...)
+int run_bad_request(eb_run_setup *st, eb_error *err, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -58,13 +57,15 @@ static int lab_boards(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st
         if (rq->chip && strcmp(rq->chip, b->chip))
             continue;
         if (!rq->sim && !b->port[0])
-            return bad_request(st, err, "lab board '%s' has no port", b->name);
+            return run_bad_request(st, err, "lab board '%s' has no port", b->name);
         if (rq->dialect)
             snprintf(b->dialect, sizeof b->dialect, "%s", rq->dialect);
+        if (rq->dialect && b->peer.chip[0])
+            snprintf(b->peer.dialect, sizeof b->peer.dialect, "%s", rq->dialect);
         lab->boards[k++] = *b;
     }
     if (!k)
-        return bad_request(st, err, "no board of chip '%s' in %s", rq->chip, rq->lab_file);
+        return run_bad_request(st, err, "no board of chip '%s' in %s", rq->chip, rq->lab_file);
     o->boards = lab->boards;
     o->n_boards = k;
     return 0;
@@ -74,7 +75,7 @@ static int lone_board(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st
 {
     eb_run_board *b = &st->single;
     if (!rq->chip)
-        return bad_request(st, err, "--chip is required");
+        return run_bad_request(st, err, "--chip is required");
     snprintf(b->chip, sizeof b->chip, "%s", rq->chip);
     snprintf(b->name, sizeof b->name, "%s", rq->sim ? "sim" : "");
     if (rq->port)
@@ -119,10 +120,10 @@ static int network_defaults(const eb_run_request *rq, eb_run_opts *o, eb_run_set
     if (!o->ssid && rq->sim)
         o->ssid = EB_SIM_SSID;
     if (!o->ssid)
-        return bad_request(st, err, "--ssid is required (or ap.ssid in the lab file)");
+        return run_bad_request(st, err, "--ssid is required (or ap.ssid in the lab file)");
     for (int i = 0; i < o->n_boards && !rq->sim; i++)
         if (!o->boards[i].pc_ip[0])
-            return bad_request(st, err, "--pc-address is required (or pc.address in the lab file)");
+            return run_bad_request(st, err, "--pc-address is required (or pc.address in the lab file)");
     return 0;
 }
 
@@ -134,10 +135,10 @@ static int check_plan(const eb_run_request *rq, const eb_run_opts *o, eb_run_set
         char names[256] = "";
         for (int d = 0; d < EB_DIALECT_COUNT; d++)
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", d ? ", " : "", eb_dialect_name(d));
-        return bad_request(st, err, "--dialect '%s': unknown; one of %s", rq->dialect, names);
+        return run_bad_request(st, err, "--dialect '%s': unknown; one of %s", rq->dialect, names);
     }
     if (o->resume && !rq->out_dir)
-        return bad_request(st, err, "--resume needs --out DIR: the folder of the run to continue");
+        return run_bad_request(st, err, "--resume needs --out DIR: the folder of the run to continue");
     if (o->sweep.n > 0) { /* the link variables need the virtual boards' control sockets */
         eb_run_opts chk = *o;
         eb_run_board sims[1] = {{.sim = true, .sim_control = "-"}};
@@ -147,13 +148,13 @@ static int check_plan(const eb_run_request *rq, const eb_run_opts *o, eb_run_set
         }
         eb_error e2 = {0};
         if (eb_run_check_sweep(&chk, &e2))
-            return bad_request(st, err, "%s", e2.msg);
+            return run_bad_request(st, err, "%s", e2.msg);
     }
     for (int b = 0; b < o->n_boards; b++) {
         const char *ip = o->boards[b].pc_ip;
         unsigned char addr[16];
         if (ip[0] && inet_pton(AF_INET, ip, addr) != 1 && inet_pton(AF_INET6, ip, addr) != 1)
-            return bad_request(st, err, "PC address '%s' is not an IPv4 or IPv6 address", ip);
+            return run_bad_request(st, err, "PC address '%s' is not an IPv4 or IPv6 address", ip);
         const eb_chip *c = eb_profiles_chip(&st->profiles, o->boards[b].chip);
         for (int t = 0; c && t < o->n_tiers; t++) {
             if (!strcmp(o->tiers[t], "all") || !strcmp(o->tiers[t], "psram") || eb_chip_tier(c, o->tiers[t]))
@@ -161,7 +162,7 @@ static int check_plan(const eb_run_request *rq, const eb_run_opts *o, eb_run_set
             char names[1024] = "";
             for (int k = 0; k < c->n_tiers; k++)
                 snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "", c->tiers[k].name);
-            return bad_request(st, err, "chip %s has no tier '%s' (tiers: %s; or all, psram)", c->name, o->tiers[t],
+            return run_bad_request(st, err, "chip %s has no tier '%s' (tiers: %s; or all, psram)", c->name, o->tiers[t],
                                names);
         }
     }
@@ -189,6 +190,38 @@ static void announce(const eb_run_opts *o, const char *msg)
         return;
     eb_run_progress p = {.event = EB_RUN_EV_INFO, .board = "", .chip = "", .tier = "", .test = -1, .message = msg};
     o->progress(o->user, &p);
+}
+
+/* --sim board to board: a second virtual board of the peer's chip, with the
+ * board's settings otherwise (its own address, seed and control socket);
+ * traffic then goes from one virtual board to the other over loopback, each
+ * shaped by its own chip and tier. */
+static int start_peer_sim(eb_run_opts *o, eb_run_setup *st, const eb_sim_opts *board_so, eb_run_board *b, int i,
+                          eb_error *err)
+{
+    if (!st->peer_sims) {
+        st->peer_sims = calloc((size_t)o->n_boards, sizeof *st->peer_sims);
+        if (!st->peer_sims)
+            abort();
+    }
+    eb_sim_opts so = *board_so;
+    so.chip = b->peer.chip;
+    so.name = b->peer.name;
+    so.seed = (uint32_t)(1000 + i);
+    char msg[128];
+    snprintf(msg, sizeof msg, "starting a virtual %s board %s (the peer)...", b->peer.chip, b->peer.name);
+    announce(o, msg);
+    int rc = eb_sim_start(&st->peer_sims[i], &so, err);
+    if (st->n_peer_sims < i + 1)
+        st->n_peer_sims = i + 1;
+    if (rc)
+        return rc;
+    eb_sim *ps = st->peer_sims[i];
+    snprintf(b->peer.port, sizeof b->peer.port, "%s", eb_sim_port(ps));
+    snprintf(b->peer.fw_sha256, sizeof b->peer.fw_sha256, "%s", eb_sim_app_sha256(ps));
+    snprintf(b->peer.sim_control, sizeof b->peer.sim_control, "%s", eb_sim_control(ps));
+    b->peer.sim = true;
+    return 0;
 }
 
 /* --sim: a virtual board per board, flashed, its pty as the board's port. */
@@ -233,6 +266,8 @@ static int start_sims(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st
         snprintf(b->port, sizeof b->port, "%s", eb_sim_port(st->sims[i]));
         snprintf(b->fw_sha256, sizeof b->fw_sha256, "%s", eb_sim_app_sha256(st->sims[i]));
         snprintf(b->sim_control, sizeof b->sim_control, "%s", eb_sim_control(st->sims[i]));
+        if (b->peer.chip[0] && (rc = start_peer_sim(o, st, &so, b, i, err)) != 0)
+            return rc;
         /* The PC end gets a loopback address of its own, so parallel runs never collide. */
         if (rq->pc_address)
             snprintf(b->pc_ip, sizeof b->pc_ip, "%s", rq->pc_address);
@@ -246,11 +281,11 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
 {
     memset(st, 0, sizeof *st);
     if (!!rq->port + !!rq->sim > 1 || (rq->port && rq->lab_file))
-        return bad_request(st, err, "choose one of --port, --sim, --lab (--lab may be combined with --sim)");
+        return run_bad_request(st, err, "choose one of --port, --sim, --lab (--lab may be combined with --sim)");
     if (!rq->port && !rq->sim && !rq->lab_file)
-        return bad_request(st, err, "which board? pass --port URL, --sim or --lab FILE");
+        return run_bad_request(st, err, "which board? pass --port URL, --sim or --lab FILE");
     if (rq->coprocessor && rq->lab_file)
-        return bad_request(st, err, "--coprocessor is for one board (--port or --sim), not --lab");
+        return run_bad_request(st, err, "--coprocessor is for one board (--port or --sim), not --lab");
     int rc = eb_run_check_timing(o, err);
     st->bad_request = rc != 0;
     if (!rc)
@@ -266,8 +301,10 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     o->profiles = &st->profiles;
     for (int i = 0; i < o->n_boards; i++)
         if (!eb_profiles_chip(&st->profiles, o->boards[i].chip))
-            return bad_request(st, err, "no profile for chip '%s' (see 'espbench profiles')", o->boards[i].chip);
+            return run_bad_request(st, err, "no profile for chip '%s' (see 'espbench profiles')", o->boards[i].chip);
     if ((rc = run_hosted_resolve(rq, o, st, err)) != 0) /* --coprocessor: an ESP-Hosted pair */
+        return rc;
+    if ((rc = run_pair_resolve(rq, o, st, err)) != 0) /* board to board: --peer-*, a lab board's peer */
         return rc;
     if ((rc = check_plan(rq, o, st, err)) != 0)
         return rc;
@@ -290,6 +327,9 @@ void eb_run_setup_free(eb_run_setup *st)
     for (int i = 0; i < st->n_sims; i++)
         eb_sim_stop(st->sims[i]);
     free(st->sims);
+    for (int i = 0; i < st->n_peer_sims; i++)
+        eb_sim_stop(st->peer_sims[i]);
+    free(st->peer_sims);
     if (st->lab) {
         eb_lab_free(st->lab);
         free(st->lab);

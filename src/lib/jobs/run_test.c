@@ -47,12 +47,16 @@ static double pc_last_mbps(eb_iperf_proc *p, int *count)
     return v;
 }
 
-static int rebooted(test_io *io, eb_error *err)
+int run_rebooted(board_ctx *bc, const eb_run_item *it, eb_error *err)
 {
-    board_ctx *bc = io->bc;
-    return eb_fail(err, EB_EIO, "%s: the board rebooted during %s (%s)", bc->label, eb_test_name(io->it->test),
+    return eb_fail(err, EB_EIO, "%s: the board rebooted during %s (%s)", bc->label, eb_test_name(it->test),
                    eb_console_boot(bc->con)->reset_reason),
            eb_error_kind(err, EB_KIND_REBOOT);
+}
+
+static int rebooted(test_io *io, eb_error *err)
+{
+    return run_rebooted(io->bc, io->it, err);
 }
 
 /* Live progress on each new receiver interval, and at least every 250 ms so
@@ -295,10 +299,8 @@ static int board_receives(test_io *io, eb_entry *e, const eb_interval **udp_fina
     return 0;
 }
 
-/* Free memory right after the traffic; a reboot since the start fails the test. */
-static int read_memory(test_io *io, eb_entry *e, eb_error *err)
+int run_read_memory(board_ctx *bc, const eb_run_item *it, unsigned boots, eb_entry *e, eb_error *err)
 {
-    board_ctx *bc = io->bc;
     uint64_t t_mem = eb_now_us();
     eb_mem_info m = {-1, -1, -1};
     if (bc->drv->memory(bc->drv, bc->con, &m, eb_deadline_in(EB_RUN_CMD_MS), err) == 0) {
@@ -311,27 +313,25 @@ static int read_memory(test_io *io, eb_entry *e, eb_error *err)
         run_infof(bc, EB_RUN_EV_WARN, "%s: free memory unknown: %s", bc->label, err->msg);
         eb_error_clear(err);
     }
-    if (eb_console_boot(bc->con)->boots != io->boots)
-        return rebooted(io, err);
+    if (eb_console_boot(bc->con)->boots != boots)
+        return run_rebooted(bc, it, err);
     run_step_done(bc, EB_STEP_MEMORY, t_mem);
     return 0;
 }
 
-/* Checks what was measured and computes the figures. */
-static int figures(test_io *io, eb_entry *e, const eb_interval *udp_final, eb_error *err)
+int run_test_figures(board_ctx *bc, const eb_run_item *it, eb_entry *e, const eb_interval *udp_final, eb_error *err)
 {
-    board_ctx *bc = io->bc;
     const eb_run_opts *o = bc->sh->o;
     /* A receiver that went quiet before the end (a stalled board, a dropped
      * link) measured part of the test only: that is a failure, not a figure. */
     double covered = e->n_receiver ? e->receiver[e->n_receiver - 1].end_s : 0;
     if (covered < o->duration_s - o->interval_s * 1.01)
         return eb_fail(err, EB_EIO, "%s: the receiver reported only %.1f s of the %g s of %s", bc->label, covered,
-                       o->duration_s, eb_test_name(io->it->test));
+                       o->duration_s, eb_test_name(it->test));
     eb_entry_figures(e, udp_final);
     if (e->rx_stats.n == 0)
         return eb_fail(err, EB_EIO, "%s: no steady receiver interval in %s (%d intervals, warm-up %g s): "
-                       "lengthen --duration", bc->label, eb_test_name(io->it->test), e->n_receiver, o->warmup_s);
+                       "lengthen --duration", bc->label, eb_test_name(it->test), e->n_receiver, o->warmup_s);
     eb_iso8601_utc(e->finished);
     /* Deep-copy the interval arrays: the sources die with io. */
     eb_entry tmp;
@@ -342,15 +342,17 @@ static int figures(test_io *io, eb_entry *e, const eb_interval *udp_final, eb_er
 
 int run_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err)
 {
+    if (bc->peer) /* board to board: no PC in the data path */
+        return run_pair_test(bc, it, e, err);
     test_io io;
     io_init(&io, bc, it);
     const eb_interval *udp_final = NULL;
     eb_iso8601_utc(e->started);
     int rc = io.cfg.board_sends ? board_sends(&io, e, err) : board_receives(&io, e, &udp_final, err);
     if (!rc)
-        rc = read_memory(&io, e, err);
+        rc = run_read_memory(bc, it, io.boots, e, err);
     if (!rc)
-        rc = figures(&io, e, udp_final, err);
+        rc = run_test_figures(bc, it, e, udp_final, err);
     if (rc == EB_EINTR && io.run.started && !io.run.done && !eb_console_port_failed(bc->con)) {
         /* Leave the board idle for the next run (the reply is not awaited:
          * the console reads are already cut short by the stop flag). */
