@@ -10,7 +10,10 @@
  * Order of a test, as for the PC: the receiver's server first (the real
  * firmware's `iperf -s` returns once its task has the socket; a short wait
  * on its console covers the task start), then the sender's client to the
- * receiver's station address. */
+ * receiver's station address. The receiver's own end is the test's end:
+ * in Espressif's iperf component (espressif/iperf-cmd, iperf/iperf.c) a
+ * server's timers start at its first datagram and run for -t, and a UDP
+ * client sends numbered datagrams only, no end marker. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
