@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "espbench/error.h"
-#include "espbench/run.h"
+#include "espbench/board_spec.h"
 
 #define EB_LAB_MAX_BOARDS 64
 #define EB_LAB_DEFAULT_PASSWORD_ENV "ESPBENCH_WIFI_PASSWORD"
@@ -18,17 +18,25 @@ typedef struct eb_lab {
     char password[65];      /* zeroed by eb_lab_free */
     bool has_password;
     char password_source[300]; /* "env LAB_PASS" / "file /path", for messages */
+    char password_env[128];    /* ap.password_env, "" if none */
+    char password_file[600];   /* ap.password_file resolved against the lab file's folder, "" if none */
+    int password_line, password_col; /* where the file names the source, for errors */
     char pc_ip[48];
     eb_run_board boards[EB_LAB_MAX_BOARDS];
     int n_boards;
     char file[512];
 } eb_lab;
 
-/* Loads and checks a lab file. Errors: EB_ECONFIG "FILE:LINE:COL: message". */
+/* Loads and checks a lab file and reads the password from its source
+ * (adapters/lab_file.c). Errors: EB_ECONFIG "FILE:LINE:COL: message". */
 int eb_lab_load(eb_lab *lab, const char *path, eb_error *err);
-/* Parses lab YAML text (tests); base_dir resolves password_file. */
+/* Parses lab YAML text, pure (formats/lab_parse.c): the password's source
+ * is recorded, not read; base_dir resolves password_file. */
 int eb_lab_parse(eb_lab *lab, const char *text, size_t len, const char *name, const char *base_dir,
                  eb_error *err);
+/* Reads the password the parsed file names (environment variable or file);
+ * 0 when it names none. Errors point at the password_env/password_file value. */
+int eb_lab_read_password(eb_lab *lab, eb_error *err);
 void eb_lab_free(eb_lab *lab);
 
 /* Reads a password from an environment variable; 0 if set (may be empty

@@ -16,7 +16,8 @@
 
 static int parse(eb_lab *lab, const char *text, eb_error *err)
 {
-    return eb_lab_parse(lab, text, strlen(text), "lab.yaml", "/tmp", err);
+    int rc = eb_lab_parse(lab, text, strlen(text), "lab.yaml", "/tmp", err);
+    return rc ? rc : eb_lab_read_password(lab, err);
 }
 
 static void test_two_boards_password_from_env(void **state)
@@ -73,6 +74,8 @@ static void test_password_file_relative_to_lab(void **state)
     eb_lab lab;
     eb_error err = {0};
     assert_int_equal(eb_lab_parse(&lab, text, strlen(text), "lab.yaml", dir, &err), 0);
+    assert_false(lab.has_password); /* the parser reads nothing */
+    assert_int_equal(eb_lab_read_password(&lab, &err), 0);
     assert_string_equal(lab.password, "from-file");
     eb_lab_free(&lab);
     unlink(path);
@@ -85,7 +88,8 @@ static void test_errors_point_at_the_line(void **state)
     eb_lab lab;
     eb_error err = {0};
     unsetenv("TEST_LAB_UNSET");
-    assert_int_equal(parse(&lab, "ap:\n  ssid: x\n  password_env: TEST_LAB_UNSET\nboards: []\n", &err), EB_ECONFIG);
+    assert_int_equal(parse(&lab, "ap:\n  ssid: x\n  password_env: TEST_LAB_UNSET\nboards: [{name: a, chip: esp32}]\n",
+                           &err), EB_ECONFIG);
     assert_string_equal(err.msg, "lab.yaml:3:17: the Wi-Fi password is read from the environment variable "
                                  "TEST_LAB_UNSET, which is not set");
     assert_int_equal(parse(&lab, "boards:\n  - name: a\n    chip: esp32\n  - name: b\n    chip: esp32\n"

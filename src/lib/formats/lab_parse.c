@@ -1,4 +1,5 @@
-/* Lab file loader (libyaml document API). Layout:
+/* Lab file parser (libyaml document API), pure: the password's source is
+ * recorded, read later by eb_lab_read_password (adapters/lab_file.c). Layout:
  *
  *   ap:
  *     ssid: bench-ap
@@ -22,8 +23,6 @@
 #include "espbench/lab.h"
 #include "espbench/yaml_guard.h"
 
-#include <errno.h>
-#include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,37 +79,6 @@ static int get_port(lctx *x, yaml_node_t *n, const char *key, uint16_t *out)
     return 0;
 }
 
-int eb_password_from_env(const char *var, char *out, size_t cap, eb_error *err)
-{
-    const char *v = getenv(var);
-    if (!v)
-        return eb_fail(err, EB_ECONFIG, "the Wi-Fi password is read from the environment variable %s, "
-                       "which is not set", var);
-    if (strlen(v) >= cap)
-        return eb_fail(err, EB_ECONFIG, "the Wi-Fi password in %s is longer than %zu characters", var, cap - 1);
-    snprintf(out, cap, "%s", v);
-    return 0;
-}
-
-int eb_password_from_file(const char *path, char *out, size_t cap, eb_error *err)
-{
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return eb_fail(err, EB_ECONFIG, "cannot read the Wi-Fi password file %s: %s", path, strerror(errno));
-    char line[256] = "";
-    if (!fgets(line, sizeof line, f))
-        line[0] = 0;
-    fclose(f);
-    line[strcspn(line, "\r\n")] = 0;
-    if (strlen(line) >= cap) {
-        memset(line, 0, sizeof line);
-        return eb_fail(err, EB_ECONFIG, "the Wi-Fi password in %s is longer than %zu characters", path, cap - 1);
-    }
-    snprintf(out, cap, "%s", line);
-    memset(line, 0, sizeof line);
-    return 0;
-}
-
 static int parse_ap(lctx *x, eb_lab *lab, yaml_node_t *map, const char *base_dir)
 {
     if (map->type != YAML_MAPPING_NODE)
@@ -122,28 +90,23 @@ static int parse_ap(lctx *x, eb_lab *lab, yaml_node_t *map, const char *base_dir
         if (!strcmp(key, "ssid")) {
             rc = copy_str(x, v, key, lab->ssid, sizeof lab->ssid);
         } else if (!strcmp(key, "password_env")) {
-            char var[128];
-            rc = copy_str(x, v, key, var, sizeof var);
+            rc = copy_str(x, v, key, lab->password_env, sizeof lab->password_env);
             if (!rc) {
-                snprintf(lab->password_source, sizeof lab->password_source, "env %s", var);
-                rc = eb_password_from_env(var, lab->password, sizeof lab->password, x->err);
-                if (rc)
-                    return fail_at(x, v, "%s", x->err->msg);
-                lab->has_password = true;
+                snprintf(lab->password_source, sizeof lab->password_source, "env %s", lab->password_env);
+                lab->password_line = (int)v->start_mark.line + 1;
+                lab->password_col = (int)v->start_mark.column + 1;
             }
         } else if (!strcmp(key, "password_file")) {
-            char file[256], path[600];
+            char file[256];
             rc = copy_str(x, v, key, file, sizeof file);
-            if (!rc) {
+            if (!rc) { /* relative to the lab file */
                 if (file[0] == '/' || !base_dir)
-                    snprintf(path, sizeof path, "%s", file);
+                    snprintf(lab->password_file, sizeof lab->password_file, "%s", file);
                 else
-                    snprintf(path, sizeof path, "%s/%s", base_dir, file);
-                snprintf(lab->password_source, sizeof lab->password_source, "file %.290s", path);
-                rc = eb_password_from_file(path, lab->password, sizeof lab->password, x->err);
-                if (rc)
-                    return fail_at(x, v, "%s", x->err->msg);
-                lab->has_password = true;
+                    snprintf(lab->password_file, sizeof lab->password_file, "%.340s/%s", base_dir, file);
+                snprintf(lab->password_source, sizeof lab->password_source, "file %.290s", lab->password_file);
+                lab->password_line = (int)v->start_mark.line + 1;
+                lab->password_col = (int)v->start_mark.column + 1;
             }
         } else if (!strcmp(key, "password")) {
             return fail_at(x, k, "a password is never written in the lab file: use password_env: VAR "
@@ -315,39 +278,6 @@ out:
     yaml_parser_delete(&parser);
     if (rc)
         eb_lab_free(lab);
-    return rc;
-}
-
-int eb_lab_load(eb_lab *lab, const char *path, eb_error *err)
-{
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return eb_fail(err, EB_ECONFIG, "cannot read lab file %s: %s", path, strerror(errno));
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-        if (len + n > EB_YAML_MAX_BYTES) { /* refused without reading the rest */
-            fclose(f);
-            free(text);
-            return eb_fail(err, EB_ECONFIG, "%s: larger than the %u-byte limit for a lab file; is this the right file?",
-                           path, EB_YAML_MAX_BYTES);
-        }
-        if (len + n + 1 > cap) {
-            cap = (len + n + 1) * 2;
-            text = realloc(text, cap);
-            if (!text)
-                abort();
-        }
-        memcpy(text + len, buf, n);
-        len += n;
-    }
-    fclose(f);
-    char dir[512];
-    snprintf(dir, sizeof dir, "%s", path);
-    int rc = eb_lab_parse(lab, text ? text : "", len, path, dirname(dir), err);
-    free(text);
     return rc;
 }
 
