@@ -45,7 +45,6 @@ typedef struct vb_iperf_run {
     double sum_mbps;         /* interval rates summed (decimal Mbit/s), for mean-of-intervals */
     int n_intervals;
     uint64_t bytes;
-    long udp_lost, udp_total;
     int source;                 /* enum eb_figure_source of the shaped rate */
 } vb_iperf_run;
 

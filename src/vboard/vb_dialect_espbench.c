@@ -261,9 +261,12 @@ static void eb_line(vb_console *c, char *line)
         vb_con_set_custom_tier(c, c->core.tier.set, c->core.tier.value, EBC_F_COUNT);
 }
 
+/* As firmware/main/fw_iperf.c words the engine's reports: Espressif's iperf
+ * component (espressif/iperf, iperf.c) counts bytes only — its UDP server
+ * neither checks datagram ids nor answers the client's end marker — so the
+ * firmware's interval and summary events never carry lost/total. */
 static void eb_report(vb_console *c, const vb_iperf_report *r)
 {
-    bool udp_rx = c->run.req.udp && c->run.req.server;
     switch (r->event) {
     case VB_IPERF_SOCKET_CREATED:
         break;
@@ -271,10 +274,10 @@ static void eb_report(vb_console *c, const vb_iperf_report *r)
         ebc_event_iperf_connected(&c->core, r->peer_ip, r->peer_port);
         break;
     case VB_IPERF_INTERVAL:
-        ebc_event_iperf_interval(&c->core, r->start_s, r->end_s, r->bytes, udp_rx, r->udp_lost, r->udp_total, -1);
+        ebc_event_iperf_interval(&c->core, r->start_s, r->end_s, r->bytes, false, 0, 0, -1);
         break;
     case VB_IPERF_SUMMARY:
-        ebc_event_iperf_summary(&c->core, r->start_s, r->end_s, r->bytes, udp_rx, c->run.udp_lost, c->run.udp_total);
+        ebc_event_iperf_summary(&c->core, r->start_s, r->end_s, r->bytes, false, 0, 0);
         break;
     case VB_IPERF_ERROR:
         ebc_event_iperf_error(&c->core, r->text);

@@ -25,7 +25,11 @@ typedef struct vb_iperf_cfg {
     double model_mbps;      /* the shaped rate for this test (profile reference) */
     double noise_pct;       /* seeded noise on the shaped rate per interval */
     uint32_t seed;
-    bool send_udp_server_report; /* answer the client's final datagram with an iperf2 server report */
+    /* Answer the client's final datagram with an iperf2 server report. No
+     * firmware does (espressif/iperf's UDP server counts bytes only): the
+     * console never sets it; test_vb_traffic does, to read the PC's view of
+     * what the engine accepted. */
+    bool send_udp_server_report;
     int zero_intervals;     /* fault: this many intervals with no traffic, from zero_from_s */
     double zero_from_s;
     bool stall;             /* fault: stop moving data and reporting until aborted */
