@@ -64,14 +64,6 @@ expect_rc 0 timeout 90 "$ESPBENCH" run --sim --chip esp32 --peer-chip esp32c3 --
     --duration 3 --interval 1 --warmup 1 --out "$OUT" --resume
 has "0 tests done, 4 skipped"
 
-# A lab board's peer: the same, named and tiered in the lab file (a C6 on its default tier).
-ESPBENCH_WIFI_PASSWORD=espbench-sim-wpa2 expect_rc 0 timeout 90 "$ESPBENCH" run --lab "$FIXTURES_DIR/lab/pair-sims.yaml" \
-    --sim --tier iperf --tests udp_rx --duration 3 --interval 1 --warmup 1 --out "$T/lab"
-has "board to board with c6-b (esp32c6/default)"
-json_check "$T/lab" '(len(r["entries"]) == 1 and r["entries"][0]["provenance"]["peer_board"] == "c6-b" and
-                      r["entries"][0]["provenance"]["peer_tier"] == "default" and r["entries"][0]["board"] == "s3-a")'
-[ -s "$T/lab/console-c6-b.log" ] || fail "no console log of the lab peer"
-
 # Bad input: one line each, exit 2, nothing started.
 expect_rc 2 "$ESPBENCH" run --sim --chip esp32 --peer-port /dev/ttyUSB1 --out "$T/b1"
 has "espbench run: --peer-port is a second real board; under --sim pass --peer-chip CHIP (a second virtual board)"
