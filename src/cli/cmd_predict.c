@@ -12,14 +12,17 @@
 
 const char cmd_predict_usage[] =
     "usage: espbench [--profiles DIR] predict --chip CHIP [--tier NAME] [--set KEY=VALUE ...]\n"
-    "                [--rssi DBM] [--phy MBPS] [--rtt MS] [--loss PCT] [--as-built] [--model] [--json]\n"
+    "                [--rssi DBM] [--phy MBPS] [--rtt MS] [--loss PCT] [--stations N] [--as-built] [--model]\n"
+    "                [--json]\n"
     "\n"
     "Predicts TCP/UDP TX/RX throughput (Mbit/s) and free heap (KB) of a tier with the\n"
     "tier model (docs/model.md): --tier starts from a profile tier (an overlay's too),\n"
     "--set changes or adds settings (tier field keys of espbench-profiles(5), and psram).\n"
     "The link defaults to the published conditions; --rssi -100..-10 dBm picks the MCS,\n"
     "--phy 1..600 Mbit/s forces the PHY rate, --rtt 0..2000 ms adds round trip, --loss\n"
-    "0..50 % random loss. Lint findings and settings the model has no term for are listed.\n"
+    "0..50 % random loss, --stations 1..64 transmitters sharing the AP's channel (boards\n"
+    "together, or 2 for a board-to-board pair through one AP). Lint findings and settings the\n"
+    "model has no term for are listed.\n"
     "--json keys: tcp_tx_mbps, tcp_rx_mbps, udp_tx_mbps, udp_rx_mbps, free_kb, unmodelled,\n"
     "lint. --as-built replaces the build-time settings with those of the espbench\n"
     "firmware image (one image for every tier, as `run` and `run --sim` run a tier).\n"
@@ -41,11 +44,12 @@ static int parse_args(int argc, char **argv, predict_args *a)
         {"set", required_argument, NULL, 's'},  {"rssi", required_argument, NULL, 'r'},
         {"phy", required_argument, NULL, 'p'},  {"rtt", required_argument, NULL, 'R'},
         {"loss", required_argument, NULL, 'l'}, {"json", no_argument, NULL, 'j'},
+        {"stations", required_argument, NULL, 'n'},
         {"as-built", no_argument, NULL, 'a'},   {"model", no_argument, NULL, 'm'},
         {"help", no_argument, NULL, 'h'},       {NULL, 0, NULL, 0},
     };
     static const char *const link_name[] = {['r'] = "rssi", ['p'] = "phy", ['R'] = "rtt",
-                                            ['l'] = "loss"};
+                                            ['l'] = "loss", ['n'] = "stations"};
     eb_model_link_default(&a->link);
     optind = 1;
     opterr = 0;
@@ -60,7 +64,7 @@ static int parse_args(int argc, char **argv, predict_args *a)
                 return cli_usage_error("predict", "more than 64 --set options");
             a->sets[a->n_sets++] = optarg;
             break;
-        case 'r': case 'p': case 'R': case 'l':
+        case 'r': case 'p': case 'R': case 'l': case 'n':
             if (eb_model_link_set(&a->link, link_name[c], optarg, &err))
                 return cli_usage_error("predict", "--%s: %s", link_name[c], err.msg);
             break;
@@ -121,7 +125,7 @@ static void print_json(const eb_chip *c, const eb_tier *t, const eb_model_link *
            c->name, t->name, EB_MODEL_VERSION);
     printf(" \"link\": {\"phy_mbps\": %.1f, \"rssi_dbm\": ", p->phy_mbps);
     isnan(l->rssi_dbm) ? printf("null") : printf("%g", l->rssi_dbm);
-    printf(", \"rtt_ms\": %g, \"loss_pct\": %g},\n", l->rtt_ms, l->loss_pct);
+    printf(", \"rtt_ms\": %g, \"loss_pct\": %g, \"stations\": %g},\n", l->rtt_ms, l->loss_pct, l->stations);
     for (int k = 0; k < EB_TEST_COUNT; k++)
         printf(" \"%s_mbps\": %.2f,", eb_test_name(k), p->mbps[k]);
     printf("\n \"free_kb\": %.1f, \"udp_tx_loss_pct\": %.2f, \"udp_rx_loss_pct\": %.2f,\n", p->free_kb,
@@ -154,7 +158,10 @@ static void print_table(const eb_chip *c, const eb_tier *t, const eb_model_link 
            p->phy_mbps);
     if (!isnan(l->rssi_dbm))
         printf(", RSSI %g dBm", l->rssi_dbm);
-    printf(", +%g ms RTT, %g %% loss)\n", l->rtt_ms, l->loss_pct);
+    printf(", +%g ms RTT, %g %% loss", l->rtt_ms, l->loss_pct);
+    if (l->stations > 1)
+        printf(", %g stations on the channel", l->stations);
+    printf(")\n");
     printf("%-10s %10s  %s\n", "TEST", "Mbit/s", "BOUND");
     for (int k = 0; k < EB_TEST_COUNT; k++)
         printf("%-10s %10.2f  %s\n", eb_test_label(k), p->mbps[k], eb_model_bound_name(p->bound[k]));

@@ -251,6 +251,11 @@ static int start_sims(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st
             eb_model_link_default(&so.link);
         if (o->aggregate && o->n_boards > 1) /* one simulated AP: its medium is shared */
             so.link.stations = o->n_boards;
+        /* Board to board through one AP: every frame crosses the air twice
+         * (the sender's uplink, the AP's downlink to the peer), so the pair's
+         * two transmitters share the channel (the model's stations term). */
+        if (b->peer.chip[0])
+            so.link.stations = (so.link.stations > 1 ? so.link.stations : 1) * 2;
         b->sim = true;
         b->sim_model = rq->sim_model;
         b->sim_link = so.link;
