@@ -64,6 +64,14 @@ print("%.0f" % v if abs(v - round(v)) < 0.05 else "%.1f" % v)' "$OUT/results.jso
 has "| iPerf, TCP | P4 to Test PC | $(printf '%7s' "$tcp_tx") |"
 ! grep -q "^## ESP32-P4$" "$T/last.out" || fail "a pair's chip also got the single-board tables"
 
+# The same table in RST and HTML.
+expect_rc 0 "$ESPBENCH" report --format rst "$OUT"
+has ".. list-table:: ESP32-P4 + ESP32-C6 as co-processor, tier guide"
+tr -d '\n' <"$T/last.out" | grep -q -- '   \* - Raw     - P4 to C6     - 72' || fail "RST guide table row"
+expect_rc 0 "$ESPBENCH" report --format html "$OUT"
+has "<h2>ESP32-P4 + ESP32-C6 as co-processor, tier guide</h2>"
+has "Using SDIO Transport, 4-bits, running at 40MHz."
+
 # compare keeps the transport's cells beside the iperf ones.
 expect_rc 0 "$ESPBENCH" compare "$OUT" "$OUT"
 grep -q "^esp32p4 *guide *raw_tx *72.00 *72.00 " "$T/last.out" || { cat "$T/last.out" >&2; fail "compare raw_tx"; }

@@ -124,6 +124,54 @@ static void render_group(const eb_results *r, const eb_profiles *p, const eb_rep
     eb_buf_printf(out, "\n");
 }
 
+int rep_hosted_groups(const eb_results *r, const eb_report_opts *o, const eb_entry **firsts, int max)
+{
+    group g[MAX_GROUPS];
+    int n = find_groups(r, o, g, max < MAX_GROUPS ? max : MAX_GROUPS);
+    for (int i = 0; i < n; i++)
+        firsts[i] = g[i].first;
+    return n;
+}
+
+void rep_hosted_table(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const eb_entry *key,
+                      rep_table *t, char *title, size_t title_cap, char *note, size_t note_cap)
+{
+    eb_hosted_pair pair;
+    memset(&pair, 0, sizeof pair);
+    snprintf(pair.host, sizeof pair.host, "%s", key->chip);
+    snprintf(pair.coprocessor, sizeof pair.coprocessor, "%s", key->prov.coprocessor);
+    int bus = eb_hosted_bus_from_name(key->prov.transport);
+    char width[32] = "", band[48] = "";
+    if (!isnan(key->prov.transport_width) && (bus == EB_BUS_SDIO || bus == EB_BUS_SPI_HD))
+        snprintf(width, sizeof width, ", %g-bits", key->prov.transport_width);
+    if (key->prov.band[0])
+        snprintf(band, sizeof band, ", connected to a %s network", key->prov.band);
+    snprintf(title, title_cap, "%s + %s as co-processor, tier %s", rep_chip_display(p, key->chip),
+             rep_chip_display(p, key->prov.coprocessor), key->tier);
+    snprintf(note, note_cap, "Using %s Transport%s, running at %gMHz%s.%s",
+             bus >= 0 ? eb_hosted_bus_label(bus) : key->prov.transport, width, key->prov.transport_clock_mhz, band,
+             key->figure_source[0] ? " Simulated (espbench-vboard), not measured: the transport runs at the guide's "
+                                     "raw rate, the iperf figures come from the pair model (docs/model.md)."
+                                   : "");
+    int cols = o->vs_docs ? 5 : 3;
+    rep_table_init(t, 1 + EB_HR_COUNT, cols);
+    static const char *const head[] = {"Type", "Direction", "MBits/s", "Guide MBits/s", "Diff %"};
+    for (int c = 0; c < cols; c++)
+        snprintf(rep_cell(t, 0, c), REP_CELL, "%s", head[c]);
+    for (int row = 0; row < EB_HR_COUNT; row++) {
+        char type[24], dir[32];
+        eb_hosted_row_labels(&pair, row, type, sizeof type, dir, sizeof dir);
+        double ref, v = cell(r, key, eb_hosted_row_test(row), o->stat, &ref);
+        snprintf(rep_cell(t, 1 + row, 0), REP_CELL, "%s", type);
+        snprintf(rep_cell(t, 1 + row, 1), REP_CELL, "%s", dir);
+        num(rep_cell(t, 1 + row, 2), REP_CELL, v);
+        if (o->vs_docs) {
+            num(rep_cell(t, 1 + row, 3), REP_CELL, ref);
+            rep_format_diff(rep_cell(t, 1 + row, 4), REP_CELL, v, ref);
+        }
+    }
+}
+
 int rep_hosted_md(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, eb_buf *out)
 {
     group g[MAX_GROUPS];

@@ -516,6 +516,26 @@ static const char css[] =
     "text-align:right}th{background:#f0f0f0}tr th:first-child{text-align:left}.meta td{text-align:left}"
     ".note{color:#555;font-size:13px}";
 
+/* ESP-Hosted pairs: the performance guide's table per host, co-processor, transport and tier
+ * (the host chip's charts follow in its own section). */
+static void html_hosted(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, eb_buf *out)
+{
+    const eb_entry *g[32];
+    int n = rep_hosted_groups(r, o, g, 32);
+    for (int i = 0; i < n; i++) {
+        rep_table t;
+        char title[160], note[400];
+        rep_hosted_table(r, p, o, g[i], &t, title, sizeof title, note, sizeof note);
+        eb_buf_printf(out, "<h2>");
+        html_text(out, title);
+        eb_buf_printf(out, "</h2>\n<p class=\"note\">");
+        html_text(out, note);
+        eb_buf_printf(out, "</p>\n");
+        html_table(out, &t);
+        rep_table_free(&t);
+    }
+}
+
 int eb_report_html(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, eb_buf *out, eb_error *err)
 {
     const char *chips[REP_MAX_CHIPS];
@@ -532,6 +552,7 @@ int eb_report_html(const eb_results *r, const eb_profiles *p, const eb_report_op
     eb_buf_printf(out, ". ");
     html_text(out, rep_stat_note(o->stat, o->lang));
     eb_buf_printf(out, "</p>\n");
+    html_hosted(r, p, o, out);
     for (int i = 0; i < n; i++) {
         chip_view v = {.r = r, .p = p, .o = o, .chip = chips[i]};
         v.n_tiers = eb_results_tiers(r, p, chips[i], v.tiers, REP_MAX_TIERS);

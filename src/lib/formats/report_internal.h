@@ -44,6 +44,14 @@ int rep_hosted_md(const eb_results *r, const eb_profiles *p, const eb_report_opt
 /* True when every entry of chip ran with a co-processor (its own tables
  * are the pair's). */
 bool rep_chip_all_hosted(const eb_results *r, const char *chip);
+/* The same tables for the RST and HTML writers: the groups (host,
+ * co-processor, transport, tier; their first entries), and one group's
+ * Type | Direction | MBits/s [| Guide MBits/s | Diff %] table with its title
+ * and the guide's transport sentence. */
+struct rep_table;
+int rep_hosted_groups(const eb_results *r, const eb_report_opts *o, const eb_entry **firsts, int max);
+void rep_hosted_table(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const eb_entry *key,
+                      struct rep_table *t, char *title, size_t title_cap, char *note, size_t note_cap);
 
 /* A table as rows of cells, rendered by the RST, Markdown and HTML writers. */
 #define REP_CELL 96

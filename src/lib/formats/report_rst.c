@@ -51,6 +51,22 @@ static void rst_prov_item(void *ctx, const char *label, const char *value)
     eb_buf_append_byte(out, '\n');
 }
 
+/* ESP-Hosted pairs: the performance guide's table per host, co-processor, transport and tier. */
+static void rst_hosted(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, eb_buf *out)
+{
+    const eb_entry *g[32];
+    int n = rep_hosted_groups(r, o, g, 32);
+    for (int i = 0; i < n; i++) {
+        rep_table t;
+        char title[160], note[400];
+        rep_hosted_table(r, p, o, g[i], &t, title, sizeof title, note, sizeof note);
+        rst_heading(out, title, '=');
+        eb_buf_printf(out, "%s %s\n\n", note, rep_stat_note(o->stat, EB_LANG_EN));
+        rst_list_table(out, title, &t);
+        rep_table_free(&t);
+    }
+}
+
 int eb_report_rst(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, eb_buf *out, eb_error *err)
 {
     const char *chips[REP_MAX_CHIPS];
@@ -58,7 +74,10 @@ int eb_report_rst(const eb_results *r, const eb_profiles *p, const eb_report_opt
     if (n == 0 && !rep_has_pairs(r, o->chip))
         return err ? err->code : EB_ECONFIG;
     bool zh = o->lang == EB_LANG_ZH_CN;
+    rst_hosted(r, p, o, out);
     for (int i = 0; i < n; i++) {
+        if (rep_chip_all_hosted(r, chips[i])) /* an ESP-Hosted host: the pair's tables above are its own */
+            continue;
         const char *disp = rep_chip_display(p, chips[i]);
         rst_heading(out, disp, '=');
         eb_buf_printf(out, "%s\n\n", rep_stat_note(o->stat, o->lang));
