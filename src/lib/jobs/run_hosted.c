@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <math.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,27 +36,14 @@ extern char **environ;
 /* The co-processor's firmware (esp-hosted-mcu slave/, project network_adapter). */
 #define SLAVE_FIRMWARE "esp-hosted-slave"
 
-static int bad(eb_run_setup *st, eb_error *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int bad(eb_run_setup *st, eb_error *err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
-    err->code = EB_ECONFIG;
-    err->kind = EB_KIND_NONE;
-    st->bad_request = true;
-    return EB_ECONFIG;
-}
-
 static int without_pair(const eb_run_request *rq, const eb_run_opts *o, eb_run_setup *st, eb_error *err)
 {
     if (rq->transport)
-        return bad(st, err, "--transport %s needs --coprocessor CHIP (an ESP-Hosted pair)", rq->transport);
+        return run_bad_request(st, err, "--transport %s needs --coprocessor CHIP (an ESP-Hosted pair)", rq->transport);
     if (rq->coprocessor_port)
-        return bad(st, err, "--coprocessor-port needs --coprocessor CHIP (an ESP-Hosted pair)");
+        return run_bad_request(st, err, "--coprocessor-port needs --coprocessor CHIP (an ESP-Hosted pair)");
     if (o->tests & RAW_TESTS)
-        return bad(st, err, "--tests raw_tx/raw_rx measure an ESP-Hosted transport: pass --coprocessor CHIP");
+        return run_bad_request(st, err, "--tests raw_tx/raw_rx measure an ESP-Hosted transport: pass --coprocessor CHIP");
     return 0;
 }
 
