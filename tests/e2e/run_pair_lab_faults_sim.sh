@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Board to board under --sim, the other ways in: a peer that reboots mid-test
-# (retried like any board), and a lab board's peer named and tiered in the lab
-# file. The main path is run_pair_sim.sh.
+# (retried like any board), a lab board's peer named and tiered in the lab
+# file, and two boards running Espressif's stock iperf example (each tier an
+# image of its own, flashed on each side). The main path is run_pair_sim.sh.
 source "$(dirname "$0")/lib/run_helpers.sh"
 
 # The peer reboots mid-test (its own test is the server's side of tcp_tx, tcp_rx to the vboard):
@@ -21,4 +22,26 @@ json_check "$T/lab" '(len(r["entries"]) == 1 and r["entries"][0]["provenance"]["
                       r["entries"][0]["provenance"]["peer_tier"] == "default" and r["entries"][0]["board"] == "s3-a")'
 [ -s "$T/lab/console-c6-b.log" ] || fail "no console log of the lab peer"
 
+# Stock firmware on both sides (ESP-IDF v5.1's example): each board gets its chip's image of the
+# tier from the manifest over its own port, each console speaks the stock dialect.
+mkdir -p "$T/fw"
+for c in esp32s3 esp32c6; do
+    "$VBOARD" mkimage --chip "$c" --project iperf --idf v5.1 --version default -o "$T/fw/$c.bin" >/dev/null
+done
+python3 - "$T/fw" <<'PY'
+import hashlib, json, sys
+d = sys.argv[1]
+def img(c):
+    return {"offset": "0x10000", "file": c + ".bin", "sha256": hashlib.sha256(open(d + "/" + c + ".bin", "rb").read()).hexdigest()}
+json.dump({"schema": 1, "firmware": {"iperf-example": {"chips": {
+    c: {"tiers": {"default": {"images": [img(c)]}}} for c in ("esp32s3", "esp32c6")}}}}, open(d + "/manifest.json", "w"))
+PY
+expect_rc 0 timeout 90 "$ESPBENCH" run --sim --sim-project iperf --sim-idf v5.1 --manifest "$T/fw/manifest.json" \
+    --chip esp32s3 --peer-chip esp32c6 --tier default --tests udp_tx --duration 3 --interval 1 --warmup 1 \
+    --out "$T/stock"
+has "sim-peer: esp32c6 on"
+has "sim-peer: flashing the iperf-example image for tier default"
+has "1 tests done, 0 skipped, 0 failed of 1"
+json_check "$T/stock" '(r["entries"][0]["provenance"]["peer_dialect"] == "idf-v5.1" and
+                        sorted(b["dialect"] for b in r["boards"]) == ["idf-v5.1", "idf-v5.1"])'
 echo "PASS"
