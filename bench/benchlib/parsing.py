@@ -145,7 +145,7 @@ def build_parse_rate(ctx):
                 flags.append("-fsanitize=address,undefined")
     except OSError:
         pass
-    pc = run(["pkg-config", "--libs", "libserialport", "libcurl", "libcjson", "yaml-0.1", "zlib", "libcrypto",
+    pc = run(["pkg-config", "--libs", "libserialport", "libcjson", "yaml-0.1", "zlib", "libcrypto",
               "libpcre2-8"],
              timeout=20)
     if pc.rc != 0:

@@ -11,6 +11,7 @@ typedef struct cli_command {
     int (*run)(int argc, char **argv);   /* argv[0] is the command name */
     const char *summary;
     const char *usage;                   /* full help text for `espbench help CMD` */
+    int big_data;                        /* reads whole logs or results files into memory (cli_huge_pages) */
 } cli_command;
 
 int cmd_profiles(int argc, char **argv);

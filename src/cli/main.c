@@ -9,18 +9,18 @@
 #include "espbench/version.h"
 
 static const cli_command commands[] = {
-    {"run", cmd_run, "flash, switch tiers and measure TCP/UDP TX/RX throughput", cmd_run_usage},
-    {"profiles", cmd_profiles, "list chips and tiers, show a tier's settings and the docs' figures", cmd_profiles_usage},
-    {"ports", cmd_ports, "list local serial ports with USB VID:PID and serial number", cmd_ports_usage},
-    {"detect", cmd_detect, "detect the chip, MAC and flash size on a port", cmd_detect_usage},
-    {"flash", cmd_flash, "write firmware images through the ROM loader (MD5 verified, unchanged skipped)", cmd_flash_usage},
-    {"parse", cmd_parse, "turn captured board console or iperf2 logs into results JSON", cmd_parse_usage},
-    {"report", cmd_report, "render results as CSV, JSON, RST, Markdown or HTML", cmd_report_usage},
-    {"compare", cmd_compare, "compare results with a baseline; exit 1 on a regression", cmd_compare_usage},
-    {"merge", cmd_merge, "merge results of several runs or shards into one matrix", cmd_merge_usage},
-    {"predict", cmd_predict, "predict a tier's throughputs and free heap with the tier model", cmd_predict_usage},
-    {"tune", cmd_tune, "search the runtime buffer settings for the throughput / free-heap frontier", cmd_tune_usage},
-    {"model", cmd_model, "fit the tier model's constants; cross-validate it", cmd_model_usage},
+    {"run", cmd_run, "flash, switch tiers and measure TCP/UDP TX/RX throughput", cmd_run_usage, 0},
+    {"profiles", cmd_profiles, "list chips and tiers, show a tier's settings and the docs' figures", cmd_profiles_usage, 0},
+    {"ports", cmd_ports, "list local serial ports with USB VID:PID and serial number", cmd_ports_usage, 0},
+    {"detect", cmd_detect, "detect the chip, MAC and flash size on a port", cmd_detect_usage, 0},
+    {"flash", cmd_flash, "write firmware images through the ROM loader (MD5 verified, unchanged skipped)", cmd_flash_usage, 0},
+    {"parse", cmd_parse, "turn captured board console or iperf2 logs into results JSON", cmd_parse_usage, 1},
+    {"report", cmd_report, "render results as CSV, JSON, RST, Markdown or HTML", cmd_report_usage, 1},
+    {"compare", cmd_compare, "compare results with a baseline; exit 1 on a regression", cmd_compare_usage, 1},
+    {"merge", cmd_merge, "merge results of several runs or shards into one matrix", cmd_merge_usage, 1},
+    {"predict", cmd_predict, "predict a tier's throughputs and free heap with the tier model", cmd_predict_usage, 0},
+    {"tune", cmd_tune, "search the runtime buffer settings for the throughput / free-heap frontier", cmd_tune_usage, 0},
+    {"model", cmd_model, "fit the tier model's constants; cross-validate it", cmd_model_usage, 0},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -57,6 +57,33 @@ static const cli_command *find_command(const char *name)
         if (strcmp(commands[i].name, name) == 0)
             return &commands[i];
     return NULL;
+}
+
+/* Commands that hold a whole log or results file in memory spend much of
+ * their time faulting in fresh pages (a 1.2 M-line parse touched ~80 MB in
+ * 4 KiB faults, a third of its time). glibc's malloc backs its arenas with
+ * transparent huge pages when the tunable glibc.malloc.hugetlb=1 is set, and
+ * tunables are read only at start-up: so such a command re-executes itself
+ * once with it set (ESPBENCH_NO_REEXEC=1 turns this off). Nothing has been
+ * opened or printed yet; if the exec fails, the command runs as it is. */
+static void cli_huge_pages(char **argv)
+{
+    const char *t = getenv("GLIBC_TUNABLES");
+    if ((t && strstr(t, "glibc.malloc.hugetlb")) || getenv("ESPBENCH_NO_REEXEC"))
+        return;
+    char value[512];
+    int n = snprintf(value, sizeof value, "%s%sglibc.malloc.hugetlb=1", t && *t ? t : "", t && *t ? ":" : "");
+    if (n < 0 || (size_t)n >= sizeof value || setenv("GLIBC_TUNABLES", value, 1) != 0)
+        return;
+    char self[4096]; /* the real path, so the process keeps its name ("exe" otherwise) */
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len > 0) {
+        self[len] = 0;
+        execv(self, argv);
+    }
+    unsetenv("GLIBC_TUNABLES"); /* not re-executed: leave the environment as it was */
+    if (t)
+        setenv("GLIBC_TUNABLES", t, 1);
 }
 
 int main(int argc, char **argv)
@@ -114,5 +141,7 @@ int main(int argc, char **argv)
             return 0;
         }
     }
+    if (c->big_data)
+        cli_huge_pages(argv);
     return c->run(argc - i, argv + i);
 }

@@ -1,9 +1,16 @@
 /* Firmware downloads into the XDG cache with libcurl: resumable through a
  * ".part" file and a range request, size-limited, and checked against the
- * expected SHA-256 before anyone uses the file. */
+ * expected SHA-256 before anyone uses the file.
+ *
+ * libcurl is loaded on the first download (dlopen), not at start-up: its
+ * dependency tree (TLS, LDAP, Kerberos, SSH, IDN, ...) is some 30 shared
+ * objects, which cost every espbench command about as much start-up time as
+ * the rest of it together, while only a manifest with a URL downloads. */
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +21,67 @@
 #include "espbench/fetch.h"
 #include "espbench/log.h"
 #include "espbench/sha256.h"
+
+/* The libcurl functions this file uses, resolved from the library at first use. */
+static struct curl_api {
+    __typeof__(curl_global_init) *global_init;
+    __typeof__(curl_easy_init) *easy_init;
+    __typeof__(curl_easy_setopt) *easy_setopt;
+    __typeof__(curl_easy_getinfo) *easy_getinfo;
+    __typeof__(curl_easy_perform) *easy_perform;
+    __typeof__(curl_easy_cleanup) *easy_cleanup;
+    __typeof__(curl_easy_strerror) *easy_strerror;
+    __typeof__(curl_free) *free;
+    __typeof__(curl_url) *url;
+    __typeof__(curl_url_cleanup) *url_cleanup;
+    __typeof__(curl_url_get) *url_get;
+    __typeof__(curl_url_set) *url_set;
+} cu;
+
+#define CURL_SONAME "libcurl.so.4"
+
+static int curl_load(eb_error *err)
+{
+    static void *lib;
+    if (lib)
+        return EB_OK;
+    void *h = dlopen(CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+        return eb_fail(err, EB_EIO, "downloads need libcurl (%s): %s; install it (Debian: libcurl4)", CURL_SONAME,
+                       dlerror());
+    static const struct {
+        const char *name;
+        size_t off;
+    } syms[] = {
+        {"curl_global_init", offsetof(struct curl_api, global_init)},
+        {"curl_easy_init", offsetof(struct curl_api, easy_init)},
+        {"curl_easy_setopt", offsetof(struct curl_api, easy_setopt)},
+        {"curl_easy_getinfo", offsetof(struct curl_api, easy_getinfo)},
+        {"curl_easy_perform", offsetof(struct curl_api, easy_perform)},
+        {"curl_easy_cleanup", offsetof(struct curl_api, easy_cleanup)},
+        {"curl_easy_strerror", offsetof(struct curl_api, easy_strerror)},
+        {"curl_free", offsetof(struct curl_api, free)},
+        {"curl_url", offsetof(struct curl_api, url)},
+        {"curl_url_cleanup", offsetof(struct curl_api, url_cleanup)},
+        {"curl_url_get", offsetof(struct curl_api, url_get)},
+        {"curl_url_set", offsetof(struct curl_api, url_set)},
+    };
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+        void *f = dlsym(h, syms[i].name);
+        if (!f) {
+            dlclose(h);
+            return eb_fail(err, EB_EIO, "%s has no %s: a libcurl older than 7.62; install a current libcurl4",
+                           CURL_SONAME, syms[i].name);
+        }
+        memcpy((char *)&cu + syms[i].off, &f, sizeof f);
+    }
+    if (cu.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        dlclose(h);
+        return eb_fail(err, EB_EIO, "libcurl failed to initialise");
+    }
+    lib = h;
+    return EB_OK;
+}
 
 int eb_cache_dir(char *out, size_t cap, eb_error *err)
 {
@@ -56,7 +124,7 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *user)
     sink *s = user;
     size_t n = size * nmemb;
     long code = 0;
-    curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &code);
+    cu.easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &code);
     if (code >= 300 && code < 400)
         return n; /* a redirect's own body is not the file */
     if (s->have + (curl_off_t)n > s->limit) {
@@ -73,17 +141,17 @@ static size_t on_data(char *ptr, size_t size, size_t nmemb, void *user)
 static void origin_of(const char *url, char *out, size_t cap)
 {
     out[0] = '\0';
-    CURLU *u = curl_url();
+    CURLU *u = cu.url();
     char *scheme = NULL, *host = NULL, *port = NULL;
-    if (u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
-        curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
-        curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
-        curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK)
+    if (u && cu.url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+        cu.url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+        cu.url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+        cu.url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK)
         snprintf(out, cap, "%s://%s:%s", scheme, host, port);
-    curl_free(scheme);
-    curl_free(host);
-    curl_free(port);
-    curl_url_cleanup(u);
+    cu.free(scheme);
+    cu.free(host);
+    cu.free(port);
+    cu.url_cleanup(u);
 }
 
 /* Performs the request, following up to 5 redirects itself: only to the same
@@ -95,12 +163,12 @@ static CURLcode perform_pinned(CURL *h, const char *url, sink *s, long *http)
     origin_of(url, want, sizeof want);
     snprintf(cur, sizeof cur, "%s", url);
     for (int hop = 0;; hop++) {
-        CURLcode rc = curl_easy_perform(h);
+        CURLcode rc = cu.easy_perform(h);
         *http = 0;
-        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, http);
+        cu.easy_getinfo(h, CURLINFO_RESPONSE_CODE, http);
         char *loc = NULL;
         if (rc != CURLE_OK || *http < 300 || *http >= 400 ||
-            curl_easy_getinfo(h, CURLINFO_REDIRECT_URL, &loc) != CURLE_OK || !loc)
+            cu.easy_getinfo(h, CURLINFO_REDIRECT_URL, &loc) != CURLE_OK || !loc)
             return rc;
         origin_of(loc, next_origin, sizeof next_origin);
         if (strncmp(url, "http", 4) || strcmp(want, next_origin)) {
@@ -110,7 +178,7 @@ static CURLcode perform_pinned(CURL *h, const char *url, sink *s, long *http)
         if (hop == 5)
             return CURLE_TOO_MANY_REDIRECTS;
         snprintf(cur, sizeof cur, "%s", loc);
-        curl_easy_setopt(h, CURLOPT_URL, cur);
+        cu.easy_setopt(h, CURLOPT_URL, cur);
     }
 }
 
@@ -123,31 +191,31 @@ static CURLcode transfer(const char *url, const char *part, bool resume, sink *s
     s->f = fopen(part, s->have ? "ab" : "wb");
     if (!s->f)
         return CURLE_WRITE_ERROR;
-    CURL *h = curl_easy_init();
+    CURL *h = cu.easy_init();
     if (!h) {
         fclose(s->f);
         return CURLE_FAILED_INIT;
     }
-    curl_easy_setopt(h, CURLOPT_URL, url);
-    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https,file");
-    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L); /* perform_pinned follows same-host redirects */
-    curl_easy_setopt(h, CURLOPT_FAILONERROR, 1L);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_TIMEOUT, timeout_s);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 15L);
+    cu.easy_setopt(h, CURLOPT_URL, url);
+    cu.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https,file");
+    cu.easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L); /* perform_pinned follows same-host redirects */
+    cu.easy_setopt(h, CURLOPT_FAILONERROR, 1L);
+    cu.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    cu.easy_setopt(h, CURLOPT_TIMEOUT, timeout_s);
+    cu.easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 15L);
     /* A server that stalls mid-body is given up on well before the whole
      * transfer's limit; the part is kept for the next run to resume. */
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 30L);
-    curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, s->limit);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, s);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
+    cu.easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    cu.easy_setopt(h, CURLOPT_LOW_SPEED_TIME, 30L);
+    cu.easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, s->limit);
+    cu.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+    cu.easy_setopt(h, CURLOPT_WRITEDATA, s);
+    cu.easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
     if (s->have)
-        curl_easy_setopt(h, CURLOPT_RESUME_FROM_LARGE, s->have);
+        cu.easy_setopt(h, CURLOPT_RESUME_FROM_LARGE, s->have);
     s->h = h;
     CURLcode rc = perform_pinned(h, url, s, http);
-    curl_easy_cleanup(h);
+    cu.easy_cleanup(h);
     if (fclose(s->f) != 0 && rc == CURLE_OK)
         rc = CURLE_WRITE_ERROR;
     return rc;
@@ -179,11 +247,8 @@ int eb_fetch(const char *url, const eb_fetch_opts *opts, char *path, size_t path
             return EB_OK;
         unlink(final); /* corrupted cache entry: fetch again */
     }
-    static bool curl_ready;
-    if (!curl_ready) {
-        curl_global_init(CURL_GLOBAL_DEFAULT);
-        curl_ready = true;
-    }
+    if (curl_load(err) != EB_OK)
+        return EB_EIO;
     sink s = {.limit = (curl_off_t)(opts->max_bytes ? opts->max_bytes : 64u << 20)};
     long timeout = opts->timeout_s > 0 ? opts->timeout_s : 120, http = 0;
     char cerr[CURL_ERROR_SIZE] = "";
@@ -212,9 +277,9 @@ int eb_fetch(const char *url, const eb_fetch_opts *opts, char *path, size_t path
         }
         if (rc == CURLE_PARTIAL_FILE || rc == CURLE_OPERATION_TIMEDOUT || rc == CURLE_RECV_ERROR)
             return eb_fail(err, EB_EIO, "%s: download interrupted after %lld bytes (%s); run again to resume", url,
-                           (long long)s.have, cerr[0] ? cerr : curl_easy_strerror(rc));
+                           (long long)s.have, cerr[0] ? cerr : cu.easy_strerror(rc));
         unlink(part);
-        return eb_fail(err, EB_EIO, "%s: %s", url, cerr[0] ? cerr : curl_easy_strerror(rc));
+        return eb_fail(err, EB_EIO, "%s: %s", url, cerr[0] ? cerr : cu.easy_strerror(rc));
     }
     if (eb_sha256_file(part, have, &e) != EB_OK) {
         unlink(part);
