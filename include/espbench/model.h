@@ -94,6 +94,9 @@ const char *eb_model_param_key(int param); /* "ceil_tcp_tx" */
 
 /* Loads the constants file (libyaml). EB_ECONFIG "FILE:LINE:COL: ..." on a
  * bad file, EB_EIO when it cannot be read. */
+/* The constants from YAML text (pure, formats/model_file.c); name for messages. */
+int eb_model_load_buffer(eb_model *m, const char *text, size_t len, const char *name, eb_error *err);
+/* From a file (adapters/model_files.c: read with a size cap, then as above). */
 int eb_model_load(eb_model *m, const char *path, eb_error *err);
 /* profiles/model/model.yaml next to the installed or source profiles, or
  * $ESPBENCH_MODEL. */

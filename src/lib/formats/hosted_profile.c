@@ -3,7 +3,6 @@
  * profiles), its transport, the co-processor firmware's own settings, the
  * published raw transport figures and its tiers (the host's settings and the
  * published iperf figures). */
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -11,11 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <yaml.h>
 
 #include "espbench/buf.h"
-#include "espbench/fs.h"
 #include "espbench/hosted.h"
 #include "espbench/yaml_guard.h"
 
@@ -384,102 +381,12 @@ static int add_pair(eb_hosted_set *s, eb_hosted_pair *p, eb_error *err)
     return 0;
 }
 
-int eb_hosted_load_file(eb_hosted_set *out, const char *path, const eb_profiles *p, eb_error *err)
-{
-    eb_buf text;
-    eb_buf_init(&text);
-    int rc = eb_file_read(path, EB_YAML_MAX_BYTES + 1, "not a pair profile?", &text, err);
-    if (rc == EB_EIO && errno == ENOENT)
-        rc = err->code = EB_ECONFIG;
-    eb_hosted_pair pair;
-    if (!rc)
-        rc = load_text(path, text.data ? (const char *)text.data : "", text.len, p, &pair, err);
-    eb_buf_free(&text);
-    if (!rc)
-        rc = add_pair(out, &pair, err);
-    return rc;
-}
-
 int eb_hosted_load_buffer(eb_hosted_set *out, const char *text, size_t len, const char *name, const eb_profiles *p,
                           eb_error *err)
 {
     eb_hosted_pair pair;
     int rc = load_text(name, text, len, p, &pair, err);
     return rc ? rc : add_pair(out, &pair, err);
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static int load_dir(eb_hosted_set *out, const char *dir, const eb_profiles *p, eb_error *err)
-{
-    char sub[1024];
-    snprintf(sub, sizeof sub, "%s/hosted", dir);
-    DIR *d = opendir(sub);
-    if (!d)
-        return 0; /* no pairs in this directory */
-    char *names[256];
-    int n = 0;
-    for (struct dirent *de; (de = readdir(d)) && n < 256;) {
-        size_t l = strlen(de->d_name);
-        if (de->d_name[0] != '.' && l > 5 && !strcmp(de->d_name + l - 5, ".yaml"))
-            names[n++] = strdup(de->d_name);
-    }
-    closedir(d);
-    int rc = 0;
-    for (int i = 0; i < n; i++)
-        if (!names[i])
-            rc = eb_fail(err, EB_EIO, "out of memory listing %s", sub);
-    if (!rc)
-        qsort(names, (size_t)n, sizeof *names, cmp_str);
-    for (int i = 0; !rc && i < n; i++) {
-        char path[1300];
-        snprintf(path, sizeof path, "%s/%s", sub, names[i]);
-        rc = eb_hosted_load_file(out, path, p, err);
-    }
-    for (int i = 0; i < n; i++)
-        free(names[i]);
-    return rc;
-}
-
-int eb_hosted_load(eb_hosted_set *out, const char *const *dirs, int n_dirs, const eb_profiles *p, eb_error *err)
-{
-    memset(out, 0, sizeof *out);
-    int rc = 0;
-    for (int i = 0; !rc && i < n_dirs; i++)
-        rc = load_dir(out, dirs[i], p, err);
-    if (rc)
-        eb_hosted_free(out);
-    return rc;
-}
-
-static bool is_dir(const char *path)
-{
-    struct stat st;
-    return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-int eb_hosted_load_default(eb_hosted_set *out, const eb_profiles *p, const char *user_dir, eb_error *err)
-{
-    const char *dirs[3];
-    int n = 0;
-    const char *installed = NULL, *source = NULL;
-#ifdef ESPBENCH_INSTALL_PROFILES
-    installed = ESPBENCH_INSTALL_PROFILES;
-#endif
-#ifdef ESPBENCH_SOURCE_PROFILES
-    source = ESPBENCH_SOURCE_PROFILES;
-#endif
-    /* The same search as eb_profiles_load_default(). */
-    if (is_dir(installed))
-        dirs[n++] = installed;
-    else if (is_dir(source))
-        dirs[n++] = source;
-    const char *env = getenv("ESPBENCH_PROFILES");
-    if (env && *env)
-        dirs[n++] = env;
-    if (user_dir && *user_dir)
-        dirs[n++] = user_dir;
-    return eb_hosted_load(out, dirs, n, p, err);
 }
 
 void eb_hosted_free(eb_hosted_set *s)

@@ -177,7 +177,7 @@ static int parse_board(lctx *x, eb_lab *lab, yaml_node_t *map, int index)
         else if (!strcmp(key, "dialect"))
             rc = copy_str(x, v, key, b->dialect, sizeof b->dialect);
         else if (!strcmp(key, "peer"))
-            peer = v; /* after the board's own chip is known */
+            peer = v, rc = 0; /* read after the board's own chip is known */
         else
             return fail_at(x, k, "unknown key '%s' in a board (name, chip, port, iperf_port, pc_address, dialect, "
                            "peer)", key);

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <yaml.h>
 
 #include "espbench/buf.h"
@@ -164,54 +163,23 @@ static int load_root(loader *l, eb_model *m, yaml_node_t *root)
     return 0;
 }
 
-int eb_model_load(eb_model *m, const char *path, eb_error *err)
+int eb_model_load_buffer(eb_model *m, const char *text, size_t len, const char *name, eb_error *err)
 {
     memset(m, 0, sizeof *m);
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return eb_fail(err, EB_EIO, "%s: cannot read the model constants: %s", path,
-                       "no such file or not readable; run `espbench model fit`");
     yaml_parser_t parser;
     yaml_parser_initialize(&parser);
-    yaml_parser_set_input_file(&parser, fp);
-    loader l = {.path = path, .err = err};
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    loader l = {.path = name, .err = err};
     int rc;
     if (!yaml_parser_load(&parser, &l.doc)) {
-        rc = eb_fail(err, EB_ECONFIG, "%s:%zu:%zu: %s", path, parser.problem_mark.line + 1,
+        rc = eb_fail(err, EB_ECONFIG, "%s:%zu:%zu: %s", name, parser.problem_mark.line + 1,
                      parser.problem_mark.column + 1, parser.problem ? parser.problem : "bad YAML");
     } else {
         rc = load_root(&l, m, yaml_document_get_root_node(&l.doc));
         yaml_document_delete(&l.doc);
     }
     yaml_parser_delete(&parser);
-    fclose(fp);
     if (rc)
         eb_model_free(m);
     return rc;
-}
-
-int eb_model_load_default(eb_model *m, eb_error *err)
-{
-    const char *env = getenv("ESPBENCH_MODEL");
-    if (env && *env)
-        return eb_model_load(m, env, err);
-    const char *dirs[2] = {NULL, NULL};
-#ifdef ESPBENCH_INSTALL_PROFILES
-    dirs[0] = ESPBENCH_INSTALL_PROFILES;
-#endif
-#ifdef ESPBENCH_SOURCE_PROFILES
-    dirs[1] = ESPBENCH_SOURCE_PROFILES;
-#endif
-    char path[1024];
-    for (int i = 0; i < 2; i++) {
-        struct stat st;
-        if (!dirs[i])
-            continue;
-        snprintf(path, sizeof path, "%s/model/model.yaml", dirs[i]);
-        if (stat(path, &st) == 0)
-            return eb_model_load(m, path, err);
-    }
-    return eb_fail(err, EB_ECONFIG,
-                   "no model constants (profiles/model/model.yaml): install espbench, set "
-                   "ESPBENCH_MODEL or run `espbench model fit`");
 }

@@ -5,7 +5,6 @@
 #include "espbench/pattern.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include <dirent.h>
 #include <pcre2.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -13,11 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <yaml.h>
 
 #include "espbench/buf.h"
-#include "espbench/fs.h"
 #include "espbench/yaml_guard.h"
 
 static const char *const field_names[EB_PF_COUNT] = {
@@ -697,19 +694,6 @@ int eb_pattern_load_buffer(eb_pattern *p, const char *text, size_t len, const ch
     return rc;
 }
 
-int eb_pattern_load_file(eb_pattern *p, const char *path, eb_error *err)
-{
-    eb_buf b;
-    eb_buf_init(&b);
-    int rc = eb_file_read(path, EB_YAML_MAX_BYTES + 1, "not a pattern file?", &b, err);
-    if (!rc)
-        rc = eb_pattern_load_buffer(p, b.data ? (const char *)b.data : "", b.len, path, err);
-    else
-        memset(p, 0, sizeof *p);
-    eb_buf_free(&b);
-    return rc;
-}
-
 static void free_list(char **v)
 {
     for (int i = 0; i < EB_PAT_MAX_COMMANDS && v[i]; i++)
@@ -729,89 +713,6 @@ void eb_pattern_free(eb_pattern *p)
     pcre2_code_free(p->cmd.connected);
     pcre2_code_free(p->cmd.started);
     memset(p, 0, sizeof *p);
-}
-
-/* ------------------------------------------------------- built-in files */
-
-static bool is_dir(const char *path)
-{
-    struct stat st;
-    return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* Loads dir's *.yaml in name order into s (a file replaces a loaded one of the same name). */
-static int load_dir(eb_pattern_set *s, const char *dir, eb_error *err)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    char *names[256];
-    int n = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) && n < 256) {
-        size_t l = strlen(de->d_name);
-        if (de->d_name[0] != '.' && l > 5 && !strcmp(de->d_name + l - 5, ".yaml"))
-            if (asprintf(&names[n], "%s/%s", dir, de->d_name) >= 0)
-                n++;
-    }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof names[0], cmp_str);
-    int rc = 0;
-    for (int i = 0; i < n; i++) {
-        eb_pattern p;
-        if (!rc && (rc = eb_pattern_load_file(&p, names[i], err)) == 0) {
-            eb_pattern *slot = (eb_pattern *)eb_patterns_find(s, p.name);
-            if (slot) {
-                eb_pattern_free(slot);
-            } else {
-                eb_pattern *v = realloc(s->v, (size_t)(s->n + 1) * sizeof *v);
-                if (!v)
-                    abort();
-                s->v = v;
-                slot = &s->v[s->n++];
-            }
-            *slot = p;
-        }
-        free(names[i]);
-    }
-    return rc;
-}
-
-int eb_patterns_load_default(eb_pattern_set *s, const char *user_dir, eb_error *err)
-{
-    s->v = NULL;
-    s->n = 0;
-    const char *dirs[3];
-    int n = 0;
-    const char *installed = NULL, *source = NULL;
-#ifdef ESPBENCH_INSTALL_PROFILES
-    installed = ESPBENCH_INSTALL_PROFILES;
-#endif
-#ifdef ESPBENCH_SOURCE_PROFILES
-    source = ESPBENCH_SOURCE_PROFILES;
-#endif
-    /* the same search as the chip profiles (eb_profiles_load_default) */
-    if (is_dir(installed))
-        dirs[n++] = installed;
-    else if (is_dir(source))
-        dirs[n++] = source;
-    const char *env = getenv("ESPBENCH_PROFILES");
-    if (env && *env)
-        dirs[n++] = env;
-    if (user_dir && *user_dir)
-        dirs[n++] = user_dir;
-    for (int i = 0; i < n; i++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/patterns", dirs[i]);
-        int rc = load_dir(s, path, err);
-        if (rc) {
-            eb_patterns_free(s);
-            return rc;
-        }
-    }
-    return 0;
 }
 
 void eb_patterns_free(eb_pattern_set *s)
