@@ -76,20 +76,33 @@ double eb_dialect_mbit_base(int dialect);
  * with the NULL); what a console listens for before it knows the dialect. */
 int eb_dialect_prompts(const char **out, int cap);
 
-/* ---- loading rows (dialect_load.c) ---- */
+/* ---- loading rows (formats/dialect_load.c; files: adapters/dialect_files.c) ---- */
+
+#include <stddef.h>
 
 #include "espbench/error.h"
 
-/* Loads the *.yaml dialect files of each directory into the table (later
- * directories' rows replace earlier rows of the same name, and a row that
- * names a built-in replaces it). All or nothing: on an error nothing is
- * added, and err holds "FILE:LINE:COL: message" (EB_ECONFIG). A directory
- * that does not exist is an error. */
+/* One dialect file's bytes; dir orders the directories it came from. */
+typedef struct eb_dialect_text {
+    const char *name;  /* the file's path, for messages */
+    const char *text;
+    size_t len;
+    int dir;
+} eb_dialect_text;
+
+/* Loads the files into the table: a later directory's row replaces a row of
+ * the same name (a built-in one too), a name twice in one directory is an
+ * error. All or nothing: on an error nothing is added, and err holds
+ * "FILE:LINE:COL: message" (EB_ECONFIG). */
+int eb_dialects_load_buffers(const eb_dialect_text *files, int n, eb_error *err);
+
+/* The *.yaml files of each directory (a directory that does not exist is
+ * an error), as eb_dialects_load_buffers. */
 int eb_dialects_load_dirs(const char *const *dirs, int n_dirs, eb_error *err);
 
-/* The dialects/ folders of the profile directories, searched as
- * eb_profiles_load_default searches (installed or source tree,
- * $ESPBENCH_PROFILES, user_dir); a directory without dialects/ adds none. */
+/* The dialects/ folders of the profile search path (profile_files.h:
+ * installed or source tree, $ESPBENCH_PROFILES, user_dir); a profiles
+ * directory without dialects/ adds none. */
 int eb_dialects_load_default(const char *user_dir, eb_error *err);
 
 /* Parses and checks one dialect file from memory against the table, adding

@@ -205,6 +205,8 @@ static void test_each_bad_row(void **state)
         {"echo_port.yaml", "6:18: expected a UDP port 0..65535 for 'udp_echo_port' (0: none), got '70000'"},
         {"top_key.yaml", "3:1: unknown key 'chip' at the top of a dialect file (allowed: dialect)"},
         {"builtin_grammar.yaml", "6:12: dialect 'idf-v5.1' is a built-in grammar itself; drop 'grammar'"},
+        {"name_chars.yaml", "4:9: 'name' = 'idf v6.2,beta': only printable ASCII without blanks, as the console "
+                            "types it"},
         {"alias.yaml", "3:10: YAML anchors (&name) are not accepted here; write the value out"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

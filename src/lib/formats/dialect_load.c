@@ -4,18 +4,14 @@
  * row that is not a built-in names the built-in `grammar` whose output it
  * prints and whose console behaviour it shares. Files are parsed, resolved
  * and checked as a whole batch before any row joins the table; every error
- * is "FILE:LINE:COL: message". */
-#include <dirent.h>
-#include <errno.h>
+ * is "FILE:LINE:COL: message". Pure: the bytes come from the compiled-in
+ * files or from adapters/dialect_files.c. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <yaml.h>
 
-#include "espbench/buf.h"
-#include "espbench/fs.h"
 #include "espbench/yaml_guard.h"
 #include "formats/dialect_table.h"
 
@@ -231,6 +227,9 @@ static int row_value(ctx *x, raw_dialect *rd, enum field f, yaml_node_t *v)
     switch (f) {
     case F_NAME: {
         int rc = text_value(x, v, "name", true, r->name, sizeof r->name);
+        if (!rc && strspn(r->name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") !=
+                       strlen(r->name))
+            return FAIL_AT(x, v, "dialect name '%s': letters, digits, '.', '-' and '_' only", r->name);
         if (!rc && (!strcmp(r->name, "auto") || !strcmp(r->name, "unknown")))
             return FAIL_AT(x, v, "'%s' is a word of --dialect, not a name for a dialect", r->name);
         return rc;
@@ -535,120 +534,24 @@ int eb_dialect_load_builtin(eb_error *err)
     return rc;
 }
 
-static bool has_yaml_suffix(const char *name)
-{
-    size_t n = strlen(name);
-    return (n > 5 && !strcmp(name + n - 5, ".yaml")) || (n > 4 && !strcmp(name + n - 4, ".yml"));
-}
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-static int load_file(batch *b, const char *path, int dir, eb_error *err)
-{
-    eb_buf text;
-    eb_buf_init(&text);
-    int rc = eb_file_read(path, EB_YAML_MAX_BYTES + 1, "not a dialect file?", &text, err);
-    if (rc == EB_ECONFIG)
-        rc = eb_fail(err, EB_ECONFIG, "%s: larger than the %u-byte limit for a YAML file; is this the right file?",
-                     path, EB_YAML_MAX_BYTES);
-    raw_dialect *rd = rc ? NULL : batch_add(b, err);
-    if (!rc && !rd)
-        rc = EB_EIO;
-    if (!rc) {
-        rc = parse_text(path, text.data ? (const char *)text.data : "", text.len, rd, err);
-        rd->dir = dir;
-        rc = rc ? rc : batch_take(b, err);
-    }
-    eb_buf_free(&text);
-    return rc;
-}
-
-static int load_dir(batch *b, const char *dir, int index, eb_error *err)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return eb_fail(err, EB_ECONFIG, "dialects directory '%s': %s", dir, strerror(errno));
-    char **paths = NULL;
-    int n = 0, cap = 0, rc = 0;
-    struct dirent *de;
-    while (!rc && (de = readdir(d))) {
-        if (de->d_name[0] == '.' || !has_yaml_suffix(de->d_name))
-            continue;
-        if (n == cap) {
-            cap = cap ? 2 * cap : 16;
-            char **np = realloc(paths, (size_t)cap * sizeof *np);
-            if (!np) {
-                rc = eb_fail(err, EB_EIO, "out of memory listing '%s'", dir);
-                break;
-            }
-            paths = np;
-        }
-        if (asprintf(&paths[n], "%s/%s", dir, de->d_name) < 0)
-            rc = eb_fail(err, EB_EIO, "out of memory listing '%s'", dir);
-        else
-            n++;
-    }
-    closedir(d);
-    if (n)
-        qsort(paths, (size_t)n, sizeof *paths, cmp_str);
-    for (int i = 0; !rc && i < n; i++)
-        rc = load_file(b, paths[i], index, err);
-    for (int i = 0; i < n; i++)
-        free(paths[i]);
-    free(paths);
-    return rc;
-}
-
-int eb_dialects_load_dirs(const char *const *dirs, int n_dirs, eb_error *err)
+int eb_dialects_load_buffers(const eb_dialect_text *files, int n, eb_error *err)
 {
     int rc = eb_dialects_builtin_status(err);
     batch b = {0};
-    for (int i = 0; !rc && i < n_dirs; i++)
-        rc = load_dir(&b, dirs[i], i, err);
+    for (int i = 0; !rc && i < n; i++) {
+        raw_dialect *rd = batch_add(&b, err);
+        if (!rd) {
+            rc = EB_EIO;
+            break;
+        }
+        rc = parse_text(files[i].name, files[i].text ? files[i].text : "", files[i].len, rd, err);
+        rd->dir = files[i].dir;
+        rc = rc ? rc : batch_take(&b, err);
+    }
     if (!rc)
         rc = batch_commit(&b, true, err);
     free(b.v);
     return rc;
-}
-
-static bool is_dir(const char *path)
-{
-    struct stat st;
-    return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-int eb_dialects_load_default(const char *user_dir, eb_error *err)
-{
-    const char *installed = NULL, *source = NULL;
-#ifdef ESPBENCH_INSTALL_PROFILES
-    installed = ESPBENCH_INSTALL_PROFILES;
-#endif
-#ifdef ESPBENCH_SOURCE_PROFILES
-    source = ESPBENCH_SOURCE_PROFILES;
-#endif
-    /* the same search as the chip profiles (eb_profiles_load_default) */
-    const char *roots[3];
-    int n_roots = 0;
-    if (is_dir(installed))
-        roots[n_roots++] = installed;
-    else if (is_dir(source))
-        roots[n_roots++] = source;
-    const char *env = getenv("ESPBENCH_PROFILES");
-    if (env && *env)
-        roots[n_roots++] = env;
-    if (user_dir && *user_dir)
-        roots[n_roots++] = user_dir;
-    char paths[3][1024];
-    const char *dirs[3];
-    int n = 0;
-    for (int i = 0; i < n_roots; i++) {
-        snprintf(paths[n], sizeof paths[n], "%s/dialects", roots[i]);
-        if (is_dir(paths[n])) {
-            dirs[n] = paths[n];
-            n++;
-        }
-    }
-    return eb_dialects_load_dirs(dirs, n, err);
 }
 
 int eb_dialect_check_buffer(const char *text, size_t len, const char *name, eb_error *err)
