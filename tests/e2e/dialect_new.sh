@@ -94,6 +94,13 @@ grep -q "^> iperf -c .* -u -b [0-9.]*m$" "$OUT/console-sim.log" || fail "-b with
 ! grep -q "runtime error" "$T/last.out" || { cat "$T/last.out" >&2; fail "sanitizer error"; }
 echo "ok espbench run detects and drives idf-v6.2"
 
+# `profiles list` shows the row beside the shipped ones.
+"$ESPBENCH" --profiles "$DIR" profiles list >"$T/list"
+grep -q '^idf-v6.2 *iperf-cmd-1.0 *6.2-6.2 *"wifi> " *wifi_join .*newdialect/dialects/idf-v6.2.yaml$' "$T/list" \
+    || fail "profiles list: $(cat "$T/list")"
+grep -q '^iperf-cmd-1.0 *iperf-cmd-1.0 *6.1-latest *"iperf> " *sta_connect *dialects/iperf-cmd-1.0.yaml$' "$T/list" \
+    || fail "profiles list (shipped row): $(cat "$T/list")"
+
 # `parse` knows it by name too.
 expect_rc 2 "$ESPBENCH" --profiles "$DIR" parse --dialect nosuch x.log
 has "--dialect 'nosuch': unknown; one of auto, idf-legacy, esp8266, idf-v4.4, idf-v5.1, iperf-cmd-0.1, iperf-cmd-1.0, espbench, idf-v6.2"
