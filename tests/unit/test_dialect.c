@@ -242,6 +242,32 @@ static void test_bad_directories_add_nothing(void **state)
     assert_string_equal(err.msg, "dialects directory '" DIALECTS "nosuch': No such file or directory");
 }
 
+/* A directory's row of a shipped name replaces it in place: same id, its
+ * own grammar; the old row stays valid for whoever holds it. */
+static void test_directory_replaces_a_shipped_row(void **state)
+{
+    (void)state;
+    const eb_dialect_desc *old = eb_dialect_desc_get(EB_DIALECT_IPERF_CMD_01);
+    int count = eb_dialect_count();
+    eb_error err = {0};
+    const char *dirs[] = {DIALECTS "replace"};
+    assert_int_equal(eb_dialects_load_dirs(dirs, 1, &err), 0);
+    assert_int_equal(eb_dialect_count(), count);
+    const eb_dialect_desc *d = eb_dialect_desc_get(EB_DIALECT_IPERF_CMD_01);
+    assert_ptr_not_equal(d, old);
+    assert_int_equal(d->grammar, EB_DIALECT_IPERF_CMD_01);
+    assert_string_equal(d->scan_cmd, "wifi_scan");
+    assert_string_equal(d->connect_cmd, "sta_connect");
+    assert_true(d->mbit_base == 1048576.0);
+    assert_int_equal(eb_dialect_from_app("iperf", "v5.4", "esp32"), EB_DIALECT_IPERF_CMD_01);
+    assert_string_equal(old->scan_cmd, "sta_scan");
+    /* the host driver follows the new row */
+    const eb_console_driver *drv = eb_console_driver_get(EB_DIALECT_IPERF_CMD_01);
+    assert_non_null(drv);
+    assert_string_equal(drv->name, "iperf-cmd-0.1");
+    assert_ptr_equal(drv->prompts, d->prompts);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_each_bad_row),
         cmocka_unit_test(test_bad_directories_add_nothing),
         cmocka_unit_test(test_directory_adds_a_dialect),
+        cmocka_unit_test(test_directory_replaces_a_shipped_row),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
