@@ -1,8 +1,11 @@
-/* The stock Espressif iperf example's console, one table row per dialect
- * (ESP-IDF ≤v4.3, ESP8266, v4.4–v5.0, v5.1–v5.2, iperf-cmd 0.1.x, iperf-cmd
- * 1.0.x): prompts, commands, log lines, interval formats and unit bases as
- * docs/console-dialects.md lists them. Differences inside one dialect that
- * depend on the exact ESP-IDF release are small "from version" tables. */
+/* The stock Espressif iperf example's console, one table row per built-in
+ * grammar (ESP-IDF ≤v4.3, ESP8266, v4.4–v5.0, v5.1–v5.2, iperf-cmd 0.1.x,
+ * iperf-cmd 1.0.x): log lines, interval formats and options as
+ * docs/console-dialects.md lists them. The prompt and the Wi-Fi command
+ * names are the console's dialect row's (profiles/dialects/, dialect.h), so
+ * a dialect loaded from YAML is spoken with its grammar's row. Differences
+ * inside one dialect that depend on the exact ESP-IDF release are small
+ * "from version" tables. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

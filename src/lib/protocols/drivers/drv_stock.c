@@ -1,6 +1,8 @@
-/* Drivers for Espressif's stock iperf example, one table row per ESP-IDF
- * dialect (../shared/reference/board-console-dialects.md): command names,
- * markers and the unit base differ; the engine below is shared. Stock
+/* Drivers for Espressif's stock iperf example, one per row of the dialect
+ * table (profiles/dialects/, dialect.h; ../shared/reference/
+ * board-console-dialects.md): command names, prompts and the unit base are
+ * the row's, what the engine does differently per output grammar is a
+ * stock_row; the engine below is shared. Stock
  * firmware cannot switch tiers at run time (set_tier is NULL): the run job
  * flashes the tier's image from the manifest instead. */
 #include <math.h>
