@@ -1,5 +1,7 @@
 /* Chip/tier profile YAML from memory (eb_profiles_load_buffer), then the
- * renderers `espbench profiles show` runs over what loaded. */
+ * renderers `espbench profiles show` runs over what loaded; the same bytes
+ * as a console dialect file (eb_dialect_check_buffer, profiles/dialects/). */
+#include "espbench/dialect.h"
 #include "espbench/profile.h"
 #include "fuzz_common.h"
 
@@ -15,6 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         eb_profiles_free(&p);
     }
+    (void)eb_dialect_check_buffer(text, size, "fuzz.yaml", &err);
     free(text);
     return 0;
 }

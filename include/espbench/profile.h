@@ -167,7 +167,8 @@ int eb_profiles_load_file(eb_profiles *out, const char *path, eb_error *err);
  * yaml_guard.h. */
 int eb_profiles_load_buffer(eb_profiles *out, const char *text, size_t len, const char *name, eb_error *err);
 /* The standard search: installed or source profiles/, then $ESPBENCH_PROFILES,
- * then user_dir (--profiles, may be NULL). */
+ * then user_dir (--profiles, may be NULL). Their dialects/ folders are loaded
+ * into the console dialect table too (eb_dialects_load_default, dialect.h). */
 int eb_profiles_load_default(eb_profiles *out, const char *user_dir, eb_error *err);
 void eb_profiles_free(eb_profiles *p);
 

@@ -92,6 +92,11 @@ int cmd_parse(int argc, char **argv)
     eb_parse_opts_init(&o);
     const char *output = NULL, *pattern = NULL;
     int c;
+    /* The profile directories' dialects/ (--profiles, ESPBENCH_PROFILES) join
+     * the built-in ones: --dialect names them, a boot log's release picks them. */
+    eb_error derr = {0};
+    if (eb_dialects_load_default(cli_profiles_dir, &derr))
+        return cli_error(&derr);
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
@@ -102,8 +107,8 @@ int cmd_parse(int argc, char **argv)
             } else {
                 o.dialect = eb_dialect_from_name(optarg);
                 if (o.dialect == EB_DIALECT_UNKNOWN) {
-                    char names[256] = "";
-                    for (int d = 0; d < EB_DIALECT_COUNT; d++) {
+                    char names[512] = "";
+                    for (int d = 0; d < eb_dialect_count(); d++) {
                         strncat(names, d ? ", " : "", sizeof names - strlen(names) - 1);
                         strncat(names, eb_dialect_name(d), sizeof names - strlen(names) - 1);
                     }

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include <math.h>
 
+#include "espbench/dialect.h"
 #include "espbench/hosted.h"
 #include "espbench/model.h"
 #include "espbench/profile.h"
@@ -17,7 +18,8 @@ const char cmd_profiles_usage[] =
     "       espbench [--profiles DIR] profiles show CHIP [TIER] [--json] [--predict]\n"
     "       espbench [--profiles DIR] profiles show PAIR\n"
     "\n"
-    "list   one line per chip: name, display name, tiers\n"
+    "list   one line per chip: name, display name, tiers; then the console dialects\n"
+    "       (profiles/dialects/ and DIR/dialects/: grammar, ESP-IDF releases, prompt)\n"
     "show   the chip's facts and its tiers in the docs' layout (rows = settings and the\n"
     "       docs' reference figures, columns = tiers); TIER shows one tier; --json prints\n"
     "       the chip facts and every tier's settings, runtime flags and reference figures;\n"
@@ -57,6 +59,33 @@ static int print_text(char *text)
     return 0;
 }
 
+static void idf_range(const eb_dialect_desc *d, char *out, size_t cap)
+{
+    if (d->idf_to <= 0)
+        snprintf(out, cap, "-");
+    else if (d->idf_to >= 99999)
+        snprintf(out, cap, "%d.%d-latest", d->idf_from / 100, d->idf_from % 100);
+    else
+        snprintf(out, cap, "%d.%d-%d.%d", d->idf_from / 100, d->idf_from % 100, d->idf_to / 100, d->idf_to % 100);
+}
+
+/* The console dialect table: shipped rows and the profile directories' dialects/. */
+static void print_dialects(void)
+{
+    printf("\nConsole dialects (profiles/dialects/ and the dialects/ of the profile directories):\n");
+    printf("%-16s %-14s %-12s %-12s %-13s %s\n", "DIALECT", "GRAMMAR", "ESP-IDF", "PROMPT", "CONNECT", "FILE");
+    for (int i = 0; i < eb_dialect_count(); i++) {
+        const eb_dialect_desc *d = eb_dialect_desc_get(i);
+        if (!d)
+            continue;
+        char range[32], prompt[40];
+        idf_range(d, range, sizeof range);
+        snprintf(prompt, sizeof prompt, "\"%s\"", d->prompts[0]);
+        printf("%-16s %-14s %-12s %-12s %-13s %s\n", d->name, eb_dialect_name(d->grammar), range, prompt,
+               d->connect_cmd, d->file);
+    }
+}
+
 static int do_list(const eb_profiles *p, const eb_hosted_set *hs)
 {
     int w = 4;
@@ -69,6 +98,7 @@ static int do_list(const eb_profiles *p, const eb_hosted_set *hs)
         names_of_tiers(&p->chips[i], tiers, sizeof tiers);
         printf("%-10s %-*s  %s\n", p->chips[i].name, w, p->chips[i].display, tiers);
     }
+    print_dialects();
     if (hs->n == 0)
         return 0;
     printf("\nESP-Hosted pairs (profiles/hosted/; 'profiles show PAIR'):\n");

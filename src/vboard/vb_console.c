@@ -515,7 +515,8 @@ static void boot_log(vb_console *c, const eb_image_info *app)
 {
     const eb_chip *chip = c->b->chip;
     const char *cn = chip ? chip->name : "esp32";
-    bool esp8266 = c->dialect == EB_DIALECT_ESP8266;
+    const eb_dialect_desc *row = eb_dialect_desc_get(c->dialect);
+    bool esp8266 = row && row->grammar == EB_DIALECT_ESP8266;
     char boot_tag[32];
     snprintf(boot_tag, sizeof boot_tag, c->idf_key >= 400 && !esp8266 ? "boot.%s" : "boot", cn);
     unsigned fsz = chip ? chip->flash_size / (1024 * 1024) : 4;

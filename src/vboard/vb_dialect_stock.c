@@ -1,8 +1,11 @@
-/* The stock Espressif iperf example's console, one table row per dialect
- * (ESP-IDF ≤v4.3, ESP8266, v4.4–v5.0, v5.1–v5.2, iperf-cmd 0.1.x, iperf-cmd
- * 1.0.x): prompts, commands, log lines, interval formats and unit bases as
- * docs/console-dialects.md lists them. Differences inside one dialect that
- * depend on the exact ESP-IDF release are small "from version" tables. */
+/* The stock Espressif iperf example's console, one table row per built-in
+ * grammar (ESP-IDF ≤v4.3, ESP8266, v4.4–v5.0, v5.1–v5.2, iperf-cmd 0.1.x,
+ * iperf-cmd 1.0.x): log lines, interval formats and options as
+ * docs/console-dialects.md lists them. The prompt and the Wi-Fi command
+ * names are the console's dialect row's (profiles/dialects/, dialect.h), so
+ * a dialect loaded from YAML is spoken with its grammar's row. Differences
+ * inside one dialect that depend on the exact ESP-IDF release are small
+ * "from version" tables. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,10 +176,20 @@ static const stock_row rows[] = {
      VB_REASON_HANDSHAKE_TIMEOUT, interval_cmd10, header_cmd10},
 };
 
+/* The built-in grammar the console's dialect row prints (dialect.h): a
+ * dialect loaded from YAML behaves as its grammar's row here, with its own
+ * prompt and command names. */
+static int grammar_of(vb_console *c)
+{
+    const eb_dialect_desc *d = eb_dialect_desc_get(c->dialect);
+    return d ? d->grammar : EB_DIALECT_IDF_LEGACY;
+}
+
 static const stock_row *row_of(vb_console *c)
 {
+    int g = grammar_of(c);
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        if (rows[i].dialect == c->dialect)
+        if (rows[i].dialect == g)
             return &rows[i];
     return &rows[0];
 }
@@ -186,7 +199,19 @@ static const char *iperf_tag(vb_console *c) { return row_of(c)->iperf_tag; }
 
 /* ------------------------------------------------------------------ banner, prompt */
 
-static const char *stock_prompt(vb_console *c) { return pick(row_of(c)->prompt, c->idf_key); }
+/* The row's prompt; where the row lists several, the release picks the one
+ * its grammar printed (idf-legacy: "esp32> " until v4.1). */
+static const char *stock_prompt(vb_console *c)
+{
+    const eb_dialect_desc *d = eb_dialect_desc_get(c->dialect);
+    const char *p = pick(row_of(c)->prompt, c->idf_key);
+    if (!d)
+        return p;
+    for (int i = 0; d->prompts[i]; i++)
+        if (!strcmp(d->prompts[i], p))
+            return p;
+    return d->prompts[0];
+}
 
 static void box(vb_console *c)
 {
@@ -539,8 +564,8 @@ static void sock_created(vb_console *c)
     switch (r->sock) {
     case SOCK_LEGACY:
         /* v4.3 and ESP8266 announce the server; ESP8266 also for UDP. */
-        if (q->server && ((c->dialect == EB_DIALECT_IDF_LEGACY && c->idf_key == 403 && !q->udp) ||
-                          c->dialect == EB_DIALECT_ESP8266))
+        if (q->server && ((grammar_of(c) == EB_DIALECT_IDF_LEGACY && c->idf_key == 403 && !q->udp) ||
+                          grammar_of(c) == EB_DIALECT_ESP8266))
             vb_con_printf(c, "iperf %s server create successfully\r\n", q->udp ? "udp" : "tcp");
         break;
     case SOCK_V44:
@@ -548,7 +573,7 @@ static void sock_created(vb_console *c)
             vb_con_log(c, 'I', tag, "Socket created");
             if (q->udp)  /* the port in network byte order, as the firmware prints it */
                 vb_con_log(c, 'I', tag, "Socket bound, port %d", (int)(((q->port & 0xff) << 8) | (q->port >> 8)));
-        } else if (c->dialect == EB_DIALECT_IDF_V44) {
+        } else if (grammar_of(c) == EB_DIALECT_IDF_V44) {
             /* v4.4/v5.0 print the IPv4 address as the raw uint32 (little-endian). */
             unsigned a = 0, b = 0, d = 0, e = 0;
             sscanf(q->host, "%u.%u.%u.%u", &a, &b, &d, &e);
@@ -670,7 +695,7 @@ static const stock_cmd cmds[] = {
 static const char *cmd_name(vb_console *c, const stock_cmd *k)
 {
     /* which 3: a cmd_system command, registered from ESP-IDF v3.2 (and on ESP8266). */
-    if (k->which == 3 && c->dialect == EB_DIALECT_IDF_LEGACY && c->idf_key < 302)
+    if (k->which == 3 && grammar_of(c) == EB_DIALECT_IDF_LEGACY && c->idf_key < 302)
         return "";
     /* the connect and scan commands' names: the dialect's descriptor row (dialect.h) */
     const eb_dialect_desc *desc = eb_dialect_desc_get(c->dialect);

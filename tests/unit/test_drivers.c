@@ -368,6 +368,38 @@ static void test_detect_boot_log_wins_over_noted_app(void **state)
     assert_string_equal(fake_written(&f->fp), "\r\n");
 }
 
+/* A dialect loaded from YAML (tests/fixtures/profiles/newdialect): the
+ * console syncs on its prompt before it knows the dialect, the release from
+ * `version` picks its row, and the stock driver sends its commands. */
+static void test_detect_and_drive_a_loaded_dialect(void **state)
+{
+    fixture *f = *state;
+    const char *dirs[] = {FIXTURES_DIR "/profiles/newdialect/dialects"};
+    assert_int_equal(eb_dialects_load_dirs(dirs, 1, &f->err), 0);
+    fake_rule_add(&f->fp, "\r\n", "wifi> ");
+    fake_rule_add(&f->fp, "version\r\n", "version\r\nIDF Version:v6.2\r\nChip info:\r\nwifi> ");
+    fake_rule_add(&f->fp, "wifi_scan lab\r\n",
+                  "I (544) WIFI: +SCAN:[02:eb:00:00:00:01][lab][rssi=-40][authmode=3][ch=2][second=0][11n]\r\n"
+                  "I (544) WIFI: SCAN_DONE: Found 1 APs\r\nwifi> ");
+    const eb_console_driver *d = NULL;
+    assert_int_equal(eb_console_detect(f->c, "esp32c6", &d, eb_deadline_in(3000), &f->err), 0);
+    assert_string_equal(d->name, "idf-v6.2");
+    assert_int_equal(d->dialect, eb_dialect_from_name("idf-v6.2"));
+    assert_string_equal(d->prompts[0], "wifi> ");
+    eb_wifi_info w = {0};
+    assert_int_equal(d->scan(d, f->c, "lab", &w, eb_deadline_in(3000), &f->err), 0);
+    assert_int_equal(w.rssi, -40);
+    assert_int_equal(w.channel, 2);
+}
+
+static void test_no_prompt_names_every_prompt(void **state)
+{
+    fixture *f = *state;
+    const eb_console_driver *d = NULL;
+    assert_int_equal(eb_console_detect(f->c, "esp32", &d, eb_deadline_in(300), &f->err), EB_EIO);
+    assert_non_null(strstr(f->err.msg, ": no console prompt (espbench>, esp32>, iperf>, wifi>) before the deadline"));
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -390,6 +422,8 @@ int main(void)
         T(test_detect_asks_version_when_boot_log_missed),
         T(test_detect_asks_version_when_only_the_prompt_tells),
         T(test_detect_boot_log_wins_over_noted_app),
+        T(test_detect_and_drive_a_loaded_dialect),
+        T(test_no_prompt_names_every_prompt),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
+#include "espbench/dialect.h"
 #include "espbench/fs.h"
 #include "espbench/yaml_guard.h"
 
@@ -1275,7 +1276,11 @@ int eb_profiles_load_default(eb_profiles *out, const char *user_dir, eb_error *e
         return eb_fail(err, EB_ECONFIG,
                        "no profiles directory: install espbench, set ESPBENCH_PROFILES or pass "
                        "--profiles DIR");
-    return eb_profiles_load(out, dirs, n, err);
+    /* The same directories' dialects/ join the console dialect table
+     * (dialect.h), so whoever loads the chips speaks their dialects too. */
+    memset(out, 0, sizeof *out);
+    int rc = eb_dialects_load_default(user_dir, err);
+    return rc ? rc : eb_profiles_load(out, dirs, n, err);
 }
 
 void eb_profiles_free(eb_profiles *p)

@@ -15,12 +15,12 @@
 
 #include "espbench/board_parse.h"
 #include "espbench/buf.h"
+#include "espbench/dialect.h"
 
 #define MAX_SECRETS 4
 #define MAX_PROMPTS 8
 #define READ_SLICE_MS 100 /* stop-flag check period */
 
-static const char *const default_prompts[] = {"espbench> ", "iperf> ", "esp32> ", NULL};
 
 enum esc_state { ESC_NONE, ESC_START, ESC_CSI, ESC_OSC };
 
@@ -87,8 +87,12 @@ void eb_console_add_secret(eb_console *c, const char *secret)
 
 void eb_console_set_prompts(eb_console *c, const char *const *prompts)
 {
-    if (!prompts)
-        prompts = default_prompts;
+    /* Before the dialect is known: every prompt of the dialect table (dialect.h). */
+    const char *every[MAX_PROMPTS + 1];
+    if (!prompts) {
+        eb_dialect_prompts(every, MAX_PROMPTS + 1);
+        prompts = every;
+    }
     c->n_prompts = 0;
     for (int i = 0; prompts[i] && c->n_prompts < MAX_PROMPTS; i++)
         c->prompts[c->n_prompts++] = prompts[i];

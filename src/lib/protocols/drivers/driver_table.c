@@ -133,11 +133,18 @@ int eb_console_detect(eb_console *c, const char *chip, const eb_console_driver *
     eb_console_set_prompts(c, NULL);
     /* Sync on any known prompt, remembering which one answered. */
     while (!prompt[0]) {
-        if (eb_deadline_passed(d))
+        if (eb_deadline_passed(d)) {
+            /* the prompts of every row of the dialect table */
+            const char *ps[16];
+            char list[256] = "";
+            for (int i = 0, n = eb_dialect_prompts(ps, 16); i < n; i++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%.*s", i ? ", " : "",
+                         (int)strcspn(ps[i], " "), ps[i]);
             return eb_fail(err, EB_EIO,
-                           "console %s: no console prompt (espbench>, iperf>, esp32>) before the "
-                           "deadline; is the application flashed and the console on this port?",
-                           eb_console_port(c)->url);
+                           "console %s: no console prompt (%s) before the deadline; is the application "
+                           "flashed and the console on this port?",
+                           eb_console_port(c)->url, list);
+        }
         int rc = eb_console_send(c, "", d, err);
         if (rc)
             return rc;

@@ -1,6 +1,8 @@
-/* Drivers for Espressif's stock iperf example, one table row per ESP-IDF
- * dialect (../shared/reference/board-console-dialects.md): command names,
- * markers and the unit base differ; the engine below is shared. Stock
+/* Drivers for Espressif's stock iperf example, one per row of the dialect
+ * table (profiles/dialects/, dialect.h; ../shared/reference/
+ * board-console-dialects.md): command names, prompts and the unit base are
+ * the row's, what the engine does differently per output grammar is a
+ * stock_row; the engine below is shared. Stock
  * firmware cannot switch tiers at run time (set_tier is NULL): the run job
  * flashes the tier's image from the manifest instead. */
 #include <math.h>
@@ -274,33 +276,31 @@ static int stock_iperf_abort(const eb_console_driver *drv, eb_console *c, eb_dea
 }
 
 /* The stock drivers: one per descriptor row with a stock example (every
- * dialect but espbench), built once from the rows so that names and prompts
- * are the descriptor's. */
-static eb_console_driver stock[EB_DIALECT_COUNT];
-static int n_stock;
-static pthread_once_t stock_once = PTHREAD_ONCE_INIT;
+ * dialect but espbench, loaded rows included), made when first asked for
+ * from the row, so that names, prompts and commands are the descriptor's.
+ * A row replaced by a later load remakes its driver. */
+static eb_console_driver stock[EB_DIALECT_MAX];
+static const eb_dialect_desc *stock_desc[EB_DIALECT_MAX];
+static pthread_mutex_t stock_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void build_stock(void)
+const eb_console_driver *eb_driver_stock_get(int dialect)
 {
-    for (int d = 0; d < EB_DIALECT_COUNT; d++) {
-        const eb_dialect_desc *desc = eb_dialect_desc_get(d);
-        if (d == EB_DIALECT_ESPBENCH || !desc)
-            continue;
-        stock[n_stock++] = (eb_console_driver){
-            .dialect = d, .name = desc->name, .prompts = desc->prompts, .runtime_tiers = false,
-            .row = d == EB_DIALECT_IDF_LEGACY || d == EB_DIALECT_ESP8266 ? &row_quiet_server : &row_default,
+    const eb_dialect_desc *desc = eb_dialect_desc_get(dialect);
+    if (!desc || desc->grammar == EB_DIALECT_ESPBENCH || dialect >= EB_DIALECT_MAX)
+        return NULL;
+    pthread_mutex_lock(&stock_lock);
+    if (stock_desc[dialect] != desc) {
+        /* The oldest servers' behaviour follows the grammar the row prints. */
+        bool quiet = desc->grammar == EB_DIALECT_IDF_LEGACY || desc->grammar == EB_DIALECT_ESP8266;
+        stock[dialect] = (eb_console_driver){
+            .dialect = dialect, .name = desc->name, .prompts = desc->prompts, .runtime_tiers = false,
+            .row = quiet ? &row_quiet_server : &row_default,
             .ready = stock_ready, .set_tier = NULL, .scan = stock_scan, .connect = stock_connect,
             .memory = stock_memory, .iperf_start = stock_iperf_start, .iperf_line = stock_iperf_line,
             .iperf_abort = stock_iperf_abort,
         };
+        stock_desc[dialect] = desc;
     }
-}
-
-const eb_console_driver *eb_driver_stock_get(int dialect)
-{
-    pthread_once(&stock_once, build_stock);
-    for (int i = 0; i < n_stock; i++)
-        if (stock[i].dialect == dialect)
-            return &stock[i];
-    return NULL;
+    pthread_mutex_unlock(&stock_lock);
+    return &stock[dialect];
 }
