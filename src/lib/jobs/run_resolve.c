@@ -133,7 +133,7 @@ static int check_plan(const eb_run_request *rq, const eb_run_opts *o, eb_run_set
 {
     if (rq->dialect && !eb_console_driver_by_name(rq->dialect)) {
         char names[256] = "";
-        for (int d = 0; d < EB_DIALECT_COUNT; d++)
+        for (int d = 0; d < eb_dialect_count(); d++)
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", d ? ", " : "", eb_dialect_name(d));
         return run_bad_request(st, err, "--dialect '%s': unknown; one of %s", rq->dialect, names);
     }
