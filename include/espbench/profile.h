@@ -156,9 +156,24 @@ typedef struct eb_profiles {
     int n_chips;
 } eb_profiles;
 
-/* Loads every *.yaml of each directory in order; a later directory overlays
- * (replaces whole chips and adds or replaces tiers of) an earlier one.
- * Errors: EB_ECONFIG with "FILE:LINE:COL: message" (libyaml marks, 1-based). */
+/* Profile YAML texts, folder by folder (pure: formats/profile_load.c). In a
+ * folder the whole chips load before the overlays; a later folder overlays
+ * (replaces whole chips and adds or replaces tiers of) an earlier one. */
+typedef struct eb_profile_text {
+    const char *name;   /* the file, for messages */
+    const char *text;
+    size_t len;
+} eb_profile_text;
+typedef struct eb_profile_folder {
+    const char *dir;
+    const eb_profile_text *files;
+    int n;
+} eb_profile_folder;
+int eb_profiles_load_texts(eb_profiles *out, const eb_profile_folder *folders, int n_folders, eb_error *err);
+
+/* Files on disk (adapters/profile_dirs.c). Loads every *.yaml of each
+ * directory in order, as eb_profiles_load_texts. Errors: EB_ECONFIG with
+ * "FILE:LINE:COL: message" (libyaml marks, 1-based). */
 int eb_profiles_load(eb_profiles *out, const char *const *dirs, int n_dirs, eb_error *err);
 /* Loads a single file (tests, tools). */
 int eb_profiles_load_file(eb_profiles *out, const char *path, eb_error *err);

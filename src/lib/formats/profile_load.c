@@ -12,7 +12,6 @@
  *                                 file of the same directory) */
 #include "espbench/profile.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -21,11 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <yaml.h>
 
 #include "espbench/dialect.h"
-#include "espbench/fs.h"
 #include "espbench/yaml_guard.h"
 
 /* ------------------------------------------------------------------ raw model */
@@ -806,28 +803,6 @@ static int parse_text(const char *path, const char *text, size_t len, raw_file *
     return rc;
 }
 
-/* Reads a profile (at most EB_YAML_MAX_BYTES; a bigger file is refused
- * without reading it all) and parses it. */
-static int parse_file(const char *path, raw_file *rf, eb_error *err)
-{
-    memset(rf, 0, sizeof *rf);
-    /* Read whole through base (fs.h) and parsed from memory: libyaml's marks,
-     * and so every file:line:col, are the same. One byte over the cap is read
-     * so that the guard names the size. */
-    eb_buf text;
-    eb_buf_init(&text);
-    int rc = eb_file_read(path, EB_YAML_MAX_BYTES + 1, "not a profile?", &text, err);
-    if (rc == EB_EIO && errno == ENOENT) /* a wrong path: a configuration error */
-        rc = err ? (err->code = EB_ECONFIG) : EB_ECONFIG;
-    else if (rc == EB_ECONFIG) /* over the cap: the guard's words for any size */
-        rc = eb_fail(err, EB_ECONFIG, "%s: larger than the %u-byte limit for a YAML file; is this the right file?",
-                     path, EB_YAML_MAX_BYTES);
-    if (!rc)
-        rc = parse_text(path, text.data ? (const char *)text.data : "", text.len, rf, err);
-    eb_buf_free(&text);
-    return rc;
-}
-
 /* ---------------------------------------------------------------- overlays */
 
 static int add_chip_file(raw_model *m, raw_file *rf, int dir, eb_error *err)
@@ -1118,115 +1093,55 @@ static int model_to_profiles(raw_model *m, eb_profiles *out, eb_error *err)
 
 /* ---------------------------------------------------------------- directories */
 
-static int cmp_str(const void *a, const void *b)
+/* One folder's files: whole chips first, then the overlays (which may refer to them). */
+static int load_folder(raw_model *m, const eb_profile_text *files, int n, int dir_index, eb_error *err)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static bool has_yaml_suffix(const char *name)
-{
-    size_t n = strlen(name);
-    return (n > 5 && !strcmp(name + n - 5, ".yaml")) || (n > 4 && !strcmp(name + n - 4, ".yml"));
-}
-
-/* Sorted list of the directory's *.yaml paths. */
-static int list_dir(const char *dir, char ***paths, int *n, eb_error *err)
-{
-    *paths = NULL;
-    *n = 0;
-    DIR *d = opendir(dir);
-    if (!d)
-        return eb_fail(err, EB_ECONFIG, "profiles directory '%s': %s", dir, strerror(errno));
-    int cap = 0, rc = 0;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        if (de->d_name[0] == '.' || !has_yaml_suffix(de->d_name))
-            continue;
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 16;
-            char **np = realloc(*paths, (size_t)cap * sizeof *np);
-            if (!np) {
-                rc = eb_fail(err, EB_EIO, "out of memory listing '%s'", dir);
-                break;
-            }
-            *paths = np;
-        }
-        if (asprintf(&(*paths)[*n], "%s/%s", dir, de->d_name) < 0) {
-            rc = eb_fail(err, EB_EIO, "out of memory listing '%s'", dir);
-            break;
-        }
-        (*n)++;
-    }
-    closedir(d);
-    if (*n)
-        qsort(*paths, (size_t)*n, sizeof **paths, cmp_str);
-    return rc;
-}
-
-static void free_list(char **paths, int n)
-{
+    raw_file *rf = calloc((size_t)(n ? n : 1), sizeof *rf);
+    if (!rf)
+        return eb_fail(err, EB_EIO, "out of memory loading profiles");
+    int rc = 0;
+    for (int i = 0; !rc && i < n; i++)
+        rc = parse_text(files[i].name, files[i].text, files[i].len, &rf[i], err);
+    for (int i = 0; !rc && i < n; i++)
+        if (!rf[i].is_overlay)
+            rc = add_chip_file(m, &rf[i], dir_index, err);
+    for (int i = 0; !rc && i < n; i++)
+        if (rf[i].is_overlay)
+            rc = apply_overlay(m, &rf[i], err);
     for (int i = 0; i < n; i++)
-        free(paths[i]);
-    free(paths);
-}
-
-static int load_dir(raw_model *m, const char *dir, int dir_index, eb_error *err)
-{
-    char **paths;
-    int n;
-    int rc = list_dir(dir, &paths, &n, err);
-    if (rc) {
-        free_list(paths, n);
-        return rc;
-    }
-    raw_file *files = calloc((size_t)(n ? n : 1), sizeof *files);
-    if (!files) {
-        free_list(paths, n);
-        return eb_fail(err, EB_EIO, "out of memory loading '%s'", dir);
-    }
-    for (int i = 0; !rc && i < n; i++)
-        rc = parse_file(paths[i], &files[i], err);
-    /* Whole chips first, then the overlays (which may refer to them). */
-    for (int i = 0; !rc && i < n; i++)
-        if (!files[i].is_overlay)
-            rc = add_chip_file(m, &files[i], dir_index, err);
-    for (int i = 0; !rc && i < n; i++)
-        if (files[i].is_overlay)
-            rc = apply_overlay(m, &files[i], err);
-    for (int i = 0; i < n; i++)
-        raw_chip_free(&files[i].chip);
-    free(files);
-    free_list(paths, n);
+        raw_chip_free(&rf[i].chip);
+    free(rf);
     return rc;
 }
 
 /* ---------------------------------------------------------------- public API */
 
-int eb_profiles_load(eb_profiles *out, const char *const *dirs, int n_dirs, eb_error *err)
+int eb_profiles_load_texts(eb_profiles *out, const eb_profile_folder *folders, int n_folders, eb_error *err)
 {
     memset(out, 0, sizeof *out);
     raw_model m = {0};
     int rc = 0;
-    for (int i = 0; !rc && i < n_dirs; i++)
-        rc = load_dir(&m, dirs[i], i, err);
+    for (int i = 0; !rc && i < n_folders; i++)
+        rc = load_folder(&m, folders[i].files, folders[i].n, i, err);
     if (!rc && m.n == 0)
-        rc = eb_fail(err, EB_ECONFIG, "no chip profiles (*.yaml) found in %s%s", n_dirs ? dirs[0] : "(no directory)",
-                     n_dirs > 1 ? " and the other profile directories" : "");
+        rc = eb_fail(err, EB_ECONFIG, "no chip profiles (*.yaml) found in %s%s",
+                     n_folders ? folders[0].dir : "(no directory)",
+                     n_folders > 1 ? " and the other profile directories" : "");
     if (!rc)
         rc = model_to_profiles(&m, out, err);
     raw_model_free(&m);
     return rc;
 }
 
-static int load_one(eb_profiles *out, const char *path, const char *text, size_t len, eb_error *err)
+int eb_profiles_load_buffer(eb_profiles *out, const char *text, size_t len, const char *name, eb_error *err)
 {
     memset(out, 0, sizeof *out);
     raw_model m = {0};
     raw_file rf;
-    int rc = text ? parse_text(path, text, len, &rf, err) : parse_file(path, &rf, err);
+    int rc = parse_text(name, text ? text : "", len, &rf, err);
     if (!rc && rf.is_overlay)
         rc = eb_fail(err, EB_ECONFIG, "%s:%d:%d: an overlay needs its chip's profile; load the directories together",
-                     path, rf.overlay_line, rf.overlay_col);
+                     name, rf.overlay_line, rf.overlay_col);
     if (!rc)
         rc = add_chip_file(&m, &rf, 0, err);
     if (!rc)
@@ -1234,53 +1149,6 @@ static int load_one(eb_profiles *out, const char *path, const char *text, size_t
     raw_chip_free(&rf.chip);
     raw_model_free(&m);
     return rc;
-}
-
-int eb_profiles_load_file(eb_profiles *out, const char *path, eb_error *err)
-{
-    return load_one(out, path, NULL, 0, err);
-}
-
-int eb_profiles_load_buffer(eb_profiles *out, const char *text, size_t len, const char *name, eb_error *err)
-{
-    return load_one(out, name, text ? text : "", len, err);
-}
-
-static bool is_dir(const char *path)
-{
-    struct stat st;
-    return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-int eb_profiles_load_default(eb_profiles *out, const char *user_dir, eb_error *err)
-{
-    const char *dirs[3];
-    int n = 0;
-    const char *installed = NULL, *source = NULL;
-#ifdef ESPBENCH_INSTALL_PROFILES
-    installed = ESPBENCH_INSTALL_PROFILES;
-#endif
-#ifdef ESPBENCH_SOURCE_PROFILES
-    source = ESPBENCH_SOURCE_PROFILES;
-#endif
-    if (is_dir(installed))
-        dirs[n++] = installed;
-    else if (is_dir(source))
-        dirs[n++] = source;
-    const char *env = getenv("ESPBENCH_PROFILES");
-    if (env && *env)
-        dirs[n++] = env;
-    if (user_dir && *user_dir)
-        dirs[n++] = user_dir;
-    if (n == 0)
-        return eb_fail(err, EB_ECONFIG,
-                       "no profiles directory: install espbench, set ESPBENCH_PROFILES or pass "
-                       "--profiles DIR");
-    /* The same directories' dialects/ join the console dialect table
-     * (dialect.h), so whoever loads the chips speaks their dialects too. */
-    memset(out, 0, sizeof *out);
-    int rc = eb_dialects_load_default(user_dir, err);
-    return rc ? rc : eb_profiles_load(out, dirs, n, err);
 }
 
 void eb_profiles_free(eb_profiles *p)
