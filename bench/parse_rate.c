@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "espbench/parse_job.h"
+#include "espbench/jobs/parse_job.h"
 
 static double now_s(void)
 {

@@ -1,9 +1,9 @@
 /* Board console lines, every dialect: the line classifier, the stateful
  * parser (summary recognition), dialect detection and line cleaning; then
  * the whole input as a board log through `espbench parse`. */
-#include "espbench/board_parse.h"
-#include "espbench/dialect.h"
-#include "espbench/parse_job.h"
+#include "espbench/formats/board_parse.h"
+#include "espbench/formats/dialect.h"
+#include "espbench/jobs/parse_job.h"
 #include "fuzz_common.h"
 
 typedef struct {

@@ -1,6 +1,6 @@
 /* ESP application image headers, extended header, segments, checksum,
  * appended SHA-256 and app descriptor, in both layouts (ESP32+ and ESP8266). */
-#include "espbench/esp_image.h"
+#include "espbench/formats/esp_image.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -3,7 +3,8 @@
  * as the host's raw throughput report (eb_raw_tp_parse). */
 #include <stdlib.h>
 
-#include "espbench/hosted.h"
+#include "espbench/formats/hosted.h"
+#include "espbench/adapters/profile_dirs.h"
 #include "fuzz_common.h"
 
 static eb_profiles prof;

@@ -1,8 +1,8 @@
 /* iperf2 output on the PC, all styles: the line classifier, the collector fed
  * in uneven chunks, the version check, and the whole input as a PC log
  * through `espbench parse`. */
-#include "espbench/iperf_parse.h"
-#include "espbench/parse_job.h"
+#include "espbench/formats/iperf_parse.h"
+#include "espbench/jobs/parse_job.h"
 #include "fuzz_common.h"
 
 static void one_line(const char *line, size_t len, void *user)

@@ -1,6 +1,6 @@
 /* The lab file (`run --lab`), from memory. password_file paths resolve below
  * a directory that does not exist, so nothing outside is read. */
-#include "espbench/lab.h"
+#include "espbench/formats/lab.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

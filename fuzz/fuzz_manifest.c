@@ -1,7 +1,7 @@
 /* The firmware manifest (eb_manifest_lookup: the pure part of `flash
  * --manifest`/`run`), asked for each firmware, chip and tier name the
  * fixtures and the shipped manifest use. */
-#include "espbench/firmware_source.h"
+#include "espbench/jobs/firmware_source.h"
 #include "fuzz_common.h"
 
 /* An absolute path or a ".." component. */

@@ -2,8 +2,9 @@
  * (eb_pattern_load_buffer), matched against itself as a log when it loads;
  * then the input as a log through the built-in udp-example (whole log, line
  * by line, detection) and through `espbench parse`'s pattern path. */
-#include "espbench/parse_job.h"
-#include "espbench/pattern.h"
+#include "espbench/jobs/parse_job.h"
+#include "espbench/formats/pattern.h"
+#include "espbench/adapters/pattern_files.h"
 #include "fuzz_common.h"
 
 static eb_pattern builtin;

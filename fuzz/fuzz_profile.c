@@ -1,8 +1,8 @@
 /* Chip/tier profile YAML from memory (eb_profiles_load_buffer), then the
  * renderers `espbench profiles show` runs over what loaded; the same bytes
  * as a console dialect file (eb_dialect_check_buffer, profiles/dialects/). */
-#include "espbench/dialect.h"
-#include "espbench/profile.h"
+#include "espbench/formats/dialect.h"
+#include "espbench/formats/profile.h"
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,10 +1,11 @@
 /* results.json as `compare`, `merge` and `report` read it: the parser, then
  * merging it into an empty set and into itself, comparing it with itself and
  * with the profiles' reference figures, and writing it back out. */
-#include "espbench/compare.h"
-#include "espbench/merge.h"
-#include "espbench/profile.h"
-#include "espbench/results.h"
+#include "espbench/formats/compare.h"
+#include "espbench/jobs/merge.h"
+#include "espbench/formats/profile.h"
+#include "espbench/formats/results.h"
+#include "espbench/adapters/profile_dirs.h"
 #include "fuzz_common.h"
 
 static eb_profiles profiles;

@@ -1,8 +1,8 @@
 /* SLIP decoding of the ROM loader's serial stream, in uneven chunks, and
  * every decoded packet as a ROM response (each expected payload size the
  * flasher uses) and as a request (what the vboard parses). */
-#include "espbench/rom_proto.h"
-#include "espbench/slip.h"
+#include "espbench/formats/rom_proto.h"
+#include "espbench/formats/slip.h"
 #include "fuzz_common.h"
 
 static void packet(const eb_buf *pkt)

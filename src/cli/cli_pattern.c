@@ -5,7 +5,8 @@
 #include <sys/stat.h>
 
 #include "commands.h"
-#include "espbench/pattern.h"
+#include "espbench/formats/pattern.h"
+#include "espbench/adapters/pattern_files.h"
 
 static bool is_file(const char *path)
 {

@@ -4,10 +4,12 @@
 #include <string.h>
 
 #include "commands.h"
-#include "espbench/compare.h"
-#include "espbench/fs.h"
-#include "espbench/merge.h"
-#include "espbench/report.h"
+#include "espbench/formats/compare.h"
+#include "espbench/base/fs.h"
+#include "espbench/jobs/merge.h"
+#include "espbench/formats/report.h"
+#include "espbench/adapters/profile_dirs.h"
+#include "espbench/adapters/results_file.h"
 
 const char cmd_compare_usage[] =
     "usage: espbench compare BASELINE CURRENT... [--max-drop PCT] [--significant] [--stat mean|peak]\n"

@@ -4,7 +4,8 @@
 #include <stdlib.h>
 
 #include "commands.h"
-#include "espbench/flash.h"
+#include "espbench/jobs/flash.h"
+#include "espbench/adapters/profile_dirs.h"
 
 const char cmd_detect_usage[] =
     "usage: espbench detect --port PORT [--before MODE] [--after MODE]\n"

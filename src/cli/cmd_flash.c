@@ -6,8 +6,9 @@
 #include <string.h>
 
 #include "commands.h"
-#include "espbench/firmware_source.h"
-#include "espbench/flash.h"
+#include "espbench/jobs/firmware_source.h"
+#include "espbench/jobs/flash.h"
+#include "espbench/adapters/profile_dirs.h"
 
 const char cmd_flash_usage[] =
     "usage: espbench flash --port PORT [--chip CHIP] [--baud BAUD] [--before MODE] [--after MODE]\n"

@@ -4,7 +4,8 @@
 #include <string.h>
 
 #include "commands.h"
-#include "espbench/merge.h"
+#include "espbench/jobs/merge.h"
+#include "espbench/adapters/results_file.h"
 
 const char cmd_merge_usage[] =
     "usage: espbench merge IN... -o OUT [--csv FILE] [--prefer newest]\n"

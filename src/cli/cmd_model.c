@@ -6,8 +6,9 @@
 #include <string.h>
 
 #include "commands.h"
-#include "espbench/model.h"
-#include "espbench/profile.h"
+#include "espbench/formats/model.h"
+#include "espbench/formats/profile.h"
+#include "espbench/adapters/profile_dirs.h"
 
 const char cmd_model_usage[] =
     "usage: espbench [--profiles DIR] model fit [-o FILE]\n"

@@ -6,13 +6,15 @@
 #include <string.h>
 
 #include "commands.h"
-#include "espbench/buf.h"
-#include "espbench/dialect.h"
-#include "espbench/parse_job.h"
-#include "espbench/pattern.h"
-#include "espbench/profile.h"
-#include "espbench/results.h"
-#include "espbench/version.h"
+#include "espbench/base/buf.h"
+#include "espbench/formats/dialect.h"
+#include "espbench/jobs/parse_job.h"
+#include "espbench/formats/pattern.h"
+#include "espbench/formats/profile.h"
+#include "espbench/formats/results.h"
+#include "espbench/base/version.h"
+#include "espbench/adapters/dialect_files.h"
+#include "espbench/adapters/results_file.h"
 
 const char cmd_parse_usage[] =
     "usage: espbench parse [--dialect auto|NAME] [--side board|pc|auto] [--test TEST]\n"

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "commands.h"
-#include "espbench/port.h"
+#include "espbench/adapters/port.h"
 
 const char cmd_ports_usage[] =
     "usage: espbench ports\n"

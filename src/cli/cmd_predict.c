@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "commands.h"
-#include "espbench/model.h"
-#include "espbench/profile.h"
+#include "espbench/formats/model.h"
+#include "espbench/formats/profile.h"
+#include "espbench/adapters/model_files.h"
+#include "espbench/adapters/profile_dirs.h"
 
 const char cmd_predict_usage[] =
     "usage: espbench [--profiles DIR] predict --chip CHIP [--tier NAME] [--set KEY=VALUE ...]\n"

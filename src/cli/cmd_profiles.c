@@ -8,10 +8,13 @@
 #include "commands.h"
 #include <math.h>
 
-#include "espbench/dialect.h"
-#include "espbench/hosted.h"
-#include "espbench/model.h"
-#include "espbench/profile.h"
+#include "espbench/formats/dialect.h"
+#include "espbench/formats/hosted.h"
+#include "espbench/formats/model.h"
+#include "espbench/formats/profile.h"
+#include "espbench/adapters/hosted_files.h"
+#include "espbench/adapters/model_files.h"
+#include "espbench/adapters/profile_dirs.h"
 
 const char cmd_profiles_usage[] =
     "usage: espbench [--profiles DIR] profiles list\n"

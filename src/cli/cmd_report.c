@@ -4,9 +4,10 @@
 #include <string.h>
 
 #include "commands.h"
-#include "espbench/fs.h"
-#include "espbench/merge.h"
-#include "espbench/report.h"
+#include "espbench/base/fs.h"
+#include "espbench/jobs/merge.h"
+#include "espbench/formats/report.h"
+#include "espbench/adapters/profile_dirs.h"
 
 const char cmd_report_usage[] =
     "usage: espbench report RESULTS... [--format csv|json|rst|md|html] [--chip CHIP] [--vs-docs]\n"

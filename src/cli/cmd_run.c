@@ -13,13 +13,13 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "espbench/iperf_proc.h"
-#include "espbench/lab.h"
-#include "espbench/ping_parse.h"
-#include "espbench/pattern.h"
-#include "espbench/profile.h"
-#include "espbench/provenance.h"
-#include "espbench/run.h"
+#include "espbench/adapters/iperf_proc.h"
+#include "espbench/formats/lab.h"
+#include "espbench/formats/ping_parse.h"
+#include "espbench/formats/pattern.h"
+#include "espbench/formats/profile.h"
+#include "espbench/formats/provenance.h"
+#include "espbench/jobs/run.h"
 
 const char cmd_run_usage[] =
     "usage: espbench run --chip CHIP [--tier T[,T...]|all] (--port URL | --sim | --lab FILE) [options]\n"

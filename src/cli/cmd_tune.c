@@ -10,9 +10,11 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "espbench/iperf_proc.h"
-#include "espbench/model.h"
-#include "espbench/tune.h"
+#include "espbench/adapters/iperf_proc.h"
+#include "espbench/formats/model.h"
+#include "espbench/jobs/tune.h"
+#include "espbench/adapters/model_files.h"
+#include "espbench/adapters/profile_dirs.h"
 
 const char cmd_tune_usage[] =
     "usage: espbench tune --chip CHIP (--port URL | --sim) --out DIR [options]\n"

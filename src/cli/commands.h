@@ -4,7 +4,7 @@
 #ifndef ESPBENCH_CLI_COMMANDS_H
 #define ESPBENCH_CLI_COMMANDS_H
 
-#include "espbench/error.h"
+#include "espbench/base/error.h"
 
 typedef struct cli_command {
     const char *name;

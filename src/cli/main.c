@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "espbench/log.h"
-#include "espbench/version.h"
+#include "espbench/base/log.h"
+#include "espbench/base/version.h"
 
 static const cli_command commands[] = {
     {"run", cmd_run, "flash, switch tiers and measure TCP/UDP TX/RX throughput", cmd_run_usage, 0},

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "espbench/error.h"
+#include "espbench/base/error.h"
 #include "vb_board.h"
 
 typedef struct vb_opts {

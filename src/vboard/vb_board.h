@@ -10,9 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "espbench/esp_image.h"
-#include "espbench/model.h"
-#include "espbench/profile.h"
+#include "espbench/formats/esp_image.h"
+#include "espbench/formats/model.h"
+#include "espbench/formats/profile.h"
 
 #define VB_MAX_APS 8
 #define VB_MAX_FAULTS 16

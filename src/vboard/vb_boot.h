@@ -7,9 +7,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "espbench/buf.h"
-#include "espbench/esp_image.h"
-#include "espbench/profile.h"
+#include "espbench/base/buf.h"
+#include "espbench/formats/esp_image.h"
+#include "espbench/formats/profile.h"
 
 #define VB_APP_OFFSET 0x10000u
 

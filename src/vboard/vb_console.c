@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/clock.h"
-#include "espbench/dialect.h"
+#include "espbench/base/clock.h"
+#include "espbench/formats/dialect.h"
 #include "vb_dialect.h"
 #include "vb_hosted.h"
 

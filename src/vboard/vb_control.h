@@ -6,8 +6,8 @@
 #include <poll.h>
 #include <stdbool.h>
 
-#include "espbench/buf.h"
-#include "espbench/error.h"
+#include "espbench/base/buf.h"
+#include "espbench/base/error.h"
 
 typedef struct vb_control vb_control;
 

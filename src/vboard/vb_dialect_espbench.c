@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "espbench/str.h"
-#include "espbench/dialect.h"
+#include "espbench/base/str.h"
+#include "espbench/formats/dialect.h"
 #include "vb_dialect.h"
 #include "vb_rom.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/dialect.h"
+#include "espbench/formats/dialect.h"
 #include "vb_dialect.h"
 
 /* ------------------------------------------------------------------ version tables */

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "espbench/error.h"
+#include "espbench/base/error.h"
 #include "vb_board.h"
 
 typedef struct vb_echo vb_echo;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/profile.h"
+#include "espbench/formats/profile.h"
 
 enum arg_rule { ARG_NONE, ARG_OPTIONAL_INT, ARG_REQUIRED_INT };
 

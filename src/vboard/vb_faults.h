@@ -2,7 +2,7 @@
 #ifndef VB_FAULTS_H
 #define VB_FAULTS_H
 
-#include "espbench/error.h"
+#include "espbench/base/error.h"
 #include "vb_board.h"
 
 /* Parses a spec into out (armed). Errors (EB_ECONFIG) name the spec and list

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "espbench/error.h"
+#include "espbench/base/error.h"
 
 #define VB_FLASH_SECTOR 0x1000u
 

@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/clock.h"
+#include "espbench/base/clock.h"
+#include "espbench/adapters/hosted_files.h"
 #include "vb_dialect.h"
 #include "vb_hosted.h"
 

@@ -2,7 +2,7 @@
 #ifndef VB_HOSTED_H
 #define VB_HOSTED_H
 
-#include "espbench/hosted.h"
+#include "espbench/formats/hosted.h"
 #include "vb_board.h"
 
 /* --coprocessor/--transport: selects the pair of the board's chip and lets

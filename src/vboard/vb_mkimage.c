@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/esp_image.h"
-#include "espbench/profile.h"
+#include "espbench/formats/esp_image.h"
+#include "espbench/formats/profile.h"
+#include "espbench/adapters/profile_dirs.h"
 #include "vb_args.h"
 
 /* Header byte 3, high nibble: flash size code. ESP32+: 1 MB << n; ESP8266 has its own table. */

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "espbench/buf.h"
+#include "espbench/base/buf.h"
 
 #define MAX_MARKERS 8
 #define CHUNK_MAX 4096

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "espbench/error.h"
+#include "espbench/base/error.h"
 
 typedef struct vb_pty vb_pty;
 

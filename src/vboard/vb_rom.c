@@ -23,9 +23,9 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "espbench/clock.h"
-#include "espbench/rom_proto.h"
-#include "espbench/slip.h"
+#include "espbench/base/clock.h"
+#include "espbench/formats/rom_proto.h"
+#include "espbench/formats/slip.h"
 #include "vb_faults.h"
 
 #define MAX_REGS 256

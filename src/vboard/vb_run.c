@@ -15,12 +15,14 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "espbench/clock.h"
-#include "espbench/slip.h"
+#include "espbench/base/clock.h"
+#include "espbench/formats/slip.h"
 #include "vb_boot.h"
 #include "vb_control.h"
 #include "vb_echo.h"
-#include "espbench/udp_echo.h"
+#include "espbench/adapters/udp_echo.h"
+#include "espbench/adapters/model_files.h"
+#include "espbench/adapters/profile_dirs.h"
 #include "vb_faults.h"
 #include "vb_flash.h"
 #include "vb_hosted.h"

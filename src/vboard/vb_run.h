@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "espbench/error.h"
+#include "espbench/base/error.h"
 #include "vb_args.h"
 
 /* Runs until SIGTERM/SIGINT or the control socket's quit. The pty's slave path

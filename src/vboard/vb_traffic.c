@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "espbench/clock.h"
+#include "espbench/base/clock.h"
 #include "vb_traffic_shape.h"
 #include "vb_traffic_wire.h"
 

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "espbench/error.h"
+#include "espbench/base/error.h"
 
 typedef struct vb_iperf vb_iperf;
 

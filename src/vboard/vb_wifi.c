@@ -1,5 +1,5 @@
 /* Wi-Fi emulation: see vb_wifi.h. */
-#include "espbench/str.h"
+#include "espbench/base/str.h"
 #include "vb_wifi.h"
 
 #include <stdio.h>

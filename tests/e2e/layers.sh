@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The house keeps its plan (docs/architecture.md "Layers"): formats are pure
 # functions over bytes — no file system, environment, process or socket call
-# in src/lib/formats (the adapters read the files) — and the library never
-# prints or exits on its own. A new call of that kind fails this test.
+# in src/lib/formats (the adapters read the files) —, the library never
+# prints or exits on its own, and no include runs up the layers. A new call
+# or include of that kind fails this test.
 set -euo pipefail
 : "${SOURCE_DIR:?}"
 cd "$SOURCE_DIR/src/lib"
@@ -15,6 +16,36 @@ fi
 out='\b(printf|puts|putchar|exit|abort_with_message)\s*\(|\bfprintf\s*\(\s*std(out|err)'
 if grep -nE "$out" $(find . -name '*.c') | grep -vE 'snprintf|vsnprintf|eb_buf_printf|vfprintf|fprintf\(f,|fprintf\(bc->console_log' ; then
     echo "FAIL: the library prints or exits on its own (return an eb_error; the CLI prints)" >&2
+    fail=1
+fi
+# Headers sit in the folder of their layer (include/espbench/LAYER/); a source
+# file of src/lib/LAYER, and a public header, includes headers of its own layer
+# or below only: base < formats < adapters < protocols < jobs.
+if ! python3 - "$SOURCE_DIR" <<'PY'
+import glob, os, re, sys
+root = sys.argv[1]
+rank = {"base": 0, "formats": 1, "adapters": 2, "protocols": 3, "jobs": 4}
+bad = []
+def check(path, layer):
+    for m in re.finditer(r'#include "espbench/(\w+)/(\w+)\.h"', open(path).read()):
+        if m.group(1) not in rank:
+            bad.append("%s: espbench/%s/ is no layer" % (path, m.group(1)))
+        elif rank[m.group(1)] > rank[layer]:
+            bad.append("%s (%s) includes %s/%s.h" % (os.path.relpath(path, root), layer, m.group(1), m.group(2)))
+    for m in re.finditer(r'#include "espbench/(\w+)\.h"', open(path).read()):
+        bad.append("%s: espbench/%s.h is in no layer folder" % (os.path.relpath(path, root), m.group(1)))
+for layer in rank:
+    for f in glob.glob(os.path.join(root, "src/lib", layer, "**/*.[ch]"), recursive=True):
+        check(f, layer)
+    for f in glob.glob(os.path.join(root, "include/espbench", layer, "*.h")):
+        check(f, layer)
+loose = glob.glob(os.path.join(root, "include/espbench/*.h"))
+bad += ["%s: a public header outside the layer folders" % os.path.relpath(f, root) for f in loose]
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+then
+    echo "FAIL: an include runs up the layers (docs/architecture.md)" >&2
     fail=1
 fi
 [ "$fail" = 0 ] && echo "PASS"

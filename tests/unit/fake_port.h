@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/buf.h"
-#include "espbench/clock.h"
-#include "espbench/port.h"
+#include "espbench/base/buf.h"
+#include "espbench/base/clock.h"
+#include "espbench/adapters/port.h"
 
 #define FAKE_MAX_CHUNKS 256
 #define FAKE_MAX_RULES 32

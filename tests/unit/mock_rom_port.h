@@ -13,10 +13,10 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "espbench/buf.h"
-#include "espbench/port.h"
-#include "espbench/rom_proto.h"
-#include "espbench/slip.h"
+#include "espbench/base/buf.h"
+#include "espbench/adapters/port.h"
+#include "espbench/formats/rom_proto.h"
+#include "espbench/formats/slip.h"
 
 typedef struct mock_rom {
     eb_port port;

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "espbench/profile.h"
-#include "espbench/results.h"
+#include "espbench/formats/profile.h"
+#include "espbench/formats/results.h"
 
 /* Deterministic noise in [-amp, +amp]. */
 static inline double fixture_noise(unsigned *seed, double amp)

@@ -12,12 +12,12 @@
 
 #include <cmocka.h>
 
-#include "espbench/buf.h"
-#include "espbench/clock.h"
-#include "espbench/dialect.h"
-#include "espbench/error.h"
-#include "espbench/fs.h"
-#include "espbench/log.h"
+#include "espbench/base/buf.h"
+#include "espbench/base/clock.h"
+#include "espbench/formats/dialect.h"
+#include "espbench/base/error.h"
+#include "espbench/base/fs.h"
+#include "espbench/base/log.h"
 
 static void test_fail_sets_code_and_message(void **state)
 {

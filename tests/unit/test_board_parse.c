@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "espbench/board_parse.h"
+#include "espbench/formats/board_parse.h"
 
 #define BDIR FIXTURES_DIR "/logs/board/"
 #define NA NAN

@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/compare.h"
-#include "espbench/report.h"
+#include "espbench/formats/compare.h"
+#include "espbench/formats/report.h"
+#include "espbench/adapters/profile_dirs.h"
 #include "results_fixture.h"
 
 static eb_profiles profiles;

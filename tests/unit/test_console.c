@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "espbench/console.h"
+#include "espbench/protocols/console.h"
 #include "fake_port.h"
 
 typedef struct fixture {

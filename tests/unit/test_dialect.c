@@ -12,10 +12,11 @@
 
 #include <cmocka.h>
 
-#include "espbench/buf.h"
-#include "espbench/console_driver.h"
-#include "espbench/dialect.h"
-#include "espbench/fs.h"
+#include "espbench/base/buf.h"
+#include "espbench/protocols/console_driver.h"
+#include "espbench/formats/dialect.h"
+#include "espbench/base/fs.h"
+#include "espbench/adapters/dialect_files.h"
 
 #define DIALECTS FIXTURES_DIR "/dialects/"
 #define NEWDIALECT FIXTURES_DIR "/profiles/newdialect/dialects"

@@ -10,8 +10,9 @@
 
 #include <cmocka.h>
 
-#include "espbench/console_driver.h"
-#include "espbench/dialect.h"
+#include "espbench/protocols/console_driver.h"
+#include "espbench/formats/dialect.h"
+#include "espbench/adapters/dialect_files.h"
 #include "fake_port.h"
 
 #define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))

@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <zlib.h>
 
-#include "espbench/esp_image.h"
+#include "espbench/formats/esp_image.h"
 
 static void build(eb_buf *b, int chip_id, size_t size)
 {

@@ -11,8 +11,9 @@
 
 #include <cmocka.h>
 
-#include "espbench/buf.h"
-#include "espbench/profile.h"
+#include "espbench/base/buf.h"
+#include "espbench/formats/profile.h"
+#include "espbench/adapters/profile_dirs.h"
 #include "espbench_core.h"
 
 /* ------------------------------------------------------------------ fake platform */

@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "espbench/fetch.h"
-#include "espbench/sha256.h"
+#include "espbench/adapters/fetch.h"
+#include "espbench/base/sha256.h"
 
 typedef struct {
     char dir[64];

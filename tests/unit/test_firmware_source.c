@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "espbench/firmware_source.h"
+#include "espbench/jobs/firmware_source.h"
 
 static void test_arg_parsing(void **state)
 {

@@ -13,8 +13,11 @@
 
 #include <cmocka.h>
 
-#include "espbench/hosted.h"
-#include "espbench/run.h"
+#include "espbench/formats/hosted.h"
+#include "espbench/jobs/run.h"
+#include "espbench/adapters/hosted_files.h"
+#include "espbench/adapters/model_files.h"
+#include "espbench/adapters/profile_dirs.h"
 
 static eb_profiles prof;
 static eb_hosted_set set;

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "espbench/hosted.h"
+#include "espbench/formats/hosted.h"
 
 static char *slurp(const char *name, size_t *len)
 {

@@ -12,9 +12,10 @@
 #include <cmocka.h>
 
 #include "adapters/port_internal.h"
-#include "espbench/firmware_source.h"
-#include "espbench/profile.h"
-#include "espbench/yaml_guard.h"
+#include "espbench/jobs/firmware_source.h"
+#include "espbench/formats/profile.h"
+#include "espbench/formats/yaml_guard.h"
+#include "espbench/adapters/profile_dirs.h"
 
 static void test_guard_accepts_plain_yaml(void **state)
 {

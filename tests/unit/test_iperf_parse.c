@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "espbench/iperf_parse.h"
+#include "espbench/formats/iperf_parse.h"
 
 #define NA NAN
 #define IPDIR FIXTURES_DIR "/logs/iperf2/"

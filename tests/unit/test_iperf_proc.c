@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "espbench/iperf_proc.h"
+#include "espbench/adapters/iperf_proc.h"
 
 /* A port on 127.0.0.1 nothing listens on: bind one, read it, close it. */
 #include <arpa/inet.h>

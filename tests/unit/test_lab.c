@@ -12,7 +12,8 @@
 
 #include <cmocka.h>
 
-#include "espbench/lab.h"
+#include "espbench/formats/lab.h"
+#include "espbench/adapters/lab_file.h"
 
 static int parse(eb_lab *lab, const char *text, eb_error *err)
 {

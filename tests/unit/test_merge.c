@@ -10,8 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "espbench/merge.h"
-#include "espbench/run.h"
+#include "espbench/jobs/merge.h"
+#include "espbench/jobs/run.h"
+#include "espbench/adapters/profile_dirs.h"
+#include "espbench/adapters/results_file.h"
 #include "results_fixture.h"
 
 static eb_profiles profiles;

@@ -11,8 +11,10 @@
 
 #include <cmocka.h>
 
-#include "espbench/model.h"
-#include "espbench/profile.h"
+#include "espbench/formats/model.h"
+#include "espbench/formats/profile.h"
+#include "espbench/adapters/model_files.h"
+#include "espbench/adapters/profile_dirs.h"
 
 static char *slurp(const char *path)
 {

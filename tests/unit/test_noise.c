@@ -10,8 +10,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "espbench/provenance.h"
-#include "espbench/stats.h"
+#include "espbench/formats/provenance.h"
+#include "espbench/formats/stats.h"
 
 static void test_t_quantiles(void **state)
 {

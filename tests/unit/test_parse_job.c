@@ -11,9 +11,9 @@
 
 #include <cmocka.h>
 
-#include "espbench/dialect.h"
-#include "espbench/parse_job.h"
-#include "espbench/profile.h"
+#include "espbench/formats/dialect.h"
+#include "espbench/jobs/parse_job.h"
+#include "espbench/formats/profile.h"
 
 #define BDIR FIXTURES_DIR "/logs/board/"
 #define IPDIR FIXTURES_DIR "/logs/iperf2/"

@@ -12,9 +12,10 @@
 
 #include <cmocka.h>
 
-#include "espbench/buf.h"
-#include "espbench/fs.h"
-#include "espbench/pattern.h"
+#include "espbench/base/buf.h"
+#include "espbench/base/fs.h"
+#include "espbench/formats/pattern.h"
+#include "espbench/adapters/pattern_files.h"
 
 #define PAT FIXTURES_DIR "/patterns/"
 #define UDP_EXAMPLE SOURCE_DIR "/profiles/patterns/udp-example.yaml"

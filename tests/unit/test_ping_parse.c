@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "espbench/ping_parse.h"
-#include "espbench/ping_proc.h"
+#include "espbench/formats/ping_parse.h"
+#include "espbench/adapters/ping_proc.h"
 
 #define CLOSE(a, b) assert_true(fabs((a) - (b)) < 1e-9)
 

@@ -19,9 +19,9 @@
 
 #include "adapters/port_internal.h"
 #include "adapters/port_internal.h" /* twice: the whole header is include-guarded */
-#include "espbench/log.h"
-#include "espbench/port.h"
-#include "espbench/reset.h"
+#include "espbench/base/log.h"
+#include "espbench/adapters/port.h"
+#include "espbench/protocols/reset.h"
 
 static void test_url_errors(void **state)
 {

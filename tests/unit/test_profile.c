@@ -13,7 +13,8 @@
 #include <cjson/cJSON.h>
 #include <cmocka.h>
 
-#include "espbench/profile.h"
+#include "espbench/formats/profile.h"
+#include "espbench/adapters/profile_dirs.h"
 
 #define SHIPPED SOURCE_DIR "/profiles"
 #define FIX FIXTURES_DIR "/profiles"

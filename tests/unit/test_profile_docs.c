@@ -12,7 +12,8 @@
 
 #include <cmocka.h>
 
-#include "espbench/profile.h"
+#include "espbench/formats/profile.h"
+#include "espbench/adapters/profile_dirs.h"
 
 static const struct {
     const char *label, *name;

@@ -10,7 +10,8 @@
 
 #include <cmocka.h>
 
-#include "espbench/profile.h"
+#include "espbench/formats/profile.h"
+#include "espbench/adapters/profile_dirs.h"
 
 #define BAD FIXTURES_DIR "/profiles/bad/"
 

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/report.h"
+#include "espbench/formats/report.h"
+#include "espbench/adapters/profile_dirs.h"
 #include "results_fixture.h"
 
 static eb_profiles profiles;

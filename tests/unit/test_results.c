@@ -12,7 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "espbench/results.h"
+#include "espbench/formats/results.h"
+#include "espbench/adapters/results_file.h"
 
 static void make_entry(eb_entry *e, const char *tier, int test, int repeat, double mean)
 {

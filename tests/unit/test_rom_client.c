@@ -6,10 +6,11 @@
 
 #include <cmocka.h>
 
-#include "espbench/esp_image.h"
-#include "espbench/flash.h"
-#include "espbench/reset.h"
-#include "espbench/rom_client.h"
+#include "espbench/formats/esp_image.h"
+#include "espbench/jobs/flash.h"
+#include "espbench/protocols/reset.h"
+#include "espbench/protocols/rom_client.h"
+#include "espbench/adapters/profile_dirs.h"
 #include "mock_rom_port.h"
 
 static eb_profiles profiles;

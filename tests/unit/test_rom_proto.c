@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "espbench/rom_proto.h"
+#include "espbench/formats/rom_proto.h"
 
 static void test_checksum_seed(void **state)
 {

@@ -14,10 +14,12 @@
 
 #include <cmocka.h>
 
-#include "espbench/port.h"
-#include "espbench/profile.h"
-#include "espbench/results.h"
-#include "espbench/run.h"
+#include "espbench/adapters/port.h"
+#include "espbench/formats/profile.h"
+#include "espbench/formats/results.h"
+#include "espbench/jobs/run.h"
+#include "espbench/adapters/profile_dirs.h"
+#include "espbench/adapters/results_file.h"
 
 #define P "\\r\\nespbench> "
 /* A healthy espbench board up to the iperf command (rules after a scenario's). */

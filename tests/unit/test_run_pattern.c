@@ -14,12 +14,15 @@
 
 #include <cmocka.h>
 
-#include "espbench/buf.h"
-#include "espbench/fs.h"
-#include "espbench/pattern.h"
-#include "espbench/profile.h"
-#include "espbench/results.h"
-#include "espbench/run.h"
+#include "espbench/base/buf.h"
+#include "espbench/base/fs.h"
+#include "espbench/formats/pattern.h"
+#include "espbench/formats/profile.h"
+#include "espbench/formats/results.h"
+#include "espbench/jobs/run.h"
+#include "espbench/adapters/pattern_files.h"
+#include "espbench/adapters/profile_dirs.h"
+#include "espbench/adapters/results_file.h"
 
 #define PR "\\r\\nudp> "
 static const char script[] =

@@ -10,8 +10,9 @@
 
 #include <cmocka.h>
 
-#include "espbench/profile.h"
-#include "espbench/run.h"
+#include "espbench/formats/profile.h"
+#include "espbench/jobs/run.h"
+#include "espbench/adapters/profile_dirs.h"
 
 static eb_profiles profiles;
 static const eb_chip *esp32;

@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "espbench/slip.h"
+#include "espbench/formats/slip.h"
 
 static void test_encode_escapes_db_before_c0(void **state)
 {

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "espbench/results.h"
+#include "espbench/formats/results.h"
 
 static eb_interval iv(double s, double e, double mbps)
 {

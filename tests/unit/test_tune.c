@@ -14,9 +14,11 @@
 
 #include <cmocka.h>
 
-#include "espbench/model.h"
-#include "espbench/profile.h"
-#include "espbench/tune.h"
+#include "espbench/formats/model.h"
+#include "espbench/formats/profile.h"
+#include "espbench/jobs/tune.h"
+#include "espbench/adapters/model_files.h"
+#include "espbench/adapters/profile_dirs.h"
 
 typedef struct fixture {
     eb_profiles p;

@@ -15,9 +15,10 @@
 
 #include <cmocka.h>
 
-#include "espbench/buf.h"
-#include "espbench/dialect.h"
-#include "espbench/profile.h"
+#include "espbench/base/buf.h"
+#include "espbench/formats/dialect.h"
+#include "espbench/formats/profile.h"
+#include "espbench/adapters/profile_dirs.h"
 #include "vb_dialect.h"
 
 /* ------------------------------------------------------------------ fakes */

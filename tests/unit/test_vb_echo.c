@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "espbench/udp_echo.h"
+#include "espbench/adapters/udp_echo.h"
 #include "vb_echo.h"
 
 #define IP "127.0.0.23"

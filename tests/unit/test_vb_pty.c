@@ -14,7 +14,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "espbench/clock.h"
+#include "espbench/base/clock.h"
 #include "vb_pty.h"
 
 static size_t read_for(int fd, uint8_t *buf, size_t cap, int ms)

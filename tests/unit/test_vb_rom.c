@@ -11,9 +11,10 @@
 #include <openssl/evp.h>
 #include <zlib.h>
 
-#include "espbench/clock.h"
-#include "espbench/rom_proto.h"
-#include "espbench/slip.h"
+#include "espbench/base/clock.h"
+#include "espbench/formats/rom_proto.h"
+#include "espbench/formats/slip.h"
+#include "espbench/adapters/profile_dirs.h"
 #include "vb_faults.h"
 #include "vb_rom.h"
 

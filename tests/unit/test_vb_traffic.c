@@ -28,7 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "espbench/clock.h"
+#include "espbench/base/clock.h"
 #include "vb_traffic.h"
 #include "vb_traffic_shape.h"
 #include "vb_traffic_wire.h"

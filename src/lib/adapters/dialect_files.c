@@ -9,11 +9,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "espbench/buf.h"
-#include "espbench/dialect.h"
-#include "espbench/fs.h"
-#include "espbench/profile_files.h"
-#include "espbench/yaml_guard.h"
+#include "espbench/base/buf.h"
+#include "espbench/formats/dialect.h"
+#include "espbench/base/fs.h"
+#include "espbench/adapters/profile_files.h"
+#include "espbench/formats/yaml_guard.h"
+#include "espbench/adapters/dialect_files.h"
 
 typedef struct file_set {
     eb_dialect_text *v;

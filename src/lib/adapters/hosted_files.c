@@ -4,11 +4,12 @@
 #include <errno.h>
 #include <string.h>
 
-#include "espbench/buf.h"
-#include "espbench/fs.h"
-#include "espbench/hosted.h"
-#include "espbench/profile_files.h"
-#include "espbench/yaml_guard.h"
+#include "espbench/base/buf.h"
+#include "espbench/base/fs.h"
+#include "espbench/formats/hosted.h"
+#include "espbench/adapters/profile_files.h"
+#include "espbench/formats/yaml_guard.h"
+#include "espbench/adapters/hosted_files.h"
 
 int eb_hosted_load_file(eb_hosted_set *out, const char *path, const eb_profiles *p, eb_error *err)
 {

@@ -17,10 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "espbench/fs.h"
-#include "espbench/fetch.h"
-#include "espbench/log.h"
-#include "espbench/sha256.h"
+#include "espbench/base/fs.h"
+#include "espbench/adapters/fetch.h"
+#include "espbench/base/log.h"
+#include "espbench/base/sha256.h"
 
 /* The libcurl functions this file uses, resolved from the library at first use. */
 static struct curl_api {

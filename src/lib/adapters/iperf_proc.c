@@ -1,6 +1,6 @@
 /* iperf2 child processes: spawn in a new process group, pump both pipes
  * into the output collector and a log, stop, reap. */
-#include "espbench/iperf_proc.h"
+#include "espbench/adapters/iperf_proc.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -2,8 +2,9 @@
  * parser (formats/lab_parse.c), then the Wi-Fi password read from the
  * source the file names — an environment variable or a file, never the
  * lab file itself. Errors point at the password_env/password_file value. */
-#include "espbench/lab.h"
-#include "espbench/yaml_guard.h"
+#include "espbench/formats/lab.h"
+#include "espbench/formats/yaml_guard.h"
+#include "espbench/adapters/lab_file.h"
 
 #include <errno.h>
 #include <libgen.h>

@@ -5,10 +5,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "espbench/buf.h"
-#include "espbench/fs.h"
-#include "espbench/model.h"
-#include "espbench/yaml_guard.h"
+#include "espbench/base/buf.h"
+#include "espbench/base/fs.h"
+#include "espbench/formats/model.h"
+#include "espbench/formats/yaml_guard.h"
+#include "espbench/adapters/model_files.h"
 
 int eb_model_load(eb_model *m, const char *path, eb_error *err)
 {

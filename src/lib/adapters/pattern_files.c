@@ -5,11 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/buf.h"
-#include "espbench/fs.h"
-#include "espbench/pattern.h"
-#include "espbench/profile_files.h"
-#include "espbench/yaml_guard.h"
+#include "espbench/base/buf.h"
+#include "espbench/base/fs.h"
+#include "espbench/formats/pattern.h"
+#include "espbench/adapters/profile_files.h"
+#include "espbench/formats/yaml_guard.h"
+#include "espbench/adapters/pattern_files.h"
 
 int eb_pattern_load_file(eb_pattern *p, const char *path, eb_error *err)
 {

@@ -1,5 +1,5 @@
 /* System ping as a child process (ping_proc.h). */
-#include "espbench/ping_proc.h"
+#include "espbench/adapters/ping_proc.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -11,7 +11,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "espbench/log.h"
+#include "espbench/base/log.h"
 #include "port_internal.h"
 
 /* URL scheme -> backend. Anything without a scheme is a local device. */

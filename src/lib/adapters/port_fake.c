@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/buf.h"
+#include "espbench/base/buf.h"
 #include "port_internal.h"
 
 #define FAKE_MAX_RULES 64

@@ -4,8 +4,8 @@
 
 #include <stddef.h>
 
-#include "espbench/buf.h"
-#include "espbench/port.h"
+#include "espbench/base/buf.h"
+#include "espbench/adapters/port.h"
 
 extern const eb_port_ops eb_port_serial_ops;
 extern const eb_port_ops eb_port_termios_ops;

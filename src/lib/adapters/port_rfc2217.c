@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "espbench/log.h"
+#include "espbench/base/log.h"
 #include "port_internal.h"
 
 /* RFC 2217 client commands; the server answers with cmd + 100. */

@@ -11,7 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "espbench/log.h"
+#include "espbench/base/log.h"
 #include "port_internal.h"
 
 int eb_port_tcp_connect(const char *hostport, const char *url, eb_deadline d, eb_error *err)

@@ -7,12 +7,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "espbench/buf.h"
-#include "espbench/dialect.h"
-#include "espbench/fs.h"
-#include "espbench/profile.h"
-#include "espbench/profile_files.h"
-#include "espbench/yaml_guard.h"
+#include "espbench/base/buf.h"
+#include "espbench/formats/dialect.h"
+#include "espbench/base/fs.h"
+#include "espbench/formats/profile.h"
+#include "espbench/adapters/profile_files.h"
+#include "espbench/formats/yaml_guard.h"
+#include "espbench/adapters/dialect_files.h"
+#include "espbench/adapters/profile_dirs.h"
 
 /* Reads a profile (at most EB_YAML_MAX_BYTES; a bigger file is refused
  * without reading it all; one byte over the cap is read so that the limit is

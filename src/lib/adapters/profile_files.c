@@ -1,6 +1,6 @@
 /* The profile search path and folder listings shared by every loader of
  * profiles/ (chips, ESP-Hosted pairs, pattern files). */
-#include "espbench/profile_files.h"
+#include "espbench/adapters/profile_files.h"
 
 #include <dirent.h>
 #include <stdbool.h>

@@ -4,8 +4,9 @@
  * written. */
 #include <errno.h>
 
-#include "espbench/fs.h"
-#include "espbench/results.h"
+#include "espbench/base/fs.h"
+#include "espbench/formats/results.h"
+#include "espbench/adapters/results_file.h"
 
 #define RESULTS_MAX_BYTES (256u << 20)
 

@@ -1,5 +1,5 @@
 /* UDP echo client for the latency test (udp_echo.h). */
-#include "espbench/udp_echo.h"
+#include "espbench/adapters/udp_echo.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* Control-socket client (vboard_ctl.h): a Unix stream socket, line protocol
  * of src/vboard/vb_control.c. Every wait has the caller's deadline. */
-#include "espbench/vboard_ctl.h"
+#include "espbench/adapters/vboard_ctl.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -10,7 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "espbench/clock.h"
+#include "espbench/base/clock.h"
 
 static int wait_fd(int fd, short ev, eb_deadline d)
 {

@@ -1,4 +1,4 @@
-#include "espbench/buf.h"
+#include "espbench/base/buf.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "espbench/clock.h"
+#include "espbench/base/clock.h"
 
 #include <errno.h>
 #include <time.h>

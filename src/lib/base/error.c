@@ -1,4 +1,4 @@
-#include "espbench/error.h"
+#include "espbench/base/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

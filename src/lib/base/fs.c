@@ -1,6 +1,6 @@
 /* Directories, capped whole-file reads and atomic writes: the one place the
  * tool reads or replaces a whole file. */
-#include "espbench/fs.h"
+#include "espbench/base/fs.h"
 
 #include <errno.h>
 #include <fcntl.h>

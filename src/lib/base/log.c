@@ -1,4 +1,4 @@
-#include "espbench/log.h"
+#include "espbench/base/log.h"
 
 #include <pthread.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 /* SHA-256 digests with OpenSSL's EVP interface. */
-#include "espbench/sha256.h"
+#include "espbench/base/sha256.h"
 
 #include <errno.h>
 #include <fcntl.h>

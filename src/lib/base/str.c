@@ -1,4 +1,4 @@
-#include "espbench/str.h"
+#include "espbench/base/str.h"
 
 #include <string.h>
 

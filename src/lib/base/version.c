@@ -1,3 +1,3 @@
-#include "espbench/version.h"
+#include "espbench/base/version.h"
 
 const char *eb_version(void) { return ESPBENCH_VERSION; }

@@ -3,7 +3,7 @@
  * NUL, CR), a leading prompt and the ESP log prefix are skipped, then the
  * message is matched: interval lines first (they dominate a log), then
  * prefixes, then a table of phrases. */
-#include "espbench/board_parse.h"
+#include "espbench/formats/board_parse.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,15 +1,15 @@
 /* Regression gate: the difference of every chip × tier × test cell between a
  * baseline and the current results. A cell's figure is eb_results_cell():
  * the chosen statistic averaged over boards and repeats. */
-#include "espbench/compare.h"
+#include "espbench/formats/compare.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/report.h"
-#include "espbench/stats.h"
+#include "espbench/formats/report.h"
+#include "espbench/formats/stats.h"
 
 const char *eb_cmp_status_name(int status)
 {

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "espbench/compare.h"
-#include "espbench/report.h"
-#include "espbench/stats.h"
+#include "espbench/formats/compare.h"
+#include "espbench/formats/report.h"
+#include "espbench/formats/stats.h"
 
 /* Escapes for both text and attribute values; drops characters XML 1.0 forbids. */
 static void xml_text(eb_buf *out, const char *s)

@@ -2,7 +2,7 @@
  * of the profile directories' dialects/ (dialect_load.c), and the lookups
  * every module uses. Rows are published once and never changed or freed, so
  * a reader holds a row without a lock; a replaced row stays in the pool. */
-#include "espbench/dialect.h"
+#include "espbench/formats/dialect.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "espbench/yaml_guard.h"
+#include "espbench/formats/yaml_guard.h"
 #include "formats/dialect_table.h"
 
 enum field {

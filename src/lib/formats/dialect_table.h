@@ -3,7 +3,7 @@
 #ifndef ESPBENCH_DIALECT_TABLE_H
 #define ESPBENCH_DIALECT_TABLE_H
 
-#include "espbench/dialect.h"
+#include "espbench/formats/dialect.h"
 
 #define EB_DIALECT_NAME_MAX 32
 

@@ -4,8 +4,8 @@
  * byte (0xEF XOR all segment data) and, when flagged, a SHA-256 of everything
  * before it. The app descriptor (esp_app_desc_t, 256 bytes) opens the first
  * segment. */
-#include "espbench/esp_image.h"
-#include "espbench/profile.h"
+#include "espbench/formats/esp_image.h"
+#include "espbench/formats/profile.h"
 
 #include <openssl/evp.h>
 #include <stdio.h>

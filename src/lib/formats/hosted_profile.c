@@ -12,9 +12,9 @@
 #include <strings.h>
 #include <yaml.h>
 
-#include "espbench/buf.h"
-#include "espbench/hosted.h"
-#include "espbench/yaml_guard.h"
+#include "espbench/base/buf.h"
+#include "espbench/formats/hosted.h"
+#include "espbench/formats/yaml_guard.h"
 
 /* Bus facts: names, the guide's label, and the data-line counts the
  * transport offers (esp-hosted-mcu docs/sdio.md, spi_full_duplex.md,

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/hosted.h"
+#include "espbench/formats/hosted.h"
 
 static const char *find_in(const char *s, const char *end, const char *needle)
 {

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/buf.h"
-#include "espbench/hosted.h"
+#include "espbench/base/buf.h"
+#include "espbench/formats/hosted.h"
 
 static const int row_test[EB_HR_COUNT] = {
     [EB_HR_RAW_TX] = EB_TEST_RAW_TX, [EB_HR_RAW_RX] = EB_TEST_RAW_RX, [EB_HR_TCP_TX] = EB_TEST_TCP_TX,

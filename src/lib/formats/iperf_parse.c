@@ -2,7 +2,7 @@
  * line, CSV row, banner, id-prefixed status lines) and a collector that turns
  * a run's lines into intervals, a final line and a status. Formats are in
  * ../shared/reference/iperf2.md; see iperf_parse.h for what is accepted. */
-#include "espbench/iperf_parse.h"
+#include "espbench/formats/iperf_parse.h"
 
 #include <math.h>
 #include <stdio.h>

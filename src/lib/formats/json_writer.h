@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "espbench/buf.h"
+#include "espbench/base/buf.h"
 
 #define EB_JW_MAX_DEPTH 16
 

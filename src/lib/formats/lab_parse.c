@@ -20,8 +20,8 @@
  *         name: c3-b                     # default: <board>-peer
  *
  * A "password:" key is refused: the secret lives outside the file. */
-#include "espbench/lab.h"
-#include "espbench/yaml_guard.h"
+#include "espbench/formats/lab.h"
+#include "espbench/formats/yaml_guard.h"
 
 #include <stdarg.h>
 #include <stdio.h>

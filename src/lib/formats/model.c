@@ -17,7 +17,7 @@
  *          tau = 2(1-2p) / ((1-2p)(W+1) + pW(1-(2p)^m)) and
  *          p = 1 - (1-tau)^(n-1); W = CWmin+1 = 16, m = 6 (CWmax 1023).
  *   [fit]  fitted per chip from the published tables (model_fit.c). */
-#include "espbench/model.h"
+#include "espbench/formats/model.h"
 
 #include <math.h>
 #include <stdio.h>

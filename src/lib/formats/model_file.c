@@ -1,6 +1,6 @@
 /* The model's constants file (profiles/model/model.yaml): rendering, so the
  * fit writes the same bytes for the same tables, and loading with libyaml. */
-#include "espbench/model.h"
+#include "espbench/formats/model.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "espbench/buf.h"
+#include "espbench/base/buf.h"
 
 void eb_model_free(eb_model *m)
 {

@@ -7,7 +7,7 @@
  * tiers, or a fold with one tier left out, stays physical). The search is a
  * deterministic coordinate pattern search: the same tables give the same
  * constants, bit for bit. */
-#include "espbench/model.h"
+#include "espbench/formats/model.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "espbench/hosted.h"
+#include "espbench/formats/hosted.h"
 
 /* The raw test counts 1460-byte payloads (esp-hosted-mcu Kconfig
  * ESP_HOSTED_RAW_TP_HOST_TO_ESP_PKT_LEN default); an iperf frame on the

@@ -1,6 +1,6 @@
 /* Lint of a tier against the rules of Espressif's Wi-Fi buffer documentation
  * ("How to improve Wi-Fi performance", Wi-Fi and lwIP Kconfig help). */
-#include "espbench/model.h"
+#include "espbench/formats/model.h"
 
 #include <stdio.h>
 

@@ -2,7 +2,7 @@
  * rules. Every error is one line "FILE:LINE:COL: what; what to do"; a regex
  * PCRE2 refuses is placed at its offending character inside the YAML file
  * (the scalar's position, walked through its quoting, plus PCRE2's offset). */
-#include "espbench/pattern.h"
+#include "espbench/formats/pattern.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -14,8 +14,8 @@
 #include <strings.h>
 #include <yaml.h>
 
-#include "espbench/buf.h"
-#include "espbench/yaml_guard.h"
+#include "espbench/base/buf.h"
+#include "espbench/formats/yaml_guard.h"
 
 static const char *const field_names[EB_PF_COUNT] = {
     "start", "end", "duration", "bytes", "bytes_unit", "rate", "rate_unit",

@@ -1,7 +1,7 @@
 /* The pattern matcher (pattern.h): console lines through a pattern file's
  * rules into the intervals and summaries the built-in parsers give (decimal
  * Mbit/s). Pure functions over bytes. */
-#include "espbench/pattern.h"
+#include "espbench/formats/pattern.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <math.h>
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "espbench/board_parse.h"
-#include "espbench/profile.h"
+#include "espbench/formats/board_parse.h"
+#include "espbench/formats/profile.h"
 
 /* ------------------------------------------------------- units */
 

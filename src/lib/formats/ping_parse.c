@@ -3,7 +3,7 @@
  * "%ld packets transmitted, %ld received, ... %g%% packet loss",
  * "rtt min/avg/max/mdev = %ld.%03ld/.../... ms") and BusyBox ping
  * ("round-trip min/avg/max = a/b/c ms"), which embedded Linux PCs carry. */
-#include "espbench/ping_parse.h"
+#include "espbench/formats/ping_parse.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -6,8 +6,8 @@
  * dynamic RX and the TCP mailbox above 65 KB / 128 / 64 with LWIP_WND_SCALE).
  * The WND_SCALE case is a rule of its own below because the tier says
  * whether it runs with PSRAM. */
-#include "espbench/profile.h"
-#include "espbench/model.h"
+#include "espbench/formats/profile.h"
+#include "espbench/formats/model.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -10,7 +10,7 @@
  *   overlay: CHIP  tiers: [...]   adds tiers to, or replaces tiers of, a chip
  *                                 loaded before (earlier directory or a chip
  *                                 file of the same directory) */
-#include "espbench/profile.h"
+#include "espbench/formats/profile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -22,8 +22,8 @@
 #include <strings.h>
 #include <yaml.h>
 
-#include "espbench/dialect.h"
-#include "espbench/yaml_guard.h"
+#include "espbench/formats/dialect.h"
+#include "espbench/formats/yaml_guard.h"
 
 /* ------------------------------------------------------------------ raw model */
 

@@ -1,5 +1,5 @@
 /* Text table (the docs' layout) and JSON renderings of a chip's profile. */
-#include "espbench/profile.h"
+#include "espbench/formats/profile.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -12,7 +12,7 @@
  *    `version` ("IDF Version:v5.3", "revision number:1") and the boot log
  *    (chip revision, SPI speed, CPU clock, ESP-IDF version); see
  *    docs/results.md for which dialect gives which field. */
-#include "espbench/provenance.h"
+#include "espbench/formats/provenance.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/results.h"
+#include "espbench/formats/results.h"
 
 #define F(k, kind, m, label) {k, kind, offsetof(eb_provenance, m), sizeof(((eb_provenance *)0)->m), label}
 static const eb_prov_field fields[] = {

@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "espbench/report.h"
-#include "espbench/results.h"
+#include "espbench/formats/report.h"
+#include "espbench/formats/results.h"
 
 int eb_report_render(const eb_results *r, const eb_profiles *p, int format, const eb_report_opts *o, eb_buf *out,
                      eb_error *err)

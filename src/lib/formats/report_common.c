@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "espbench/report.h"
+#include "espbench/formats/report.h"
 #include "report_internal.h"
 
 int eb_report_format_from_name(const char *name)

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/hosted.h"
+#include "espbench/formats/hosted.h"
 #include "report_internal.h"
 
 #define MAX_GROUPS 32

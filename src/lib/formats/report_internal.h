@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "espbench/report.h"
-#include "espbench/stats.h"
+#include "espbench/formats/report.h"
+#include "espbench/formats/stats.h"
 
 #define REP_MAX_CHIPS 64
 #define REP_MAX_TIERS 64

@@ -6,8 +6,8 @@
  * unknown memory (-1) and unknown UDP counters (-1) are null too. Unknown keys
  * are ignored on load (later schema versions may add keys); every known key
  * is type-checked and errors name the JSON path. */
-#include "espbench/results.h"
-#include "espbench/fs.h"
+#include "espbench/formats/results.h"
+#include "espbench/base/fs.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -21,9 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "espbench/clock.h"
-#include "espbench/stats.h"
-#include "espbench/version.h"
+#include "espbench/base/clock.h"
+#include "espbench/formats/stats.h"
+#include "espbench/base/version.h"
 #include "json_writer.h"
 
 #define RESULTS_SCHEMA_NAME "espbench-results"

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "espbench/results.h"
+#include "espbench/formats/results.h"
 
 static void csv_text(eb_buf *b, const char *s)
 {

@@ -1,5 +1,5 @@
 /* The ROM serial loader's packet layout (see include/espbench/rom_proto.h). */
-#include "espbench/rom_proto.h"
+#include "espbench/formats/rom_proto.h"
 
 #include <string.h>
 

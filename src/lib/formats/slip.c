@@ -1,5 +1,5 @@
 /* SLIP framing for the ROM serial loader (see include/espbench/slip.h). */
-#include "espbench/slip.h"
+#include "espbench/formats/slip.h"
 
 #include <string.h>
 

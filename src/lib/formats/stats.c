@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/results.h"
+#include "espbench/formats/results.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -202,7 +202,7 @@ void eb_stats_compute(const eb_interval *iv, int n, double interval_s, double wa
 
 /* ---------------------------------------------------------------- noise (stats.h) */
 
-#include "espbench/stats.h"
+#include "espbench/formats/stats.h"
 
 void eb_sample_stats_compute(const double *v, int n, eb_sample_stats *out)
 {

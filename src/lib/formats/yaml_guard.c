@@ -1,5 +1,5 @@
 /* Size, depth and alias limits for YAML input (see yaml_guard.h). */
-#include "espbench/yaml_guard.h"
+#include "espbench/formats/yaml_guard.h"
 
 #include <stdbool.h>
 #include <yaml.h>

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "espbench/fetch.h"
-#include "espbench/firmware_source.h"
-#include "espbench/fs.h"
-#include "espbench/sha256.h"
+#include "espbench/adapters/fetch.h"
+#include "espbench/jobs/firmware_source.h"
+#include "espbench/base/fs.h"
+#include "espbench/base/sha256.h"
 
 void eb_image_set_free(eb_image_set *s)
 {

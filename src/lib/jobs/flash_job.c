@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/esp_image.h"
-#include "espbench/flash.h"
-#include "espbench/log.h"
-#include "espbench/reset.h"
-#include "espbench/rom_proto.h"
+#include "espbench/formats/esp_image.h"
+#include "espbench/jobs/flash.h"
+#include "espbench/base/log.h"
+#include "espbench/protocols/reset.h"
+#include "espbench/formats/rom_proto.h"
 
 struct eb_flash_session {
     eb_port *port;

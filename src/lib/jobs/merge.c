@@ -1,6 +1,7 @@
 /* Merging results matrices (runs, hosts, CI shards). The shard function
  * that splits a run lives with the planner (run_plan.c). */
-#include "espbench/merge.h"
+#include "espbench/jobs/merge.h"
+#include "espbench/adapters/results_file.h"
 
 #include <errno.h>
 #include <stdio.h>

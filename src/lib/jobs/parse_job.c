@@ -1,7 +1,7 @@
 /* `espbench parse`: logs of a run done by hand into results entries.
  * See parse_job.h for the rules (side and dialect detection, cutting a log
  * into tests, pairing board and PC logs). */
-#include "espbench/parse_job.h"
+#include "espbench/jobs/parse_job.h"
 #include "espbench_core.h"
 
 #include <errno.h>
@@ -12,14 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/board_parse.h"
-#include "espbench/hosted.h"
-#include "espbench/buf.h"
-#include "espbench/dialect.h"
-#include "espbench/fs.h"
-#include "espbench/iperf_parse.h"
-#include "espbench/pattern.h"
-#include "espbench/profile.h"
+#include "espbench/formats/board_parse.h"
+#include "espbench/formats/hosted.h"
+#include "espbench/base/buf.h"
+#include "espbench/formats/dialect.h"
+#include "espbench/base/fs.h"
+#include "espbench/formats/iperf_parse.h"
+#include "espbench/formats/pattern.h"
+#include "espbench/formats/profile.h"
 
 void eb_parse_opts_init(eb_parse_opts *o)
 {

@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/clock.h"
-#include "espbench/firmware_source.h"
-#include "espbench/flash.h"
-#include "espbench/sha256.h"
-#include "espbench/vboard_ctl.h"
+#include "espbench/base/clock.h"
+#include "espbench/jobs/firmware_source.h"
+#include "espbench/jobs/flash.h"
+#include "espbench/base/sha256.h"
+#include "espbench/adapters/vboard_ctl.h"
 #include "run_internal.h"
 
 #define SCAN_TRIES 3

@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/clock.h"
-#include "espbench/dialect.h"
+#include "espbench/base/clock.h"
+#include "espbench/formats/dialect.h"
+#include "espbench/adapters/results_file.h"
 #include "run_internal.h"
 
 void run_emit(board_ctx *bc, int event, const eb_run_item *it, const char *msg, double elapsed, double mbps,

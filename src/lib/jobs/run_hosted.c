@@ -17,14 +17,15 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "espbench/buf.h"
-#include "espbench/clock.h"
-#include "espbench/firmware_source.h"
-#include "espbench/flash.h"
-#include "espbench/fs.h"
-#include "espbench/hosted.h"
-#include "espbench/sha256.h"
-#include "espbench/sim.h"
+#include "espbench/base/buf.h"
+#include "espbench/base/clock.h"
+#include "espbench/jobs/firmware_source.h"
+#include "espbench/jobs/flash.h"
+#include "espbench/base/fs.h"
+#include "espbench/formats/hosted.h"
+#include "espbench/base/sha256.h"
+#include "espbench/jobs/sim.h"
+#include "espbench/adapters/hosted_files.h"
 #include "run_internal.h"
 
 extern char **environ;

@@ -21,12 +21,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "espbench/console.h"
-#include "espbench/console_driver.h"
-#include "espbench/esp_image.h"
-#include "espbench/port.h"
-#include "espbench/provenance.h"
-#include "espbench/run.h"
+#include "espbench/protocols/console.h"
+#include "espbench/protocols/console_driver.h"
+#include "espbench/formats/esp_image.h"
+#include "espbench/adapters/port.h"
+#include "espbench/formats/provenance.h"
+#include "espbench/jobs/run.h"
 
 #define EB_RUN_READY_MS 15000
 #define EB_RUN_CMD_MS 10000

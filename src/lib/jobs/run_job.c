@@ -2,8 +2,8 @@
  * resume, probes the PC's iperf2, then runs each board's plan (run_board.c)
  * in a thread of its own and keeps the first board error. The parts:
  * run_internal.h. */
-#include "espbench/fs.h"
-#include "espbench/run.h"
+#include "espbench/base/fs.h"
+#include "espbench/jobs/run.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -12,9 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "espbench/clock.h"
-#include "espbench/iperf_proc.h"
-#include "espbench/version.h"
+#include "espbench/base/clock.h"
+#include "espbench/adapters/iperf_proc.h"
+#include "espbench/base/version.h"
+#include "espbench/adapters/results_file.h"
 #include "run_internal.h"
 
 static const char *const step_names[EB_STEP_COUNT] = {

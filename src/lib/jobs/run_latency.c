@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/clock.h"
-#include "espbench/dialect.h"
-#include "espbench/ping_proc.h"
-#include "espbench/udp_echo.h"
+#include "espbench/base/clock.h"
+#include "espbench/formats/dialect.h"
+#include "espbench/adapters/ping_proc.h"
+#include "espbench/adapters/udp_echo.h"
 #include "run_internal.h"
 
 #define LATENCY_SLACK_MS 5000 /* beyond count x interval: the last reply's wait and ping's start */

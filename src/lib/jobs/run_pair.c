@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/clock.h"
+#include "espbench/base/clock.h"
 #include "run_internal.h"
 
 #define PAIR_SERVER_SETTLE_MS 300

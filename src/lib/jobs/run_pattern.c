@@ -1,8 +1,8 @@
 /* run --pattern: the checks that make a pattern file drive a run (run.h). */
 #include <stdio.h>
 
-#include "espbench/pattern.h"
-#include "espbench/run.h"
+#include "espbench/formats/pattern.h"
+#include "espbench/jobs/run.h"
 
 int eb_run_apply_pattern(eb_run_opts *o, const eb_pattern *p, eb_error *err)
 {

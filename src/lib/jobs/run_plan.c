@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "espbench/run.h"
+#include "espbench/jobs/run.h"
 #include "run_internal.h"
 
 #define UDP_RATE_FACTOR 1.3

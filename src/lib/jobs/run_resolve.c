@@ -11,13 +11,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "espbench/console_driver.h"
-#include "espbench/dialect.h"
-#include "espbench/hosted.h"
-#include "espbench/iperf_proc.h"
-#include "espbench/lab.h"
-#include "espbench/run.h"
-#include "espbench/sim.h"
+#include "espbench/protocols/console_driver.h"
+#include "espbench/formats/dialect.h"
+#include "espbench/formats/hosted.h"
+#include "espbench/adapters/iperf_proc.h"
+#include "espbench/formats/lab.h"
+#include "espbench/jobs/run.h"
+#include "espbench/jobs/sim.h"
+#include "espbench/adapters/lab_file.h"
+#include "espbench/adapters/profile_dirs.h"
 #include "run_internal.h"
 
 /* The virtual AP's password (the vboard gets it through its environment). */

@@ -3,7 +3,7 @@
  * option takes any positive rate (1..1000 Mbit/s here), ESP-IDF's
  * esp_wifi_set_max_tx_power takes 2..20 dBm (in 0.25 dBm steps), and the
  * model's link ranges are eb_model_link_check's. */
-#include "espbench/sweep.h"
+#include "espbench/jobs/sweep.h"
 
 #include <errno.h>
 #include <math.h>

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/clock.h"
-#include "espbench/iperf_proc.h"
+#include "espbench/base/clock.h"
+#include "espbench/adapters/iperf_proc.h"
 #include "run_internal.h"
 
 typedef struct test_io {

@@ -5,9 +5,9 @@
  * The vboard is forked (not posix_spawn'ed) so that it can ask the kernel to
  * kill it when espbench dies (PR_SET_PDEATHSIG): a SIGKILLed run must not
  * leave a board behind holding its address. */
-#include "espbench/fs.h"
-#include "espbench/sim.h"
-#include "espbench/sha256.h"
+#include "espbench/base/fs.h"
+#include "espbench/jobs/sim.h"
+#include "espbench/base/sha256.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,12 +24,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "espbench/buf.h"
-#include "espbench/clock.h"
-#include "espbench/flash.h"
-#include "espbench/rom_client.h"
-#include "espbench/log.h"
-#include "espbench/run.h"
+#include "espbench/base/buf.h"
+#include "espbench/base/clock.h"
+#include "espbench/jobs/flash.h"
+#include "espbench/protocols/rom_client.h"
+#include "espbench/base/log.h"
+#include "espbench/jobs/run.h"
 
 #define SIM_APP_OFFSET 0x10000u
 #define SIM_AP_ENV "ESPBENCH_SIM_AP_PASSWORD"

@@ -8,7 +8,7 @@
  * (run's own resume skips what is there), so report, compare and merge read
  * every probe. The journal (tune-journal.json) keeps what the search needs
  * — figures, free heap, wall time — so the replay takes the same path. */
-#include "espbench/tune.h"
+#include "espbench/jobs/tune.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -18,14 +18,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "espbench/buf.h"
-#include "espbench/clock.h"
-#include "espbench/console.h"
-#include "espbench/console_driver.h"
-#include "espbench/fs.h"
-#include "espbench/port.h"
-#include "espbench/results.h"
-#include "espbench/run.h"
+#include "espbench/base/buf.h"
+#include "espbench/base/clock.h"
+#include "espbench/protocols/console.h"
+#include "espbench/protocols/console_driver.h"
+#include "espbench/base/fs.h"
+#include "espbench/adapters/port.h"
+#include "espbench/formats/results.h"
+#include "espbench/jobs/run.h"
+#include "espbench/adapters/results_file.h"
 
 #define JOURNAL "tune-journal.json"
 #define JOURNAL_MAX (64u << 20)

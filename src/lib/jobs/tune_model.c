@@ -1,7 +1,7 @@
 /* The tune search against the model itself (tune.h): what bench/ measures
  * the search with — no board, probes are predictions plus noise — and the
  * quality of a frontier against the exhaustive search. Pure. */
-#include "espbench/tune.h"
+#include "espbench/jobs/tune.h"
 
 #include <math.h>
 #include <stdlib.h>

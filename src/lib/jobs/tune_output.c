@@ -3,15 +3,15 @@
  * tier per frontier point), one sdkconfig fragment per point, and
  * frontier.html (the frontier against the published ranks, inline SVG, no
  * script). results.json is the run job's. */
-#include "espbench/tune.h"
+#include "espbench/jobs/tune.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/buf.h"
-#include "espbench/fs.h"
+#include "espbench/base/buf.h"
+#include "espbench/base/fs.h"
 
 static const char *buf_text(eb_buf *b)
 {

@@ -15,7 +15,7 @@
  *            until they separate or the budget ends.
  * Decisions depend only on the measurements and their recorded costs, so a
  * resumed tune replaying its journal takes the same path. */
-#include "espbench/tune.h"
+#include "espbench/jobs/tune.h"
 
 #include <math.h>
 #include <stdio.h>

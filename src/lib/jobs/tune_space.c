@@ -8,7 +8,7 @@
  * values inside its Kconfig range (profile_fields.c) plus every value a
  * published tier of the chip uses, so the docs' ranks are points of the
  * space. dynamic_rx 0 ("unlimited") is left out: it bounds no memory. */
-#include "espbench/tune.h"
+#include "espbench/jobs/tune.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -6,16 +6,16 @@
  * recognised at the start of the pending text; log lines printed by other
  * tasks right after a prompt ("iperf> I (87967) iperf: accept: ...") become
  * a prompt event followed by the line. */
-#include "espbench/console.h"
+#include "espbench/protocols/console.h"
 
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "espbench/board_parse.h"
-#include "espbench/buf.h"
-#include "espbench/dialect.h"
+#include "espbench/formats/board_parse.h"
+#include "espbench/base/buf.h"
+#include "espbench/formats/dialect.h"
 
 #define MAX_SECRETS 4
 #define MAX_PROMPTS 8

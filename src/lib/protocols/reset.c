@@ -3,8 +3,8 @@
  * circuit, so "DTR on, RTS off" releases reset with BOOT held = download mode. */
 #include <string.h>
 
-#include "espbench/log.h"
-#include "espbench/reset.h"
+#include "espbench/base/log.h"
+#include "espbench/protocols/reset.h"
 
 #define DTR(v) {EB_RS_DTR, v, false, 0}
 #define RTS(v) {EB_RS_RTS, false, v, 0}

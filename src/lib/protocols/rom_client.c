@@ -5,10 +5,10 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "espbench/log.h"
-#include "espbench/rom_client.h"
-#include "espbench/rom_proto.h"
-#include "espbench/slip.h"
+#include "espbench/base/log.h"
+#include "espbench/protocols/rom_client.h"
+#include "espbench/formats/rom_proto.h"
+#include "espbench/formats/slip.h"
 
 struct eb_rom_client {
     eb_port *port;

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "drivers.h"
-#include "espbench/board_parse.h"
-#include "espbench/dialect.h"
+#include "espbench/formats/board_parse.h"
+#include "espbench/formats/dialect.h"
 
 void eb_board_run_reset(eb_board_run *r)
 {

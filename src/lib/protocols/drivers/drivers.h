@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "espbench/console_driver.h"
+#include "espbench/protocols/console_driver.h"
 
 extern const eb_console_driver eb_driver_espbench;
 /* The stock driver of a dialect (built from its descriptor row), or NULL. */

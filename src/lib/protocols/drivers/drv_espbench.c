@@ -8,8 +8,8 @@
 
 #include "drivers.h"
 #include "espbench_core.h"
-#include "espbench/board_parse.h"
-#include "espbench/dialect.h"
+#include "espbench/formats/board_parse.h"
+#include "espbench/formats/dialect.h"
 
 #define EB_OK_TAG "#EB:OK"
 #define EB_ERR_TAG "#EB:ERR"

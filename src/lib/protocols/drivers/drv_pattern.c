@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "drivers.h"
-#include "espbench/dialect.h"
-#include "espbench/pattern.h"
+#include "espbench/formats/dialect.h"
+#include "espbench/formats/pattern.h"
 
 static const eb_pattern *pat_of(const eb_console_driver *drv) { return drv->row; }
 

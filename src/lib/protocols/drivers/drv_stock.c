@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "drivers.h"
-#include "espbench/board_parse.h"
-#include "espbench/dialect.h"
+#include "espbench/formats/board_parse.h"
+#include "espbench/formats/dialect.h"
 
 /* What the shared engine does differently per dialect; the dialect's facts
  * (commands, prompts, -b format) are its descriptor row (dialect.h). */

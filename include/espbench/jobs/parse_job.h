@@ -1,0 +1,70 @@
+/* `espbench parse`: captured board console logs and PC iperf2 logs (from a
+ * run done by hand) into the same results entries as `run`.
+ *
+ * Each log's side (board console or PC iperf2) and the board's dialect are
+ * detected unless given. A log is cut into tests: on the board at each mode
+ * line ("mode=tcp-server ...", #EB:EV iperf.started), on the PC at each
+ * banner ("Server listening on UDP port ..."). The test (tcp/udp, tx/rx) is
+ * inferred from those lines unless --test is given. Tests of several logs
+ * with the same name are paired in order (the first tcp_tx of the board log
+ * with the first tcp_tx of the PC log), so one entry holds both sides.
+ *
+ * A log no built-in parser reads (no interval, mode or iperf2 data line) is
+ * tried against the built-in pattern files (pattern.h); the first whose
+ * lines it has is its dialect, and the board's side. */
+#ifndef ESPBENCH_PARSE_JOB_H
+#define ESPBENCH_PARSE_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "espbench/base/error.h"
+#include "espbench/formats/results.h"
+
+enum eb_log_side { EB_SIDE_AUTO, EB_SIDE_BOARD, EB_SIDE_PC };
+
+typedef struct eb_parse_opts {
+    int dialect;          /* enum eb_dialect; EB_DIALECT_UNKNOWN = detect */
+    int side;             /* enum eb_log_side */
+    int test;             /* enum eb_test; -1 = infer from the log */
+    const char *chip;     /* NULL: from the boot log, else "unknown" */
+    const char *tier;     /* NULL: "unknown" */
+    double interval_s;    /* 0: from the board's mode line, else the median interval length */
+    double warmup_s;      /* seconds left out of the statistics (default 1) */
+    /* Pattern files (pattern.h): pattern = the log is in that dialect (--pattern);
+     * patterns = the built-in ones, tried on a log no built-in parser reads
+     * (no dialect, side or pattern given). */
+    const struct eb_pattern *pattern;
+    const struct eb_pattern_set *patterns;
+} eb_parse_opts;
+
+void eb_parse_opts_init(eb_parse_opts *o);
+
+typedef struct eb_parse_out {
+    eb_entry *entries;    /* owned; intervals malloc'd */
+    eb_interval *udp_reports; /* per entry: the UDP receiver's final relayed to a PC client (total < 0: none) */
+    int n_entries, cap_entries;
+    int n_per_test[EB_TEST_ALL_COUNT]; /* entries per test (the next repeat number); raw_tx/raw_rx too */
+    eb_board_meta meta;   /* chip, dialect, firmware project / IDF version, board IP, AP and RSSI */
+    int n_logs;           /* logs parsed successfully */
+    eb_provenance prov;   /* what the board log stated about firmware, chip and link (every entry gets it) */
+} eb_parse_out;
+
+void eb_parse_out_init(eb_parse_out *out);
+void eb_parse_out_free(eb_parse_out *out);
+
+/* Parses one log held in memory; name is used in messages ("board.log:12: ...").
+ * Errors: EB_ECONFIG for input that cannot be understood (no interval lines,
+ * unknown dialect, test not inferable). */
+int eb_parse_log_buffer(eb_parse_out *out, const char *name, const char *data, size_t len,
+                        const eb_parse_opts *o, eb_error *err);
+/* Reads and parses a file (EB_EIO if unreadable). */
+int eb_parse_log_file(eb_parse_out *out, const char *path, const eb_parse_opts *o, eb_error *err);
+
+/* Copies the entries and board metadata into r (eb_results_add). */
+int eb_parse_to_results(const eb_parse_out *out, eb_results *r, eb_error *err);
+/* The same, moving the entries instead of copying them (out is left empty):
+ * a long log's entries are not duplicated on their way to the JSON writer. */
+int eb_parse_move_to_results(eb_parse_out *out, eb_results *r, eb_error *err);
+
+#endif

@@ -1,0 +1,241 @@
+/* The run job: for each board, each tier and each test, drive the board's
+ * console and the PC's iperf2, and write the results as each test completes.
+ * The same code path serves hardware and --sim (sim.h only starts the
+ * virtual board and flashes it, then hands its port here). Boards of a lab
+ * run concurrently, one thread each. The CLI only parses flags and prints. */
+#ifndef ESPBENCH_RUN_H
+#define ESPBENCH_RUN_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "espbench/formats/board_spec.h"
+#include "espbench/base/error.h"
+#include "espbench/formats/model.h"
+#include "espbench/formats/profile.h"
+#include "espbench/formats/results.h"
+#include "espbench/jobs/sweep.h"
+
+#define EB_RUN_MAX_TIERS 32
+
+/* The latency test's plan id, after the four throughput tests (enum
+ * eb_test); its bit in eb_run_opts.tests is 1u << EB_RUN_LATENCY. */
+#define EB_RUN_LATENCY EB_TEST_COUNT
+#define EB_RUN_LATENCY_COUNT 20        /* probes per latency test */
+#define EB_RUN_LATENCY_INTERVAL 0.2    /* s; the least iputils ping allows without privileges */
+/* "tcp_tx" ... "udp_rx", or "latency"; NULL otherwise. */
+const char *eb_run_test_name(int test);
+/* The inverse; -1 when unknown. */
+int eb_run_test_from_name(const char *name);
+
+/* Orchestration steps, timed for the overhead benchmark. */
+enum eb_run_step {
+    EB_STEP_OPEN,     /* open port and console, detect dialect */
+    EB_STEP_TIER,     /* tier_set, or flash the tier's image */
+    EB_STEP_WIFI,     /* scan and connect */
+    EB_STEP_SETUP,    /* start both iperf ends */
+    EB_STEP_TRAFFIC,  /* the configured test time, as observed */
+    EB_STEP_TEARDOWN, /* wait for the ends to finish, stop them */
+    EB_STEP_MEMORY,   /* read free memory */
+    EB_STEP_SAVE,     /* write results.json and results.csv */
+    EB_STEP_COUNT
+};
+const char *eb_run_step_name(int step);
+
+enum eb_run_event {
+    EB_RUN_EV_INFO,       /* message: a board step ("esp32/iperf: connected, RSSI -40 dBm") */
+    EB_RUN_EV_TEST_START, /* a test begins */
+    EB_RUN_EV_PROGRESS,   /* an interval arrived: elapsed_s, current_mbps */
+    EB_RUN_EV_TEST_DONE,  /* entry set (ok or failed) */
+    EB_RUN_EV_SKIP,       /* already done (--resume) */
+    EB_RUN_EV_WARN,       /* message: a retry, a recoverable problem */
+    EB_RUN_EV_LATENCY_DONE, /* latency set (ok or failed) */
+};
+
+typedef struct eb_run_progress {
+    int event;            /* enum eb_run_event */
+    const char *board, *chip, *tier;
+    int test, repeat;
+    int index, total;     /* 1-based position of this test in the board's plan */
+    double elapsed_s, duration_s, current_mbps;
+    const eb_entry *entry;/* TEST_DONE */
+    const eb_latency *latency; /* LATENCY_DONE */
+    const char *message;  /* INFO / WARN */
+} eb_run_progress;
+
+/* Called from board threads: the callee serialises. */
+typedef void (*eb_run_progress_fn)(void *user, const eb_run_progress *p);
+typedef void (*eb_run_step_fn)(void *user, const char *board, int step, double ms);
+
+typedef struct eb_run_opts {
+    const eb_profiles *profiles;
+    eb_run_board *boards;
+    int n_boards;
+    /* Tier names; "all" = the chip's tiers without PSRAM (the docs' main
+     * table), "psram" = its PSRAM tiers; none = "all". */
+    const char *tiers[EB_RUN_MAX_TIERS];
+    int n_tiers;
+    unsigned tests;         /* bit per enum eb_test and EB_RUN_LATENCY; 0 = the four throughput tests */
+    int latency_count;      /* probes per latency test; 0 = EB_RUN_LATENCY_COUNT */
+    double latency_interval_s; /* between probes; 0 = EB_RUN_LATENCY_INTERVAL */
+    const char *latency_method; /* "udp-echo", "icmp"; NULL = the dialect's (udp-echo where the
+                                 * firmware serves it, else icmp) */
+    double duration_s;      /* default 10 */
+    double interval_s;      /* default 1 */
+    double warmup_s;        /* < 0: one interval (default) */
+    int repeat;             /* default 1 */
+    double udp_rate_mbps;   /* 0: per test and chip, see eb_run_udp_rate */
+    eb_sweep sweep;         /* --sweep: the tests run at each point (n = 0: no sweep) */
+    /* --aggregate: the boards start each test together, into one AP (every
+     * board needs the same plan); under --sim their virtual boards share the
+     * AP's medium (model link "stations"). */
+    bool aggregate;
+    const char *ssid;
+    const char *password;   /* never printed; redacted from console logs */
+    const char *out_dir;    /* results.json, results.csv, logs */
+    bool resume;            /* keep finished tests of out_dir/results.json */
+    int shard_index, shard_total; /* 0/0 = no sharding */
+    int retries;            /* per test after a reboot or a lost connection; < 0 → 2 */
+    uint32_t baud;          /* console baud; 0 = 115200 */
+    const char *manifest;   /* for stock firmware: flash each tier's image; NULL = default */
+    const char *firmware;   /* manifest firmware name for stock tiers; NULL = "iperf-example" */
+    const char *iperf;      /* PC iperf program; NULL = eb_iperf_program() */
+    const char *iperf_version; /* already probed (eb_run_resolve); NULL = eb_run probes it */
+    const char *env;        /* --env: the setting (shield-box, air, cable, free text); NULL = unknown */
+    /* --pattern: every board runs a firmware of its own, described by a
+     * pattern file with a commands: block (pattern.h); NULL = a built-in
+     * dialect. See eb_run_apply_pattern. */
+    const struct eb_pattern *pattern;
+    volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: stop cleanly, keep results */
+    eb_run_progress_fn progress;
+    eb_run_step_fn step;
+    void *user;
+} eb_run_opts;
+
+typedef struct eb_run_summary {
+    int planned, done, skipped, failed;
+    double step_ms[EB_STEP_COUNT]; /* summed over boards */
+    double wall_s, test_s;         /* wall time, configured test time */
+    char iperf_version[64];
+} eb_run_summary;
+
+/* Fills defaults into o (0 fields). */
+void eb_run_opts_defaults(eb_run_opts *o);
+/* Duration, interval and warm-up leave at least one full steady interval
+ * (defaults applied as eb_run_opts_defaults would); EB_ECONFIG otherwise. */
+int eb_run_check_timing(const eb_run_opts *o, eb_error *err);
+/* Refuses to overwrite a previous run: out_dir/results.json exists and not
+ * o->resume → EB_ECONFIG. */
+int eb_run_check_out(const eb_run_opts *o, eb_error *err);
+
+/* UDP offered rate for a test: o->udp_rate_mbps; else for UDP RX (the PC
+ * sends) the chip's udp_rx_rate_mbps (ESP-IDF's iperf test utility caps the
+ * PC's rate per chip: C2 60, C3/C6 70, S2 85, others 100 Mbit/s); else for
+ * UDP TX 1.3 × the tier's reference figure, 100 Mbit/s when none. chip may
+ * be NULL (100). */
+double eb_run_udp_rate(const eb_run_opts *o, const eb_chip *chip, const eb_tier *t, int test);
+
+/* The ordered plan of one board: tier × test × repeat after sharding.
+ * Returns the count; items are written to out (up to cap). */
+typedef struct eb_run_item {
+    const eb_tier *tier;
+    int test, repeat;
+    int point;              /* index into o->sweep.values; -1 = no sweep */
+} eb_run_item;
+/* The offered rate of an item: the sweep point's for a udp-rate sweep,
+ * else eb_run_udp_rate. */
+double eb_run_item_udp_rate(const eb_run_opts *o, const eb_chip *chip, const eb_run_item *it);
+/* Checks a sweep against the run: sim-only variables need every board
+ * under --sim; udp-rate needs a UDP test; tx-power needs a console that can
+ * set it (checked per board when it opens). EB_ECONFIG with one line. */
+int eb_run_check_sweep(const eb_run_opts *o, eb_error *err);
+int eb_run_plan(const eb_run_opts *o, const eb_chip *chip, eb_run_item *out, int cap, eb_error *err);
+
+/* CI shards: the planner keeps the matrix cells of one shard. */
+/* Stable 32-bit hash (FNV-1a) of a matrix cell key "chip/tier/test". */
+uint32_t eb_shard_hash(const char *key);
+/* True if the cell `key` ("chip/tier/test", e.g. "esp32/iperf/tcp_tx") belongs
+ * to shard `index` of `total` (index 1..total, like GitLab's CI_NODE_INDEX).
+ * Every key belongs to exactly one shard; the split depends only on the key. */
+bool eb_shard_select(int index, int total, const char *key);
+/* Writes the cell key into out ("chip/tier/test"). */
+void eb_shard_key(char *out, size_t size, const char *chip, const char *tier, int test);
+/* Parses "i/N" (1 <= i <= N); EB_ECONFIG with a message otherwise. */
+int eb_shard_parse(const char *s, int *index, int *total, eb_error *err);
+
+/* ---- resolve: from what the user asked for to the boards of a run ---- */
+
+#define EB_RUN_MAX_SIM_FAULTS 8
+
+/* What the command line (or another front end) asked for. */
+typedef struct eb_run_request {
+    const char *chip;         /* --chip; with a lab file: keep that chip's boards */
+    const char *port;         /* --port URL of a lone board */
+    const char *lab_file;     /* --lab FILE */
+    const char *dialect;      /* --dialect: forced on every board */
+    const char *ssid;         /* --ssid; else the lab file's, else EB_SIM_SSID with --sim */
+    const char *password_env; /* --password-env VAR; NULL = EB_LAB_DEFAULT_PASSWORD_ENV if set */
+    const char *pc_address;   /* --pc-address */
+    uint16_t iperf_port;      /* 0 = 5001 */
+    const char *out_dir;      /* --out; NULL = espbench-CHIP-YYYYMMDD-HHMMSS */
+    const char *profiles_dir; /* NULL = the default search path */
+    bool sim;                 /* start a virtual board per board */
+    double sim_noise_pct;
+    const char *sim_project, *sim_idf;
+    bool sim_model;           /* --sim-model: the tier model everywhere (docs/model.md) */
+    eb_model_link sim_link;   /* --sim-rssi/--sim-phy/--sim-rtt/--sim-loss */
+    bool sim_link_set;        /* sim_link was given (else the model's default link) */
+    const char *sim_faults[EB_RUN_MAX_SIM_FAULTS];
+    int n_sim_faults;
+    /* ESP-Hosted: --coprocessor CHIP, --transport BUS, --coprocessor-port URL. */
+    const char *coprocessor, *transport, *coprocessor_port;
+    /* Board to board: --peer-port URL (hardware), --peer-chip CHIP (default
+     * --chip; with --sim a second virtual board), --peer-tier T. */
+    const char *peer_port, *peer_chip, *peer_tier;
+} eb_run_request;
+
+/* What resolving owns for the run's lifetime (eb_run_setup_free). */
+typedef struct eb_run_setup {
+    eb_profiles profiles;
+    struct eb_lab *lab;        /* the lab file, when one was given */
+    eb_run_board single;       /* a lone board */
+    char password[65];         /* zeroed by eb_run_setup_free */
+    char out_dir[256];
+    char iperf_version[64];
+    struct eb_sim **sims;      /* one per board with --sim */
+    int n_sims;
+    struct eb_sim **peer_sims; /* --sim board to board: one per board's peer */
+    int n_peer_sims;
+    struct eb_hosted_set *hosted; /* ESP-Hosted pair profiles, with --coprocessor */
+    char hosted_manifest[448];    /* --sim: the pair's images, made by run_hosted.c */
+    bool bad_request;          /* the error is the request's own (a usage error) */
+} eb_run_setup;
+
+/* One step from request to a runnable eb_run_opts: loads the profiles and
+ * the lab file, keeps the --chip boards of a lab, applies --dialect, takes
+ * the Wi-Fi password from the lab file's source or the environment (never a
+ * flag), defaults the SSID and output folder, checks every chip has a
+ * profile and that a previous run is not overwritten, probes the PC's
+ * iperf2, and with --sim starts a virtual board per board (announced through
+ * o->progress) and points the board at it. o keeps its test options
+ * (tiers, tests, timing, callbacks) and gets profiles, boards, ssid,
+ * password, out_dir and iperf_version, which point into st. Errors: EB_ECONFIG
+ * (one line: what the request lacks), EB_EIO (iperf2, vboard). st must be
+ * freed with eb_run_setup_free whatever the result. */
+int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+/* Stops the virtual boards, zeroes the password, frees. */
+void eb_run_setup_free(eb_run_setup *st);
+
+/* --pattern (run_pattern.c): sets o->pattern after checking that p has a
+ * commands: block with both test commands, and limits the tests to the
+ * pattern's protocol (its two tests when none were asked for; a test of
+ * the other protocol is refused). EB_ECONFIG with one line otherwise. */
+int eb_run_apply_pattern(eb_run_opts *o, const struct eb_pattern *p, eb_error *err);
+
+/* Runs everything. Results so far are saved after each test; returns 0,
+ * EB_EINTR when stopped, or the first board error (one line). */
+int eb_run(const eb_run_opts *o, eb_run_summary *sum, eb_error *err);
+
+#endif

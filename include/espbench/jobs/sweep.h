@@ -1,0 +1,58 @@
+/* `run --sweep VAR=START:STOP:STEP` (or VAR=V1,V2,...): the planned tests run
+ * at each point of one variable and every entry records its point
+ * (provenance sweep_var / sweep_value). Variables: udp-rate (the UDP offered
+ * rate, Mbit/s), tx-power (dBm, set on the board) and, under --sim, the
+ * link of the virtual board (rssi dBm, loss %, rtt ms) through its control
+ * socket. Pure: parsing and the per-point values, no I/O. */
+#ifndef ESPBENCH_SWEEP_H
+#define ESPBENCH_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "espbench/base/error.h"
+#include "espbench/formats/model.h"
+
+#define EB_SWEEP_MAX_POINTS 64
+
+enum eb_sweep_var {
+    EB_SWEEP_NONE,
+    EB_SWEEP_UDP_RATE, /* Mbit/s offered by the UDP sender */
+    EB_SWEEP_TX_POWER, /* dBm, the board's maximum transmit power */
+    EB_SWEEP_RSSI,     /* dBm, --sim only */
+    EB_SWEEP_LOSS,     /* %, --sim only */
+    EB_SWEEP_RTT,      /* ms, --sim only */
+    EB_SWEEP_COUNT
+};
+
+typedef struct eb_sweep {
+    int var;                             /* enum eb_sweep_var */
+    double values[EB_SWEEP_MAX_POINTS];
+    int n;
+} eb_sweep;
+
+/* "udp-rate=40:120:10" (start:stop:step, both ends included) or
+ * "rssi=-40,-60,-75" (a list). EB_ECONFIG with one line on an unknown
+ * variable, a bad number, no points, too many points or a value outside
+ * the variable's range. */
+int eb_sweep_parse(const char *spec, eb_sweep *out, eb_error *err);
+
+/* "udp-rate"; NULL for EB_SWEEP_NONE or out of range. */
+const char *eb_sweep_var_name(int var);
+/* Provenance / results key: "udp_rate", "tx_power", "rssi", "loss", "rtt". */
+const char *eb_sweep_var_key(int var);
+/* From either spelling ("udp-rate" or "udp_rate"); EB_SWEEP_NONE if unknown. */
+int eb_sweep_var_from_name(const char *name);
+/* "Mbit/s", "dBm", "%", "ms". */
+const char *eb_sweep_var_unit(int var);
+/* Set through the virtual board's control socket: only under --sim. */
+bool eb_sweep_var_sim_only(int var);
+
+/* The virtual board's link at a point of a link sweep: base with the
+ * swept value; base unchanged for other variables. */
+void eb_sweep_link_at(const eb_sweep *s, int point, const eb_model_link *base, eb_model_link *out);
+/* The control-socket command for that link ("link rssi=-60 rtt=0 loss=0"),
+ * or "" when the variable is not a link variable. */
+void eb_sweep_link_command(const eb_model_link *l, char *out, size_t cap);
+
+#endif
