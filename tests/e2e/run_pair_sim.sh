@@ -91,4 +91,10 @@ has "espbench run: the peer's port is the board's own (/dev/ttyUSB0): the peer i
 expect_rc 2 "$ESPBENCH" run --sim --chip esp32s3 --peer-chip esp32c3 --tier psram-quad-iperf --out "$T/b6"
 has "peer esp32c3 has no tier 'psram-quad-iperf'"
 [ ! -e "$T/b1" ] && [ ! -e "$T/b2" ] && [ ! -e "$T/b6" ] || fail "a refused run left a folder"
+# The PC is not in the data path: no --pc-address and no iperf2 are asked for; a missing board is
+# the port's own error.
+ESPBENCH_IPERF=/nonexistent/iperf expect_rc 3 "$ESPBENCH" run --port /dev/ttyNOPE0 --peer-port /dev/ttyNOPE1 \
+    --chip esp32 --ssid lab --tests tcp_tx --out "$T/b7"
+has "espbench: port /dev/ttyNOPE0: no such device"
+
 echo "PASS"

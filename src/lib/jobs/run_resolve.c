@@ -123,10 +123,23 @@ static int network_defaults(const eb_run_request *rq, eb_run_opts *o, eb_run_set
         o->ssid = EB_SIM_SSID;
     if (!o->ssid)
         return run_bad_request(st, err, "--ssid is required (or ap.ssid in the lab file)");
-    for (int i = 0; i < o->n_boards && !rq->sim; i++)
-        if (!o->boards[i].pc_ip[0])
+    for (int i = 0; i < o->n_boards && !rq->sim; i++) {
+        /* Board to board: the PC drives the consoles only, no iperf end of its own. */
+        bool pair = o->boards[i].peer.chip[0] || (!rq->lab_file && (rq->peer_port || rq->peer_chip));
+        if (!o->boards[i].pc_ip[0] && !pair)
             return run_bad_request(st, err, "--pc-address is required (or pc.address in the lab file)");
+    }
     return 0;
+}
+
+/* Whether every board tests against a peer board: then the PC's iperf2 is
+ * not in the data path and need not be installed. */
+static bool all_pairs(const eb_run_opts *o)
+{
+    for (int i = 0; i < o->n_boards; i++)
+        if (!o->boards[i].peer.chip[0])
+            return false;
+    return o->n_boards > 0;
 }
 
 /* Names and addresses checked before any board is touched or any file
@@ -318,11 +331,16 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     out_default(rq, o, st);
     if ((rc = eb_run_check_out(o, err)) != 0)
         return rc;
-    /* No iperf2 on this PC, no run: say so before starting anything. */
+    /* No iperf2 on this PC, no run: say so before starting anything (board to
+     * board runs leave it out: "" keeps pc_iperf_version unknown). */
     eb_iperf_version v;
-    if ((rc = eb_iperf_probe(o->iperf ? o->iperf : eb_iperf_program(), &v, err)) != 0)
-        return rc;
-    snprintf(st->iperf_version, sizeof st->iperf_version, "%.63s", v.text);
+    if (all_pairs(o)) {
+        st->iperf_version[0] = 0;
+    } else {
+        if ((rc = eb_iperf_probe(o->iperf ? o->iperf : eb_iperf_program(), &v, err)) != 0)
+            return rc;
+        snprintf(st->iperf_version, sizeof st->iperf_version, "%.63s", v.text);
+    }
     o->iperf_version = st->iperf_version;
     if ((rc = run_hosted_sim_images(rq, o, st, err)) != 0)
         return rc;
