@@ -37,11 +37,8 @@ enum {
     TCP_RCVBUF_MIN = 16384,
     TCP_RCVBUF_MAX = 262144,
     UDP_RCVBUF = 4 << 20,     /* the kernel caps it at rmem_max; arrival times do the shaping */
-    UDP_FIN_TRIES = 20,       /* FIN every 10 ms, like iperf2's client, but 200 ms at most */
-    UDP_FIN_WAIT_MS = 10,
     UDP_ACK_SILENCE_MS = 250, /* iperf2's server: resend the report while FINs keep coming */
     UDP_ACK_RESENDS = 9,
-    UDP_ACK_LINGER_MAX_MS = 1000,
 };
 
 #define PACE_QUANTUM_S 0.002  /* move about this much time's worth of bytes per wake-up */
@@ -533,14 +530,6 @@ out:
 
 /* ------------------------------------------------------------------ UDP */
 
-static void realtime_now(int64_t *sec, int32_t *usec)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    *sec = (int64_t)ts.tv_sec;
-    *usec = (int32_t)(ts.tv_nsec / 1000);
-}
-
 static void udp_client(vb_iperf *ip)
 {
     run r;
@@ -566,17 +555,17 @@ static void udp_client(vb_iperf *ip)
     emit_simple(ip, VB_IPERF_CONNECTED, &peer);
     vb_shaper_init(&r.sh, &ip->cfg, SEND_BURST_S, len, len);
     const double T = ip->cfg.time_s;
-    int64_t id = 1, sec;
-    int32_t usec;
+    /* As espressif/iperf's client (iperf.c): each datagram carries its
+     * 32-bit number from 0, nothing else; no send time, no end marker. */
+    int64_t id = 0;
     double end = 0;
     for (;;) {
         double t = now_rel(&r);
         if (T > 0 && t >= T) {
-            /* Woken late: send what the model allowed up to T before the FIN. */
+            /* Woken late: send what the model allowed up to T. */
             vb_shaper_advance(&r.sh, T);
             while (r.sh.tokens >= len) {
-                realtime_now(&sec, &usec);
-                vb_iperf2_udp_hdr_write(buf, id, sec, usec);
+                vb_iperf2_udp_hdr_write(buf, id, 0, 0);
                 if (send(s, buf, (size_t)len, MSG_DONTWAIT) <= 0)
                     break;
                 id++;
@@ -593,8 +582,7 @@ static void udp_client(vb_iperf *ip)
         }
         vb_shaper_advance(&r.sh, t);
         if (r.sh.tokens >= len) {
-            realtime_now(&sec, &usec);
-            vb_iperf2_udp_hdr_write(buf, id, sec, usec);
+            vb_iperf2_udp_hdr_write(buf, id, 0, 0);
             ssize_t n = send(s, buf, (size_t)len, MSG_DONTWAIT);
             if (n > 0) {
                 id++;
@@ -618,33 +606,6 @@ static void udp_client(vb_iperf *ip)
             goto out;
     }
     finish_reports(&r, end);
-    /* End of test as iperf2 expects: the negated next id, repeated every 10 ms
-     * until the server answers (or says nobody listens). */
-    bool acked = false;
-    uint8_t ack[VB_IPERF2_SERVER_REPORT_LEN];
-    for (int i = 0; i < UDP_FIN_TRIES && !acked; i++) {
-        realtime_now(&sec, &usec);
-        vb_iperf2_udp_hdr_write(buf, -(id + i), sec, usec);
-        (void)send(s, buf, (size_t)len, MSG_DONTWAIT);
-        int w = wait_io(ip, s, POLLIN, UDP_FIN_WAIT_MS / 1000.0);
-        if (w < 0)
-            goto out;
-        ssize_t n = w == 1 ? recv(s, ack, sizeof ack, MSG_DONTWAIT) : -1;
-        if (n < 0 && errno == ECONNREFUSED)
-            goto out; /* nobody listens */
-        acked = n > 0;
-    }
-    /* FINs sent before the ack arrived make the server resend it until it
-     * hears 250 ms of silence; stay open meanwhile, or it reports
-     * "ack of last datagram failed". */
-    eb_deadline linger_until = eb_deadline_in(UDP_ACK_LINGER_MAX_MS);
-    while (acked && !eb_deadline_passed(linger_until)) {
-        int w = wait_io(ip, s, POLLIN, UDP_ACK_SILENCE_MS / 1000.0);
-        if (w <= 0)
-            break;
-        while (recv(s, ack, sizeof ack, MSG_DONTWAIT) > 0) {
-        }
-    }
 out:
     close(s);
     free(buf);

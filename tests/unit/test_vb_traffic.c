@@ -354,14 +354,40 @@ static bool pc_final(const char *out, bool server_report, pc_line *fin)
     return false;
 }
 
+/* A server that ran on past the traffic (no end marker: the firmware's UDP
+ * client): its interval lines summed over the test's time; the final line
+ * would spread the bytes over the server's whole run. */
+static bool pc_interval_sum(const char *out, double test_s, pc_line *sum)
+{
+    pc_line l[64];
+    int n = pc_data_lines(out, l, 64, false);
+    *sum = (pc_line){0, test_s, 0, 0, 0, 0};
+    int used = 0;
+    for (int i = 0; i < n; i++) {
+        if (l[i].start == 0 && l[i].end > 1.0 + 1e-9) /* the final line */
+            continue;
+        sum->bytes += l[i].bytes;
+        if (l[i].lost > 0)
+            sum->lost += l[i].lost;
+        if (l[i].total > 0)
+            sum->total += l[i].total;
+        used++;
+    }
+    sum->bps = sum->bytes * 8 / test_s;
+    return used > 0;
+}
+
 /* The PC's own complaints (stderr shares the file): a failed ack, a missing
  * ack, a read or write error. */
-static void assert_pc_clean(const char *out)
+static void assert_pc_clean(const char *out, bool no_end_marker)
 {
     static const char *const bad[] = {"ack of last datagram failed", "did not receive ack", "read failed",
                                       "write failed", "connect failed", "recvack failed"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         if (strstr(out, bad[i])) {
+            /* a UDP server whose client (the firmware) sent no end marker says so, as with a real board */
+            if (no_end_marker && i == 0)
+                continue;
             print_message("PC iperf output:\n%s\n", out);
             fail_msg("PC iperf complained: %s", bad[i]);
         }
@@ -431,10 +457,11 @@ static void start_engine(tcase *c)
 
 static void case_start(tcase *c)
 {
-    char port[16], rate[32], t[16], i[16];
+    char port[16], rate[32], t[16], i[16], srv_t[16];
     snprintf(port, sizeof port, "%u", c->port);
     snprintf(t, sizeof t, "%g", c->pc_time_s);
     snprintf(i, sizeof i, "%g", c->pc_interval_s);
+    snprintf(srv_t, sizeof srv_t, "%g", c->pc_time_s + 2);
     /* The PC sends UDP faster than the board takes it: the board drops the excess. */
     snprintf(rate, sizeof rate, "%gm", c->mbps * 1.25);
     char *argv[32];
@@ -448,6 +475,10 @@ static void case_start(tcase *c)
             argv[n++] = "-u";
             argv[n++] = "-w"; /* a roomy buffer: a busy 2-core machine must not make the PC drop */
             argv[n++] = "2M";
+            /* The firmware's UDP client sends no end marker (espressif/iperf): the
+             * server ends on its own time, as espbench runs it. */
+            argv[n++] = "-t";
+            argv[n++] = srv_t;
         }
     } else {
         char *cli[] = {"-c", c->board_ip, "-p", port, "-t", t, "-i", i, "-f", "b", NULL};
@@ -485,7 +516,10 @@ static void case_finish(tcase *c)
     }
     /* The PC side's view: a UDP client only learns the board's figures from the Server Report. */
     bool via_report = c->dir->board_server && c->dir->udp;
-    c->have_measured = pc_final(c->pc.out, via_report, &c->measured);
+    if (c->dir->udp && !c->dir->board_server)
+        c->have_measured = pc_interval_sum(c->pc.out, c->pc_time_s, &c->measured);
+    else
+        c->have_measured = pc_final(c->pc.out, via_report, &c->measured);
 }
 
 static void case_check(tcase *c)
@@ -499,7 +533,7 @@ static void case_check(tcase *c)
         print_message("PC iperf output:\n%s\n", c->pc.out);
     assert_true(c->have_measured);
     assert_null(find_event(&c->col, VB_IPERF_ERROR));
-    assert_pc_clean(c->pc.out);
+    assert_pc_clean(c->pc.out, c->dir->udp && !c->dir->board_server);
     assert_true(fabs(got / c->mbps - 1) <= TOLERANCE);
     assert_intervals_sum(&c->col, c->eng);
     if (!c->dir->udp) {
@@ -509,10 +543,13 @@ static void case_check(tcase *c)
         if (c->measured.bytes + pc_uncounted != (double)s->bytes)
             fail_msg("PC counted %.0f bytes, the engine %llu", c->measured.bytes, (unsigned long long)s->bytes);
     } else if (!c->dir->board_server) {
-        /* the PC server counts the FIN datagram too; nothing is lost on loopback */
-        assert_true(c->measured.bytes == (double)s->bytes + UDP_LEN);
+        /* every datagram the engine sent, the PC counted, but the first: iperf2 2.1.8 takes
+         * datagram 0 (the firmware numbers from 0) as its flow's start and counts from the
+         * next (checked with iperf 2.1.8 and a sender numbering from 0); nothing is lost on loopback */
+        if (c->measured.bytes != (double)s->bytes - UDP_LEN)
+            fail_msg("PC counted %.0f bytes, the engine sent %llu", c->measured.bytes, (unsigned long long)s->bytes);
         assert_int_equal(c->measured.lost, 0);
-        assert_int_equal(c->measured.total, (long)(s->bytes / UDP_LEN) + 1);
+        assert_int_equal(c->measured.total, (long)(s->bytes / UDP_LEN) - 1);
     } else {
         /* the Server Report is the engine's accounting, FIN included as iperf2 does */
         assert_true(c->measured.bytes == (double)s->bytes + UDP_LEN);
@@ -646,7 +683,7 @@ static void test_noise_and_zero_fault(void **state)
     assert_true(pc3->bytes < 0.05 * model[4] / 8); /* ~0, give or take 50 ms of clock offset */
     assert_true(pc_final(c->pc.out, false, &fin));
     assert_true(fabs((fin.bytes + 4) / model_bytes - 1) <= TOLERANCE);
-    assert_pc_clean(c->pc.out);
+    assert_pc_clean(c->pc.out, c->dir->udp && !c->dir->board_server);
     case_cleanup(c);
     free(c);
 }

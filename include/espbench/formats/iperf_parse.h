@@ -34,6 +34,7 @@ enum eb_iperf_kind {
     EB_IPL_OUT_OF_ORDER,  /* "[  1] 0.0000-0.5509 sec  1 datagrams received out-of-order" */
     EB_IPL_ERROR,         /* the run failed: connect failed, unknown host, bind failed, bad option */
     EB_IPL_WARNING,       /* "read failed: ...", "WARNING: did not receive ack ...", other WARNING lines */
+    EB_IPL_INTERRUPTED,   /* "Waiting for server threads to complete. Interrupt again to force quit." (SIGINT) */
 };
 
 enum eb_iperf_error {
@@ -120,6 +121,11 @@ typedef struct eb_iperf_run {
     int64_t out_of_order;     /* receiver out-of-order datagrams; 0 none */
     int n_read_failed;        /* "read failed" warnings (UDP client, nothing listening) */
     bool no_ack;              /* "did not receive ack of last datagram" */
+    /* SIGINT seen ("Waiting for server threads to complete"): a server that
+     * got no end marker (the boards' UDP clients send none) then flushes the
+     * period it was in as a whole one, with what little or nothing arrived;
+     * interval lines after it are left out (a final line is kept). */
+    bool interrupted;
 
     int status;               /* enum eb_iperf_status, after eb_iperf_finish() */
     int error;                /* enum eb_iperf_error of the first error line */

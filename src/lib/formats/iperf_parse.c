@@ -411,6 +411,10 @@ void eb_iperf_parse_line(const char *line, size_t len, eb_iperf_line *out)
     }
     if ((*p == 'S' || *p == 'C') && scan_banner(p, e, out))
         return;
+    if (*p == 'W' && ls_starts(p, e, "Waiting for server threads to complete")) {
+        out->kind = EB_IPL_INTERRUPTED;
+        return;
+    }
     classify_error(p, e, out);
 }
 
@@ -528,7 +532,12 @@ void eb_iperf_feed_line(eb_iperf_run *r, const char *line, size_t len)
         if (l.error == EB_IPERR_NULL_ID)
             set_error(r, l.error, line, len);
         break;
+    case EB_IPL_INTERRUPTED:
+        r->interrupted = true;
+        break;
     case EB_IPL_DATA:
+        if (r->interrupted && l.iv.start_s > 1e-6)
+            break; /* a period flushed by SIGINT: it did not run the time it claims */
         if (l.csv)
             r->csv = true;
         if (l.udp)
