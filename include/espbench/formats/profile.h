@@ -179,6 +179,8 @@ void eb_profiles_free(eb_profiles *p);
 
 const eb_chip *eb_profiles_chip(const eb_profiles *p, const char *name);
 const eb_tier *eb_chip_tier(const eb_chip *c, const char *tier_name);
+/* "iperf, default, minimum": the chip's tier names in profile order, for messages. */
+void eb_chip_tier_names(const eb_chip *c, char *buf, size_t n);
 /* Chip lookups used by the ROM loader client. */
 const eb_chip *eb_profiles_chip_by_id(const eb_profiles *p, int chip_id);
 const eb_chip *eb_profiles_chip_by_magic(const eb_profiles *p, uint32_t magic);

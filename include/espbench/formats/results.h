@@ -149,6 +149,9 @@ bool eb_entry_same_key(const eb_entry *a, const eb_entry *b);
 eb_entry *eb_results_find_same(eb_results *r, const eb_entry *key);
 /* "esp32c3/iperf" for a pair test's peer, "" for a test against the PC. */
 void eb_entry_pair_label(const eb_entry *e, char *out, size_t cap);
+/* Whether e is a cell of peer `pair` (that label; "" = a test against the
+ * PC): a pair test never stands in for a PC test or the other way round. */
+bool eb_entry_in_pair(const eb_entry *e, const char *pair);
 
 /* ---- Additions (results module) ---- */
 

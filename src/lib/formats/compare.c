@@ -52,22 +52,13 @@ static eb_compare_row *add_row(eb_compare *c)
     return row;
 }
 
-/* Whether e belongs to a cell of peer `pair` ("" = tests against the PC):
- * a pair test never stands in for a PC test or the other way round. */
-static bool in_pair(const eb_entry *e, const char *pair)
-{
-    char label[64];
-    eb_entry_pair_label(e, label, sizeof label);
-    return !strcmp(label, pair);
-}
-
 static const eb_entry *failed_entry(const eb_results *r, const char *chip, const char *tier, const char *pair,
                                     int test)
 {
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
         if (e->test == test && !strcmp(e->chip, chip) && !strcmp(e->tier, tier) && strcmp(e->status, "ok") &&
-            in_pair(e, pair))
+            eb_entry_in_pair(e, pair))
             return e;
     }
     return NULL;
@@ -181,7 +172,7 @@ static int cell_sample(const eb_results *r, const char *chip, const char *tier, 
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
         if (e->test != test || strcmp(e->chip, chip) || strcmp(e->tier, tier) || strcmp(e->status, "ok") ||
-            !in_pair(e, pair))
+            !eb_entry_in_pair(e, pair))
             continue;
         int need = by_interval ? e->n_receiver : 1;
         while (n + need > cap) {
@@ -276,7 +267,7 @@ static bool has_cell(const eb_results *r, const char *chip, const char *tier, co
 {
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
-        if (e->test == test && !strcmp(e->chip, chip) && !strcmp(e->tier, tier) && in_pair(e, pair))
+        if (e->test == test && !strcmp(e->chip, chip) && !strcmp(e->tier, tier) && eb_entry_in_pair(e, pair))
             return true;
     }
     return false;

@@ -1170,6 +1170,15 @@ const eb_chip *eb_profiles_chip(const eb_profiles *p, const char *name)
     return NULL;
 }
 
+void eb_chip_tier_names(const eb_chip *c, char *buf, size_t n)
+{
+    size_t len = 0;
+    if (n)
+        buf[0] = '\0';
+    for (int i = 0; c && i < c->n_tiers && len < n; i++)
+        len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? ", " : "", c->tiers[i].name);
+}
+
 const eb_tier *eb_chip_tier(const eb_chip *c, const char *tier_name)
 {
     for (int i = 0; c && tier_name && i < c->n_tiers; i++)

@@ -43,15 +43,6 @@ double eb_results_cell(const eb_results *r, const char *chip, const char *tier, 
     return eb_results_cell_pair(r, chip, tier, "", test, stat, n_out);
 }
 
-/* A pair test's peer is part of its cell: board-to-board figures never mix
- * with figures measured against the PC (eb_entry_pair_label). */
-static bool pair_matches(const eb_entry *e, const char *pair)
-{
-    char label[64];
-    eb_entry_pair_label(e, label, sizeof label);
-    return !strcmp(label, pair);
-}
-
 double eb_results_cell_pair(const eb_results *r, const char *chip, const char *tier, const char *pair, int test,
                             int stat, int *n_out)
 {
@@ -60,7 +51,7 @@ double eb_results_cell_pair(const eb_results *r, const char *chip, const char *t
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
         if (e->test != test || strcmp(e->chip, chip) || strcmp(e->tier, tier) || strcmp(e->status, "ok") ||
-            !pair_matches(e, pair))
+            !eb_entry_in_pair(e, pair))
             continue;
         double v = stat == EB_STAT_PEAK ? e->peak_mbps : e->mean_mbps;
         if (isfinite(v)) {

@@ -84,44 +84,41 @@ static void num(char *out, size_t n, double v)
         snprintf(out, n, "%.1f", v);
 }
 
-static void render_group(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const eb_entry *key,
-                         eb_buf *out)
+/* The guide's sentence: "Using SDIO Transport, 4-bits, running at 40MHz, connected to a 2.4GHz network." */
+static void transport_note(const eb_entry *key, char *note, size_t cap)
 {
-    eb_hosted_pair pair;
-    memset(&pair, 0, sizeof pair);
-    snprintf(pair.host, sizeof pair.host, "%s", key->chip);
-    snprintf(pair.coprocessor, sizeof pair.coprocessor, "%s", key->prov.coprocessor);
     int bus = eb_hosted_bus_from_name(key->prov.transport);
-    /* The guide's sentence: "Using SDIO Transport, 4-bits, running at 40MHz, connected to a 2.4GHz network". */
     char width[32] = "", band[48] = "";
     if (!isnan(key->prov.transport_width) && (bus == EB_BUS_SDIO || bus == EB_BUS_SPI_HD))
         snprintf(width, sizeof width, ", %g-bits", key->prov.transport_width);
     if (key->prov.band[0])
         snprintf(band, sizeof band, ", connected to a %s network", key->prov.band);
-    eb_buf_printf(out, "## %s + %s as co-processor, tier %s\n\n", rep_chip_display(p, key->chip),
-                  rep_chip_display(p, key->prov.coprocessor), key->tier);
-    eb_buf_printf(out, "Using %s Transport%s, running at %gMHz%s. %s\n\n",
-                  bus >= 0 ? eb_hosted_bus_label(bus) : key->prov.transport, width, key->prov.transport_clock_mhz, band,
-                  rep_stat_note(o->stat, EB_LANG_EN));
+    snprintf(note, cap, "Using %s Transport%s, running at %gMHz%s.", bus >= 0 ? eb_hosted_bus_label(bus) : key->prov.transport,
+             width, key->prov.transport_clock_mhz, band);
+}
+
+/* Markdown, in the guide's own column widths. */
+static void render_group(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const eb_entry *key,
+                         eb_buf *out)
+{
+    rep_table t;
+    char title[160], note[400];
+    rep_hosted_table(r, p, o, key, &t, title, sizeof title, note, sizeof note);
+    transport_note(key, note, sizeof note); /* the simulated note stands once above all tables */
+    eb_buf_printf(out, "## %s\n\n%s %s\n\n", title, note, rep_stat_note(o->stat, EB_LANG_EN));
     if (o->vs_docs)
         eb_buf_printf(out, "| Type       | Direction     | MBits/s | Guide MBits/s | Diff %% |\n"
                            "|------------|---------------|--------:|--------------:|-------:|\n");
     else
         eb_buf_printf(out, "| Type       | Direction     | MBits/s |\n|------------|---------------|--------:|\n");
-    for (int row = 0; row < EB_HR_COUNT; row++) {
-        char type[24], dir[32], m[16], d[16], diff[24];
-        eb_hosted_row_labels(&pair, row, type, sizeof type, dir, sizeof dir);
-        double ref, v = cell(r, key, eb_hosted_row_test(row), o->stat, &ref);
-        num(m, sizeof m, v);
-        eb_buf_printf(out, "| %-10s | %-13s | %7s |", type, dir, m);
-        if (o->vs_docs) {
-            num(d, sizeof d, ref);
-            rep_format_diff(diff, sizeof diff, v, ref);
-            eb_buf_printf(out, " %13s | %6s |", d, diff);
-        }
+    for (int row = 1; row < t.n_rows; row++) {
+        eb_buf_printf(out, "| %-10s | %-13s | %7s |", rep_cell(&t, row, 0), rep_cell(&t, row, 1), rep_cell(&t, row, 2));
+        if (o->vs_docs)
+            eb_buf_printf(out, " %13s | %6s |", rep_cell(&t, row, 3), rep_cell(&t, row, 4));
         eb_buf_printf(out, "\n");
     }
     eb_buf_printf(out, "\n");
+    rep_table_free(&t);
 }
 
 int rep_hosted_groups(const eb_results *r, const eb_report_opts *o, const eb_entry **firsts, int max)
@@ -140,19 +137,12 @@ void rep_hosted_table(const eb_results *r, const eb_profiles *p, const eb_report
     memset(&pair, 0, sizeof pair);
     snprintf(pair.host, sizeof pair.host, "%s", key->chip);
     snprintf(pair.coprocessor, sizeof pair.coprocessor, "%s", key->prov.coprocessor);
-    int bus = eb_hosted_bus_from_name(key->prov.transport);
-    char width[32] = "", band[48] = "";
-    if (!isnan(key->prov.transport_width) && (bus == EB_BUS_SDIO || bus == EB_BUS_SPI_HD))
-        snprintf(width, sizeof width, ", %g-bits", key->prov.transport_width);
-    if (key->prov.band[0])
-        snprintf(band, sizeof band, ", connected to a %s network", key->prov.band);
     snprintf(title, title_cap, "%s + %s as co-processor, tier %s", rep_chip_display(p, key->chip),
              rep_chip_display(p, key->prov.coprocessor), key->tier);
-    snprintf(note, note_cap, "Using %s Transport%s, running at %gMHz%s.%s",
-             bus >= 0 ? eb_hosted_bus_label(bus) : key->prov.transport, width, key->prov.transport_clock_mhz, band,
-             key->figure_source[0] ? " Simulated (espbench-vboard), not measured: the transport runs at the guide's "
-                                     "raw rate, the iperf figures come from the pair model (docs/model.md)."
-                                   : "");
+    transport_note(key, note, note_cap);
+    if (key->figure_source[0])
+        snprintf(note + strlen(note), note_cap - strlen(note), " Simulated (espbench-vboard), not measured: the "
+                 "transport runs at the guide's raw rate, the iperf figures come from the pair model (docs/model.md).");
     int cols = o->vs_docs ? 5 : 3;
     rep_table_init(t, 1 + EB_HR_COUNT, cols);
     static const char *const head[] = {"Type", "Direction", "MBits/s", "Guide MBits/s", "Diff %"};

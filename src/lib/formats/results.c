@@ -164,6 +164,13 @@ void eb_entry_pair_label(const eb_entry *e, char *out, size_t cap)
         out[0] = 0;
 }
 
+bool eb_entry_in_pair(const eb_entry *e, const char *pair)
+{
+    char label[64];
+    eb_entry_pair_label(e, label, sizeof label);
+    return !strcmp(label, pair);
+}
+
 eb_entry *eb_results_put(eb_results *r, const eb_entry *e)
 {
     eb_entry *old = eb_results_find_same(r, e);

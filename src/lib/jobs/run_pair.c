@@ -48,9 +48,8 @@ static int check_peer_tiers(const eb_run_opts *o, const eb_run_board *b, const e
         const char *want = eb_run_peer_tier(b, plan[i].tier->name);
         if (eb_chip_tier(pc, want))
             continue;
-        char names[512] = "";
-        for (int k = 0; k < pc->n_tiers; k++)
-            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "", pc->tiers[k].name);
+        char names[512];
+        eb_chip_tier_names(pc, names, sizeof names);
         rc = run_bad_request(st, err, "%s%speer %s has no tier '%s' (tiers: %s): pass --peer-tier%s",
                              b->name[0] ? b->name : "", b->name[0] ? ": " : "", pc->name, want, names,
                              b->peer.tier[0] ? " with one of them" : " (or peer: tier: in the lab file)");
@@ -72,9 +71,8 @@ static int check_peer(const eb_run_opts *o, eb_run_board *b, eb_run_setup *st, e
         return run_bad_request(st, err, "the peer's port is the board's own (%s): the peer is a second board",
                                b->port);
     if (b->peer.tier[0] && !eb_chip_tier(pc, b->peer.tier)) {
-        char names[512] = "";
-        for (int k = 0; k < pc->n_tiers; k++)
-            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "", pc->tiers[k].name);
+        char names[512];
+        eb_chip_tier_names(pc, names, sizeof names);
         return run_bad_request(st, err, "--peer-tier '%s': peer %s has no such tier (tiers: %s)", b->peer.tier,
                                pc->name, names);
     }

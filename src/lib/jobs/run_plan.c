@@ -119,10 +119,8 @@ int eb_run_check_sweep(const eb_run_opts *o, eb_error *err)
 
 static int unknown_tier(const eb_chip *chip, const char *name, eb_error *err)
 {
-    char list[512] = "";
-    size_t n = 0;
-    for (int k = 0; k < chip->n_tiers && n < sizeof list - 40; k++)
-        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", k ? ", " : "", chip->tiers[k].name);
+    char list[512];
+    eb_chip_tier_names(chip, list, sizeof list);
     return -eb_fail(err, EB_ECONFIG, "chip %s has no tier '%s' (tiers: %s; or all, psram)", chip->name, name,
                     list);
 }

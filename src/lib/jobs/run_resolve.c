@@ -174,9 +174,8 @@ static int check_plan(const eb_run_request *rq, const eb_run_opts *o, eb_run_set
         for (int t = 0; c && t < o->n_tiers; t++) {
             if (!strcmp(o->tiers[t], "all") || !strcmp(o->tiers[t], "psram") || eb_chip_tier(c, o->tiers[t]))
                 continue;
-            char names[1024] = "";
-            for (int k = 0; k < c->n_tiers; k++)
-                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", k ? ", " : "", c->tiers[k].name);
+            char names[1024];
+            eb_chip_tier_names(c, names, sizeof names);
             return run_bad_request(st, err, "chip %s has no tier '%s' (tiers: %s; or all, psram)", c->name, o->tiers[t],
                                names);
         }
