@@ -220,10 +220,10 @@ static void on_progress(void *user, const eb_run_progress *p)
     case EB_RUN_EV_TEST_DONE: {
         end_line(d);
         const eb_entry *e = p->entry;
-        if (!strcmp(e->status, "ok") && e->prov.peer_chip[0])
+        if (!strcmp(e->status, "ok") && eb_entry_prov(e)->peer_chip[0])
             printf("[%d/%d] %s %-6s mean %.2f Mbit/s, peak 1-s %.2f, board to board with %s (%s/%s)\n", p->index,
                    p->total, who(p, w, sizeof w), eb_run_test_name(p->test), e->mean_mbps, e->peak_mbps,
-                   e->prov.peer_board, e->prov.peer_chip, e->prov.peer_tier);
+                   eb_entry_prov(e)->peer_board, eb_entry_prov(e)->peer_chip, eb_entry_prov(e)->peer_tier);
         else if (!strcmp(e->status, "ok"))
             printf("[%d/%d] %s %-6s mean %.2f Mbit/s, peak 1-s %.2f, docs %.1f%s\n", p->index, p->total,
                    who(p, w, sizeof w), eb_run_test_name(p->test), e->mean_mbps, e->peak_mbps, e->ref_mbps,
@@ -242,8 +242,8 @@ static void on_progress(void *user, const eb_run_progress *p)
         snprintf(r->chip, sizeof r->chip, "%s", e->chip);
         snprintf(r->tier, sizeof r->tier, "%s", e->tier);
         r->peer[0] = 0;
-        if (e->prov.peer_chip[0])
-            snprintf(r->peer, sizeof r->peer, "%s %s/%s", e->prov.peer_board, e->prov.peer_chip, e->prov.peer_tier);
+        if (eb_entry_prov(e)->peer_chip[0])
+            snprintf(r->peer, sizeof r->peer, "%s %s/%s", eb_entry_prov(e)->peer_board, eb_entry_prov(e)->peer_chip, eb_entry_prov(e)->peer_tier);
         r->test = e->test;
         r->repeat = e->repeat;
         snprintf(r->status, sizeof r->status, "%s", e->status);

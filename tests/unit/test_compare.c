@@ -90,8 +90,9 @@ static void test_pair_never_matches_pc(void **state)
     e.test = EB_TEST_TCP_TX;
     e.mean_mbps = e.peak_mbps = 70; /* against the PC */
     eb_results_add(&base, &e);
-    snprintf(e.prov.peer_chip, sizeof e.prov.peer_chip, "esp32c3");
-    snprintf(e.prov.peer_tier, sizeof e.prov.peer_tier, "iperf");
+    eb_provenance *pv = eb_entry_prov_mut(&e);
+    snprintf(pv->peer_chip, sizeof pv->peer_chip, "esp32c3");
+    snprintf(pv->peer_tier, sizeof pv->peer_tier, "iperf");
     e.mean_mbps = e.peak_mbps = 35; /* board to board: half, and no regression */
     eb_results_add(&cur, &e);
     eb_compare_opts o = {.max_drop_pct = 5, .stat = EB_STAT_MEAN};
@@ -124,6 +125,7 @@ static void test_pair_never_matches_pc(void **state)
     assert_true(isnan(c.rows[1].baseline));
     assert_int_equal(c.rows[1].status, EB_CMP_NEW);
     eb_compare_free(&c);
+    eb_entry_free(&e);
     eb_results_free(&base);
     eb_results_free(&cur);
 }

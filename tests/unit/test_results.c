@@ -96,9 +96,10 @@ static void build_sample(eb_results *r)
     e.param[EB_F_STATIC_RX] = 16;
     e.param_set[EB_F_RX_BA_WIN] = true;
     e.param[EB_F_RX_BA_WIN] = 0;
-    snprintf(e.prov.env, sizeof e.prov.env, "shield, box");
-    e.prov.channel = 6;
-    e.prov.rssi_before = -41;
+    eb_provenance *pv = eb_entry_prov_mut(&e);
+    snprintf(pv->env, sizeof pv->env, "shield, box");
+    pv->channel = 6;
+    pv->rssi_before = -41;
     eb_interval rx[2] = {{0, 1, 10387500, 83.1, 0.03, 2, 7000}, {1, 2, 10387500, 83.1, NAN, -1, -1}};
     eb_interval tx[1] = {{0, 1, 12500000, 100, NAN, -1, -1}};
     e.receiver = rx;
@@ -106,10 +107,13 @@ static void build_sample(eb_results *r)
     e.sender = tx;
     e.n_sender = 1;
     eb_results_add(r, &e);
+    e.receiver = e.sender = NULL; /* the stack's, not the entry's to free */
+    eb_entry_free(&e);
     make_entry(&e, "minimum", EB_TEST_TCP_TX, 0, NAN);
     snprintf(e.status, sizeof e.status, "failed");
     snprintf(e.error, sizeof e.error, "board rebooted, \"twice\"\nretry later, please");
     eb_results_add(r, &e);
+    eb_entry_free(&e);
 }
 
 /* A board-to-board entry and a test against the PC of the same board, chip,
@@ -127,9 +131,12 @@ static void test_pair_key(void **state)
     e.test = EB_TEST_UDP_TX;
     e.mean_mbps = 80;
     eb_results_put(&r, &e);
-    eb_entry p = e;
-    snprintf(p.prov.peer_chip, sizeof p.prov.peer_chip, "esp32c3");
-    snprintf(p.prov.peer_tier, sizeof p.prov.peer_tier, "iperf");
+    eb_entry p;
+    eb_entry_copy(&p, &e);
+    eb_provenance *pv = eb_entry_prov_mut(&p);
+    snprintf(pv->peer_chip, sizeof pv->peer_chip, "esp32c3");
+    snprintf(pv->peer_tier, sizeof pv->peer_tier, "iperf");
+    assert_true(eb_entry_prov(&e)->peer_chip[0] == 0); /* a copy's provenance is its own */
     p.mean_mbps = 40;
     eb_results_put(&r, &p);
     assert_int_equal(r.n_entries, 2);
@@ -139,7 +146,7 @@ static void test_pair_key(void **state)
     assert_int_equal(r.n_entries, 2);
     assert_float_equal(eb_results_find_same(&r, &p)->mean_mbps, 41, 1e-9);
     assert_float_equal(eb_results_find_same(&r, &e)->mean_mbps, 80, 1e-9);
-    snprintf(p.prov.peer_tier, sizeof p.prov.peer_tier, "minimum"); /* another peer tier: another cell */
+    snprintf(pv->peer_tier, sizeof pv->peer_tier, "minimum"); /* another peer tier: another cell */
     eb_results_put(&r, &p);
     assert_int_equal(r.n_entries, 3);
     char label[64];
@@ -147,7 +154,70 @@ static void test_pair_key(void **state)
     assert_string_equal(label, "esp32c3/minimum");
     eb_entry_pair_label(&e, label, sizeof label);
     assert_string_equal(label, "");
+    eb_entry_free(&p);
+    eb_entry_free(&e);
     eb_results_free(&r);
+}
+
+/* An entry holds its provenance out of line: none until a field is set, the
+ * shared all-unknown one read in its place, its own copy in a copy, and a
+ * results.json entry that knows nothing reads back holding none. */
+static void test_entry_provenance(void **state)
+{
+    (void)state;
+    const eb_provenance *u = eb_prov_unknown();
+    eb_provenance ref;
+    eb_prov_init(&ref);
+    assert_true(eb_prov_empty(u));
+    for (int i = 0; i < eb_prov_n_fields(); i++) { /* every field of the table, unknown */
+        char a[256], b[256];
+        eb_prov_format(u, i, a, sizeof a);
+        eb_prov_format(&ref, i, b, sizeof b);
+        assert_string_equal(a, "");
+        assert_string_equal(b, "");
+    }
+    eb_entry e;
+    make_entry(&e, "iperf", EB_TEST_TCP_RX, 0, 50);
+    assert_null(e.provenance);
+    assert_ptr_equal(eb_entry_prov(&e), u);
+    assert_string_equal(eb_entry_tier_note(&e), "");
+    eb_entry_prov_mut(&e)->channel = 11;
+    eb_entry_set_tier_note(&e, "tcp_snd_buf_kb=65 (tier 28)");
+    eb_entry c;
+    eb_entry_copy(&c, &e);
+    assert_ptr_not_equal(c.provenance, e.provenance);
+    assert_ptr_not_equal(c.tier_note, e.tier_note);
+    eb_entry_prov_mut(&c)->channel = 1;
+    assert_true(eb_entry_prov(&e)->channel == 11);
+    assert_string_equal(eb_entry_tier_note(&c), "tcp_snd_buf_kb=65 (tier 28)");
+    eb_entry_set_tier_note(&c, "");
+    assert_null(c.tier_note);
+
+    eb_results r, back;
+    eb_results_init(&r);
+    eb_results_add(&r, &e);
+    eb_entry_free(&c);
+    eb_entry_init(&c);
+    snprintf(c.chip, sizeof c.chip, "esp32");
+    snprintf(c.tier, sizeof c.tier, "minimum");
+    c.test = EB_TEST_TCP_TX;
+    eb_results_add(&r, &c);
+    eb_buf b;
+    eb_buf_init(&b);
+    eb_results_to_json(&r, &b);
+    eb_error err = {0};
+    assert_int_equal(eb_results_parse_json(&back, eb_buf_cstr(&b), b.len, "x.json", &err), 0);
+    assert_int_equal(back.n_entries, 2);
+    assert_true(eb_entry_prov(&back.entries[0])->channel == 11);
+    assert_string_equal(eb_entry_tier_note(&back.entries[0]), "tcp_snd_buf_kb=65 (tier 28)");
+    assert_null(back.entries[1].provenance);
+    assert_null(back.entries[1].tier_note);
+    assert_true(eb_entry_equal(&r.entries[0], &back.entries[0]));
+    eb_buf_free(&b);
+    eb_results_free(&back);
+    eb_results_free(&r);
+    eb_entry_free(&e);
+    eb_entry_free(&c);
 }
 
 static void test_json_round_trip(void **state)
@@ -173,9 +243,9 @@ static void test_json_round_trip(void **state)
     eb_error err = {0};
     assert_int_equal(eb_results_parse_json(&back, text, b.len, "x.json", &err), 0);
     assert_string_equal(back.espbench_version, "0.1.0");
-    assert_string_equal(back.entries[0].prov.env, "shield, box");
-    assert_true(back.entries[0].prov.channel == 6 && isnan(back.entries[0].prov.rssi_after));
-    assert_true(isnan(back.entries[1].prov.channel) && back.entries[1].prov.env[0] == 0);
+    assert_string_equal(eb_entry_prov(&back.entries[0])->env, "shield, box");
+    assert_true(eb_entry_prov(&back.entries[0])->channel == 6 && isnan(eb_entry_prov(&back.entries[0])->rssi_after));
+    assert_true(isnan(eb_entry_prov(&back.entries[1])->channel) && eb_entry_prov(&back.entries[1])->env[0] == 0);
     assert_int_equal(back.n_boards, 1);
     assert_int_equal(back.boards[0].rssi, -41);
     assert_string_equal(back.boards[0].ap_ssid, "lab \"ap\"");
@@ -359,6 +429,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_find_put),
         cmocka_unit_test(test_pair_key),
+        cmocka_unit_test(test_entry_provenance),
         cmocka_unit_test(test_json_round_trip),
         cmocka_unit_test(test_load_errors),
         cmocka_unit_test(test_csv_rfc4180),

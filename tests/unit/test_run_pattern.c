@@ -172,11 +172,11 @@ static void test_run_pattern_board_to_board(void **state)
     assert_true(e->receiver[1].mbps == 55.61);
     assert_int_equal(e->n_sender, 2);   /* the board's client lines */
     assert_true(e->sender[0].mbps == 56.0);
-    assert_string_equal(e->prov.peer_board, "b");
-    assert_string_equal(e->prov.peer_chip, "esp32c3");
-    assert_string_equal(e->prov.peer_tier, "iperf");
-    assert_string_equal(e->prov.peer_ip, "127.0.0.3");
-    assert_string_equal(e->prov.peer_dialect, "udp-console");
+    assert_string_equal(eb_entry_prov(e)->peer_board, "b");
+    assert_string_equal(eb_entry_prov(e)->peer_chip, "esp32c3");
+    assert_string_equal(eb_entry_prov(e)->peer_tier, "iperf");
+    assert_string_equal(eb_entry_prov(e)->peer_ip, "127.0.0.3");
+    assert_string_equal(eb_entry_prov(e)->peer_dialect, "udp-console");
     assert_true(isnan(e->ref_mbps));
     eb_results_free(&res);
     eb_pattern_free(&p);

@@ -58,6 +58,8 @@ typedef struct eb_provenance {
 
 /* All unknown. */
 void eb_prov_init(eb_provenance *p);
+/* A shared, read-only provenance with every field unknown. */
+const eb_provenance *eb_prov_unknown(void);
 /* True when no field is known. */
 bool eb_prov_empty(const eb_provenance *p);
 

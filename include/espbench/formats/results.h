@@ -63,7 +63,7 @@ typedef struct eb_entry {
     /* Build-time settings the board ran with other values than the tier's
      * ("tcp_snd_buf_kb=65 (tier 28), ..."), "" when it ran the tier as given.
      * JSON: "tier_note". */
-    char tier_note[256];
+    char *tier_note;     /* NULL when none; eb_entry_set_tier_note / eb_entry_tier_note */
     /* Where a simulated board's figure came from: "published" (the docs'
      * table, replayed) or "model N" (the tier model, version N); "" for a
      * real board. JSON: "figure_source". */
@@ -74,8 +74,12 @@ typedef struct eb_entry {
      * when unknown. */
     double summary_mbps;
     /* Where the figure came from (firmware, chip, link, AP, host, setting,
-     * sweep point); unknown fields stay unknown. JSON: "provenance". */
-    eb_provenance prov;
+     * sweep point); unknown fields stay unknown. JSON: "provenance". Held
+     * out of line (most entries of a long parsed log know none of it, and a
+     * 1 KB inline copy per entry was most of a large parse's memory): read
+     * it with eb_entry_prov(), change it with eb_entry_prov_mut(); NULL
+     * means every field unknown. The entry owns it. */
+    eb_provenance *provenance;
 } eb_entry;
 
 typedef struct eb_board_meta {
@@ -167,6 +171,17 @@ eb_entry *eb_results_put(eb_results *r, const eb_entry *e);
 void eb_results_take(eb_results *r, eb_entry **entries, int *n, int *cap);
 /* Deep copy of an entry into dst (dst uninitialised). */
 void eb_entry_copy(eb_entry *dst, const eb_entry *src);
+/* Replaces the interval arrays e points at (borrowed, owned elsewhere) with
+ * copies of its own. */
+void eb_entry_own_intervals(eb_entry *e);
+/* The entry's provenance: never NULL (an all-unknown one when the entry holds none). */
+const eb_provenance *eb_entry_prov(const eb_entry *e);
+/* The entry's own provenance to change, made (all unknown) on first use. */
+eb_provenance *eb_entry_prov_mut(eb_entry *e);
+/* Sets the tier note ("" or NULL: none). */
+void eb_entry_set_tier_note(eb_entry *e, const char *note);
+/* The tier note, "" when none. */
+const char *eb_entry_tier_note(const eb_entry *e);
 
 /* An entry's figures from its intervals — the one rule `run` and `parse`
  * share (stats.c):

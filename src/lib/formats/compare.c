@@ -134,10 +134,15 @@ static void for_each_cell(const eb_results *a, const eb_results *b, const eb_pro
             snprintf(k.chip, sizeof k.chip, "%s", e->chip);
             snprintf(k.tier, sizeof k.tier, "%s", e->tier);
             k.test = e->test;
-            snprintf(k.prov.peer_chip, sizeof k.prov.peer_chip, "%s", e->prov.peer_chip);
-            snprintf(k.prov.peer_tier, sizeof k.prov.peer_tier, "%s", e->prov.peer_tier);
+            const eb_provenance *ep = eb_entry_prov(e);
+            if (ep->peer_chip[0]) { /* the pair is part of the cell's key */
+                eb_provenance *kp = eb_entry_prov_mut(&k);
+                snprintf(kp->peer_chip, sizeof kp->peer_chip, "%s", ep->peer_chip);
+                snprintf(kp->peer_tier, sizeof kp->peer_tier, "%s", ep->peer_tier);
+            }
             if (!eb_results_find_same(&u, &k))
                 eb_results_add(&u, &k);
+            eb_entry_free(&k);
         }
     }
     /* There are never more distinct chips or tiers than cells: size the lists by

@@ -92,6 +92,15 @@ void eb_prov_init(eb_provenance *p)
             set_num(p, i, NAN);
 }
 
+/* Every number NAN, every text "" (a test checks it against the field table). */
+static const eb_provenance unknown = {
+    .flash_mhz = NAN, .cpu_mhz = NAN, .channel = NAN, .bandwidth_mhz = NAN, .rssi_before = NAN,
+    .rssi_after = NAN, .unit_base = NAN, .sweep_value = NAN, .concurrent_boards = NAN,
+    .transport_width = NAN, .transport_clock_mhz = NAN,
+};
+
+const eb_provenance *eb_prov_unknown(void) { return &unknown; }
+
 bool eb_prov_empty(const eb_provenance *p)
 {
     for (int i = 0; i < N_FIELDS; i++)
@@ -462,7 +471,7 @@ int eb_prov_footer(const eb_results *r, void (*item)(void *ctx, const char *labe
         char first[192] = "", all[320] = "", v[192];
         int distinct = 0;
         for (int e = 0; e < r->n_entries; e++) {
-            eb_prov_format(&r->entries[e].prov, i, v, sizeof v);
+            eb_prov_format(eb_entry_prov(&r->entries[e]), i, v, sizeof v);
             if (!v[0])
                 continue;
             if (distinct == 0) {

@@ -21,13 +21,13 @@ typedef struct agg_group {
 static bool same_group(const eb_entry *a, const eb_entry *b)
 {
     return !strcmp(a->tier, b->tier) && a->test == b->test && a->repeat == b->repeat &&
-           !strcmp(a->prov.sweep_var, b->prov.sweep_var) &&
-           (!a->prov.sweep_var[0] || a->prov.sweep_value == b->prov.sweep_value);
+           !strcmp(eb_entry_prov(a)->sweep_var, eb_entry_prov(b)->sweep_var) &&
+           (!eb_entry_prov(a)->sweep_var[0] || eb_entry_prov(a)->sweep_value == eb_entry_prov(b)->sweep_value);
 }
 
 static bool in_aggregate(const eb_entry *e)
 {
-    return isfinite(e->prov.concurrent_boards) && !strcmp(e->status, "ok");
+    return isfinite(eb_entry_prov(e)->concurrent_boards) && !strcmp(e->status, "ok");
 }
 
 /* Board names of the aggregate entries, in the order of the results. */
@@ -71,8 +71,8 @@ static double solo_figure(const eb_results *r, const eb_report_opts *o, const eb
     int n = 0;
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
-        if (isfinite(e->prov.concurrent_boards) || strcmp(e->status, "ok") || strcmp(e->chip, k->chip) ||
-            strcmp(e->tier, k->tier) || e->test != k->test || e->prov.sweep_var[0])
+        if (isfinite(eb_entry_prov(e)->concurrent_boards) || strcmp(e->status, "ok") || strcmp(e->chip, k->chip) ||
+            strcmp(e->tier, k->tier) || e->test != k->test || eb_entry_prov(e)->sweep_var[0])
             continue;
         double f = o->stat == EB_STAT_PEAK ? e->peak_mbps : e->mean_mbps;
         if (isfinite(f)) {
@@ -93,8 +93,8 @@ static void group_row(const eb_results *r, const eb_report_opts *o, const agg_gr
     int c = 0;
     snprintf(rep_cell(t, row, c++), REP_CELL, "%s", k->tier);
     snprintf(rep_cell(t, row, c++), REP_CELL, "%s", eb_test_label(k->test));
-    if (k->prov.sweep_var[0])
-        snprintf(rep_cell(t, row, c++), REP_CELL, "%d (%s=%g)", k->repeat + 1, k->prov.sweep_var, k->prov.sweep_value);
+    if (eb_entry_prov(k)->sweep_var[0])
+        snprintf(rep_cell(t, row, c++), REP_CELL, "%d (%s=%g)", k->repeat + 1, eb_entry_prov(k)->sweep_var, eb_entry_prov(k)->sweep_value);
     else
         snprintf(rep_cell(t, row, c++), REP_CELL, "%d", k->repeat + 1);
     double sum = 0;
@@ -109,8 +109,8 @@ static void group_row(const eb_results *r, const eb_report_opts *o, const agg_gr
                 continue;
             rep_format_mbps(rep_cell(t, row, c), REP_CELL, f);
             sum += f;
-            if ((int)e->prov.concurrent_boards > together)
-                together = (int)e->prov.concurrent_boards;
+            if ((int)eb_entry_prov(e)->concurrent_boards > together)
+                together = (int)eb_entry_prov(e)->concurrent_boards;
             break;
         }
     }

@@ -70,7 +70,7 @@ double eb_results_cell_free_heap(const eb_results *r, const char *chip, const ch
     int n = 0;
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
-        if (strcmp(e->chip, chip) || strcmp(e->tier, tier) || e->free_heap < 0 || e->prov.peer_chip[0])
+        if (strcmp(e->chip, chip) || strcmp(e->tier, tier) || e->free_heap < 0 || eb_entry_prov(e)->peer_chip[0])
             continue;
         sum += (double)e->free_heap;
         n++;
@@ -92,12 +92,12 @@ int eb_results_chips(const eb_results *r, const eb_profiles *p, const char **out
     /* Pair tests (a peer board, no PC) have a table of their own (report_pair.c). */
     for (int c = 0; p && c < p->n_chips && n < max; c++)
         for (int i = 0; i < r->n_entries; i++)
-            if (strcmp(r->entries[i].chip, p->chips[c].name) == 0 && !r->entries[i].prov.peer_chip[0]) {
+            if (strcmp(r->entries[i].chip, p->chips[c].name) == 0 && !eb_entry_prov(&r->entries[i])->peer_chip[0]) {
                 out[n++] = r->entries[i].chip;
                 break;
             }
     for (int i = 0; i < r->n_entries && n < max; i++)
-        if (!r->entries[i].prov.peer_chip[0] && !in_list(out, n, r->entries[i].chip))
+        if (!eb_entry_prov(&r->entries[i])->peer_chip[0] && !in_list(out, n, r->entries[i].chip))
             out[n++] = r->entries[i].chip;
     for (int i = 0; i < r->n_lat && n < max; i++) /* a run of latency tests only */
         if (!in_list(out, n, r->lat[i].chip))
@@ -112,14 +112,14 @@ int eb_results_tiers(const eb_results *r, const eb_profiles *p, const char *chip
     for (int t = 0; c && t < c->n_tiers && n < max; t++)
         for (int i = 0; i < r->n_entries; i++) {
             const eb_entry *e = &r->entries[i];
-            if (strcmp(e->chip, chip) == 0 && strcmp(e->tier, c->tiers[t].name) == 0 && !e->prov.peer_chip[0]) {
+            if (strcmp(e->chip, chip) == 0 && strcmp(e->tier, c->tiers[t].name) == 0 && !eb_entry_prov(e)->peer_chip[0]) {
                 out[n++] = e->tier;
                 break;
             }
         }
     for (int i = 0; i < r->n_entries && n < max; i++) {
         const eb_entry *e = &r->entries[i];
-        if (strcmp(e->chip, chip) == 0 && !e->prov.peer_chip[0] && !in_list(out, n, e->tier))
+        if (strcmp(e->chip, chip) == 0 && !eb_entry_prov(e)->peer_chip[0] && !in_list(out, n, e->tier))
             out[n++] = e->tier;
     }
     return n;

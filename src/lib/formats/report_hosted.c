@@ -28,9 +28,9 @@ typedef struct group {
 
 static bool same_pair(const eb_entry *a, const eb_entry *b)
 {
-    return !strcmp(a->chip, b->chip) && !strcmp(a->prov.coprocessor, b->prov.coprocessor) &&
-           !strcmp(a->prov.transport, b->prov.transport) && a->prov.transport_width == b->prov.transport_width &&
-           a->prov.transport_clock_mhz == b->prov.transport_clock_mhz;
+    return !strcmp(a->chip, b->chip) && !strcmp(eb_entry_prov(a)->coprocessor, eb_entry_prov(b)->coprocessor) &&
+           !strcmp(eb_entry_prov(a)->transport, eb_entry_prov(b)->transport) && eb_entry_prov(a)->transport_width == eb_entry_prov(b)->transport_width &&
+           eb_entry_prov(a)->transport_clock_mhz == eb_entry_prov(b)->transport_clock_mhz;
 }
 
 static bool same_group(const eb_entry *a, const eb_entry *b) { return same_pair(a, b) && !strcmp(a->tier, b->tier); }
@@ -40,7 +40,7 @@ static int find_groups(const eb_results *r, const eb_report_opts *o, group *g, i
     int n = 0;
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
-        if (!e->prov.coprocessor[0] || (o->chip && strcmp(o->chip, e->chip)))
+        if (!eb_entry_prov(e)->coprocessor[0] || (o->chip && strcmp(o->chip, e->chip)))
             continue;
         int k = 0;
         while (k < n && !same_group(g[k].first, e))
@@ -87,14 +87,14 @@ static void num(char *out, size_t n, double v)
 /* The guide's sentence: "Using SDIO Transport, 4-bits, running at 40MHz, connected to a 2.4GHz network." */
 static void transport_note(const eb_entry *key, char *note, size_t cap)
 {
-    int bus = eb_hosted_bus_from_name(key->prov.transport);
+    int bus = eb_hosted_bus_from_name(eb_entry_prov(key)->transport);
     char width[32] = "", band[48] = "";
-    if (!isnan(key->prov.transport_width) && (bus == EB_BUS_SDIO || bus == EB_BUS_SPI_HD))
-        snprintf(width, sizeof width, ", %g-bits", key->prov.transport_width);
-    if (key->prov.band[0])
-        snprintf(band, sizeof band, ", connected to a %s network", key->prov.band);
-    snprintf(note, cap, "Using %s Transport%s, running at %gMHz%s.", bus >= 0 ? eb_hosted_bus_label(bus) : key->prov.transport,
-             width, key->prov.transport_clock_mhz, band);
+    if (!isnan(eb_entry_prov(key)->transport_width) && (bus == EB_BUS_SDIO || bus == EB_BUS_SPI_HD))
+        snprintf(width, sizeof width, ", %g-bits", eb_entry_prov(key)->transport_width);
+    if (eb_entry_prov(key)->band[0])
+        snprintf(band, sizeof band, ", connected to a %s network", eb_entry_prov(key)->band);
+    snprintf(note, cap, "Using %s Transport%s, running at %gMHz%s.", bus >= 0 ? eb_hosted_bus_label(bus) : eb_entry_prov(key)->transport,
+             width, eb_entry_prov(key)->transport_clock_mhz, band);
 }
 
 /* Markdown, in the guide's own column widths. */
@@ -136,9 +136,9 @@ void rep_hosted_table(const eb_results *r, const eb_profiles *p, const eb_report
     eb_hosted_pair pair;
     memset(&pair, 0, sizeof pair);
     snprintf(pair.host, sizeof pair.host, "%s", key->chip);
-    snprintf(pair.coprocessor, sizeof pair.coprocessor, "%s", key->prov.coprocessor);
+    snprintf(pair.coprocessor, sizeof pair.coprocessor, "%s", eb_entry_prov(key)->coprocessor);
     snprintf(title, title_cap, "%s + %s as co-processor, tier %s", rep_chip_display(p, key->chip),
-             rep_chip_display(p, key->prov.coprocessor), key->tier);
+             rep_chip_display(p, eb_entry_prov(key)->coprocessor), key->tier);
     transport_note(key, note, note_cap);
     if (key->figure_source[0])
         snprintf(note + strlen(note), note_cap - strlen(note), " Simulated (espbench-vboard), not measured: the "
@@ -181,7 +181,7 @@ bool rep_chip_all_hosted(const eb_results *r, const char *chip)
     for (int i = 0; i < r->n_entries; i++) {
         if (strcmp(r->entries[i].chip, chip))
             continue;
-        if (!r->entries[i].prov.coprocessor[0])
+        if (!eb_entry_prov(&r->entries[i])->coprocessor[0])
             return false;
         any = true;
     }

@@ -13,7 +13,7 @@
 
 static bool is_pair(const eb_entry *e, const char *chip)
 {
-    return e->prov.peer_chip[0] && (!chip || !strcmp(e->chip, chip));
+    return eb_entry_prov(e)->peer_chip[0] && (!chip || !strcmp(e->chip, chip));
 }
 
 bool rep_has_pairs(const eb_results *r, const char *chip)
@@ -28,8 +28,8 @@ bool rep_has_pairs(const eb_results *r, const char *chip)
 static bool same_row(const eb_entry *a, const eb_entry *b)
 {
     return !strcmp(a->board, b->board) && !strcmp(a->chip, b->chip) && !strcmp(a->tier, b->tier) &&
-           !strcmp(a->prov.peer_board, b->prov.peer_board) && !strcmp(a->prov.peer_chip, b->prov.peer_chip) &&
-           !strcmp(a->prov.peer_tier, b->prov.peer_tier);
+           !strcmp(eb_entry_prov(a)->peer_board, eb_entry_prov(b)->peer_board) && !strcmp(eb_entry_prov(a)->peer_chip, eb_entry_prov(b)->peer_chip) &&
+           !strcmp(eb_entry_prov(a)->peer_tier, eb_entry_prov(b)->peer_tier);
 }
 
 /* A side's MAC as the entries of the row recorded it ("" unknown). */
@@ -37,7 +37,7 @@ static const char *row_mac(const eb_results *r, const eb_entry *k, bool peer)
 {
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
-        const char *m = peer ? e->prov.peer_mac : e->prov.mac;
+        const char *m = peer ? eb_entry_prov(e)->peer_mac : eb_entry_prov(e)->mac;
         if (same_row(e, k) && m[0])
             return m;
     }
@@ -51,7 +51,7 @@ static double row_figure(const eb_results *r, const eb_report_opts *o, const eb_
     int n = 0;
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
-        if (!same_row(e, k) || e->test != test || strcmp(e->status, "ok") || e->prov.sweep_var[0])
+        if (!same_row(e, k) || e->test != test || strcmp(e->status, "ok") || eb_entry_prov(e)->sweep_var[0])
             continue;
         double f = o->stat == EB_STAT_PEAK ? e->peak_mbps : e->mean_mbps;
         if (isfinite(f)) {
@@ -89,8 +89,8 @@ void rep_pair_table(const eb_results *r, const eb_report_opts *o, rep_table *t)
         const eb_entry *k = rows[i];
         const char *mac = row_mac(r, k, false), *pmac = row_mac(r, k, true);
         const char *cells[] = {k->board[0] ? k->board : "(board)", k->chip, k->tier, mac[0] ? mac : "?",
-                               k->prov.peer_board[0] ? k->prov.peer_board : "(peer)", k->prov.peer_chip,
-                               k->prov.peer_tier[0] ? k->prov.peer_tier : "?", pmac[0] ? pmac : "?"};
+                               eb_entry_prov(k)->peer_board[0] ? eb_entry_prov(k)->peer_board : "(peer)", eb_entry_prov(k)->peer_chip,
+                               eb_entry_prov(k)->peer_tier[0] ? eb_entry_prov(k)->peer_tier : "?", pmac[0] ? pmac : "?"};
         for (int c = 0; c < nh; c++)
             snprintf(rep_cell(t, 1 + i, c), REP_CELL, "%s", cells[c]);
         for (int test = 0; test < EB_TEST_COUNT; test++)

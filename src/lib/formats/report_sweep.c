@@ -21,17 +21,17 @@ int rep_sweep_points(const eb_results *r, const char *chip, char *var, size_t va
         var[0] = '\0';
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
-        if (strcmp(e->chip, chip) || !e->prov.sweep_var[0] || !isfinite(e->prov.sweep_value))
+        if (strcmp(e->chip, chip) || !eb_entry_prov(e)->sweep_var[0] || !isfinite(eb_entry_prov(e)->sweep_value))
             continue;
         if (!var[0] && var_cap)
-            snprintf(var, var_cap, "%s", e->prov.sweep_var);
-        else if (strcmp(var, e->prov.sweep_var))
+            snprintf(var, var_cap, "%s", eb_entry_prov(e)->sweep_var);
+        else if (strcmp(var, eb_entry_prov(e)->sweep_var))
             continue; /* one variable per chart: the first seen */
         bool seen = false;
         for (int k = 0; k < n && !seen; k++)
-            seen = points[k] == e->prov.sweep_value;
+            seen = points[k] == eb_entry_prov(e)->sweep_value;
         if (!seen && n < cap)
-            points[n++] = e->prov.sweep_value;
+            points[n++] = eb_entry_prov(e)->sweep_value;
     }
     qsort(points, (size_t)n, sizeof *points, cmp_double);
     return n;
@@ -46,7 +46,7 @@ int rep_point_spread(const eb_results *r, const char *chip, const char *tier, in
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
         if (e->test != test || strcmp(e->chip, chip) || strcmp(e->tier, tier) || strcmp(e->status, "ok") ||
-            strcmp(e->prov.sweep_var, var) || e->prov.sweep_value != point)
+            strcmp(eb_entry_prov(e)->sweep_var, var) || eb_entry_prov(e)->sweep_value != point)
             continue;
         double f = stat == EB_STAT_PEAK ? e->peak_mbps : e->mean_mbps;
         if (!isfinite(f) || n >= REP_MAX_RUNS)

@@ -38,8 +38,12 @@ void eb_entry_free(eb_entry *e)
         return;
     free(e->receiver);
     free(e->sender);
+    free(e->provenance);
+    free(e->tier_note);
     e->receiver = e->sender = NULL;
     e->n_receiver = e->n_sender = 0;
+    e->provenance = NULL;
+    e->tier_note = NULL;
 }
 
 void eb_results_free(eb_results *r)
@@ -70,8 +74,33 @@ void eb_entry_init(eb_entry *e)
     e->free_heap = e->min_free_heap = e->largest_block = -1;
     e->duration_s = e->interval_s = e->warmup_s = e->udp_rate_mbps = NAN;
     e->summary_mbps = NAN;
-    eb_prov_init(&e->prov);
 }
+
+const eb_provenance *eb_entry_prov(const eb_entry *e)
+{
+    return e->provenance ? e->provenance : eb_prov_unknown();
+}
+
+eb_provenance *eb_entry_prov_mut(eb_entry *e)
+{
+    if (!e->provenance) {
+        e->provenance = malloc(sizeof *e->provenance);
+        if (!e->provenance)
+            abort();
+        eb_prov_init(e->provenance);
+    }
+    return e->provenance;
+}
+
+void eb_entry_set_tier_note(eb_entry *e, const char *note)
+{
+    free(e->tier_note);
+    e->tier_note = note && note[0] ? strdup(note) : NULL;
+    if (note && note[0] && !e->tier_note)
+        abort();
+}
+
+const char *eb_entry_tier_note(const eb_entry *e) { return e->tier_note ? e->tier_note : ""; }
 
 void eb_entry_set_tier_params(eb_entry *e, const eb_tier *t)
 {
@@ -95,10 +124,23 @@ static eb_interval *dup_intervals(const eb_interval *iv, int n)
 void eb_entry_copy(eb_entry *dst, const eb_entry *src)
 {
     *dst = *src;
+    dst->provenance = NULL;
+    if (src->provenance)
+        *eb_entry_prov_mut(dst) = *src->provenance;
+    dst->tier_note = NULL;
+    eb_entry_set_tier_note(dst, src->tier_note);
     dst->receiver = dup_intervals(src->receiver, src->n_receiver);
     dst->n_receiver = dst->receiver ? src->n_receiver : 0;
     dst->sender = dup_intervals(src->sender, src->n_sender);
     dst->n_sender = dst->sender ? src->n_sender : 0;
+}
+
+void eb_entry_own_intervals(eb_entry *e)
+{
+    e->receiver = dup_intervals(e->receiver, e->n_receiver);
+    e->n_receiver = e->receiver ? e->n_receiver : 0;
+    e->sender = dup_intervals(e->sender, e->n_sender);
+    e->n_sender = e->sender ? e->n_sender : 0;
 }
 
 /* Room for one more entry; capacity doubles so a large log adds in amortised O(1). */
@@ -143,9 +185,9 @@ void eb_results_take(eb_results *r, eb_entry **entries, int *n, int *cap)
 bool eb_entry_same_key(const eb_entry *a, const eb_entry *b)
 {
     return !strcmp(a->board, b->board) && !strcmp(a->chip, b->chip) && !strcmp(a->tier, b->tier) &&
-           a->test == b->test && a->repeat == b->repeat && !strcmp(a->prov.sweep_var, b->prov.sweep_var) &&
-           (!a->prov.sweep_var[0] || a->prov.sweep_value == b->prov.sweep_value) &&
-           !strcmp(a->prov.peer_chip, b->prov.peer_chip) && !strcmp(a->prov.peer_tier, b->prov.peer_tier);
+           a->test == b->test && a->repeat == b->repeat && !strcmp(eb_entry_prov(a)->sweep_var, eb_entry_prov(b)->sweep_var) &&
+           (!eb_entry_prov(a)->sweep_var[0] || eb_entry_prov(a)->sweep_value == eb_entry_prov(b)->sweep_value) &&
+           !strcmp(eb_entry_prov(a)->peer_chip, eb_entry_prov(b)->peer_chip) && !strcmp(eb_entry_prov(a)->peer_tier, eb_entry_prov(b)->peer_tier);
 }
 
 eb_entry *eb_results_find_same(eb_results *r, const eb_entry *key)
@@ -158,8 +200,8 @@ eb_entry *eb_results_find_same(eb_results *r, const eb_entry *key)
 
 void eb_entry_pair_label(const eb_entry *e, char *out, size_t cap)
 {
-    if (e->prov.peer_chip[0])
-        snprintf(out, cap, "%s/%s", e->prov.peer_chip, e->prov.peer_tier[0] ? e->prov.peer_tier : "?");
+    if (eb_entry_prov(e)->peer_chip[0])
+        snprintf(out, cap, "%s/%s", eb_entry_prov(e)->peer_chip, eb_entry_prov(e)->peer_tier[0] ? eb_entry_prov(e)->peer_tier : "?");
     else if (cap)
         out[0] = 0;
 }
@@ -244,8 +286,8 @@ eb_entry *eb_results_find_point(eb_results *r, const char *board, const char *ch
         eb_entry *e = &r->entries[i];
         if ((!board || strcmp(e->board, board) == 0) && strcmp(e->chip, chip) == 0 &&
             strcmp(e->tier, tier) == 0 && e->test == test && e->repeat == repeat &&
-            (!sweep_var || (strcmp(e->prov.sweep_var, sweep_var) == 0 &&
-                            (!sweep_var[0] || e->prov.sweep_value == sweep_value))))
+            (!sweep_var || (strcmp(eb_entry_prov(e)->sweep_var, sweep_var) == 0 &&
+                            (!sweep_var[0] || eb_entry_prov(e)->sweep_value == sweep_value))))
             return e;
     }
     return NULL;
@@ -353,7 +395,7 @@ static void entry_json(eb_jw *w, const eb_entry *e)
     eb_jw_int(w, "repeat", e->repeat);
     eb_jw_str(w, "status", e->status);
     eb_jw_str(w, "error", e->error);
-    if (e->tier_note[0])
+    if (e->tier_note)
         eb_jw_str(w, "tier_note", e->tier_note);
     if (e->figure_source[0])
         eb_jw_str(w, "figure_source", e->figure_source);
@@ -389,7 +431,7 @@ static void entry_json(eb_jw *w, const eb_entry *e)
     eb_jw_end(w);
     eb_jw_str(w, "started", e->started);
     eb_jw_str(w, "finished", e->finished);
-    eb_prov_to_json(&e->prov, eb_jw_raw(w, "provenance"));
+    eb_prov_to_json(eb_entry_prov(e), eb_jw_raw(w, "provenance"));
     eb_jw_end(w);
 }
 
@@ -687,7 +729,7 @@ static int parse_intervals(jctx *c, const cJSON *o, const char *key, eb_interval
 static int parse_entry(jctx *c, const cJSON *o, eb_entry *e)
 {
     int rc;
-    char test[24];
+    char test[24], note[256] = "";
     if ((rc = get_str(c, o, "board", e->board, sizeof e->board, OPTIONAL)) ||
         (rc = get_str(c, o, "chip", e->chip, sizeof e->chip, REQUIRED)) ||
         (rc = get_str(c, o, "tier", e->tier, sizeof e->tier, REQUIRED)) ||
@@ -702,7 +744,7 @@ static int parse_entry(jctx *c, const cJSON *o, eb_entry *e)
         return jfail(c, "repeat", "expected an integer >= 0");
     if ((rc = get_str(c, o, "status", e->status, sizeof e->status, REQUIRED)) ||
         (rc = get_str(c, o, "error", e->error, sizeof e->error, OPTIONAL)) ||
-        (rc = get_str(c, o, "tier_note", e->tier_note, sizeof e->tier_note, OPTIONAL)) ||
+        (rc = get_str(c, o, "tier_note", note, sizeof note, OPTIONAL)) ||
         (rc = get_str(c, o, "figure_source", e->figure_source, sizeof e->figure_source, OPTIONAL)) ||
         (rc = get_num(c, o, "summary_mbps", &e->summary_mbps, OPTIONAL)) ||
         (rc = get_num(c, o, "mean_mbps", &e->mean_mbps, REQUIRED)) ||
@@ -718,6 +760,7 @@ static int parse_entry(jctx *c, const cJSON *o, eb_entry *e)
         return rc;
     if (strcmp(e->status, "ok") != 0 && strcmp(e->status, "failed") != 0)
         return jfail(c, "status", "expected \"ok\" or \"failed\"");
+    eb_entry_set_tier_note(e, note);
 
     const cJSON *so;
     if ((rc = get_obj(c, o, "settings", &so, OPTIONAL)))
@@ -762,12 +805,16 @@ static int parse_entry(jctx *c, const cJSON *o, eb_entry *e)
     if ((rc = get_obj(c, o, "provenance", &po, OPTIONAL)))
         return rc;
     const char *bad = NULL;
-    if (po && eb_prov_from_json(po, &e->prov, &bad) != 0) {
+    eb_provenance pv;
+    eb_prov_init(&pv);
+    if (po && eb_prov_from_json(po, &pv, &bad) != 0) {
         size_t old = path_push(c, ".provenance");
         rc = jfail(c, bad, "expected a string, a number or null (see docs/results.md)");
         c->path[old] = '\0';
         return rc;
     }
+    if (!eb_prov_empty(&pv)) /* an entry that knows nothing holds no copy */
+        *eb_entry_prov_mut(e) = pv;
     const cJSON *io;
     if ((rc = get_obj(c, o, "intervals", &io, OPTIONAL)))
         return rc;

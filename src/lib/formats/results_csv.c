@@ -112,7 +112,7 @@ void eb_results_to_csv(const eb_results *r, eb_buf *out)
         /* provenance columns, appended after the fixed ones (prov_<key>) */
         for (int k = 0; k < eb_prov_n_fields(); k++) {
             char v[192];
-            eb_prov_format(&e->prov, k, v, sizeof v);
+            eb_prov_format(eb_entry_prov(e), k, v, sizeof v);
             eb_buf_append_byte(out, ',');
             csv_text(out, v);
         }

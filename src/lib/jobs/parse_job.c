@@ -39,10 +39,8 @@ void eb_parse_out_init(eb_parse_out *out)
 
 void eb_parse_out_free(eb_parse_out *out)
 {
-    for (int i = 0; i < out->n_entries; i++) {
-        free(out->entries[i].receiver);
-        free(out->entries[i].sender);
-    }
+    for (int i = 0; i < out->n_entries; i++)
+        eb_entry_free(&out->entries[i]);
     free(out->entries);
     free(out->udp_reports);
     memset(out, 0, sizeof *out);
@@ -77,7 +75,7 @@ typedef struct iv_list {
 static void iv_push(iv_list *l, const eb_interval *iv)
 {
     if (l->n == l->cap) {
-        int cap = l->cap ? l->cap * 2 : 32;
+        int cap = l->cap ? l->cap * 2 : 8;
         eb_interval *p = realloc(l->v, (size_t)cap * sizeof *p);
         if (!p)
             abort();
@@ -98,15 +96,6 @@ static void copy_str(char *dst, size_t cap, const char *src)
     dst[n] = '\0';
 }
 
-static void fmt_trunc(char *dst, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void fmt_trunc(char *dst, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(dst, cap, fmt, ap);
-    va_end(ap);
-}
-
 static int test_of(bool udp, bool board_receives)
 {
     return udp ? (board_receives ? EB_TEST_UDP_RX : EB_TEST_UDP_TX)
@@ -124,7 +113,7 @@ typedef struct seg {
     bool has_summary;
     eb_interval summary;
     double interval_s, time_s;
-    char error[256];
+    char *error;         /* why it failed, NULL if it did not (rare: held out of line) */
     long free_heap, min_free_heap, largest_block;
     bool running;        /* intervals seen, no end yet */
     bool has_report;     /* PC UDP client: receiver's final */
@@ -156,10 +145,26 @@ static seg *seg_new(seg_list *l, long line)
     return s;
 }
 
+static void seg_set_error(seg *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void seg_set_error(seg *s, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    free(s->error);
+    s->error = strdup(msg);
+    if (!s->error)
+        abort();
+}
+
 static void seg_list_free(seg_list *l)
 {
-    for (int i = 0; i < l->n; i++)
+    for (int i = 0; i < l->n; i++) {
         free(l->v[i].iv.v);
+        free(l->v[i].error);
+    }
     free(l->v);
 }
 
@@ -257,7 +262,7 @@ static seg *test_starts(seg_list *segs, seg *cur, const eb_board_line *bl, long 
 {
     if (!bl->role_known)
         return cur;
-    bool fresh = cur && cur->iv.n == 0 && !cur->has_summary && !cur->error[0];
+    bool fresh = cur && cur->iv.n == 0 && !cur->has_summary && !cur->error;
     if (bl->event == EB_BEV_SOCKET_CREATED && fresh && cur->test >= 0)
         return cur; /* the socket of the test already announced */
     if (!fresh)
@@ -342,14 +347,14 @@ static int parse_board(eb_parse_out *out, const char *name, const char *data, si
             }
             /* only errors that end the running test belong to it; "iperf is
              * already running", "Unrecognized command" are about another command */
-            if (cur && cur->iv.n == 0 && !cur->error[0] && test_error(&bl))
-                fmt_trunc(cur->error, sizeof cur->error, "%s:%ld: board: %s", name, it.lineno,
+            if (cur && cur->iv.n == 0 && !cur->error && test_error(&bl))
+                seg_set_error(cur, "%s:%ld: board: %s", name, it.lineno,
                           bl.text[0] ? bl.text : bl.name);
             break;
         case EB_BEV_PANIC:
         case EB_BEV_BOOT:
-            if (cur && cur->running && !cur->error[0])
-                fmt_trunc(cur->error, sizeof cur->error, "%s:%ld: board %s during the test", name, it.lineno,
+            if (cur && cur->running && !cur->error)
+                seg_set_error(cur, "%s:%ld: board %s during the test", name, it.lineno,
                          bl.event == EB_BEV_PANIC ? "panicked" : "rebooted");
             if (cur)
                 cur->running = false;
@@ -434,9 +439,9 @@ static void close_pc_seg(eb_iperf_run *run, seg *s, bool csv_client_final, const
         const char *msg = run->message;
         const char *colon = strstr(msg, ": ");
         if (run->error_line > 0 && colon)
-            fmt_trunc(s->error, sizeof s->error, "%s:%ld: iperf failed: %s", name, run->error_line, colon + 2);
+            seg_set_error(s, "%s:%ld: iperf failed: %s", name, run->error_line, colon + 2);
         else
-            fmt_trunc(s->error, sizeof s->error, "%s: %s", name, msg);
+            seg_set_error(s, "%s: %s", name, msg);
     }
 }
 
@@ -478,7 +483,7 @@ static int parse_pc(const char *name, const char *data, size_t len, seg_list *se
     const char *first_error = NULL;
     for (int i = 0; i < segs->n; i++) {
         with_data += segs->v[i].iv.n > 0 || segs->v[i].has_summary;
-        if (!first_error && segs->v[i].error[0])
+        if (!first_error && segs->v[i].error)
             first_error = segs->v[i].error;
     }
     eb_iperf_run_free(&run);
@@ -557,9 +562,10 @@ static int parse_pattern(eb_parse_out *out, const char *name, const char *data, 
         t->iv = NULL;
         s->has_summary = t->has_summary;
         s->summary = t->summary;
-        copy_str(s->error, sizeof s->error, t->error);
+        if (t->error[0])
+            seg_set_error(s, "%s", t->error);
         with_data += s->iv.n > 0 || s->has_summary;
-        if (!first_error && s->error[0])
+        if (!first_error && s->error)
             first_error = s->error;
     }
     int rc = 0, at = 0;
@@ -652,7 +658,7 @@ static int add_segments(eb_parse_out *out, const char *name, seg_list *segs, con
     reserve_entries(out, segs->n); /* one allocation for a long log's entries, not a doubling series */
     for (int i = 0; i < segs->n; i++) {
         seg *s = &segs->v[i];
-        if (s->iv.n == 0 && !s->has_summary && !s->error[0])
+        if (s->iv.n == 0 && !s->has_summary && !s->error)
             continue;
         if (o->test >= 0) {
             s->test = o->test;
@@ -694,7 +700,7 @@ static int add_segments(eb_parse_out *out, const char *name, seg_list *segs, con
             e->min_free_heap = s->min_free_heap;
         if (s->largest_block >= 0)
             e->largest_block = s->largest_block;
-        if (s->error[0] && (s->iv.n == 0 || !e->error[0])) {
+        if (s->error && (s->iv.n == 0 || !e->error[0])) {
             copy_str(e->error, sizeof e->error, s->error);
             if (s->iv.n == 0 || strstr(s->error, "during the test"))
                 copy_str(e->status, sizeof e->status, "failed");
@@ -788,7 +794,8 @@ int eb_parse_log_buffer(eb_parse_out *out, const char *name, const char *data, s
         const char *chip = o->chip ? o->chip : out->meta.chip[0] ? out->meta.chip : "unknown";
         for (int i = 0; i < out->n_entries; i++) {
             copy_str(out->entries[i].chip, sizeof out->entries[i].chip, chip);
-            eb_prov_merge(&out->entries[i].prov, &out->prov);
+            if (!eb_prov_empty(&out->prov))
+                eb_prov_merge(eb_entry_prov_mut(&out->entries[i]), &out->prov);
         }
         if (o->chip)
             copy_str(out->meta.chip, sizeof out->meta.chip, o->chip);

@@ -197,16 +197,17 @@ void run_entry_base(board_ctx *bc, const eb_run_item *it, eb_entry *e)
     e->warmup_s = o->warmup_s;
     e->udp_rate_mbps = eb_run_test_is_udp(it->test) ? eb_run_item_udp_rate(o, bc->chip, it) : NAN;
     if (it->point >= 0 && it->point < o->sweep.n) { /* the point is part of the entry's key */
-        snprintf(e->prov.sweep_var, sizeof e->prov.sweep_var, "%s", eb_sweep_var_key(o->sweep.var));
-        e->prov.sweep_value = o->sweep.values[it->point];
+        eb_provenance *p = eb_entry_prov_mut(e);
+        snprintf(p->sweep_var, sizeof p->sweep_var, "%s", eb_sweep_var_key(o->sweep.var));
+        p->sweep_value = o->sweep.values[it->point];
     }
     if (o->aggregate)
-        e->prov.concurrent_boards = bc->concurrent;
+        eb_entry_prov_mut(e)->concurrent_boards = bc->concurrent;
     eb_model_link link;
     eb_sweep_link_at(&o->sweep, it->point, &bc->b->sim_link, &link);
     eb_entry_set_tier_params(e, it->tier);
     if (bc->tier == it->tier)
-        snprintf(e->tier_note, sizeof e->tier_note, "%s", bc->tier_note);
+        eb_entry_set_tier_note(e, bc->tier_note);
     if (bc->b->sim && it->test < EB_TEST_COUNT) /* the same decision the vboard makes (eb_model_figure) */
         snprintf(e->figure_source, sizeof e->figure_source, "%s",
                  eb_model_source(it->tier, it->test, &link, bc->b->sim_model) == EB_FIG_PUBLISHED
@@ -240,7 +241,7 @@ int run_record(board_ctx *bc, const eb_entry *e, eb_error *err)
     uint64_t t0 = eb_now_us();
     pthread_mutex_lock(&bc->sh->lock);
     eb_entry *stored = eb_results_put(&bc->sh->results, e);
-    eb_prov_track_stamp(&bc->prov, bc->drv ? eb_dialect_mbit_base(bc->drv->dialect) : NAN, &stored->prov);
+    eb_prov_track_stamp(&bc->prov, bc->drv ? eb_dialect_mbit_base(bc->drv->dialect) : NAN, eb_entry_prov_mut(stored));
     if (strcmp(e->status, "ok") == 0)
         bc->sh->sum->done++;
     else
@@ -271,14 +272,16 @@ bool run_item_done(run_shared *sh, const eb_run_board *b, const char *chip, cons
         snprintf(k.tier, sizeof k.tier, "%s", it->tier->name);
         k.test = it->test;
         k.repeat = it->repeat;
-        snprintf(k.prov.sweep_var, sizeof k.prov.sweep_var, "%s", var);
-        k.prov.sweep_value = value;
+        eb_provenance *kp = eb_entry_prov_mut(&k);
+        snprintf(kp->sweep_var, sizeof kp->sweep_var, "%s", var);
+        kp->sweep_value = value;
         if (b->peer.port[0] || b->peer.chip[0]) {
-            snprintf(k.prov.peer_chip, sizeof k.prov.peer_chip, "%s", b->peer.chip);
-            snprintf(k.prov.peer_tier, sizeof k.prov.peer_tier, "%s", eb_run_peer_tier(b, it->tier->name));
+            snprintf(kp->peer_chip, sizeof kp->peer_chip, "%s", b->peer.chip);
+            snprintf(kp->peer_tier, sizeof kp->peer_tier, "%s", eb_run_peer_tier(b, it->tier->name));
         }
         eb_entry *e = eb_results_find_same(&sh->results, &k);
         done = e && strcmp(e->status, "ok") == 0;
+        eb_entry_free(&k);
     }
     pthread_mutex_unlock(&sh->lock);
     return done;

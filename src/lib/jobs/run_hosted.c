@@ -211,10 +211,11 @@ int run_hosted_flash_coprocessor(board_ctx *bc, eb_error *err)
 void run_hosted_entry(board_ctx *bc, const eb_run_item *it, eb_entry *e)
 {
     const eb_hosted_pair *p = bc->b->hosted;
-    snprintf(e->prov.coprocessor, sizeof e->prov.coprocessor, "%s", p->coprocessor);
-    snprintf(e->prov.transport, sizeof e->prov.transport, "%s", eb_hosted_bus_name(p->bus));
-    e->prov.transport_width = p->width;
-    e->prov.transport_clock_mhz = p->clock_mhz;
+    eb_provenance *v = eb_entry_prov_mut(e);
+    snprintf(v->coprocessor, sizeof v->coprocessor, "%s", p->coprocessor);
+    snprintf(v->transport, sizeof v->transport, "%s", eb_hosted_bus_name(p->bus));
+    v->transport_width = p->width;
+    v->transport_clock_mhz = p->clock_mhz;
     bool raw = EB_TEST_IS_RAW(it->test);
     if (raw)
         e->ref_mbps = p->raw_mbps[it->test == EB_TEST_RAW_RX];

@@ -182,7 +182,7 @@ const eb_tier *run_pair_tier(board_ctx *bc, const eb_run_item *it, eb_error *err
 void run_pair_entry(board_ctx *bc, const eb_run_item *it, eb_entry *e)
 {
     board_ctx *p = bc->peer;
-    eb_provenance *v = &e->prov;
+    eb_provenance *v = eb_entry_prov_mut(e);
     snprintf(v->peer_board, sizeof v->peer_board, "%s", p->b->name);
     snprintf(v->peer_chip, sizeof v->peer_chip, "%s", p->chip->name);
     snprintf(v->peer_tier, sizeof v->peer_tier, "%s", eb_run_peer_tier(bc->b, it->tier->name));

@@ -333,10 +333,7 @@ int run_test_figures(board_ctx *bc, const eb_run_item *it, eb_entry *e, const eb
         return eb_fail(err, EB_EIO, "%s: no steady receiver interval in %s (%d intervals, warm-up %g s): "
                        "lengthen --duration", bc->label, eb_test_name(it->test), e->n_receiver, o->warmup_s);
     eb_iso8601_utc(e->finished);
-    /* Deep-copy the interval arrays: the sources die with io. */
-    eb_entry tmp;
-    eb_entry_copy(&tmp, e);
-    *e = tmp;
+    eb_entry_own_intervals(e); /* the sources die with io */
     return 0;
 }
 
