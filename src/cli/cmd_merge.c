@@ -54,7 +54,7 @@ int cmd_merge(int argc, char **argv)
     if (rc)
         return cli_error(&err);
     r.generated[0] = '\0'; /* a new file: stamped now */
-    rc = eb_results_save_json(&r, output, &err);
+    rc = eb_results_save_json_derived(&r, output, &err);
     if (!rc && csv)
         rc = eb_results_save_csv(&r, csv, &err);
     if (!rc)

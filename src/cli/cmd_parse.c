@@ -62,27 +62,27 @@ static void print_row(FILE *f, const eb_entry *e)
     if (!isnan(e->loss_pct))
         snprintf(loss, sizeof loss, "%.2f", e->loss_pct);
     if (e->summary_mbps > 0) /* the log's own whole-test figure, next to the intervals' */
-        snprintf(summary, sizeof summary, "%slog's summary %.2f Mbit/s", e->error[0] || !e->rx_stats.n ? "; " : "",
+        snprintf(summary, sizeof summary, "%slog's summary %.2f Mbit/s", eb_entry_error(e)[0] || !e->rx_stats.n ? "; " : "",
                  e->summary_mbps);
     fprintf(f, "%-7s %-8s %4d %4d %9.2f %9.2f %8s  %s%s\n", eb_test_name(e->test), e->status, e->rx_stats.n,
             e->tx_stats.n, e->mean_mbps, e->peak_mbps, loss,
-            e->error[0] ? e->error : e->rx_stats.n > 0 ? "" : "sender side only", summary);
+            eb_entry_error(e)[0] ? eb_entry_error(e) : e->rx_stats.n > 0 ? "" : "sender side only", summary);
 }
 
 /* A table row per entry, up to this many: a long capture (thousands of
  * tests) gets its first rows and a count; the file holds them all. */
 #define SUMMARY_ROWS 40
 
-static void print_summary(FILE *f, const eb_results *out, const char *file)
+static void print_summary(FILE *f, const eb_results *out, int n_failed, const char *file)
 {
     fprintf(f, "%-7s %-8s %4s %4s %9s %9s %8s  %s\n", "test", "status", "rx", "tx", "mean", "peak1s", "loss%",
             "note");
     if (out->n_entries > SUMMARY_ROWS) {
-        int failed = 0;
-        for (int i = SUMMARY_ROWS; i < out->n_entries; i++)
-            failed += strcmp(out->entries[i].status, "ok") != 0;
-        for (int i = 0; i < SUMMARY_ROWS; i++)
+        int failed = n_failed; /* counted by the parser: another pass over every entry was measurable */
+        for (int i = 0; i < SUMMARY_ROWS; i++) {
             print_row(f, &out->entries[i]);
+            failed -= strcmp(out->entries[i].status, "ok") != 0;
+        }
         fprintf(f, "... and %d more entries (%d ok, %d failed): see %s\n", out->n_entries - SUMMARY_ROWS,
                 out->n_entries - SUMMARY_ROWS - failed, failed, file);
         return;
@@ -192,9 +192,9 @@ int cmd_parse(int argc, char **argv)
         rc = eb_parse_move_to_results(&out, &r, &err);
     }
     if (!rc && output) {
-        rc = eb_results_save_json(&r, output, &err);
+        rc = eb_results_save_json_derived(&r, output, &err);
         if (!rc) {
-            print_summary(stdout, &r, output);
+            print_summary(stdout, &r, out.n_failed, output);
             fprintf(stderr, "espbench parse: %d entries from %d logs (dialect %s) -> %s\n", r.n_entries, out.n_logs,
                     out.meta.dialect[0] ? out.meta.dialect : "none", output);
         }

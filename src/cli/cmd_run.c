@@ -230,7 +230,7 @@ static void on_progress(void *user, const eb_run_progress *p)
                    isfinite(e->loss_pct) ? "" : "");
         else
             printf("[%d/%d] %s %-6s FAILED: %s\n", p->index, p->total, who(p, w, sizeof w),
-                   eb_run_test_name(p->test), e->error);
+                   eb_run_test_name(p->test), eb_entry_error(e));
         if (d->n_rows == d->cap_rows) {
             d->cap_rows = d->cap_rows ? d->cap_rows * 2 : 32;
             d->rows = realloc(d->rows, sizeof *d->rows * (size_t)d->cap_rows);
@@ -253,7 +253,7 @@ static void on_progress(void *user, const eb_run_progress *p)
         r->loss = e->loss_pct;
         r->free_heap = e->free_heap;
         r->min_heap = e->min_free_heap;
-        snprintf(r->error, sizeof r->error, "%s", e->error);
+        snprintf(r->error, sizeof r->error, "%s", eb_entry_error(e));
         break;
     }
     }

@@ -205,7 +205,7 @@ static void test_failed_missing_new(void **state)
     fixture_build(&cur, esp32, 1, 1);
     eb_entry *e = eb_results_find(&cur, "sim", "esp32", "minimum", EB_TEST_TCP_RX, 0);
     snprintf(e->status, sizeof e->status, "failed");
-    snprintf(e->error, sizeof e->error, "board rebooted twice during the test");
+    eb_entry_set_error(e, "board rebooted twice during the test");
     e->mean_mbps = NAN;
     /* Remove one cell from current, one from baseline. */
     eb_entry *m = eb_results_find(&cur, "sim", "esp32", "rx-prior", EB_TEST_UDP_TX, 0);

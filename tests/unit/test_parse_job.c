@@ -335,11 +335,11 @@ static void test_failed_tests_kept(void **state)
     CLOSE(out.entries[0].mean_mbps, 31);
     assert_int_equal(out.entries[1].test, EB_TEST_TCP_TX);
     assert_string_equal(out.entries[1].status, "failed");
-    assert_string_equal(out.entries[1].error, "mixed.log:9: board: iperf_run_tcp_client(361): Socket unable to connect: "
+    assert_string_equal(eb_entry_error(&out.entries[1]), "mixed.log:9: board: iperf_run_tcp_client(361): Socket unable to connect: "
                                               "errno 113");
     assert_int_equal(out.entries[2].test, EB_TEST_UDP_RX);
     assert_string_equal(out.entries[2].status, "failed");
-    assert_string_equal(out.entries[2].error, "mixed.log:12: board panicked during the test");
+    assert_string_equal(eb_entry_error(&out.entries[2]), "mixed.log:12: board panicked during the test");
     assert_int_equal(out.entries[2].n_receiver, 1);
     eb_parse_out_free(&out);
 }

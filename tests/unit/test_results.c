@@ -111,7 +111,7 @@ static void build_sample(eb_results *r)
     eb_entry_free(&e);
     make_entry(&e, "minimum", EB_TEST_TCP_TX, 0, NAN);
     snprintf(e.status, sizeof e.status, "failed");
-    snprintf(e.error, sizeof e.error, "board rebooted, \"twice\"\nretry later, please");
+    eb_entry_set_error(&e, "board rebooted, \"twice\"\nretry later, please");
     eb_results_add(r, &e);
     eb_entry_free(&e);
 }
@@ -269,7 +269,7 @@ static void test_json_round_trip(void **state)
     e = &back.entries[1];
     assert_string_equal(e->status, "failed");
     assert_true(isnan(e->mean_mbps));
-    assert_string_equal(e->error, "board rebooted, \"twice\"\nretry later, please");
+    assert_string_equal(eb_entry_error(e), "board rebooted, \"twice\"\nretry later, please");
     assert_true(eb_entry_equal(&r.entries[0], &back.entries[0]));
     assert_true(eb_entry_equal(&r.entries[1], &back.entries[1]));
     assert_false(eb_entry_equal(&r.entries[0], &back.entries[1]));

@@ -55,7 +55,7 @@ static void on_progress(void *user, const eb_run_progress *p)
             s->done++;
         else {
             s->failed++;
-            snprintf(s->last_error, sizeof s->last_error, "%s", p->entry->error);
+            snprintf(s->last_error, sizeof s->last_error, "%s", eb_entry_error(p->entry));
         }
     }
 }
@@ -123,7 +123,7 @@ static void test_failed_test_is_retried_then_recorded(void **state)
     assert_int_equal(s.failed, 2);
     assert_int_equal(res.n_entries, 2);
     assert_string_equal(res.entries[1].status, "failed");
-    assert_non_null(strstr(res.entries[1].error, "'iperf' failed: IPERF: engine did not start"));
+    assert_non_null(strstr(eb_entry_error(&res.entries[1]), "'iperf' failed: IPERF: engine did not start"));
     cleanup(&res);
 }
 

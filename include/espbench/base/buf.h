@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct eb_buf {
     uint8_t *data;
@@ -16,8 +17,22 @@ void eb_buf_free(eb_buf *b);
 void eb_buf_reset(eb_buf *b);
 /* Aborts the process only on allocation failure (as malloc failure is not recoverable here). */
 void eb_buf_reserve(eb_buf *b, size_t extra);
-void eb_buf_append(eb_buf *b, const void *data, size_t len);
-void eb_buf_append_byte(eb_buf *b, uint8_t byte);
+/* Inline: the JSON and report writers append millions of short pieces. */
+static inline void eb_buf_append(eb_buf *b, const void *data, size_t len)
+{
+    if (!len)
+        return;
+    if (b->len + len + 1 > b->cap)
+        eb_buf_reserve(b, len);
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+}
+static inline void eb_buf_append_byte(eb_buf *b, uint8_t byte)
+{
+    if (b->len + 2 > b->cap)
+        eb_buf_reserve(b, 1);
+    b->data[b->len++] = byte;
+}
 void eb_buf_printf(eb_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Removes the first n bytes. */
 void eb_buf_consume(eb_buf *b, size_t n);

@@ -31,6 +31,11 @@ int eb_file_read(const char *path, size_t max, const char *hint, eb_buf *out, eb
  * Commit and abort free the writer, also on failure. */
 typedef struct eb_atomic_file eb_atomic_file;
 int eb_atomic_open(eb_atomic_file **out, const char *path, eb_error *err);
+/* EB_ATOMIC_NO_SYNC: still a temporary file renamed over path (never half a
+ * file), without the file and directory fsync, for output that can be made
+ * again from inputs that stay. */
+#define EB_ATOMIC_NO_SYNC 1u
+int eb_atomic_open_flags(eb_atomic_file **out, const char *path, unsigned flags, eb_error *err);
 int eb_atomic_write(eb_atomic_file *f, const void *data, size_t len, eb_error *err);
 int eb_atomic_commit(eb_atomic_file *f, eb_error *err);
 void eb_atomic_abort(eb_atomic_file *f);

@@ -42,7 +42,7 @@ typedef struct eb_entry {
     int test;            /* enum eb_test */
     int repeat;          /* 0-based */
     char status[16];     /* "ok", "failed" */
-    char error[256];     /* why it failed, "" if ok */
+    char *error_text;    /* why it failed, NULL if ok: eb_entry_error / eb_entry_set_error */
     eb_interval *receiver; int n_receiver; /* the headline side */
     eb_interval *sender;   int n_sender;
     eb_stats rx_stats, tx_stats;
@@ -178,6 +178,10 @@ void eb_entry_own_intervals(eb_entry *e);
 const eb_provenance *eb_entry_prov(const eb_entry *e);
 /* The entry's own provenance to change, made (all unknown) on first use. */
 eb_provenance *eb_entry_prov_mut(eb_entry *e);
+/* Why the entry failed, "" when it did not. */
+const char *eb_entry_error(const eb_entry *e);
+/* Sets the failure message (printf; cut at 255 bytes; "" clears it). */
+void eb_entry_set_error(eb_entry *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Sets the tier note ("" or NULL: none). */
 void eb_entry_set_tier_note(eb_entry *e, const char *note);
 /* The tier note, "" when none. */

@@ -47,6 +47,7 @@ typedef struct eb_parse_out {
     int n_per_test[EB_TEST_ALL_COUNT]; /* entries per test (the next repeat number); raw_tx/raw_rx too */
     eb_board_meta meta;   /* chip, dialect, firmware project / IDF version, board IP, AP and RSSI */
     int n_logs;           /* logs parsed successfully */
+    int n_failed;         /* entries with status "failed" */
     eb_provenance prov;   /* what the board log stated about firmware, chip and link (every entry gets it) */
 } eb_parse_out;
 

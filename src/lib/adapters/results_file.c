@@ -35,10 +35,10 @@ static int to_file(void *ctx, const void *data, size_t len, eb_error *err)
     return eb_atomic_write(ctx, data, len, err);
 }
 
-int eb_results_save_json(const eb_results *r, const char *path, eb_error *err)
+static int save_json(const eb_results *r, const char *path, unsigned flags, eb_error *err)
 {
     eb_atomic_file *f;
-    int rc = eb_atomic_open(&f, path, err);
+    int rc = eb_atomic_open_flags(&f, path, flags, err);
     if (rc)
         return rc;
     eb_results_sink sink = {to_file, f};
@@ -47,6 +47,13 @@ int eb_results_save_json(const eb_results *r, const char *path, eb_error *err)
         return rc;
     }
     return eb_atomic_commit(f, err);
+}
+
+int eb_results_save_json(const eb_results *r, const char *path, eb_error *err) { return save_json(r, path, 0, err); }
+
+int eb_results_save_json_derived(const eb_results *r, const char *path, eb_error *err)
+{
+    return save_json(r, path, EB_ATOMIC_NO_SYNC, err);
 }
 
 int eb_results_save_csv(const eb_results *r, const char *path, eb_error *err)

@@ -30,17 +30,6 @@ void eb_buf_reserve(eb_buf *b, size_t extra)
     b->cap = cap;
 }
 
-void eb_buf_append(eb_buf *b, const void *data, size_t len)
-{
-    if (!len)
-        return;
-    eb_buf_reserve(b, len);
-    memcpy(b->data + b->len, data, len);
-    b->len += len;
-}
-
-void eb_buf_append_byte(eb_buf *b, uint8_t byte) { eb_buf_append(b, &byte, 1); }
-
 void eb_buf_printf(eb_buf *b, const char *fmt, ...)
 {
     va_list ap;

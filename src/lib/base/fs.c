@@ -3,6 +3,7 @@
 #include "espbench/base/fs.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,9 +99,15 @@ int eb_file_read(const char *path, size_t max, const char *hint, eb_buf *out, eb
 struct eb_atomic_file {
     int fd;
     char *path, *tmp;
+    unsigned flags;
 };
 
 int eb_atomic_open(eb_atomic_file **out, const char *path, eb_error *err)
+{
+    return eb_atomic_open_flags(out, path, 0, err);
+}
+
+int eb_atomic_open_flags(eb_atomic_file **out, const char *path, unsigned flags, eb_error *err)
 {
     *out = NULL;
     /* The temporary file sits next to the target so rename() stays within one file system. */
@@ -126,6 +133,7 @@ int eb_atomic_open(eb_atomic_file **out, const char *path, eb_error *err)
     umask(mask);
     (void)fchmod(fd, 0666 & ~mask);
     f->fd = fd;
+    f->flags = flags;
     f->path = copy;
     f->tmp = tmp;
     *out = f;
@@ -162,7 +170,8 @@ int eb_atomic_write(eb_atomic_file *f, const void *data, size_t len, eb_error *e
 int eb_atomic_commit(eb_atomic_file *f, eb_error *err)
 {
     /* Close even when fsync fails: the descriptor must not leak on this path. */
-    int synced = fsync(f->fd), sync_errno = errno;
+    bool sync = !(f->flags & EB_ATOMIC_NO_SYNC);
+    int synced = sync ? fsync(f->fd) : 0, sync_errno = errno;
     int closed = close(f->fd);
     f->fd = -1;
     if (synced != 0 || closed != 0) {
@@ -180,7 +189,7 @@ int eb_atomic_commit(eb_atomic_file *f, eb_error *err)
     }
     /* Make the rename itself durable. */
     const char *slash = strrchr(f->path, '/');
-    char *dir = slash ? strndup(f->path, (size_t)(slash - f->path + 1)) : strdup(".");
+    char *dir = !sync ? NULL : slash ? strndup(f->path, (size_t)(slash - f->path + 1)) : strdup(".");
     if (dir) {
         int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd >= 0) {

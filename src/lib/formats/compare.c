@@ -72,7 +72,7 @@ static void judge(eb_compare *c, eb_compare_row *row, const eb_results *cur)
         const eb_entry *f = failed_entry(cur, row->chip, row->tier, row->pair, row->test);
         if (f) {
             row->status = EB_CMP_FAILED;
-            snprintf(row->error, sizeof row->error, "%s", f->error[0] ? f->error : "test failed");
+            snprintf(row->error, sizeof row->error, "%s", eb_entry_error(f)[0] ? eb_entry_error(f) : "test failed");
         } else {
             row->status = EB_CMP_MISSING;
         }

@@ -40,6 +40,8 @@ void eb_entry_free(eb_entry *e)
     free(e->sender);
     free(e->provenance);
     free(e->tier_note);
+    free(e->error_text);
+    e->error_text = NULL;
     e->receiver = e->sender = NULL;
     e->n_receiver = e->n_sender = 0;
     e->provenance = NULL;
@@ -102,6 +104,21 @@ void eb_entry_set_tier_note(eb_entry *e, const char *note)
 
 const char *eb_entry_tier_note(const eb_entry *e) { return e->tier_note ? e->tier_note : ""; }
 
+const char *eb_entry_error(const eb_entry *e) { return e->error_text ? e->error_text : ""; }
+
+void eb_entry_set_error(eb_entry *e, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    free(e->error_text);
+    e->error_text = msg[0] ? strdup(msg) : NULL;
+    if (msg[0] && !e->error_text)
+        abort();
+}
+
 void eb_entry_set_tier_params(eb_entry *e, const eb_tier *t)
 {
     for (int f = 0; f < EB_F_COUNT; f++) {
@@ -129,6 +146,9 @@ void eb_entry_copy(eb_entry *dst, const eb_entry *src)
         *eb_entry_prov_mut(dst) = *src->provenance;
     dst->tier_note = NULL;
     eb_entry_set_tier_note(dst, src->tier_note);
+    dst->error_text = src->error_text ? strdup(src->error_text) : NULL;
+    if (src->error_text && !dst->error_text)
+        abort();
     dst->receiver = dup_intervals(src->receiver, src->n_receiver);
     dst->n_receiver = dst->receiver ? src->n_receiver : 0;
     dst->sender = dup_intervals(src->sender, src->n_sender);
@@ -394,7 +414,7 @@ static void entry_json(eb_jw *w, const eb_entry *e)
     eb_jw_str(w, "test", tn ? tn : "?");
     eb_jw_int(w, "repeat", e->repeat);
     eb_jw_str(w, "status", e->status);
-    eb_jw_str(w, "error", e->error);
+    eb_jw_str(w, "error", eb_entry_error(e));
     if (e->tier_note)
         eb_jw_str(w, "tier_note", e->tier_note);
     if (e->figure_source[0])
@@ -729,7 +749,7 @@ static int parse_intervals(jctx *c, const cJSON *o, const char *key, eb_interval
 static int parse_entry(jctx *c, const cJSON *o, eb_entry *e)
 {
     int rc;
-    char test[24], note[256] = "";
+    char test[24], note[256] = "", error[256] = "";
     if ((rc = get_str(c, o, "board", e->board, sizeof e->board, OPTIONAL)) ||
         (rc = get_str(c, o, "chip", e->chip, sizeof e->chip, REQUIRED)) ||
         (rc = get_str(c, o, "tier", e->tier, sizeof e->tier, REQUIRED)) ||
@@ -743,7 +763,7 @@ static int parse_entry(jctx *c, const cJSON *o, eb_entry *e)
     if (e->repeat < 0)
         return jfail(c, "repeat", "expected an integer >= 0");
     if ((rc = get_str(c, o, "status", e->status, sizeof e->status, REQUIRED)) ||
-        (rc = get_str(c, o, "error", e->error, sizeof e->error, OPTIONAL)) ||
+        (rc = get_str(c, o, "error", error, sizeof error, OPTIONAL)) ||
         (rc = get_str(c, o, "tier_note", note, sizeof note, OPTIONAL)) ||
         (rc = get_str(c, o, "figure_source", e->figure_source, sizeof e->figure_source, OPTIONAL)) ||
         (rc = get_num(c, o, "summary_mbps", &e->summary_mbps, OPTIONAL)) ||
@@ -761,6 +781,8 @@ static int parse_entry(jctx *c, const cJSON *o, eb_entry *e)
     if (strcmp(e->status, "ok") != 0 && strcmp(e->status, "failed") != 0)
         return jfail(c, "status", "expected \"ok\" or \"failed\"");
     eb_entry_set_tier_note(e, note);
+    if (error[0])
+        eb_entry_set_error(e, "%s", error);
 
     const cJSON *so;
     if ((rc = get_obj(c, o, "settings", &so, OPTIONAL)))

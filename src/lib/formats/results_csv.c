@@ -36,7 +36,7 @@ static void csv_long(eb_buf *b, long v)
         eb_buf_printf(b, "%ld", v);
 }
 
-enum col_kind { C_TEXT, C_NUM, C_LONG, C_INT, C_TEST };
+enum col_kind { C_TEXT, C_NUM, C_LONG, C_INT, C_TEST, C_ERROR };
 
 typedef struct csv_col {
     const char *name;
@@ -72,7 +72,7 @@ static const csv_col columns[] = {
     COL("udp_rate_mbps", C_NUM, udp_rate_mbps),
     COL("started", C_TEXT, started),
     COL("finished", C_TEXT, finished),
-    COL("error", C_TEXT, error),
+    COL("error", C_ERROR, error_text),
 };
 #undef COL
 #define N_COLUMNS (sizeof columns / sizeof columns[0])
@@ -98,6 +98,7 @@ void eb_results_to_csv(const eb_results *r, eb_buf *out)
             const void *f = base + columns[c].off;
             switch (columns[c].kind) {
             case C_TEXT: csv_text(out, (const char *)f); break;
+            case C_ERROR: csv_text(out, eb_entry_error(e)); break;
             case C_NUM: { double v; memcpy(&v, f, sizeof v); csv_num(out, v); break; }
             case C_LONG: { long v; memcpy(&v, f, sizeof v); csv_long(out, v); break; }
             case C_INT: { int v; memcpy(&v, f, sizeof v); eb_buf_printf(out, "%d", v); break; }

@@ -75,7 +75,7 @@ typedef struct iv_list {
 static void iv_push(iv_list *l, const eb_interval *iv)
 {
     if (l->n == l->cap) {
-        int cap = l->cap ? l->cap * 2 : 8;
+        int cap = l->cap ? l->cap * 2 : 4;
         eb_interval *p = realloc(l->v, (size_t)cap * sizeof *p);
         if (!p)
             abort();
@@ -83,6 +83,20 @@ static void iv_push(iv_list *l, const eb_interval *iv)
         l->cap = cap;
     }
     l->v[l->n++] = *iv;
+}
+
+/* The list's array cut to its length (in place): a long log's entries keep
+ * only what they hold, and the freed tails serve the next allocations. */
+static eb_interval *iv_shrink(iv_list *l)
+{
+    if (l->n > 0 && l->n < l->cap) {
+        eb_interval *p = realloc(l->v, (size_t)l->n * sizeof *p);
+        if (p) {
+            l->v = p;
+            l->cap = l->n;
+        }
+    }
+    return l->v;
 }
 
 /* Truncating copies: messages and names are cut, never overflowed. */
@@ -674,7 +688,7 @@ static int add_segments(eb_parse_out *out, const char *name, seg_list *segs, con
             e = new_entry(out, s->test, o);
         occurrences[s->test]++;
         /* The entry takes the segment's intervals: a long log's are not copied. */
-        eb_interval *copy = s->iv.n > 0 ? s->iv.v : NULL;
+        eb_interval *copy = s->iv.n > 0 ? iv_shrink(&s->iv) : NULL;
         if (s->receiver) {
             e->receiver = copy;
             e->n_receiver = s->iv.n;
@@ -700,10 +714,12 @@ static int add_segments(eb_parse_out *out, const char *name, seg_list *segs, con
             e->min_free_heap = s->min_free_heap;
         if (s->largest_block >= 0)
             e->largest_block = s->largest_block;
-        if (s->error && (s->iv.n == 0 || !e->error[0])) {
-            copy_str(e->error, sizeof e->error, s->error);
+        if (s->error && (s->iv.n == 0 || !e->error_text)) {
             if (s->iv.n == 0 || strstr(s->error, "during the test"))
                 copy_str(e->status, sizeof e->status, "failed");
+            free(e->error_text); /* the entry takes the message */
+            e->error_text = s->error;
+            s->error = NULL;
         }
         int idx = (int)(e - out->entries);
         if (s->has_report && s->report.total > 0)
@@ -792,8 +808,10 @@ int eb_parse_log_buffer(eb_parse_out *out, const char *name, const char *data, s
     if (rc == 0) {
         out->n_logs++;
         const char *chip = o->chip ? o->chip : out->meta.chip[0] ? out->meta.chip : "unknown";
+        out->n_failed = 0;
         for (int i = 0; i < out->n_entries; i++) {
             copy_str(out->entries[i].chip, sizeof out->entries[i].chip, chip);
+            out->n_failed += strcmp(out->entries[i].status, "ok") != 0;
             if (!eb_prov_empty(&out->prov))
                 eb_prov_merge(eb_entry_prov_mut(&out->entries[i]), &out->prov);
         }

@@ -280,7 +280,7 @@ static void record_failure(board_ctx *bc, const eb_run_item *it, item_out *out, 
         eb_iso8601_utc(out->lat.finished);
     } else {
         snprintf(out->e.status, sizeof out->e.status, "failed");
-        snprintf(out->e.error, sizeof out->e.error, "%.255s", err->msg);
+        eb_entry_set_error(&out->e, "%s", err->msg);
         eb_iso8601_utc(out->e.finished);
     }
     eb_error keep = *err;
