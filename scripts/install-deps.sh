@@ -10,9 +10,10 @@ pkgs=(build-essential cmake pkg-config
       libpcre2-dev)
 # Tests: unit tests, RFC 2217 through a real ser2net, HTTP server, esptool-js under Node,
 # HTML report rendering in Chromium, RST validation with docutils, fuzzing with clang's
-# libFuzzer (clang 14 and its runtime libraries: tests/e2e/fuzz_smoke.sh, make fuzz).
+# libFuzzer (clang 14 and its runtime libraries: tests/e2e/fuzz_smoke.sh, make fuzz), strace
+# (which output is synced: tests/e2e/parse_logs.sh).
 if [ "${1:-}" = "--test" ]; then
-  pkgs+=(libcmocka-dev ser2net python3 python3-docutils chromium clang libclang-rt-14-dev)
+  pkgs+=(libcmocka-dev ser2net python3 python3-docutils chromium clang libclang-rt-14-dev strace)
   # Node.js (for esptool-js): the machine image may carry its own build with npm inside;
   # take Debian's only when there is none.
   command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)

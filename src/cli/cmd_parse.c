@@ -41,7 +41,8 @@ const char cmd_parse_usage[] =
     "  --tier TIER     tier name (default: 'unknown')\n"
     "  --interval S    report interval (default: the mode line's, else the median)\n"
     "  --warmup S      seconds left out of the statistics (default 1)\n"
-    "  -o FILE         write results.json there (atomically); default: JSON on stdout\n"
+    "  -o FILE         write results.json there (atomically; not synced: the logs make\n"
+    "                  it again); default: JSON on stdout\n"
     "\n"
     "Exit status: 0 ok, 2 input that cannot be understood (with FILE:LINE), 3 a\n"
     "file that cannot be read or written.\n";

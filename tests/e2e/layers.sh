@@ -3,7 +3,8 @@
 # functions over bytes — no file system, environment, process or socket call
 # in src/lib/formats (the adapters read the files) —, the library never
 # prints or exits on its own, and no include runs up the layers. A new call
-# or include of that kind fails this test.
+# or include of that kind fails this test, as does linking libcurl or libcrypto
+# into the espbench program (both are loaded on first use).
 set -euo pipefail
 : "${SOURCE_DIR:?}"
 cd "$SOURCE_DIR/src/lib"
@@ -47,6 +48,16 @@ PY
 then
     echo "FAIL: an include runs up the layers (docs/architecture.md)" >&2
     fail=1
+fi
+# Start-up: libcurl and libcrypto are loaded on first use (adapters/http_fetch.c,
+# base/digest.c), not by every command: the espbench program must not need them.
+if [ -n "${ESPBENCH:-}" ]; then
+    dyn=$(readelf -d "$ESPBENCH") || { echo "FAIL: readelf -d $ESPBENCH" >&2; exit 1; }
+    needed=$(grep -E 'NEEDED.*(libcurl|libcrypto)' <<<"$dyn" || true)
+    if [ -n "$needed" ]; then
+        echo "FAIL: espbench links at start-up what it loads on first use: $needed" >&2
+        fail=1
+    fi
 fi
 [ "$fail" = 0 ] && echo "PASS"
 exit "$fail"

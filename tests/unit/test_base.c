@@ -14,10 +14,12 @@
 
 #include "espbench/base/buf.h"
 #include "espbench/base/clock.h"
+#include "espbench/base/digest.h"
 #include "espbench/formats/dialect.h"
 #include "espbench/base/error.h"
 #include "espbench/base/fs.h"
 #include "espbench/base/log.h"
+#include "espbench/base/sha256.h"
 
 static void test_fail_sets_code_and_message(void **state)
 {
@@ -172,6 +174,40 @@ static void test_mkdir_p(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* Digests from the libcrypto loaded on first use: the FIPS 180-2 / RFC 1321
+ * "abc" vectors, one piece or several, and a file's SHA-256. */
+static void test_digest(void **state)
+{
+    (void)state;
+    eb_error err = {0};
+    uint8_t md[EB_SHA256_LEN];
+    char hex[65];
+    assert_int_equal(eb_digest(EB_DIGEST_MD5, "abc", 3, md, &err), 0);
+    eb_hex(md, EB_MD5_LEN, hex);
+    assert_string_equal(hex, "900150983cd24fb0d6963f7d28e17f72");
+    assert_int_equal(eb_sha256_hex("abc", 3, hex, &err), 0);
+    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    eb_digest_ctx *c;
+    assert_int_equal(eb_digest_begin(&c, EB_DIGEST_SHA256, &err), 0);
+    eb_digest_update(c, "a", 1);
+    eb_digest_update(c, "", 0);
+    eb_digest_update(c, "bc", 2);
+    eb_digest_end(c, md);
+    eb_hex(md, EB_SHA256_LEN, hex);
+    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    char path[] = "/tmp/espbench-digest-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "abc", 3), 3);
+    close(fd);
+    assert_int_equal(eb_sha256_file(path, hex, &err), 0);
+    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    unlink(path);
+    assert_int_equal(eb_sha256_file(path, hex, &err), EB_EIO);
+    assert_non_null(strstr(err.msg, ": cannot read: No such file or directory"));
+    assert_string_equal(hex, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -183,6 +219,7 @@ int main(void)
         cmocka_unit_test(test_log_once),
         cmocka_unit_test(test_dialect_from_app),
         cmocka_unit_test(test_mkdir_p),
+        cmocka_unit_test(test_digest),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,39 +1,38 @@
-/* SHA-256 digests with OpenSSL's EVP interface. */
+/* SHA-256 as lowercase hex (digest.c computes it). */
 #include "espbench/base/sha256.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-static void to_hex(const unsigned char *md, unsigned n, char out[65])
-{
-    static const char digits[] = "0123456789abcdef";
-    for (unsigned i = 0; i < n && i < 32; i++) {
-        out[2 * i] = digits[md[i] >> 4];
-        out[2 * i + 1] = digits[md[i] & 15];
-    }
-    out[64] = '\0';
-}
+#include "espbench/base/digest.h"
 
-void eb_sha256_hex(const void *data, size_t len, char out[65])
+int eb_sha256_hex(const void *data, size_t len, char out[65], eb_error *err)
 {
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int n = 0;
-    EVP_Digest(data, len, md, &n, EVP_sha256(), NULL);
-    to_hex(md, n, out);
+    uint8_t md[EB_SHA256_LEN];
+    out[0] = '\0';
+    int rc = eb_digest(EB_DIGEST_SHA256, data, len, md, err);
+    if (!rc)
+        eb_hex(md, sizeof md, out);
+    return rc;
 }
 
 int eb_sha256_file(const char *path, char hex[65], eb_error *err)
 {
+    hex[0] = '\0';
+    eb_digest_ctx *ctx;
+    int rc = eb_digest_begin(&ctx, EB_DIGEST_SHA256, err);
+    if (rc)
+        return rc;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return eb_fail(err, EB_EIO, "%s: cannot read: %s", path, strerror(errno));
-    EVP_MD_CTX *ctx = EVP_MD_CTX_new();
-    EVP_DigestInit_ex(ctx, EVP_sha256(), NULL);
+    if (fd < 0) {
+        int e = errno;
+        uint8_t md[EB_SHA256_LEN];
+        eb_digest_end(ctx, md);
+        return eb_fail(err, EB_EIO, "%s: cannot read: %s", path, strerror(e));
+    }
     uint8_t buf[65536];
     ssize_t n;
     while ((n = read(fd, buf, sizeof buf)) != 0) {
@@ -41,16 +40,14 @@ int eb_sha256_file(const char *path, char hex[65], eb_error *err)
             continue;
         if (n < 0)
             break;
-        EVP_DigestUpdate(ctx, buf, (size_t)n);
+        eb_digest_update(ctx, buf, (size_t)n);
     }
     int e = errno;
     close(fd);
-    unsigned char md[EVP_MAX_MD_SIZE];
-    unsigned int len = 0;
-    EVP_DigestFinal_ex(ctx, md, &len);
-    EVP_MD_CTX_free(ctx);
+    uint8_t md[EB_SHA256_LEN];
+    eb_digest_end(ctx, md);
     if (n < 0)
         return eb_fail(err, EB_EIO, "%s: cannot read: %s", path, strerror(e));
-    to_hex(md, len, hex);
+    eb_hex(md, sizeof md, hex);
     return EB_OK;
 }

@@ -6,8 +6,8 @@
  * segment. */
 #include "espbench/formats/esp_image.h"
 #include "espbench/formats/profile.h"
+#include "espbench/base/digest.h"
 
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,11 +26,6 @@
 #define DESC_DATE 96u
 #define DESC_IDF 112u
 
-static void sha256(const uint8_t *data, size_t len, uint8_t out[SHA256_LEN])
-{
-    unsigned int n = SHA256_LEN;
-    EVP_Digest(data, len, out, &n, EVP_sha256(), NULL);
-}
 
 static void copy_field(char *dst, size_t dst_size, const uint8_t *src, size_t src_len)
 {
@@ -108,7 +103,9 @@ int eb_image_parse(const uint8_t *data, size_t len, bool esp8266, eb_image_info 
             return eb_fail(err, EB_ECONFIG, "truncated: appended SHA-256 at offset 0x%zx is past the end (%zu bytes)",
                            out->image_len, len);
         uint8_t digest[SHA256_LEN];
-        sha256(data, out->image_len, digest);
+        int rc = eb_digest(EB_DIGEST_SHA256, data, out->image_len, digest, err);
+        if (rc)
+            return rc;
         out->sha256_ok = memcmp(digest, data + out->image_len, SHA256_LEN) == 0;
         out->image_len += SHA256_LEN;
     }
@@ -321,7 +318,9 @@ int eb_image_build(const eb_image_spec *spec, eb_buf *out, eb_error *err)
     eb_buf_append_byte(out, sum);
     if (!esp8266) {
         uint8_t digest[SHA256_LEN];
-        sha256(out->data + start, out->len - start, digest);
+        int rc = eb_digest(EB_DIGEST_SHA256, out->data + start, out->len - start, digest, err);
+        if (rc)
+            return rc;
         eb_buf_append(out, digest, sizeof digest);
     }
     return 0;

@@ -1,12 +1,12 @@
 /* The flasher job: connect (reset + sync), detect, check regions, write with
  * MD5 skip and verify, reset into the application. */
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "espbench/formats/esp_image.h"
 #include "espbench/jobs/flash.h"
+#include "espbench/base/digest.h"
 #include "espbench/base/log.h"
 #include "espbench/protocols/reset.h"
 #include "espbench/formats/rom_proto.h"
@@ -253,13 +253,13 @@ int eb_flash_check_region(const eb_chip *chip, uint32_t flash_size, const eb_fla
     return EB_OK;
 }
 
-static void md5_hex(const uint8_t *d, size_t n, char hex[33])
+static int md5_hex(const uint8_t *d, size_t n, char hex[33], eb_error *err)
 {
-    uint8_t md[EVP_MAX_MD_SIZE];
-    unsigned int len = 0;
-    EVP_Digest(d, n, md, &len, EVP_md5(), NULL);
-    for (unsigned i = 0; i < 16; i++)
-        snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    uint8_t md[EB_MD5_LEN];
+    int rc = eb_digest(EB_DIGEST_MD5, d, n, md, err);
+    if (!rc)
+        eb_hex(md, sizeof md, hex);
+    return rc;
 }
 
 typedef struct {
@@ -300,7 +300,11 @@ static int write_region(eb_flash_session *s, const eb_flash_region *r, int idx, 
     memcpy(data, r->data, r->len);
     memset(data + r->len, 0xFF, len - r->len);
     char want[33], have[33];
-    md5_hex(data, len, want);
+    int drc = md5_hex(data, len, want, err);
+    if (drc) {
+        free(data);
+        return drc;
+    }
     memcpy(res->md5, want, 33);
     progress_ctx pc = {.s = s, .t0 = eb_now_ms()};
     pc.p.region = idx;

@@ -122,8 +122,9 @@ static bool app_info(board_ctx *bc, const eb_image_set *set, eb_image_info *info
             app = &set->regions[i];
     if (!app)
         return false;
-    eb_sha256_hex(app->data, app->len, bc->fw_sha256);
     eb_error ierr = {0};
+    if (eb_sha256_hex(app->data, app->len, bc->fw_sha256, &ierr)) /* "" when unknown: the results say so */
+        return false;
     return eb_image_parse(app->data, app->len, bc->chip->image_format == EB_IMAGE_ESP8266, info, &ierr) == 0;
 }
 

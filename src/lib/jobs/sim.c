@@ -151,7 +151,10 @@ static int flash_app(const eb_sim_opts *o, const char *port, const char *image, 
     int rc = read_file(image, &img, err);
     if (rc)
         return rc;
-    eb_sha256_hex(img.data, img.len, sha);
+    if ((rc = eb_sha256_hex(img.data, img.len, sha, err))) {
+        eb_buf_free(&img);
+        return rc;
+    }
     /* A pty has no DTR/RTS: the vboard enters download mode on the first SYNC,
      * so no reset sequence is tried before, and after writing the loader is
      * asked to run the app (esptool's soft reset) rather than a hard reset
