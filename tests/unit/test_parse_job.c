@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "espbench/base/buf.h"
 #include "espbench/formats/dialect.h"
 #include "espbench/jobs/parse_job.h"
 #include "espbench/formats/profile.h"
@@ -477,6 +478,51 @@ static void test_truncated_logs(void **state)
     free(g);
 }
 
+/* One pass parses and detects with a guess from the log's first lines; when
+ * the whole log says otherwise (here the app descriptor of an ESP-IDF v5.2
+ * firmware, whose Mbit is 2^20 bits, comes after 2 000 lines that alone read
+ * as a decimal-Mbit dialect), the lines are read again: the figures are the
+ * dialect's, exactly as with --dialect. */
+static void test_board_dialect_told_late(void **state)
+{
+    (void)state;
+    eb_buf b;
+    eb_buf_init(&b);
+    eb_buf_printf(&b, "I (84810) IPERF: mode=tcp-server sip=0.0.0.0:5001, dip=0.0.0.0:5001, interval=1, time=2100\r\n");
+    for (int i = 0; i < 2100; i++)
+        eb_buf_printf(&b, "%4d-%4d sec       10.00 Mbits/sec\r\n", i, i + 1);
+    size_t head = b.len; /* the first lines alone: a dialect of decimal Mbit */
+    eb_buf_printf(&b, "I (262) cpu_start: ESP-IDF:          v5.2.1\r\n");
+    eb_parse_opts o;
+    eb_parse_opts_init(&o);
+    o.side = EB_SIDE_BOARD;
+    eb_parse_out out;
+    eb_error err = {0};
+    eb_parse_out_init(&out);
+    assert_int_equal(eb_parse_log_buffer(&out, "late.log", (const char *)b.data, head, &o, &err), 0);
+    assert_true(eb_dialect_mbit_base(eb_dialect_from_name(out.meta.dialect)) == 1e6);
+    CLOSE(out.entries[0].mean_mbps, 10.0);
+    eb_parse_out_free(&out);
+
+    eb_parse_out_init(&out);
+    assert_int_equal(eb_parse_log_buffer(&out, "late.log", (const char *)b.data, b.len, &o, &err), 0);
+    assert_string_equal(out.meta.dialect, "idf-v5.1");
+    assert_string_equal(out.meta.idf_version, "v5.2.1");
+    assert_int_equal(out.n_entries, 1);
+    assert_int_equal(out.entries[0].n_receiver, 2100);
+    CLOSE(out.entries[0].receiver[0].mbps, 10.0 * M20 / 1e6);
+    CLOSE(out.entries[0].mean_mbps, 10.0 * M20 / 1e6);
+    double mean = out.entries[0].mean_mbps;
+    eb_parse_out_free(&out);
+
+    eb_parse_out_init(&out);
+    o.dialect = eb_dialect_from_name("idf-v5.1");
+    assert_int_equal(eb_parse_log_buffer(&out, "late.log", (const char *)b.data, b.len, &o, &err), 0);
+    assert_true(out.entries[0].mean_mbps == mean);
+    eb_parse_out_free(&out);
+    eb_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -492,6 +538,7 @@ int main(void)
         cmocka_unit_test(test_side_option),
         cmocka_unit_test(test_into_results),
         cmocka_unit_test(test_truncated_logs),
+        cmocka_unit_test(test_board_dialect_told_late),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

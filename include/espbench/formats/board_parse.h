@@ -160,6 +160,13 @@ typedef struct eb_board_detect {
 void eb_board_detect_init(eb_board_detect *d);
 /* Feeds one raw line (before or after classification). */
 void eb_board_detect_line(eb_board_detect *d, const char *line, size_t len);
+/* The same for a line eb_board_parse_line has classified already (with any
+ * dialect: the detector looks at events and interval styles only). */
+void eb_board_detect_parsed(eb_board_detect *d, const char *line, size_t len, const eb_board_line *l);
+/* True when dialects a and b classify every line alike, figures included:
+ * the dialect changes only what an interval's bit prefix is worth (1e6 or
+ * 2^20 bits per Mbit). */
+bool eb_board_dialects_read_alike(int a, int b);
 /* The dialect the evidence points to, or EB_DIALECT_UNKNOWN when the lines
  * do not tell 1e6 from 2^20 units; why (one line) goes into why. The one
  * detector: `parse` feeds it a log's lines, the console session (run) its
@@ -175,6 +182,7 @@ typedef struct eb_board_parser {
     double last_end;
     eb_ebline scratch;
     eb_provenance prov;      /* facts the log states (provenance.h: #EB: replies, boot log, connect/scan lines) */
+    eb_board_detect *detect; /* when set, fed every line as classified (before SUMMARY): one pass parses and detects */
 } eb_board_parser;
 
 void eb_board_parser_init(eb_board_parser *p, int dialect);

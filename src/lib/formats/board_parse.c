@@ -900,14 +900,25 @@ static void set_str(char *dst, size_t cap, const char *src)
 
 void eb_board_detect_line(eb_board_detect *d, const char *line, size_t len)
 {
+    eb_ebline scratch;
+    eb_board_line l;
+    eb_board_parse_line(EB_DIALECT_UNKNOWN, line, len, &l, &scratch);
+    eb_board_detect_parsed(d, line, len, &l);
+}
+
+bool eb_board_dialects_read_alike(int a, int b)
+{
+    /* parse_interval's kbase_bits is the only use of the dialect in this file */
+    return (eb_dialect_mbit_base(a) == 1048576.0) == (eb_dialect_mbit_base(b) == 1048576.0);
+}
+
+void eb_board_detect_parsed(eb_board_detect *d, const char *line, size_t len, const eb_board_line *l)
+{
     /* memchr first: these byte strings are rare and memmem costs more than the parse */
     bool has_nul = memchr(line, 0, len) != NULL;
     if (has_nul && memmem(line, len, "\0bits/sec", 9))
         d->nul_unit = true;
-    eb_ebline scratch;
-    eb_board_line l;
-    eb_board_parse_line(EB_DIALECT_UNKNOWN, line, len, &l, &scratch);
-    switch (l.event) {
+    switch (l->event) {
     case EB_BEV_PROMPT:
         if (memmem(line, len, "espbench>", 9))
             d->prompt_espbench = true;
@@ -915,41 +926,41 @@ void eb_board_detect_line(eb_board_detect *d, const char *line, size_t len)
             d->prompt_esp32 = true;
         break;
     case EB_BEV_APP_PROJECT:
-        set_str(d->project, sizeof d->project, l.text);
+        set_str(d->project, sizeof d->project, l->text);
         break;
     case EB_BEV_APP_IDF:
-        set_str(d->idf, sizeof d->idf, l.text);
+        set_str(d->idf, sizeof d->idf, l->text);
         break;
     case EB_BEV_BOOTLOADER:
         if (!d->idf[0])
-            set_str(d->idf, sizeof d->idf, l.text);
+            set_str(d->idf, sizeof d->idf, l->text);
         break;
     case EB_BEV_BOOT:
-        if (l.eb) {
+        if (l->eb) {
             d->espbench = true;
-            const char *v = eb_ebline_get(l.eb, "idf");
+            const char *v = eb_ebline_get(l->eb, "idf");
             if (v)
                 set_str(d->idf, sizeof d->idf, v);
         }
-        if (l.text[0])
-            set_str(d->chip, sizeof d->chip, l.text);
-        if (strcmp(l.text, "esp8266") == 0)
+        if (l->text[0])
+            set_str(d->chip, sizeof d->chip, l->text);
+        if (strcmp(l->text, "esp8266") == 0)
             d->esp8266 = true;
         break;
     case EB_BEV_INTERVAL:
-        if (l.style == EB_IVS_ID_BYTES)
+        if (l->style == EB_IVS_ID_BYTES)
             d->iperf_cmd_10 = true;
-        else if (l.style == EB_IVS_DECIMAL)
+        else if (l->style == EB_IVS_DECIMAL)
             d->iperf_cmd_01 = true;
-        else if (l.style == EB_IVS_INT)
+        else if (l->style == EB_IVS_INT)
             d->int_intervals = true;
         break;
     case EB_BEV_MODE:
-        if (l.mode_localhost)
+        if (l->mode_localhost)
             d->iperf_cmd_01 = true;
-        if (l.mode_spaced)
+        if (l->mode_spaced)
             d->mode_spaced = true;
-        else if (!l.eb)
+        else if (!l->eb)
             d->mode_plain = true;
         break;
     case EB_BEV_SOCKET_CREATED:
@@ -958,13 +969,13 @@ void eb_board_detect_line(eb_board_detect *d, const char *line, size_t len)
     default:
         break;
     }
-    if (l.eb || l.event == EB_BEV_EB_OK || l.event == EB_BEV_EB_ERR || l.event == EB_BEV_EB_EVENT)
+    if (l->eb || l->event == EB_BEV_EB_OK || l->event == EB_BEV_EB_ERR || l->event == EB_BEV_EB_EVENT)
         d->espbench = true;
-    if (l.event == EB_BEV_SCAN && l.mac[0])
+    if (l->event == EB_BEV_SCAN && l->mac[0])
         d->wifi_cmd = true;
-    if (l.event != EB_BEV_INTERVAL && memchr(line, '_', len) && memmem(line, len, "IP_EVENT_STA_GOT_IP", 19))
+    if (l->event != EB_BEV_INTERVAL && memchr(line, '_', len) && memmem(line, len, "IP_EVENT_STA_GOT_IP", 19))
         d->wifi_cmd = true;
-    if (l.event != EB_BEV_INTERVAL && memchr(line, '.', len) && memmem(line, len, "DONE.", 5))
+    if (l->event != EB_BEV_INTERVAL && memchr(line, '.', len) && memmem(line, len, "DONE.", 5))
         d->wifi_cmd = true;
     if (memchr(line, '(', len) && memmem(line, len, " iperf(id=", 10))
         d->iperf_cmd_tag = true;
@@ -1035,6 +1046,8 @@ void eb_board_parser_init(eb_board_parser *p, int dialect)
 void eb_board_parser_line(eb_board_parser *p, const char *line, size_t len, eb_board_line *out)
 {
     eb_board_parse_line(p->dialect, line, len, out, &p->scratch);
+    if (p->detect)
+        eb_board_detect_parsed(p->detect, line, len, out);
     if (out->event != EB_BEV_INTERVAL) {
         /* facts about firmware, chip and link (table-driven keys: provenance.c); never on interval lines */
         char clean[1024];

@@ -292,41 +292,30 @@ static seg *test_starts(seg_list *segs, seg *cur, const eb_board_line *bl, long 
     return cur;
 }
 
-static int parse_board(eb_parse_out *out, const char *name, const char *data, size_t len, const eb_parse_opts *o,
-                       seg_list *segs, eb_error *err)
-{
-    int dialect = o->dialect;
-    line_iter it;
-    const char *line;
-    size_t n;
-    eb_board_detect det;
-    eb_board_detect_init(&det);
-    it = (line_iter){data, data + len, 0};
-    while (next_line(&it, &line, &n))
-        eb_board_detect_line(&det, line, n);
-    char why[320];
-    int detected = eb_board_detect_result(&det, why, sizeof why);
-    if (dialect == EB_DIALECT_UNKNOWN) {
-        dialect = detected;
-        if (dialect == EB_DIALECT_UNKNOWN)
-            return eb_fail(err, EB_ECONFIG, "%s: cannot tell the board's console dialect: %s", name, why);
-    }
-    copy_str(out->meta.dialect, sizeof out->meta.dialect, eb_dialect_name(dialect));
-    if (det.project[0])
-        copy_str(out->meta.fw_project, sizeof out->meta.fw_project, det.project);
-    if (det.idf[0])
-        copy_str(out->meta.idf_version, sizeof out->meta.idf_version, det.idf);
-    if (det.chip[0] && !out->meta.chip[0])
-        copy_str(out->meta.chip, sizeof out->meta.chip, det.chip);
+/* What one pass over a board log found beside its tests. */
+typedef struct board_pass {
+    char first_error[200];
+    long first_error_line, lines;
+    bool wrote_chip, wrote_project, wrote_idf; /* the log's own lines set these meta fields */
+} board_pass;
 
+/* One pass over a board log's lines with the given dialect: tests into segs,
+ * facts into out->meta and out->prov; det (when not NULL) is fed every
+ * line's classification on the way, so no second parse of the log detects
+ * its dialect. */
+static void board_lines(eb_parse_out *out, const char *name, const char *data, size_t len, int dialect,
+                        eb_board_detect *det, seg_list *segs, board_pass *r)
+{
+    memset(r, 0, sizeof *r);
     eb_board_parser bp;
     eb_board_parser_init(&bp, dialect);
+    bp.detect = det;
     bp.prov = out->prov;
     eb_board_line bl;
     seg *cur = NULL;
-    char first_error[200] = "";
-    long first_error_line = 0;
-    it = (line_iter){data, data + len, 0};
+    line_iter it = {data, data + len, 0};
+    const char *line;
+    size_t n;
     while (next_line(&it, &line, &n)) {
         eb_board_parser_line(&bp, line, n, &bl);
         switch (bl.event) {
@@ -355,9 +344,9 @@ static int parse_board(eb_parse_out *out, const char *name, const char *data, si
             break;
         case EB_BEV_ERROR:
         case EB_BEV_EB_ERR:
-            if (!first_error[0]) {
-                copy_str(first_error, sizeof first_error, bl.text[0] ? bl.text : bl.name);
-                first_error_line = it.lineno;
+            if (!r->first_error[0]) {
+                copy_str(r->first_error, sizeof r->first_error, bl.text[0] ? bl.text : bl.name);
+                r->first_error_line = it.lineno;
             }
             /* only errors that end the running test belong to it; "iperf is
              * already running", "Unrecognized command" are about another command */
@@ -372,17 +361,24 @@ static int parse_board(eb_parse_out *out, const char *name, const char *data, si
                          bl.event == EB_BEV_PANIC ? "panicked" : "rebooted");
             if (cur)
                 cur->running = false;
-            if (bl.event == EB_BEV_BOOT && bl.text[0] && !bl.eb)
+            if (bl.event == EB_BEV_BOOT && bl.text[0] && !bl.eb) {
                 copy_str(out->meta.chip, sizeof out->meta.chip, bl.text);
+                r->wrote_chip = true;
+            }
             if (bl.eb) {
                 const char *v;
                 copy_str(out->meta.fw_project, sizeof out->meta.fw_project, "espbench");
+                r->wrote_project = true;
                 if ((v = eb_ebline_get(bl.eb, "fw")))
                     copy_str(out->meta.fw_version, sizeof out->meta.fw_version, v);
-                if ((v = eb_ebline_get(bl.eb, "idf")))
+                if ((v = eb_ebline_get(bl.eb, "idf"))) {
                     copy_str(out->meta.idf_version, sizeof out->meta.idf_version, v);
-                if ((v = eb_ebline_get(bl.eb, "chip")))
+                    r->wrote_idf = true;
+                }
+                if ((v = eb_ebline_get(bl.eb, "chip"))) {
                     copy_str(out->meta.chip, sizeof out->meta.chip, v);
+                    r->wrote_chip = true;
+                }
             }
             break;
         case EB_BEV_HEAP_MIN:
@@ -413,16 +409,74 @@ static int parse_board(eb_parse_out *out, const char *name, const char *data, si
             break;
         }
     }
+    r->lines = it.lineno;
     out->prov = bp.prov;
     out->prov.unit_base = eb_dialect_mbit_base(dialect);
+}
+
+/* The dialect a log's first lines point to (a boot banner, a prompt, a mode
+ * line are near its top), or unknown: the dialect of the one full pass. */
+#define BOARD_PEEK_LINES 2000
+static int board_first_guess(const char *data, size_t len)
+{
+    eb_board_detect det;
+    eb_board_detect_init(&det);
+    line_iter it = {data, data + len, 0};
+    const char *line;
+    size_t n;
+    while (it.lineno < BOARD_PEEK_LINES && next_line(&it, &line, &n))
+        eb_board_detect_line(&det, line, n);
+    char why[320];
+    return eb_board_detect_result(&det, why, sizeof why);
+}
+
+static int parse_board(eb_parse_out *out, const char *name, const char *data, size_t len, const eb_parse_opts *o,
+                       seg_list *segs, eb_error *err)
+{
+    /* One pass parses and detects at once with a first guess of the dialect
+     * (the user's, else the log's first lines'); lines read alike in every
+     * dialect whose Mbit is the same (board_parse.c), so a second pass is
+     * needed only when the whole log's evidence says otherwise. */
+    int guess = o->dialect != EB_DIALECT_UNKNOWN ? o->dialect : board_first_guess(data, len);
+    eb_board_meta meta0 = out->meta;
+    eb_provenance prov0 = out->prov;
+    eb_board_detect det;
+    eb_board_detect_init(&det);
+    board_pass r;
+    board_lines(out, name, data, len, guess, &det, segs, &r);
+    char why[320];
+    int dialect = o->dialect;
+    if (dialect == EB_DIALECT_UNKNOWN) {
+        dialect = eb_board_detect_result(&det, why, sizeof why);
+        if (dialect == EB_DIALECT_UNKNOWN) {
+            out->meta = meta0; /* nothing of the log is taken */
+            out->prov = prov0;
+            return eb_fail(err, EB_ECONFIG, "%s: cannot tell the board's console dialect: %s", name, why);
+        }
+    }
+    if (!eb_board_dialects_read_alike(dialect, guess)) {
+        seg_list_free(segs);
+        *segs = (seg_list){0};
+        out->meta = meta0;
+        out->prov = prov0;
+        board_lines(out, name, data, len, dialect, NULL, segs, &r);
+    }
+    copy_str(out->meta.dialect, sizeof out->meta.dialect, eb_dialect_name(dialect));
+    /* The detector's facts stand where the log's own lines set nothing later. */
+    if (det.project[0] && !r.wrote_project)
+        copy_str(out->meta.fw_project, sizeof out->meta.fw_project, det.project);
+    if (det.idf[0] && !r.wrote_idf)
+        copy_str(out->meta.idf_version, sizeof out->meta.idf_version, det.idf);
+    if (det.chip[0] && !r.wrote_chip && !meta0.chip[0])
+        copy_str(out->meta.chip, sizeof out->meta.chip, det.chip);
     int with_data = 0;
     for (int i = 0; i < segs->n; i++)
         with_data += segs->v[i].iv.n > 0 || segs->v[i].has_summary;
     if (with_data == 0) {
-        if (first_error[0])
+        if (r.first_error[0])
             return eb_fail(err, EB_ECONFIG, "%s: no interval lines (%ld lines read); the board said at line %ld: %s",
-                           name, it.lineno, first_error_line, first_error);
-        return eb_fail(err, EB_ECONFIG, "%s: no interval lines in the board log (%ld lines read)", name, it.lineno);
+                           name, r.lines, r.first_error_line, r.first_error);
+        return eb_fail(err, EB_ECONFIG, "%s: no interval lines in the board log (%ld lines read)", name, r.lines);
     }
     return 0;
 }
