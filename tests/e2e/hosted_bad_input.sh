@@ -31,7 +31,7 @@ bad "--transport sdio needs --coprocessor CHIP (an ESP-Hosted pair)" run --chip 
 bad "--coprocessor-port needs --coprocessor CHIP" run --chip esp32 --coprocessor-port /dev/null --sim
 bad "--tests raw_tx/raw_rx measure an ESP-Hosted transport: pass --coprocessor CHIP" \
     run --chip esp32 --tests raw_tx --sim
-bad "--coprocessor is for one board (--port or --sim), not --lab" \
+bad "--coprocessor, --transport and --coprocessor-port are for one board (--port or --sim); with --lab give the board coprocessor: (transport:, coprocessor_port:) in the lab file" \
     run --chip esp32 --coprocessor esp32c6 --lab "$FIXTURES_DIR/lab/two-sims.yaml" --sim
 bad "chip esp32p4 has no tier 'iperf' (tiers: guide, default; or all, psram)" \
     run --chip esp32p4 --coprocessor esp32c6 --tier iperf --sim

@@ -102,7 +102,7 @@ static void test_errors_point_at_the_line(void **state)
     assert_string_equal(err.msg, "lab.yaml:4:17: 'iperf_port' must be a port number 1..65535, not '70000'");
     assert_int_equal(parse(&lab, "boards:\n  - name: a\n    chip: esp32\n    colour: red\n", &err), EB_ECONFIG);
     assert_string_equal(err.msg, "lab.yaml:4:5: unknown key 'colour' in a board (name, chip, port, iperf_port, "
-                                 "pc_address, dialect, peer)");
+                                 "pc_address, dialect, coprocessor, transport, coprocessor_port, peer)");
     assert_int_equal(parse(&lab, "boards: [\n", &err), EB_ECONFIG);
     assert_non_null(strstr(err.msg, "lab.yaml:2:1: "));
 }
@@ -139,6 +139,30 @@ static void test_peer_mapping(void **state)
                                  "its own, not one of the lab's boards");
 }
 
+/* An ESP-Hosted pair: coprocessor:, transport:, coprocessor_port:, and
+ * where coprocessor: stands (for the run's messages about the pair). */
+static void test_hosted_keys(void **state)
+{
+    (void)state;
+    eb_lab lab;
+    eb_error err = {0};
+    assert_int_equal(parse(&lab, "boards:\n  - name: p4\n    chip: esp32p4\n    coprocessor: esp32c6\n"
+                                 "    transport: sdio\n    coprocessor_port: /dev/ttyUSB3\n  - name: s3\n"
+                                 "    chip: esp32s3\n", &err), 0);
+    assert_string_equal(lab.boards[0].coprocessor, "esp32c6");
+    assert_string_equal(lab.boards[0].transport, "sdio");
+    assert_string_equal(lab.boards[0].coprocessor_port, "/dev/ttyUSB3");
+    assert_string_equal(lab.boards[0].hosted_at, "lab.yaml:4:18");
+    assert_null(lab.boards[0].hosted); /* the pair itself is the run's to resolve */
+    assert_string_equal(lab.boards[1].coprocessor, "");
+    assert_string_equal(lab.boards[1].hosted_at, "");
+    eb_lab_free(&lab);
+    assert_int_equal(parse(&lab, "boards:\n  - name: p4\n    chip: esp32p4\n    coprocessor_port: /dev/ttyUSB3\n",
+                           &err), EB_ECONFIG);
+    assert_string_equal(err.msg, "lab.yaml:4:5: board 'p4': coprocessor_port belongs to an ESP-Hosted pair: add "
+                                 "coprocessor: CHIP");
+}
+
 static void test_fixture_lab_file_loads(void **state)
 {
     (void)state;
@@ -159,6 +183,7 @@ int main(void)
         cmocka_unit_test(test_password_file_relative_to_lab),
         cmocka_unit_test(test_errors_point_at_the_line),
         cmocka_unit_test(test_peer_mapping),
+        cmocka_unit_test(test_hosted_keys),
         cmocka_unit_test(test_fixture_lab_file_loads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

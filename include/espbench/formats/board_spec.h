@@ -44,6 +44,11 @@ typedef struct eb_run_board {
      * ("" = flashed by the host's image set only). */
     const struct eb_hosted_pair *hosted;
     char coprocessor_port[256];
+    /* A lab board's pair as its lab file asks for it (coprocessor:,
+     * transport: "" = the only one), and where ("lab.yaml:LINE:COL" of
+     * coprocessor:) for messages; run_hosted.c resolves it into hosted. */
+    char coprocessor[24], transport[16];
+    char hosted_at[320];
     eb_run_peer peer;       /* board to board; peer.port "" = against the PC */
 } eb_run_board;
 

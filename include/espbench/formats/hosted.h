@@ -55,6 +55,16 @@ const eb_hosted_pair *eb_hosted_by_name(const eb_hosted_set *s, const char *name
  * *n_buses > 1 when there are several). n_buses may be NULL. */
 const eb_hosted_pair *eb_hosted_find(const eb_hosted_set *s, const char *host, const char *cp, int bus,
                                      int *n_buses);
+/* How the user named the co-processor and transport, for messages: the
+ * flags ("--coprocessor ", "--transport ", "pass --transport") or a lab
+ * file's keys ("coprocessor: ", "transport: ", "set transport:"). */
+typedef struct eb_hosted_words {
+    const char *cp, *transport, *pass_transport;
+} eb_hosted_words;
+/* eb_hosted_select in the given words. */
+int eb_hosted_select_as(const eb_hosted_set *s, const eb_profiles *p, const char *host, const char *cp,
+                        const char *transport, const eb_hosted_words *w, const eb_hosted_pair **out,
+                        eb_error *err);
 /* Picks the pair of a run's --chip/--coprocessor/--transport (transport NULL:
  * the only one). EB_ECONFIG with one line naming what to pass otherwise. */
 int eb_hosted_select(const eb_hosted_set *s, const eb_profiles *p, const char *host, const char *cp,

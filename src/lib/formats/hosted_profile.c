@@ -446,14 +446,22 @@ static void list_of(const eb_hosted_set *s, const char *host, const char *cp, ch
 int eb_hosted_select(const eb_hosted_set *s, const eb_profiles *p, const char *host, const char *cp,
                      const char *transport, const eb_hosted_pair **out, eb_error *err)
 {
+    static const eb_hosted_words flags = {"--coprocessor ", "--transport ", "pass --transport"};
+    return eb_hosted_select_as(s, p, host, cp, transport, &flags, out, err);
+}
+
+int eb_hosted_select_as(const eb_hosted_set *s, const eb_profiles *p, const char *host, const char *cp,
+                        const char *transport, const eb_hosted_words *w, const eb_hosted_pair **out, eb_error *err)
+{
     char names[256];
     *out = NULL;
     if (!eb_profiles_chip(p, cp))
-        return eb_fail(err, EB_ECONFIG, "--coprocessor %s: no chip profile of that name; see 'espbench profiles list'",
+        return eb_fail(err, EB_ECONFIG, "%s%s: no chip profile of that name; see 'espbench profiles list'", w->cp,
                        cp);
     int bus = -1;
     if (transport && (bus = eb_hosted_bus_from_name(transport)) < 0)
-        return eb_fail(err, EB_ECONFIG, "--transport %s: unknown transport (sdio, spi, spi-hd, uart)", transport);
+        return eb_fail(err, EB_ECONFIG, "%s%s: unknown transport (sdio, spi, spi-hd, uart)", w->transport,
+                       transport);
     int n = 0;
     const eb_hosted_pair *pair = eb_hosted_find(s, host, cp, bus, &n);
     if (pair) {
@@ -462,13 +470,13 @@ int eb_hosted_select(const eb_hosted_set *s, const eb_profiles *p, const char *h
     }
     list_of(s, host, cp, names, sizeof names);
     if (n > 1)
-        return eb_fail(err, EB_ECONFIG, "--coprocessor %s: %s reaches it over %s; pass --transport", cp, host, names);
+        return eb_fail(err, EB_ECONFIG, "%s%s: %s reaches it over %s; %s", w->cp, cp, host, names, w->pass_transport);
     if (names[0])
-        return eb_fail(err, EB_ECONFIG, "--transport %s: %s with %s has no %s pair profile (transports: %s)",
+        return eb_fail(err, EB_ECONFIG, "%s%s: %s with %s has no %s pair profile (transports: %s)", w->transport,
                        transport, host, cp, transport, names);
     list_of(s, host, NULL, names, sizeof names);
-    return eb_fail(err, EB_ECONFIG, "--coprocessor %s: no ESP-Hosted pair profile with host %s (co-processors: %s)",
-                   cp, host, names[0] ? names : "none");
+    return eb_fail(err, EB_ECONFIG, "%s%s: no ESP-Hosted pair profile with host %s (co-processors: %s)", w->cp, cp,
+                   host, names[0] ? names : "none");
 }
 
 int eb_hosted_apply(eb_chip *c, const eb_hosted_pair *pair, eb_error *err)

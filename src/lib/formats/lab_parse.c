@@ -13,6 +13,9 @@
  *       iperf_port: 5001                 # default 5001 + index
  *       pc_address: 192.168.10.3         # optional, overrides pc.address
  *       dialect: espbench                # optional, default: detect
+ *       coprocessor: esp32c6             # optional: an ESP-Hosted host (chip) and its Wi-Fi co-processor
+ *       transport: sdio                  # optional with coprocessor: when the pair has several
+ *       coprocessor_port: /dev/ttyUSB2   # optional with coprocessor: flash the co-processor too
  *       peer:                            # optional: board to board, no PC in the data path
  *         port: /dev/ttyUSB1             # the second board (not needed with --sim)
  *         chip: esp32c3                  # default: the board's chip
@@ -158,7 +161,7 @@ static int parse_board(lctx *x, eb_lab *lab, yaml_node_t *map, int index)
         return fail_at(x, map, "too many boards (at most %d)", EB_LAB_MAX_BOARDS);
     eb_run_board *b = &lab->boards[lab->n_boards];
     memset(b, 0, sizeof *b);
-    yaml_node_t *peer = NULL;
+    yaml_node_t *peer = NULL, *hosted_key = NULL;
     b->iperf_port = (uint16_t)(5001 + index);
     for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
         yaml_node_t *k = yaml_document_get_node(x->doc, p->key), *v = yaml_document_get_node(x->doc, p->value);
@@ -176,11 +179,19 @@ static int parse_board(lctx *x, eb_lab *lab, yaml_node_t *map, int index)
             rc = copy_str(x, v, key, b->pc_ip, sizeof b->pc_ip);
         else if (!strcmp(key, "dialect"))
             rc = copy_str(x, v, key, b->dialect, sizeof b->dialect);
+        else if (!strcmp(key, "coprocessor")) {
+            rc = copy_str(x, v, key, b->coprocessor, sizeof b->coprocessor);
+            snprintf(b->hosted_at, sizeof b->hosted_at, "%s:%d:%d", x->name, (int)v->start_mark.line + 1,
+                     (int)v->start_mark.column + 1);
+        } else if (!strcmp(key, "transport"))
+            rc = copy_str(x, v, key, b->transport, sizeof b->transport), hosted_key = k;
+        else if (!strcmp(key, "coprocessor_port"))
+            rc = copy_str(x, v, key, b->coprocessor_port, sizeof b->coprocessor_port), hosted_key = k;
         else if (!strcmp(key, "peer"))
             peer = v, rc = 0; /* read after the board's own chip is known */
         else
             return fail_at(x, k, "unknown key '%s' in a board (name, chip, port, iperf_port, pc_address, dialect, "
-                           "peer)", key);
+                           "coprocessor, transport, coprocessor_port, peer)", key);
         if (rc)
             return rc;
     }
@@ -188,6 +199,9 @@ static int parse_board(lctx *x, eb_lab *lab, yaml_node_t *map, int index)
         return fail_at(x, map, "board %d has no name", index + 1);
     if (!b->chip[0])
         return fail_at(x, map, "board '%s' has no chip", b->name);
+    if (hosted_key && !b->coprocessor[0])
+        return fail_at(x, hosted_key, "board '%s': %s belongs to an ESP-Hosted pair: add coprocessor: CHIP", b->name,
+                       (const char *)hosted_key->data.scalar.value);
     if (peer) {
         int rc = parse_peer(x, b, peer);
         if (rc)

@@ -48,9 +48,53 @@ static int without_pair(const eb_run_request *rq, const eb_run_opts *o, eb_run_s
     return 0;
 }
 
+/* A board's pair: --coprocessor/--transport for a lone board, a lab board's
+ * coprocessor:/transport: (messages then name the file, line and board). */
+static int select_pair(eb_run_setup *st, eb_run_board *b, eb_error *err)
+{
+    static const eb_hosted_words lab_words = {"coprocessor: ", "transport: ", "set transport:"};
+    const char *transport = b->transport[0] ? b->transport : NULL;
+    if (!b->hosted_at[0])
+        return eb_hosted_select(st->hosted, &st->profiles, b->chip, b->coprocessor, transport, &b->hosted, err);
+    int rc = eb_hosted_select_as(st->hosted, &st->profiles, b->chip, b->coprocessor, transport, &lab_words,
+                                 &b->hosted, err);
+    if (rc)
+        eb_error_prefix(err, "%s: board '%s': ", b->hosted_at, b->name);
+    return rc;
+}
+
+/* One run gives a host chip one set of tiers: two boards of one host chip
+ * must be the same pair, or both boards with their own radio. */
+static int same_pair_per_chip(const eb_run_opts *o, eb_error *err)
+{
+    for (int i = 0; i < o->n_boards; i++)
+        for (int j = 0; j < i; j++) {
+            const eb_run_board *a = &o->boards[j], *b = &o->boards[i];
+            if (strcmp(a->chip, b->chip) || a->hosted == b->hosted)
+                continue;
+            const eb_run_board *h = b->hosted ? b : a;
+            return eb_fail(err, EB_ECONFIG, "%s: boards '%s' and '%s' are both %s hosts, %s: a run gives a host "
+                           "chip one pair's tiers; run them in two runs (one lab file each)",
+                           h->hosted_at, a->name, b->name, a->chip,
+                           a->hosted && b->hosted ? "with different co-processors or transports"
+                                                  : "one with a co-processor and one without");
+        }
+    return 0;
+}
+
 int run_hosted_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
 {
-    if (!rq->coprocessor)
+    if (rq->coprocessor) { /* a lone board */
+        eb_run_board *b = &o->boards[0];
+        snprintf(b->coprocessor, sizeof b->coprocessor, "%s", rq->coprocessor);
+        snprintf(b->transport, sizeof b->transport, "%s", rq->transport ? rq->transport : "");
+        if (rq->coprocessor_port)
+            snprintf(b->coprocessor_port, sizeof b->coprocessor_port, "%s", rq->coprocessor_port);
+    }
+    int n_hosted = 0;
+    for (int i = 0; i < o->n_boards; i++)
+        n_hosted += o->boards[i].coprocessor[0] != 0;
+    if (n_hosted == 0)
         return without_pair(rq, o, st, err);
     st->hosted = calloc(1, sizeof *st->hosted);
     if (!st->hosted)
@@ -58,20 +102,35 @@ int run_hosted_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *s
     int rc = eb_hosted_load_default(st->hosted, &st->profiles, rq->profiles_dir, err);
     if (rc)
         return rc;
-    eb_run_board *b = &o->boards[0];
-    const eb_hosted_pair *pair;
-    if (eb_hosted_select(st->hosted, &st->profiles, b->chip, rq->coprocessor, rq->transport, &pair, err)) {
-        st->bad_request = true; /* a usage error, with the selection's own words */
+    for (int i = 0; i < o->n_boards; i++)
+        if (o->boards[i].coprocessor[0] && select_pair(st, &o->boards[i], err)) {
+            st->bad_request = true; /* a usage error, with the selection's own words */
+            return EB_ECONFIG;
+        }
+    if (same_pair_per_chip(o, err)) {
+        st->bad_request = true;
         return EB_ECONFIG;
     }
     /* The host chip runs the pair's tiers: its settings and published figures. */
-    for (int i = 0; i < st->profiles.n_chips; i++)
-        if (!strcmp(st->profiles.chips[i].name, b->chip) &&
-            (rc = eb_hosted_apply(&st->profiles.chips[i], pair, err)) != 0)
-            return rc;
-    b->hosted = pair;
-    if (rq->coprocessor_port)
-        snprintf(b->coprocessor_port, sizeof b->coprocessor_port, "%s", rq->coprocessor_port);
+    for (int i = 0; i < o->n_boards; i++) {
+        const eb_run_board *b = &o->boards[i];
+        bool first = true; /* each host chip once */
+        for (int j = 0; j < i; j++)
+            first = first && strcmp(o->boards[j].chip, b->chip) != 0;
+        for (int c = 0; b->hosted && first && c < st->profiles.n_chips; c++)
+            if (!strcmp(st->profiles.chips[c].name, b->chip) &&
+                (rc = eb_hosted_apply(&st->profiles.chips[c], b->hosted, err)) != 0)
+                return rc;
+    }
+    if (n_hosted < o->n_boards) { /* a lab of pairs and boards with their own radio */
+        if (o->tests & RAW_TESTS)
+            for (int i = 0; i < o->n_boards; i++)
+                if (!o->boards[i].hosted)
+                    return run_bad_request(st, err, "--tests raw_tx/raw_rx measure an ESP-Hosted transport: lab "
+                                           "board '%s' has no coprocessor:; run the pairs in a lab file of their own",
+                                           o->boards[i].name);
+        return 0; /* the iperf tests, on every board */
+    }
     if (!o->tests) /* the guide's six figures */
         o->tests = ((1u << EB_TEST_COUNT) - 1) | RAW_TESTS;
     return 0;
@@ -116,15 +175,36 @@ static int mkimage(const char *prog, const char *chip, const char *project, cons
 static int add_image(eb_buf *m, const char *prog, const char *chip, const char *project, const char *dir,
                      const char *name, const char *log, bool first, eb_error *err)
 {
-    char path[700], sha[65];
-    snprintf(path, sizeof path, "%s/%s.bin", dir, name);
+    /* A host chip's images are named after it too (a lab may hold several);
+     * a co-processor's slave image is its chip's name. */
+    char file[200], path[760], sha[65];
+    if (project)
+        snprintf(file, sizeof file, "%s.bin", name);
+    else
+        snprintf(file, sizeof file, "%s-%s.bin", chip, name);
+    snprintf(path, sizeof path, "%s/%s", dir, file);
     int rc = mkimage(prog, chip, project ? project : "iperf", project ? "1" : name, path, log, err);
     if (!rc)
         rc = eb_sha256_file(path, sha, err);
     if (!rc)
-        eb_buf_printf(m, "%s\"%s\": {\"images\": [{\"offset\": \"0x10000\", \"file\": \"%s.bin\", \"sha256\": \"%s\"}]}",
-                      first ? "" : ", ", name, name, sha);
+        eb_buf_printf(m, "%s\"%s\": {\"images\": [{\"offset\": \"0x10000\", \"file\": \"%s\", \"sha256\": \"%s\"}]}",
+                      first ? "" : ", ", name, file, sha);
     return rc;
+}
+
+/* The first hosted board of each distinct value of key (its host chip, or its co-processor). */
+static bool first_of_kind(const eb_run_opts *o, int i, bool by_coprocessor)
+{
+    const eb_run_board *b = &o->boards[i];
+    if (!b->hosted)
+        return false;
+    for (int j = 0; j < i; j++) {
+        const eb_run_board *a = &o->boards[j];
+        if (a->hosted && !strcmp(by_coprocessor ? a->hosted->coprocessor : a->chip,
+                                 by_coprocessor ? b->hosted->coprocessor : b->chip))
+            return false;
+    }
+    return true;
 }
 
 /* --sim without --manifest: the stock images a real pair would be flashed
@@ -133,8 +213,10 @@ static int add_image(eb_buf *m, const char *prog, const char *chip, const char *
  * OUT/hosted-fw/manifest.json. */
 int run_hosted_sim_images(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
 {
-    const eb_run_board *b = &o->boards[0];
-    if (!b->hosted || !rq->sim || o->manifest)
+    bool any = false;
+    for (int i = 0; i < o->n_boards; i++)
+        any = any || o->boards[i].hosted;
+    if (!any || !rq->sim || o->manifest)
         return 0;
     char dir[400], log[450], prog[512];
     snprintf(dir, sizeof dir, "%s/hosted-fw", o->out_dir);
@@ -142,21 +224,40 @@ int run_hosted_sim_images(const eb_run_request *rq, eb_run_opts *o, eb_run_setup
     if (eb_mkdir_p(dir) != 0)
         return eb_fail(err, EB_EIO, "cannot create %s: %s; check --out and its permissions", dir, strerror(errno));
     eb_sim_vboard_path(prog, sizeof prog);
-    const eb_chip *c = eb_profiles_chip(&st->profiles, b->chip);
     eb_buf m;
     eb_buf_init(&m);
-    eb_buf_printf(&m, "{\"schema\": 1, \"firmware\": {\"iperf-example\": {\"chips\": {\"%s\": {\"tiers\": {", b->chip);
+    /* Every host chip's tier images and raw-throughput images (a chip once:
+     * its boards share one pair), every co-processor's slave firmware. */
     int rc = 0;
-    for (int i = 0; !rc && i < c->n_tiers; i++)
-        rc = add_image(&m, prog, b->chip, NULL, dir, c->tiers[i].name, log, i == 0, err);
-    eb_buf_printf(&m, "}}}}, \"%s\": {\"chips\": {\"%s\": {\"tiers\": {", RAW_FIRMWARE, b->chip);
-    for (int t = EB_TEST_RAW_TX; !rc && t < EB_TEST_ALL_COUNT; t++)
-        rc = add_image(&m, prog, b->chip, NULL, dir, eb_test_name(t), log, t == EB_TEST_RAW_TX, err);
-    /* The co-processor's slave firmware, flashed over --coprocessor-port when given. */
-    eb_buf_printf(&m, "}}}}, \"%s\": {\"chips\": {", SLAVE_FIRMWARE);
-    if (!rc)
-        rc = add_image(&m, prog, b->hosted->coprocessor, "network_adapter", dir, b->hosted->coprocessor, log, true,
-                       err);
+    for (int fw = 0; fw < 2; fw++) { /* the tiers' iperf example, then the raw-throughput images */
+        eb_buf_printf(&m, fw ? "}}, \"%s\": {\"chips\": {" : "{\"schema\": 1, \"firmware\": {\"%s\": {\"chips\": {",
+                      fw ? RAW_FIRMWARE : "iperf-example");
+        bool sep = false;
+        for (int i = 0; !rc && i < o->n_boards; i++) {
+            if (!first_of_kind(o, i, false))
+                continue;
+            const char *chip = o->boards[i].chip;
+            const eb_chip *c = eb_profiles_chip(&st->profiles, chip);
+            int n = fw ? EB_TEST_ALL_COUNT - EB_TEST_RAW_TX : c->n_tiers;
+            eb_buf_printf(&m, "%s\"%s\": {\"tiers\": {", sep ? ", " : "", chip);
+            for (int k = 0; !rc && k < n; k++)
+                rc = add_image(&m, prog, chip, NULL, dir, fw ? eb_test_name(EB_TEST_RAW_TX + k) : c->tiers[k].name, log,
+                               k == 0, err);
+            eb_buf_printf(&m, "}}");
+            sep = true;
+        }
+    }
+    /* The co-processors' slave firmware, flashed over a coprocessor port when given. */
+    eb_buf_printf(&m, "}}, \"%s\": {\"chips\": {", SLAVE_FIRMWARE);
+    bool sep = false;
+    for (int i = 0; !rc && i < o->n_boards; i++) {
+        if (!first_of_kind(o, i, true))
+            continue;
+        const char *cp = o->boards[i].hosted->coprocessor;
+        eb_buf_printf(&m, "%s", sep ? ", " : "");
+        rc = add_image(&m, prog, cp, "network_adapter", dir, cp, log, true, err);
+        sep = true;
+    }
     eb_buf_printf(&m, "}}}}\n");
     snprintf(st->hosted_manifest, sizeof st->hosted_manifest, "%s/manifest.json", dir);
     if (!rc)

@@ -303,8 +303,10 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
         return run_bad_request(st, err, "choose one of --port, --sim, --lab (--lab may be combined with --sim)");
     if (!rq->port && !rq->sim && !rq->lab_file)
         return run_bad_request(st, err, "which board? pass --port URL, --sim or --lab FILE");
-    if (rq->coprocessor && rq->lab_file)
-        return run_bad_request(st, err, "--coprocessor is for one board (--port or --sim), not --lab");
+    if ((rq->coprocessor || rq->transport || rq->coprocessor_port) && rq->lab_file)
+        return run_bad_request(st, err, "--coprocessor, --transport and --coprocessor-port are for one board (--port or "
+                                        "--sim); with --lab give the board coprocessor: (transport:, "
+                                        "coprocessor_port:) in the lab file");
     int rc = eb_run_check_timing(o, err);
     st->bad_request = rc != 0;
     if (!rc)

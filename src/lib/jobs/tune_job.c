@@ -40,8 +40,6 @@ typedef struct job {
     eb_chip *chip_copy;
     cJSON *journal;            /* {"settings": {...}, "probes": [...]} */
     char journal_path[512];
-    eb_entry last;             /* the entry the last eb_run reported */
-    bool have_last;
     char want_tier[64];
     int want_repeat;
 } job;
@@ -192,14 +190,6 @@ static int probe_profiles(job *jb, const eb_profiles *base, const eb_tier *t, eb
 static void on_run_progress(void *user, const eb_run_progress *p)
 {
     job *jb = user;
-    if (p->event == EB_RUN_EV_TEST_DONE && p->entry && strcmp(p->entry->status, "ok") == 0) {
-        /* Only the figures are kept: the search reads no interval. */
-        eb_entry e = *p->entry;
-        e.receiver = e.sender = NULL;
-        e.n_receiver = e.n_sender = 0;
-        jb->last = e;
-        jb->have_last = true;
-    }
     if ((p->event == EB_RUN_EV_INFO || p->event == EB_RUN_EV_WARN) && jb->rq->info)
         jb->rq->info(jb->rq->user, p->message);
 }
