@@ -29,6 +29,13 @@ for f in esp32p4-default.bin esp32p4-guide.bin esp32p4-raw_tx.bin esp32p4-raw_rx
     [ -s "$OUT/hosted-fw/$f" ] || fail "hosted-fw/$f missing"
 done
 
+# Together into one AP (--aggregate): the pair and the S3 start each test at once.
+OUT="$T/together"
+expect_rc 0 timeout 90 "$ESPBENCH" run --lab "$L/hosted-mixed.yaml" --sim --tier default --tests tcp_tx --aggregate \
+    --duration 2 --interval 1 --warmup 0 --out "$OUT"
+has "2 tests done, 0 skipped, 0 failed of 2"
+json_check "$OUT" 'all(e["provenance"]["concurrent_boards"] == 2 for e in r["entries"])'
+
 # A lab of one pair: the guide's six tests, raw transport both ways.
 cat >"$T/one-pair.yaml" <<YAML
 ap: {ssid: espbench-sim, password_env: ESPBENCH_WIFI_PASSWORD}
@@ -63,4 +70,12 @@ bad "hosted-pairs.yaml:18:18: boards 'p4-c6' and 'p4-c5' are both esp32p4 hosts,
     run --lab "$L/hosted-pairs.yaml" --sim --tier default
 bad "--tests raw_tx/raw_rx measure an ESP-Hosted transport: lab board 's3' has no coprocessor:; run the pairs in a lab file of their own" \
     run --lab "$L/hosted-mixed.yaml" --sim --tier default --tests raw_tx
+cat >"$T/peer.yaml" <<YAML
+ap: {ssid: espbench-sim, password_env: ESPBENCH_WIFI_PASSWORD}
+pc: {address: 127.0.0.1}
+boards:
+  - {name: p4-c6, chip: esp32p4, port: /dev/ttyUSB0, coprocessor: esp32c6, peer: {chip: esp32c3}}
+YAML
+bad "peer.yaml:4:67: board 'p4-c6': a board-to-board test (peer:) takes boards with their own radio, not an ESP-Hosted pair: drop coprocessor: or peer:" \
+    run --lab "$T/peer.yaml" --sim --tier default
 echo ok

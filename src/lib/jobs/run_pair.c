@@ -64,6 +64,9 @@ static int check_peer(const eb_run_opts *o, eb_run_board *b, eb_run_setup *st, e
     const eb_chip *pc = eb_profiles_chip(&st->profiles, b->peer.chip);
     if (!pc)
         return run_bad_request(st, err, "no profile for peer chip '%s' (see 'espbench profiles')", b->peer.chip);
+    if (b->hosted && b->hosted_at[0]) /* a lab board's coprocessor: and peer: */
+        return run_bad_request(st, err, "%s: board '%s': a board-to-board test (peer:) takes boards with their own "
+                               "radio, not an ESP-Hosted pair: drop coprocessor: or peer:", b->hosted_at, b->name);
     if (b->hosted)
         return run_bad_request(st, err, "a board-to-board test takes boards with their own radio, not an "
                                "ESP-Hosted pair (--coprocessor): drop one of them");
