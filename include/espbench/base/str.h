@@ -3,10 +3,15 @@
 #ifndef ESPBENCH_STR_H
 #define ESPBENCH_STR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* Copies src into dst (cap bytes, always NUL-terminated when cap > 0),
  * truncating; returns strlen(src) like BSD strlcpy, so callers can detect it. */
 size_t eb_strlcpy(char *dst, const char *src, size_t cap);
+
+/* The formatted text cut to cap - 1 bytes, in a heap copy of its own (free
+ * it); NULL when the text is empty. Aborts only when memory runs out. */
+char *eb_vstrdup_cut(size_t cap, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 #endif

@@ -1,5 +1,7 @@
 #include "espbench/base/str.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 size_t eb_strlcpy(char *dst, const char *src, size_t cap)
@@ -11,4 +13,18 @@ size_t eb_strlcpy(char *dst, const char *src, size_t cap)
         dst[k] = '\0';
     }
     return n;
+}
+
+char *eb_vstrdup_cut(size_t cap, const char *fmt, va_list ap)
+{
+    char buf[1024];
+    if (cap > sizeof buf)
+        cap = sizeof buf;
+    vsnprintf(buf, cap, fmt, ap);
+    if (!buf[0])
+        return NULL;
+    char *s = strdup(buf);
+    if (!s)
+        abort();
+    return s;
 }

@@ -16,56 +16,41 @@ void eb_jw_init(eb_jw *w, eb_buf *out)
     w->out = out;
 }
 
-static inline void put(eb_buf *b, const char *s, size_t n)
-{
-    if (b->len + n + 1 > b->cap)
-        eb_buf_reserve(b, n);
-    memcpy(b->data + b->len, s, n);
-    b->len += n;
-}
-
-static inline void put_c(eb_buf *b, char c)
-{
-    if (b->len + 2 > b->cap)
-        eb_buf_reserve(b, 1);
-    b->data[b->len++] = (uint8_t)c;
-}
-
 static void put_tabs(eb_buf *b, int n)
 {
     static const char tabs[EB_JW_MAX_DEPTH] = "\t\t\t\t\t\t\t\t\t\t\t\t\t\t\t";
-    put(b, tabs, (size_t)(n < EB_JW_MAX_DEPTH ? n : EB_JW_MAX_DEPTH - 1));
+    eb_buf_append(b, tabs, (size_t)(n < EB_JW_MAX_DEPTH ? n : EB_JW_MAX_DEPTH - 1));
 }
 
 /* A string as cJSON escapes it: quote, backslash and control characters;
  * every other byte (UTF-8 included) as it is. */
 static void put_string(eb_buf *b, const char *s)
 {
-    put_c(b, '"');
+    eb_buf_append_byte(b, '"');
     const char *run = s ? s : "";
     for (const char *p = run;; p++) {
         unsigned char c = (unsigned char)*p;
         if (c > 31 && c != '"' && c != '\\')
             continue;
-        put(b, run, (size_t)(p - run));
+        eb_buf_append(b, run, (size_t)(p - run));
         if (c == '\0')
             break;
         char esc[8];
         switch (c) {
-        case '"': put(b, "\\\"", 2); break;
-        case '\\': put(b, "\\\\", 2); break;
-        case '\b': put(b, "\\b", 2); break;
-        case '\f': put(b, "\\f", 2); break;
-        case '\n': put(b, "\\n", 2); break;
-        case '\r': put(b, "\\r", 2); break;
-        case '\t': put(b, "\\t", 2); break;
+        case '"': eb_buf_append(b, "\\\"", 2); break;
+        case '\\': eb_buf_append(b, "\\\\", 2); break;
+        case '\b': eb_buf_append(b, "\\b", 2); break;
+        case '\f': eb_buf_append(b, "\\f", 2); break;
+        case '\n': eb_buf_append(b, "\\n", 2); break;
+        case '\r': eb_buf_append(b, "\\r", 2); break;
+        case '\t': eb_buf_append(b, "\\t", 2); break;
         default:
             snprintf(esc, sizeof esc, "\\u%04x", c);
-            put(b, esc, 6);
+            eb_buf_append(b, esc, 6);
         }
         run = p + 1;
     }
-    put_c(b, '"');
+    eb_buf_append_byte(b, '"');
 }
 
 /* What comes before a value: the separator, and in an object the indented
@@ -78,7 +63,7 @@ static void member(eb_jw *w, const char *key)
     int l = w->depth - 1;
     if (w->array[l]) {
         if (w->items[l])
-            put(w->out, ", ", 2);
+            eb_buf_append(w->out, ", ", 2);
         w->items[l] = true;
         return;
     }
@@ -89,9 +74,9 @@ static void member(eb_jw *w, const char *key)
     if (b->len + klen + tabs + 8 > b->cap)
         eb_buf_reserve(b, klen + tabs + 8);
     if (w->items[l])
-        put(b, sep_tabs, 2 + tabs);
+        eb_buf_append(b, sep_tabs, 2 + tabs);
     else
-        put(b, sep_tabs + 2, tabs);
+        eb_buf_append(b, sep_tabs + 2, tabs);
     b->data[b->len++] = '"';
     memcpy(b->data + b->len, key, klen);
     b->len += klen;
@@ -103,7 +88,7 @@ static void member(eb_jw *w, const char *key)
 static void open_container(eb_jw *w, const char *key, bool array)
 {
     member(w, key);
-    put(w->out, array ? "[" : "{\n", array ? 1 : 2);
+    eb_buf_append(w->out, array ? "[" : "{\n", array ? 1 : 2);
     if (w->depth >= EB_JW_MAX_DEPTH)
         abort(); /* a programming error: the documents written here are shallow */
     w->array[w->depth] = array;
@@ -121,13 +106,13 @@ void eb_jw_end(eb_jw *w)
         return;
     int l = --w->depth;
     if (w->array[l]) {
-        put_c(w->out, ']');
+        eb_buf_append_byte(w->out, ']');
         return;
     }
     if (w->items[l])
-        put_c(w->out, '\n');
+        eb_buf_append_byte(w->out, '\n');
     put_tabs(w->out, w->depth);
-    put_c(w->out, '}');
+    eb_buf_append_byte(w->out, '}');
 }
 
 void eb_jw_str(eb_jw *w, const char *key, const char *s)
@@ -139,18 +124,18 @@ void eb_jw_str(eb_jw *w, const char *key, const char *s)
 void eb_jw_null(eb_jw *w, const char *key)
 {
     member(w, key);
-    put(w->out, "null", 4);
+    eb_buf_append(w->out, "null", 4);
 }
 
 void eb_jw_num(eb_jw *w, const char *key, double v)
 {
     member(w, key);
     if (!isfinite(v)) {
-        put(w->out, "null", 4);
+        eb_buf_append(w->out, "null", 4);
         return;
     }
     char t[32];
-    put(w->out, t, eb_jw_fmt_num(v, t));
+    eb_buf_append(w->out, t, eb_jw_fmt_num(v, t));
 }
 
 void eb_jw_int(eb_jw *w, const char *key, long v)

@@ -8,6 +8,7 @@
  * is type-checked and errors name the JSON path. */
 #include "espbench/formats/results.h"
 #include "espbench/base/fs.h"
+#include "espbench/base/str.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -108,15 +109,11 @@ const char *eb_entry_error(const eb_entry *e) { return e->error_text ? e->error_
 
 void eb_entry_set_error(eb_entry *e, const char *fmt, ...)
 {
-    char msg[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     free(e->error_text);
-    e->error_text = msg[0] ? strdup(msg) : NULL;
-    if (msg[0] && !e->error_text)
-        abort();
+    e->error_text = eb_vstrdup_cut(256, fmt, ap);
+    va_end(ap);
 }
 
 void eb_entry_set_tier_params(eb_entry *e, const eb_tier *t)

@@ -2,6 +2,7 @@
  * See parse_job.h for the rules (side and dialect detection, cutting a log
  * into tests, pairing board and PC logs). */
 #include "espbench/jobs/parse_job.h"
+#include "espbench/base/str.h"
 #include "espbench_core.h"
 
 #include <errno.h>
@@ -85,20 +86,6 @@ static void iv_push(iv_list *l, const eb_interval *iv)
     l->v[l->n++] = *iv;
 }
 
-/* The list's array cut to its length (in place): a long log's entries keep
- * only what they hold, and the freed tails serve the next allocations. */
-static eb_interval *iv_shrink(iv_list *l)
-{
-    if (l->n > 0 && l->n < l->cap) {
-        eb_interval *p = realloc(l->v, (size_t)l->n * sizeof *p);
-        if (p) {
-            l->v = p;
-            l->cap = l->n;
-        }
-    }
-    return l->v;
-}
-
 /* Truncating copies: messages and names are cut, never overflowed. */
 static void copy_str(char *dst, size_t cap, const char *src)
 {
@@ -162,15 +149,11 @@ static seg *seg_new(seg_list *l, long line)
 static void seg_set_error(seg *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void seg_set_error(seg *s, const char *fmt, ...)
 {
-    char msg[256];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     free(s->error);
-    s->error = strdup(msg);
-    if (!s->error)
-        abort();
+    s->error = eb_vstrdup_cut(256, fmt, ap);
+    va_end(ap);
 }
 
 static void seg_list_free(seg_list *l)
@@ -742,7 +725,7 @@ static int add_segments(eb_parse_out *out, const char *name, seg_list *segs, con
             e = new_entry(out, s->test, o);
         occurrences[s->test]++;
         /* The entry takes the segment's intervals: a long log's are not copied. */
-        eb_interval *copy = s->iv.n > 0 ? iv_shrink(&s->iv) : NULL;
+        eb_interval *copy = s->iv.n > 0 ? s->iv.v : NULL;
         if (s->receiver) {
             e->receiver = copy;
             e->n_receiver = s->iv.n;
