@@ -6,6 +6,8 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # Most tests wait on real traffic, ptys and timers rather than compute: two per core keep the
 # cores busy (the whole suite: 501 s at -j2, 279 s at -j4 on 2 cores, figures unchanged).
 CTEST_JOBS ?= $(shell echo $$(( $(JOBS) * 2 )))
+# The developers' builds treat warnings as errors; a plain `cmake` does not (ESPBENCH_WERROR).
+WERROR ?= -DESPBENCH_WERROR=ON
 
 .PHONY: all deps deps-test build demo test bench fuzz install clean
 
@@ -18,7 +20,7 @@ deps-test:
 	bash scripts/install-deps.sh --test
 
 build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DESPBENCH_TESTS=OFF
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DESPBENCH_TESTS=OFF $(WERROR)
 	cmake --build $(BUILD) -j$(JOBS)
 
 # The main job: a simulated benchmark run against espbench-vboard (esp32s3, iperf tier,
@@ -31,7 +33,7 @@ demo: build
 # All tests, built with AddressSanitizer and UndefinedBehaviorSanitizer, run two at a time
 # (most end-to-end tests wait on timed traffic, not on the CPU).
 test: deps-test
-	cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=Debug -DESPBENCH_SANITIZE=ON -DESPBENCH_TESTS=ON
+	cmake -S . -B $(TEST_BUILD) -DCMAKE_BUILD_TYPE=Debug -DESPBENCH_SANITIZE=ON -DESPBENCH_TESTS=ON $(WERROR)
 	cmake --build $(TEST_BUILD) -j$(JOBS)
 	cd $(TEST_BUILD) && ctest --output-on-failure --timeout 300 -j$(CTEST_JOBS)
 
@@ -43,7 +45,7 @@ bench: deps-test build
 # libFuzzer targets (fuzz/README.md), built with clang, ASan and UBSan into build-fuzz/.
 FUZZ_BUILD ?= build-fuzz
 fuzz: deps-test
-	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DESPBENCH_FUZZ=ON -DESPBENCH_TESTS=OFF
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DESPBENCH_FUZZ=ON -DESPBENCH_TESTS=OFF $(WERROR)
 	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzz
 
 install: build

@@ -14,7 +14,7 @@ trap 'rm -rf "$T"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 command -v clang >/dev/null || fail "clang is not installed: run 'bash scripts/install-deps.sh --test' (make test does)"
-CC=clang cmake -S "$SOURCE_DIR" -B "$FB" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DESPBENCH_FUZZ=ON \
+CC=clang cmake -S "$SOURCE_DIR" -B "$FB" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DESPBENCH_FUZZ=ON -DESPBENCH_WERROR=ON \
     -DESPBENCH_TESTS=OFF >"$T/cmake.log" 2>&1 || { cat "$T/cmake.log"; fail "configuring the fuzz build"; }
 cmake --build "$FB" -j"$(nproc)" --target fuzz >"$T/build.log" 2>&1 || { tail -30 "$T/build.log"; fail "building the fuzz targets"; }
 

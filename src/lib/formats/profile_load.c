@@ -388,20 +388,20 @@ static int parse_memory_map(ctx *x, yaml_node_t *vn, eb_chip *c)
     return 0;
 }
 
-static int get_enum(ctx *x, yaml_node_t *vn, const char *key, const char *const *names, int n, int *out)
+/* The index of the name in names, or -1 with the error in x. */
+static int get_enum(ctx *x, yaml_node_t *vn, const char *key, const char *const *names, int n)
 {
     if (want_scalar(x, vn, key, "a name"))
-        return EB_ECONFIG;
+        return -1;
     for (int i = 0; i < n; i++)
-        if (names[i] && !strcmp(scalar(vn), names[i])) {
-            *out = i;
-            return 0;
-        }
+        if (names[i] && !strcmp(scalar(vn), names[i]))
+            return i;
     char list[128] = "";
     for (int i = 0, len = 0; i < n; i++)
         if (names[i])
             len += snprintf(list + len, sizeof list - (size_t)len, "%s%s", len ? ", " : "", names[i]);
-    return fail_at(x, vn, "'%s' must be one of %s, got '%s'", key, list, scalar(vn));
+    fail_at(x, vn, "'%s' must be one of %s, got '%s'", key, list, scalar(vn));
+    return -1;
 }
 
 static int parse_magic(ctx *x, yaml_node_t *vn, eb_chip *c)
@@ -475,16 +475,16 @@ static int chip_pair(ctx *x, const char *key, yaml_node_t *kn, yaml_node_t *vn, 
         return get_size(x, vn, key, (uint32_t *)field);
     case FT_ARCH: {
         static const char *const names[] = {NULL, "xtensa", "riscv"};
-        int a;
-        if (get_enum(x, vn, key, names, 3, &a))
+        int a = get_enum(x, vn, key, names, 3);
+        if (a < 0)
             return EB_ECONFIG;
         cp->c->arch = (enum eb_cpu_arch)a;
         return 0;
     }
     case FT_IMGFMT: {
         static const char *const names[] = {"esp32", "esp8266"};
-        int a;
-        if (get_enum(x, vn, key, names, 2, &a))
+        int a = get_enum(x, vn, key, names, 2);
+        if (a < 0)
             return EB_ECONFIG;
         cp->c->image_format = (enum eb_image_format)a;
         return 0;
