@@ -59,25 +59,28 @@ def build(ctx):
         return bdir, "clang is not installed (scripts/install-deps.sh --test installs it)"
     env = ctx.env(CC="clang")
     p = run(["cmake", "-S", ctx.source, "-B", bdir, "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DESPBENCH_FUZZ=ON",
-             "-DESPBENCH_TESTS=OFF"], timeout=120, env=env)
+             "-DESPBENCH_TESTS=OFF", "-DESPBENCH_WERROR=ON"], timeout=120, env=env)
     if p.rc == 0:
         p = run(["cmake", "--build", bdir, "-j%d" % (os.cpu_count() or 2), "--target", "fuzz"], timeout=900, env=env)
     return bdir, (None if p.rc == 0 else "fuzz build failed (exit %d): %s" % (p.rc, p.tail(3)))
 
 
 def parse_stats(text):
-    """executions, edges from libFuzzer's stderr (-print_final_stats=1)."""
-    execs = edges = None
+    """executions, edges, features from libFuzzer's stderr (-print_final_stats=1)."""
+    execs = edges = features = None
     m = re.search(r"stat::number_of_executed_units:\s*(\d+)", text)
     if m:
         execs = int(m.group(1))
     covs = re.findall(r"\bcov: (\d+)", text)
     if covs:
         edges = int(covs[-1])
+    fts = re.findall(r"\bft: (\d+)", text)
+    if fts:
+        features = int(fts[-1])
     if execs is None:
         ms = re.findall(r"^#(\d+)\s", text, re.M)
         execs = int(ms[-1]) if ms else None
-    return execs, edges
+    return execs, edges, features
 
 
 def one(ctx, bdir, name, seeds, seconds):
@@ -98,14 +101,16 @@ def one(ctx, bdir, name, seeds, seconds):
     p = run(args, timeout=ctx.cap(seconds + 120), env=ctx.env(ASAN_OPTIONS="detect_leaks=1"))
     with open(log, "w") as f:
         f.write(p.err)
-    execs, edges = parse_stats(p.err)
+    execs, edges, features = parse_stats(p.err)
     new = sorted(set(os.listdir(crashes)) - before)
     n_crash = len(new) if new or p.rc == 0 else 1
     det = {"seconds": seconds, "exit": p.rc, "wall_s": round(p.wall, 1), "artifacts": new,
-           "corpus_files": len(os.listdir(corpus)), "seeds": seeds, "log": os.path.relpath(log, ctx.source)}
+           "corpus_files": len(os.listdir(corpus)), "seeds": seeds, "features": features,
+           "goal_execs": MAX_EXECS, "reached_goal": bool(execs and execs >= MAX_EXECS), "log": os.path.relpath(log, ctx.source)}
     if execs and p.wall:
         det["execs_per_s"] = round(execs / p.wall)
-    ctx.log("  fuzz %-10s %10s execs %6s edges %d crash(es) in %.0f s" % (name, execs, edges, n_crash, p.wall))
+    ctx.log("  fuzz %-10s %10s execs %6s edges %6s features %d crash(es) in %.0f s" % (
+        name, execs, edges, features, n_crash, p.wall))
     return [figure("fuzz.%s.crashes" % name, SECTION, "%s: crashes found" % name, n_crash, "count", T_CRASH, det),
             figure("fuzz.%s.execs" % name, SECTION, "%s: executions" % name, execs, "count", None, det),
             figure("fuzz.%s.edges" % name, SECTION, "%s: edges covered" % name, edges, "count", None, det)]

@@ -5,15 +5,12 @@
 #include <getopt.h>
 #include <math.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "commands.h"
-#include "espbench/adapters/iperf_proc.h"
 #include "espbench/formats/lab.h"
 #include "espbench/formats/ping_parse.h"
 #include "espbench/formats/pattern.h"
@@ -96,20 +93,8 @@ const char cmd_run_usage[] =
     "exit: 0 all tests done; 2 usage/config; 3 device, network or iperf error (finished\n"
     "results kept); 4 interrupted (results kept; continue with --resume).\n";
 
-static volatile sig_atomic_t stop_flag;
 static const char *cli_argv_last; /* the option being parsed, for messages */
 static const char *pattern_arg;   /* --pattern FILE|NAME */
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    if (stop_flag) {
-        /* Second Ctrl-C: no more waiting. */
-        eb_iperf_kill_all();
-        _exit(EB_EINTR);
-    }
-    stop_flag = 1;
-}
 
 /* ------------------------------------------------------------ display */
 
@@ -594,15 +579,9 @@ int cmd_run(int argc, char **argv)
     if (pattern_arg && (rc = load_pattern(&rq, &o, &pat, &builtin)) != 0)
         return rc;
 
-    struct sigaction sa = {0};
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-    stop_flag = 0;
+    cli_catch_stop_signals();
     display disp = {.tty = cli_stdout_is_tty()};
-    o.stop = &stop_flag;
+    o.stop = &cli_stop_flag;
     o.progress = on_progress;
     o.user = &disp;
 
@@ -617,7 +596,7 @@ int cmd_run(int argc, char **argv)
         return cli_usage_error("run", "%s", err.msg);
     }
     if (!rc) {
-        rc = stop_flag ? eb_fail(&err, EB_EINTR, "interrupted") : eb_run(&o, &sum, &err);
+        rc = cli_stop_flag ? eb_fail(&err, EB_EINTR, "interrupted") : eb_run(&o, &sum, &err);
         if (rc != EB_ECONFIG || sum.planned)
             print_summary(&disp, &sum, st.out_dir);
     }

@@ -3,14 +3,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "commands.h"
-#include "espbench/adapters/iperf_proc.h"
 #include "espbench/formats/model.h"
 #include "espbench/jobs/tune.h"
 #include "espbench/adapters/model_files.h"
@@ -42,17 +39,6 @@ const char cmd_tune_usage[] =
     "exit: 0 done; 2 usage/config (a budget too small, a floor no tier reaches, contradictory\n"
     "--fix, stock firmware); 3 device or iperf error; 4 interrupted (continue with --resume).\n";
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-    (void)sig;
-    if (stop_flag) {
-        eb_iperf_kill_all();
-        _exit(EB_EINTR);
-    }
-    stop_flag = 1;
-}
 
 typedef struct view {
     bool tty, line_open;
@@ -310,14 +296,9 @@ int cmd_tune(int argc, char **argv)
         fputs(t ? t : "", stdout);
         free(t);
     } else if (!rc) {
-        struct sigaction sa = {0};
-        sa.sa_handler = on_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        signal(SIGPIPE, SIG_IGN);
+        cli_catch_stop_signals();
         view v = {.tty = cli_stdout_is_tty(), .s = &s};
-        rq.stop = &stop_flag;
+        rq.stop = &cli_stop_flag;
         rq.progress = on_progress;
         rq.info = on_info;
         rq.user = &v;

@@ -42,6 +42,12 @@ extern int cli_verbose;
 extern const char *cli_profiles_dir;
 /* True when stdout is a terminal (progress bars, colour). */
 int cli_stdout_is_tty(void);
+/* Stop signals (cli_signal.c): SIGINT, SIGTERM and SIGHUP set cli_stop_flag (to the signal's
+ * number), which a job's stop pointer watches; a second one kills the PC's iperf2 and exits 4.
+ * SIGPIPE is ignored. Call before the job starts. */
+#include <signal.h>
+extern volatile sig_atomic_t cli_stop_flag;
+void cli_catch_stop_signals(void);
 /* --pattern FILE|NAME (cli_pattern.c): loads the built-in pattern files into
  * builtin and, when arg is given, the file (or built-in of that name) into
  * pat (zeroed otherwise). Free both with eb_pattern_free / eb_patterns_free. */

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Ctrl-C (SIGINT) and SIGTERM stop a run cleanly: exit 4, finished tests
-# kept, no iperf or virtual board left behind.
+# Ctrl-C (SIGINT), SIGTERM (a CI runner, systemd, timeout) and SIGHUP (the
+# terminal closed) each stop a run cleanly: exit 4, finished tests kept, no
+# iperf or virtual board left behind. tests/e2e/run_hangup_tty.sh closes a
+# real terminal; tests/e2e/tune_interrupt.sh does the same for tune.
 source "$(dirname "$0")/lib/run_helpers.sh"
 
-for sig in INT TERM; do
+for sig in ${SIGNALS:-INT TERM HUP}; do
     OUT="$T/$sig"
     "$ESPBENCH" run --chip esp32 --tier iperf --sim --duration 3 --interval 1 --out "$OUT" >"$T/$sig.out" 2>&1 &
     RUNPID=$!
