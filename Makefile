@@ -9,7 +9,7 @@ CTEST_JOBS ?= $(shell echo $$(( $(JOBS) * 2 )))
 # The developers' builds treat warnings as errors; a plain `cmake` does not (ESPBENCH_WERROR).
 WERROR ?= -DESPBENCH_WERROR=ON
 
-.PHONY: all deps deps-test build demo test bench fuzz install clean
+.PHONY: all deps deps-test build demo test bench fuzz install deb clean
 
 all: build
 
@@ -50,6 +50,14 @@ fuzz: deps-test
 
 install: build
 	cmake --install $(BUILD)
+
+# A Debian package (CPack, cmake/package.cmake) in build-deb/; tests/pkg/install_deb.sh installs
+# and tries it (CI runs that).
+DEB_BUILD ?= build-deb
+deb: deps
+	cmake -S . -B $(DEB_BUILD) -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=/usr -DESPBENCH_TESTS=OFF $(WERROR)
+	cmake --build $(DEB_BUILD) -j$(JOBS)
+	cd $(DEB_BUILD) && cpack -G DEB
 
 clean:
 	rm -rf $(BUILD) $(TEST_BUILD)

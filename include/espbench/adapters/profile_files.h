@@ -9,8 +9,13 @@
 
 #define EB_PROFILE_DIRS_MAX 3
 
-/* The profile folders in load order (later ones override): the installed
- * profiles, else the source tree's; then $ESPBENCH_PROFILES; then user_dir
+/* The profiles that ship with espbench: the installed ones beside the running
+ * program (BINDIR/../share/espbench/profiles), else those of the configured
+ * install prefix, else the source tree's; NULL when none exists. */
+const char *eb_profile_shipped_dir(void);
+
+/* The profile folders in load order (later ones override): the shipped
+ * profiles (eb_profile_shipped_dir); then $ESPBENCH_PROFILES; then user_dir
  * (--profiles; NULL or "" = none). Returns how many (0..EB_PROFILE_DIRS_MAX). */
 int eb_profile_search_path(const char *user_dir, const char *dirs[EB_PROFILE_DIRS_MAX]);
 

@@ -10,6 +10,7 @@
 #include "espbench/formats/model.h"
 #include "espbench/formats/yaml_guard.h"
 #include "espbench/adapters/model_files.h"
+#include "espbench/adapters/profile_files.h"
 
 int eb_model_load(eb_model *m, const char *path, eb_error *err)
 {
@@ -34,10 +35,7 @@ int eb_model_load_default(eb_model *m, eb_error *err)
         return eb_model_load(m, env, err);
     /* The constants ship with espbench: the installed copy, else the source tree's
      * ($ESPBENCH_PROFILES and --profiles overlay tiers, not the model). */
-    const char *dirs[2] = {NULL, NULL};
-#ifdef ESPBENCH_INSTALL_PROFILES
-    dirs[0] = ESPBENCH_INSTALL_PROFILES;
-#endif
+    const char *dirs[2] = {eb_profile_shipped_dir(), NULL};
 #ifdef ESPBENCH_SOURCE_PROFILES
     dirs[1] = ESPBENCH_SOURCE_PROFILES;
 #endif

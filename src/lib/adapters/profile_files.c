@@ -3,11 +3,14 @@
 #include "espbench/adapters/profile_files.h"
 
 #include <dirent.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static bool is_dir(const char *path)
 {
@@ -15,9 +18,39 @@ static bool is_dir(const char *path)
     return path && stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int eb_profile_search_path(const char *user_dir, const char *dirs[EB_PROFILE_DIRS_MAX])
+static char shipped[PATH_MAX];
+static pthread_once_t shipped_once = PTHREAD_ONCE_INIT;
+
+/* The installed profiles beside the running program: BINDIR/../DATADIR/espbench/profiles
+ * (ESPBENCH_PROFILES_FROM_BIN), so a copy installed under another prefix (cmake --install
+ * --prefix, DESTDIR, a package) finds its own. */
+static bool beside_program(char *out, size_t cap)
 {
-    int n = 0;
+#ifdef ESPBENCH_PROFILES_FROM_BIN
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return false;
+    self[n] = 0;
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return false;
+    *slash = 0;
+    char path[PATH_MAX];
+    int len = snprintf(path, sizeof path, "%s/%s", self, ESPBENCH_PROFILES_FROM_BIN);
+    if (len <= 0 || (size_t)len >= sizeof path || (size_t)len >= cap || !is_dir(path))
+        return false;
+    memcpy(out, path, (size_t)len + 1);
+    return true;
+#else
+    (void)out;
+    (void)cap;
+    return false;
+#endif
+}
+
+static void find_shipped(void)
+{
     const char *installed = NULL, *source = NULL;
 #ifdef ESPBENCH_INSTALL_PROFILES
     installed = ESPBENCH_INSTALL_PROFILES;
@@ -26,10 +59,26 @@ int eb_profile_search_path(const char *user_dir, const char *dirs[EB_PROFILE_DIR
     source = ESPBENCH_SOURCE_PROFILES;
 #endif
     /* An installed copy wins over the source tree it was built from. */
+    if (beside_program(shipped, sizeof shipped))
+        return;
     if (is_dir(installed))
-        dirs[n++] = installed;
+        snprintf(shipped, sizeof shipped, "%s", installed);
     else if (is_dir(source))
-        dirs[n++] = source;
+        snprintf(shipped, sizeof shipped, "%s", source);
+}
+
+const char *eb_profile_shipped_dir(void)
+{
+    pthread_once(&shipped_once, find_shipped);
+    return shipped[0] ? shipped : NULL;
+}
+
+int eb_profile_search_path(const char *user_dir, const char *dirs[EB_PROFILE_DIRS_MAX])
+{
+    int n = 0;
+    const char *base = eb_profile_shipped_dir();
+    if (base)
+        dirs[n++] = base;
     const char *env = getenv("ESPBENCH_PROFILES");
     if (env && *env)
         dirs[n++] = env;
