@@ -381,6 +381,7 @@ def summary_md(res):
         for reason, ids in nm.items():
             out.append("- %s: %s" % (", ".join("`%s`" % i for i in ids), reason))
     out += robustness_md(figs)
+    out += sections_md(res)
     c = res["counts"]
     out += ["", "%d pass, %d fall short, %d not measured, %d reported without a target." % (
         c["pass"], c["falls short"], c["not measured"], c["reported"]), ""]
@@ -394,6 +395,112 @@ def write_atomic(path, text):
     os.replace(tmp, path)
 
 
+def load_results(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def recorded_sections(old):
+    """{name: section entry with its own "finished" and "git"} of a results file. Files written
+    before sections carried their own date and commit take the figures' "from_run" (else the
+    file's "finished") and, when the file's run is the one that measured the section, the
+    file's commit."""
+    out = {}
+    for name, v in old.get("sections", {}).items():
+        v = dict(v)
+        when = v.pop("from_run", None) or v.get("finished") or old.get("finished")
+        v["finished"] = v.get("finished") or when
+        if "git" not in v:
+            same = when == old.get("finished")
+            v["git"] = {k: (old.get("git") or {}).get(k) for k in ("commit", "dirty")} if same else \
+                {"commit": None, "dirty": None}
+        out[name] = v
+    return out
+
+
+def take_sections(old, names, sections, figures, settings):
+    """Adds the named sections of results file old (entries, figures marked "from_run" with
+    the section's date, settings) to sections, figures and settings."""
+    rec = recorded_sections(old)
+    for name in names:
+        sections[name] = rec[name]
+    for f in old.get("figures", []):
+        if f.get("section") in names:
+            f["from_run"] = sections[f["section"]]["finished"]
+            figures.append(f)
+    for k, v in (old.get("settings") or {}).items():
+        if any(k == n or k.startswith(n + "_") for n in names):
+            settings.setdefault(k, v)
+
+
+def keep_unrun(results, sections, figures, settings):
+    """Every run, whole or partial (--only), keeps the last figures of the sections it did not
+    run from the results file it replaces, each section with the date and commit of the run
+    that measured it (sections[name]["finished"], ["git"]; its figures' "from_run" is that
+    date). Returns the settings: this run's and the kept sections'."""
+    old = load_results(results)
+    settings = dict(settings)
+    if old:
+        take_sections(old, [n for n in old.get("sections", {}) if n not in sections], sections, figures, settings)
+    return settings
+
+
+def sections_md(res):
+    """Each section's date and commit (a partial run keeps the others' last figures)."""
+    out = ["", "Each section's figures come from the run that last measured it:", "",
+           "| section | measured (UTC) | commit | wall |", "|---|---|---|---|"]
+    order = [n for n, _, _ in SECTIONS + ROBUSTNESS]
+    names = sorted(res["sections"], key=lambda n: (order.index(n) if n in order else len(order), n))
+    for n in names:
+        v = res["sections"][n]
+        g = v.get("git") or {}
+        commit = "`%s`%s" % (g["commit"][:12], " (uncommitted changes)" if g.get("dirty") else "") \
+            if g.get("commit") else "not recorded"
+        out.append("| %s | %s | %s | %s |" % (n, (v.get("finished") or "?")[:16].replace("T", " "), commit,
+                                              "%.0f s" % v["wall_s"] if v.get("wall_s") is not None else "—"))
+    return out
+
+
+def write_record(res, results, summary, source):
+    c = res["counts"] = {k: sum(1 for f in res["figures"] if f["status"] == k) for k in
+                         ("pass", "falls short", "not measured", "reported")}
+    # Paths inside the tree are written relative to it (the files are committed).
+    rel = source.rstrip("/") + "/"
+    write_atomic(results, (json.dumps(res, indent=2, ensure_ascii=False) + "\n").replace(rel, ""))
+    write_atomic(summary, summary_md(res).replace(rel, ""))
+    return c
+
+
+def adopt(a):
+    """--adopt FILE:SECTIONS: the results file keeps its own run's fields; the named sections
+    come from FILE (replacing those it has)."""
+    source = os.path.abspath(a.source)
+    results = a.results or os.path.join(source, "bench", "results.json")
+    summary = a.summary or os.path.join(source, "bench", "SUMMARY.md")
+    path, _, names = a.adopt.rpartition(":")
+    names = [n for n in names.split(",") if n]
+    other, res = load_results(path), load_results(results)
+    if not other or not res:
+        print("bench: --adopt: cannot read %s" % (path if not other else results), file=sys.stderr)
+        return 3
+    missing = [n for n in names if n not in other.get("sections", {})]
+    if not names or missing:
+        print("bench: --adopt: %s has no section %s" % (path, ", ".join(missing) or "named"), file=sys.stderr)
+        return 2
+    sections, figures, settings = {}, [], {}
+    take_sections(other, names, sections, figures, settings)
+    res["settings"] = keep_unrun(results, sections, figures, settings)
+    res["sections"], res["figures"] = sections, figures
+    c = write_record(res, results, summary, source)
+    print("bench: %s: sections %s from %s; %d pass, %d fall short, %d not measured" % (
+        os.path.relpath(results, source), ", ".join(names), path, c["pass"], c["falls short"], c["not measured"]),
+        file=sys.stderr)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description="espbench benchmark suite")
     ap.add_argument("--source", required=True, help="the espbench source tree")
@@ -401,7 +508,12 @@ def main():
     ap.add_argument("--only", help="comma-separated sections (flashing,fidelity,footprint,overhead,parsing)")
     ap.add_argument("--results", help="results.json path (default bench/results.json)")
     ap.add_argument("--summary", help="SUMMARY.md path (default bench/SUMMARY.md)")
+    ap.add_argument("--adopt", metavar="FILE:SECTION[,SECTION...]",
+                    help="measure nothing: put those sections of another results file (a campaign run "
+                         "elsewhere, or an earlier record) into the results, with their own date and commit")
     a = ap.parse_args()
+    if a.adopt:
+        return adopt(a)
     source = os.path.abspath(a.source)
     build = os.path.abspath(a.build)
     # A partial run (--only) gets its own scratch folder, so it can run beside another.
@@ -449,36 +561,20 @@ def main():
 
     results = a.results or os.path.join(source, "bench", "results.json")
     summary = a.summary or os.path.join(source, "bench", "SUMMARY.md")
-    kept = {}
-    if only:
-        # A partial run keeps the other sections' figures (with the run they came from).
-        try:
-            with open(results) as f:
-                old = json.load(f)
-            for f in old.get("figures", []):
-                if f.get("section") not in sections:
-                    f.setdefault("from_run", old.get("finished"))
-                    figures.append(f)
-            for k, v in old.get("sections", {}).items():
-                if k not in sections:
-                    kept[k] = dict(v, from_run=v.get("from_run", old.get("finished")))
-        except (OSError, ValueError):
-            pass
-    sections.update(kept)
     finished = datetime.datetime.now(datetime.timezone.utc)
+    git = git_info(source)
+    stamp = finished.isoformat(timespec="seconds").replace("+00:00", "Z")
+    for v in sections.values():
+        v.update(finished=stamp, git={k: git.get(k) for k in ("commit", "dirty")})
+    settings = keep_unrun(results, sections, figures, ctx.settings)
     machine["loadavg_end"] = os.getloadavg()[0]
-    counts = {k: sum(1 for f in figures if f["status"] == k) for k in
-              ("pass", "falls short", "not measured", "reported")}
     res = {"schema": "espbench-bench", "schema_version": SCHEMA_VERSION, "espbench_version": version or None,
            "started": started.isoformat(timespec="seconds").replace("+00:00", "Z"),
-           "finished": finished.isoformat(timespec="seconds").replace("+00:00", "Z"),
-           "duration_s": round((finished - started).total_seconds(), 1), "git": git_info(source),
-           "machine": machine, "settings": ctx.settings, "sections": sections, "counts": counts,
+           "finished": stamp,
+           "duration_s": round((finished - started).total_seconds(), 1), "git": git,
+           "machine": machine, "settings": settings, "sections": sections, "counts": {},
            "figures": figures}
-    # Paths inside the tree are written relative to it (the files are committed).
-    rel = source.rstrip("/") + "/"
-    write_atomic(results, (json.dumps(res, indent=2, ensure_ascii=False) + "\n").replace(rel, ""))
-    write_atomic(summary, summary_md(res).replace(rel, ""))
+    counts = write_record(res, results, summary, source)
     ctx.log("wrote %s and %s: %d pass, %d fall short, %d not measured" % (
         os.path.relpath(results, source), os.path.relpath(summary, source), counts["pass"], counts["falls short"],
         counts["not measured"]))
