@@ -249,7 +249,8 @@ def robustness_md(figs):
                 "bench/out/fuzz-corpus; crashes must be 0 (each fixed crash adds its input to tests/fuzz/)%s." % (
                     secs, "; from the run of %s" % figs["fuzz.total_crashes"]["from_run"]
                     if figs.get("fuzz.total_crashes", {}).get("from_run") else ""), "",
-                "| target | executions | exec/s | edges | crashes |", "|---|---|---|---|---|"]
+                "| target | executions | exec/s | edges | features | crashes | 10 M executions |",
+                "|---|---|---|---|---|---|---|"]
         reg = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fuzz")
         kept = sorted("%s/%s" % (t, f) for t in (os.listdir(reg) if os.path.isdir(reg) else [])
                       if os.path.isdir(os.path.join(reg, t)) for f in os.listdir(os.path.join(reg, t)))
@@ -260,8 +261,13 @@ def robustness_md(figs):
         for t in names:
             ex, ed, cr = (figs.get("fuzz.%s.%s" % (t, k)) or {} for k in ("execs", "edges", "crashes"))
             d = cr.get("details") or {}
-            out.append("| %s | %s | %s | %s | %s |" % (t, "{:,}".format(ex.get("value") or 0).replace(",", " "),
-                                                       d.get("execs_per_s", "—"), ed.get("value"), cr.get("value")))
+            n, rate = ex.get("value") or 0, d.get("execs_per_s")
+            goal = "reached in %s s" % round(d.get("wall_s", 0)) if n >= 10_000_000 else \
+                "%.0f %% in %s s (10 M: ~%s at this rate)" % (n / 1e5, round(d.get("wall_s", 0)),
+                                                       "%.1f h" % (1e7 / rate / 3600) if rate else "?")
+            out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
+                t, "{:,}".format(n).replace(",", " "), rate or "—", ed.get("value"), d.get("features", "—"),
+                cr.get("value"), goal))
     fc = figs.get("faults.cells")
     if fc and fc.get("value") is not None:
         d = fc["details"]
