@@ -20,7 +20,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import faults, fidelity, flashing, footprint, fuzz, killresume, model, overhead, parsing  # noqa: E402
-from benchlib import tune  # noqa: E402
+from benchlib import faultmodes, tune  # noqa: E402
 from benchlib.common import run  # noqa: E402
 
 SCHEMA_VERSION = 1
@@ -41,6 +41,7 @@ SECTIONS = [
 ROBUSTNESS = [
     ("fuzz", fuzz, 600),
     ("faults", faults, 300),
+    ("faults_modes", faultmodes, 600),
     ("killresume", killresume, 300),
 ]
 
@@ -238,6 +239,34 @@ def basis(f):
     return ""
 
 
+def fault_md(figs, prefix, title, where, phases, by_mode=False):
+    fc = figs.get(prefix + ".cells")
+    if not fc or fc.get("value") is None:
+        return []
+    d = fc["details"]
+    out = ["", "## " + title, "",
+           "%d cells (fault × phase, %s): %d recovered and measured, %d reported "
+           "with a documented exit code; invariant violations %d (hangs %d, processes left running %d, finished "
+           "tests lost %d, invalid results.json %d). Exit codes: %s." % (
+               d["cells"], where, d["measured"], d["reported"], d["violations"], d["hangs"], d["survivors"],
+               d["lost_tests"], d["invalid_json"],
+               ", ".join("%s × %d" % kv for kv in sorted(d.get("by_exit", {}).items()))), ""]
+    rows = {}
+    for cid, c in d.get("matrix", {}).items():
+        kind_fault, phase = cid.split("@")
+        if by_mode:
+            kind_fault = kind_fault.replace("/", " / ")
+        mark_ = {"measured": "M", "reported": "R%s" % c.get("exit")}.get(c.get("outcome"), "✗")
+        rows.setdefault(kind_fault, {})[phase] = mark_ + ("" if not c.get("problems") else " ✗")
+    used = [p for p in phases if any(p in r for r in rows.values())]
+    out += ["M = recovered and measured the whole plan; R*n* = reported with exit *n* and one line; "
+            "✗ = an invariant broke.", "",
+            "| fault | " + " | ".join(used) + " |", "|---|" + "---|" * len(used)]
+    for k in sorted(rows):
+        out.append("| %s | %s |" % (k, " | ".join(rows[k].get(p, "") for p in used)))
+    return out
+
+
 def robustness_md(figs):
     """The fuzzing campaign, fault matrix and kill-and-resume figures (bench.py --only ...)."""
     out = []
@@ -268,27 +297,11 @@ def robustness_md(figs):
             out.append("| %s | %s | %s | %s | %s | %s | %s |" % (
                 t, "{:,}".format(n).replace(",", " "), rate or "—", ed.get("value"), d.get("features", "—"),
                 cr.get("value"), goal))
-    fc = figs.get("faults.cells")
-    if fc and fc.get("value") is not None:
-        d = fc["details"]
-        out += ["", "## Fault matrix", "",
-                "%d cells (fault × phase, `run --sim` and through ser2net): %d recovered and measured, %d reported "
-                "with a documented exit code; invariant violations %d (hangs %d, processes left running %d, finished "
-                "tests lost %d, invalid results.json %d). Exit codes: %s." % (
-                    d["cells"], d["measured"], d["reported"], d["violations"], d["hangs"], d["survivors"],
-                    d["lost_tests"], d["invalid_json"],
-                    ", ".join("%s × %d" % kv for kv in sorted(d.get("by_exit", {}).items()))), ""]
-        phases = ["flash", "tier_switch", "connect", "tcp_tx", "tcp_rx", "udp_tx", "udp_rx"]
-        rows = {}
-        for cid, c in d.get("matrix", {}).items():
-            kind_fault, phase = cid.split("@")
-            mark_ = {"measured": "M", "reported": "R%s" % c.get("exit")}.get(c.get("outcome"), "✗")
-            rows.setdefault(kind_fault, {})[phase] = mark_ + ("" if not c.get("problems") else " ✗")
-        out += ["M = recovered and measured the whole plan; R*n* = reported with exit *n* and one line; "
-                "✗ = an invariant broke.", "",
-                "| fault | " + " | ".join(phases) + " |", "|---|" + "---|" * len(phases)]
-        for k in sorted(rows):
-            out.append("| %s | %s |" % (k, " | ".join(rows[k].get(p, "") for p in phases)))
+    out += fault_md(figs, "faults", "Fault matrix", "`run --sim` and through ser2net",
+                    ["flash", "tier_switch", "connect", "tcp_tx", "tcp_rx", "udp_tx", "udp_rx"])
+    out += fault_md(figs, "faults_modes", "Fault matrix: board to board, ESP-Hosted, sweeps, --aggregate",
+                    "`run --sim --peer-chip`, `--coprocessor`, `--sweep rtt=5,40`, `--lab --aggregate`",
+                    ["flash", "raw_tx", "tier_switch", "connect", "tcp_tx", "udp_rx", "sweep_point"], by_mode=True)
     kr = figs.get("killresume.rounds")
     if kr and kr.get("value") is not None:
         d = kr["details"]

@@ -71,6 +71,7 @@ FAULTS = {
     "iperf-hang": (TESTS, "iperf:SIGSTOP"),
     "sigint": (PHASES, "sig:SIGINT"),
     "sigterm": (PHASES, "sig:SIGTERM"),
+    "sighup": (PHASES, "sig:SIGHUP"),
 }
 # against ser2net (espbench firmware already on the board's flash; no flash phase)
 SER2NET_FAULTS = {
@@ -80,6 +81,71 @@ SER2NET_FAULTS = {
     "sigint": (APP_PHASES, "sig:SIGINT"),
 }
 T_ZERO = target("<=", 0, "0")
+
+# The other ways a run goes (section faults_modes): board to board (--peer-chip under --sim), an
+# ESP-Hosted pair (--coprocessor under --sim), a link sweep (--sweep) and boards together
+# (--lab --aggregate with two virtual boards). Each: its plan, how many entries a whole run
+# writes, the plan order of the first tier's tests (the test phases), its phases, and the faults
+# (each at every phase where it applies). The fault goes to the first board ("sim", or the lab's
+# "a"); board to board adds the peer's reboot and its pty closing.
+MODE_TIMING = ["--duration", "1", "--interval", "1", "--warmup", "0", "--retries", "1"]
+LAB = """ap:
+  ssid: espbench-sim
+  password_env: ESPBENCH_WIFI_PASSWORD
+pc:
+  address: 127.0.0.1
+boards:
+  - name: a
+    chip: esp32
+    port: /dev/null
+    iperf_port: %d
+  - name: b
+    chip: esp32c3
+    port: /dev/null
+    iperf_port: %d
+"""
+
+
+def _mode_faults(phases, app, tests, extra=None):
+    f = {"reboot": (phases, "vb:reboot"), "stall": (app, "vb:stall"), "wifi-disconnect": (app, "vb:wifi-disconnect"),
+         "rom-checksum": (["flash"], "vb:rom-checksum:3"), "pty-closed": (phases, "kill-vboard"),
+         "sigint": (phases, "sig:SIGINT"), "sigterm": (phases, "sig:SIGTERM"), "sighup": (phases, "sig:SIGHUP")}
+    if tests:
+        f["iperf-crash"] = (tests, "iperf:SIGSEGV")
+    f.update(extra or {})
+    return f
+
+
+_PT = ["tcp_tx", "udp_rx"]
+MODES = {
+    "pair": {"args": ["--chip", "esp32", "--peer-chip", "esp32c3", "--sim", "--tier", "iperf,minimum",
+                      "--tests", "tcp_tx,udp_rx"], "n": 4, "order": _PT, "board": "sim",
+             "phases": ["flash", "tier_switch", "connect"] + _PT,
+             # no PC iperf in a board-to-board test
+             "faults": _mode_faults(["flash", "tier_switch", "connect"] + _PT, ["tier_switch", "connect"] + _PT, [],
+                                    {"peer-reboot": (["tier_switch", "connect"] + _PT, "peer:reboot"),
+                                     "peer-pty-closed": (["connect"] + _PT, "kill-peer")})},
+    "hosted": {"args": ["--chip", "esp32p4", "--coprocessor", "esp32c6", "--transport", "sdio", "--sim",
+                        "--tier", "guide,default", "--tests", "raw_tx,tcp_tx,udp_rx"], "n": 5,
+               "order": ["raw_tx"] + _PT, "board": "sim",
+               "phases": ["flash", "raw_tx", "tier_switch", "connect"] + _PT,
+               "faults": _mode_faults(["flash", "raw_tx", "tier_switch", "connect"] + _PT, ["connect"] + _PT, _PT,
+                                      {"rom-checksum": (["flash", "tier_switch"], "vb:rom-checksum:3")})},
+    "sweep": {"args": ["--chip", "esp32", "--sim", "--tier", "iperf", "--tests", "tcp_tx,udp_rx",
+                       "--sweep", "rtt=5,40"], "n": 4, "order": _PT, "board": "sim",
+              "phases": ["flash", "connect"] + _PT + ["sweep_point"],
+              "faults": _mode_faults(["flash", "connect"] + _PT + ["sweep_point"], ["connect"] + _PT + ["sweep_point"],
+                                     _PT)},
+    "aggregate": {"args": ["--sim", "--aggregate", "--tier", "iperf,minimum", "--tests", "tcp_tx,udp_rx"], "n": 8,
+                  "order": _PT, "board": "a", "lab": True,
+                  "phases": ["flash", "tier_switch", "connect"] + _PT,
+                  "faults": _mode_faults(["flash", "tier_switch", "connect"] + _PT, ["tier_switch", "connect"] + _PT,
+                                         _PT)},
+}
+
+
+def mode_cells():
+    return [(k, f, p) for k, m in MODES.items() for f, (ps, _) in m["faults"].items() for p in ps]
 
 
 def cells(ser2net=True):
@@ -138,6 +204,35 @@ class Cell:
         self.port_base = port_base
         self.procs = {}
         self.rec = {"cell": cell_id(cell), "problems": []}
+        self.mode = MODES.get(self.kind)
+        self.n_plan = self.mode["n"] if self.mode else N_PLAN
+        self.order = self.mode["order"] if self.mode else TESTS
+        self.board = self.mode["board"] if self.mode else "sim"
+
+    def faults(self):
+        if self.mode:
+            return self.mode["faults"]
+        return FAULTS if self.kind == "sim" else SER2NET_FAULTS
+
+    def recording_wrapper(self):
+        """ESPBENCH_VBOARD for the modes: the real vboard, unchanged (espbench gives each its
+        own control socket, which sweeps use); the socket's path is noted per chip."""
+        w = os.path.join(self.dir, "vboard-wrapper.sh")
+        with open(w, "w") as f:
+            f.write('#!/bin/sh\nif [ "$1" = mkimage ]; then exec "%s" "$@"; fi\nchip=; ctl=; prev=\n'
+                    'for a in "$@"; do case $prev in --chip) chip=$a ;; --control) ctl=$a ;; esac; prev=$a; done\n'
+                    'echo "$ctl" > "%s/ctl-$chip"\nexec "%s" "$@"\n' % (self.vboard, self.dir, self.vboard))
+        os.chmod(w, 0o755)
+        return w
+
+    def mode_ctl(self, which):
+        chips = {"pair": ("esp32", "esp32c3"), "hosted": ("esp32p4", None), "sweep": ("esp32", None),
+                 "aggregate": ("esp32", "esp32c3")}[self.kind]
+        try:
+            with open(os.path.join(self.dir, "ctl-%s" % chips[which])) as f:
+                return f.read().strip()
+        except (OSError, TypeError):
+            return ""
 
     # ---- set-up
     def wrapper(self):
@@ -193,7 +288,8 @@ class Cell:
 
     # ---- phases
     def console_log(self):
-        logs = glob.glob(os.path.join(self.out, "console-*.log"))
+        logs = glob.glob(os.path.join(self.out, "console-%s.log" % self.board)) or \
+            glob.glob(os.path.join(self.out, "console-*.log"))
         if not logs:
             return ""
         try:
@@ -210,25 +306,43 @@ class Cell:
             return ""
 
     def phase_reached(self):
+        if self.mode:
+            self.ctl = self.mode_ctl(0)
         if self.phase == "flash":
-            st = ctl(self.ctl, "status", 0.5) if os.path.exists(self.ctl) else ""
+            st = ctl(self.ctl, "status", 0.5) if self.ctl and os.path.exists(self.ctl) else ""
             return "mode=download" in st or "mode=stub" in st
+        out = self.stdout_text()
+        if self.kind == "hosted" and self.phase in ("raw_tx", "tier_switch"):
+            return ("flashing the esp-hosted-raw-tp image for raw_tx" if self.phase == "raw_tx" else
+                    "flashing the iperf-example image for tier default") in out
+        if self.phase == "sweep_point":
+            return "sweep rtt = 40" in out
         con = self.console_log()
         if self.phase == "tier_switch":
             return con.count("> tier_set") >= 2
         if self.phase == "connect":
             return "> sta_connect" in con
-        k = TESTS.index(self.phase) + 1
-        return ("[%d/%d]" % (k, N_PLAN)) in self.stdout_text() and "started" in self.stdout_text().split(
-            "[%d/%d]" % (k, N_PLAN), 1)[1].split("\n", 1)[0]
+        k = self.order.index(self.phase) + 1
+        per_board = self.n_plan // 2 if self.kind == "aggregate" else self.n_plan
+        mark = "[%d/%d]" % (k, per_board)
+        return mark in out and "started" in out.split(mark, 1)[1].split("\n", 1)[0]
 
     # ---- injection
     def inject(self, run_pid):
-        how = (FAULTS if self.kind == "sim" else SER2NET_FAULTS)[self.fault][1]
+        how = self.faults()[self.fault][1]
         if self.phase in TESTS:
             time.sleep(0.4)  # into the traffic
+        elif self.phase == "raw_tx":
+            time.sleep(1.0)  # past the image's flashing, into the raw throughput report
         if how.startswith("vb:"):
             return ctl(self.ctl, "fault " + how[3:])
+        if how.startswith("peer:"):
+            return ctl(self.mode_ctl(1), "fault " + how[5:])
+        if how == "kill-peer":
+            pid = self.sim_vboard_pid("sim-peer")
+            if pid:
+                os.kill(pid, signal.SIGKILL)
+            return "killed the peer's vboard %s" % pid
         if how == "kill-vboard":
             pid = self.procs["vboard"].pid if "vboard" in self.procs else self.sim_vboard_pid()
             if pid:
@@ -248,9 +362,9 @@ class Cell:
             return "no PC iperf running"
         return "?"
 
-    def sim_vboard_pid(self):
+    def sim_vboard_pid(self, name=None):
         try:
-            with open(os.path.join(self.out, "sim-vboard.pid")) as f:
+            with open(os.path.join(self.out, "%s-vboard.pid" % (name or self.board))) as f:
                 return int(f.read().strip())
         except (OSError, ValueError):
             return None
@@ -264,12 +378,24 @@ class Cell:
         self.stdout_path = os.path.join(self.dir, "run.out")
         env = dict(self.env, ESPBENCH_WIFI_PASSWORD=PASSWORD)
         try:
-            if self.kind == "sim":
-                env["ESPBENCH_VBOARD"] = self.wrapper()
-                where = ["--sim"]
+            if self.mode:
+                env["ESPBENCH_VBOARD"] = self.recording_wrapper()
+                args = [self.espbench, "run"] + self.mode["args"] + MODE_TIMING
+                if self.mode.get("lab"):
+                    lab = os.path.join(self.dir, "lab.yaml")
+                    with open(lab, "w") as f:
+                        f.write(LAB % (self.port_base, self.port_base + 1))
+                    args += ["--lab", lab]
+                else:
+                    args += ["--iperf-port", str(self.port_base)]
+                args += ["--out", self.out]
             else:
-                where = self.start_ser2net_board()
-            args = [self.espbench, "run"] + PLAN + where + ["--iperf-port", str(self.port_base), "--out", self.out]
+                if self.kind == "sim":
+                    env["ESPBENCH_VBOARD"] = self.wrapper()
+                    where = ["--sim"]
+                else:
+                    where = self.start_ser2net_board()
+                args = [self.espbench, "run"] + PLAN + where + ["--iperf-port", str(self.port_base), "--out", self.out]
             out_f = open(self.stdout_path, "wb")
             t0 = time.monotonic()
             p = subprocess.Popen(args, stdout=out_f, stderr=subprocess.STDOUT, env=env, start_new_session=True)
@@ -319,10 +445,12 @@ class Cell:
         if err:
             self.rec["problems"].append("results.json invalid: %s" % err)
             after = []
-        by = {(e["tier"], e["test"], e["repeat"]): e for e in after}
+        def key(e):  # a sweep's points and the boards of a lab share tier, test and repeat
+            return (e.get("board"), e["tier"], e["test"], e["repeat"], (e.get("provenance") or {}).get("sweep_value"))
+        by = {key(e): e for e in after}
         lost = 0
         for e in snap or []:
-            a = by.get((e["tier"], e["test"], e["repeat"]))
+            a = by.get(key(e))
             if e["status"] == "ok" and (a is None or a["started"] != e["started"] or a["status"] != "ok"):
                 lost += 1
         self.rec["lost"] = lost
@@ -335,22 +463,22 @@ class Cell:
             self.rec["problems"].append("exit %s is not a documented code" % rc)
         if "AddressSanitizer" in text or "runtime error:" in text:
             self.rec["problems"].append("sanitizer report")
-        if self.fault in ("sigint", "sigterm") and rc != 4 and rc != 0:
+        if self.fault in ("sigint", "sigterm", "sighup") and rc != 4 and rc != 0:
             self.rec["problems"].append("signal: exit %s, documented 4" % rc)
-        if rc == 0 and self.rec["entries_ok"] == N_PLAN:
+        if rc == 0 and self.rec["entries_ok"] == self.n_plan:
             self.rec["outcome"] = "measured"
         elif rc in (1, 2, 3, 4) and msgs:
             self.rec["outcome"] = "reported"
         elif rc == 0:
-            self.rec["outcome"] = "exit 0 with %d of %d measured" % (self.rec["entries_ok"], N_PLAN)
+            self.rec["outcome"] = "exit 0 with %d of %d measured" % (self.rec["entries_ok"], self.n_plan)
             self.rec["problems"].append(self.rec["outcome"])
         else:
             self.rec["outcome"] = "exit %s without an espbench: line" % rc
             self.rec["problems"].append(self.rec["outcome"])
 
 
-def run_matrix(espbench, vboard, work, env, only=None, parallel=PARALLEL, log=print, ser2net=True):
-    todo = [c for c in cells(ser2net and shutil.which("ser2net") is not None)
+def run_matrix(espbench, vboard, work, env, only=None, parallel=PARALLEL, log=print, ser2net=True, modes=False):
+    todo = [c for c in (mode_cells() if modes else cells(ser2net and shutil.which("ser2net") is not None))
             if not only or cell_id(c) in only]
     recs, lock = [], threading.Lock()
     queue = list(enumerate(todo))
@@ -388,20 +516,21 @@ def summarize(recs):
     return out
 
 
-def measure(ctx):
-    work = os.path.join(ctx.out, "faults")
+def measure(ctx, section=SECTION, modes=False):
+    work = os.path.join(ctx.out, section)
     os.makedirs(work, exist_ok=True)
-    recs = run_matrix(ctx.espbench, ctx.vboard, work, ctx.env(), log=ctx.log)
+    recs = run_matrix(ctx.espbench, ctx.vboard, work, ctx.env(), log=ctx.log, modes=modes)
     s = summarize(recs)
     matrix = {r["cell"]: {k: r.get(k) for k in ("exit", "outcome", "wall_s", "injection", "message", "problems")}
               for r in recs}
     det = dict(s, matrix=matrix)
-    ctx.settings["faults"] = {"plan": PLAN, "deadline_s": DEADLINE_S}
-    figs = [figure("faults.cells", SECTION, "fault x phase cells run", s["cells"], "count", None, det)]
+    ctx.settings[section] = {"plan": PLAN, "deadline_s": DEADLINE_S} if not modes else \
+        {"plans": {k: m["args"] + MODE_TIMING for k, m in MODES.items()}, "deadline_s": DEADLINE_S}
+    figs = [figure(section + ".cells", section, "fault x phase cells run", s["cells"], "count", None, det)]
     for k in ("measured", "reported"):
-        figs.append(figure("faults." + k, SECTION, "cells %s" % k, s[k], "count", None))
+        figs.append(figure(section + "." + k, section, "cells %s" % k, s[k], "count", None))
     for k in ("violations", "hangs", "survivors", "lost_tests", "invalid_json"):
-        figs.append(figure("faults." + k, SECTION, "cells with %s" % k.replace("_", " "), s[k], "count", T_ZERO))
+        figs.append(figure(section + "." + k, section, "cells with %s" % k.replace("_", " "), s[k], "count", T_ZERO))
     return figs
 
 
@@ -421,8 +550,12 @@ def main():
                 {"iperf,minimum": "iperf", "tcp_tx,tcp_rx,udp_tx,udp_rx": "tcp_tx,tcp_rx,udp_tx"}[x] for x in PLAN]
         N_PLAN = 3
     env = dict(os.environ)
+    only = set(a.cells.split(","))
     recs = run_matrix(os.path.join(a.build, "espbench"), os.path.join(a.build, "espbench-vboard"), a.work, env,
-                      only=set(a.cells.split(",")), parallel=1)
+                      only=only, parallel=1)
+    if any(c.split("/", 1)[0] in MODES for c in only):
+        recs += run_matrix(os.path.join(a.build, "espbench"), os.path.join(a.build, "espbench-vboard"), a.work, env,
+                           only=only, parallel=1, modes=True)
     s = summarize(recs)
     print(json.dumps(s))
     return 0 if s["violations"] == 0 and s["cells"] == len(a.cells.split(",")) else 1
