@@ -49,6 +49,11 @@ typedef struct eb_entry {
     double mean_mbps;    /* = rx_stats.mean */
     double peak_mbps;    /* = rx_stats.peak_1s */
     double loss_pct;     /* UDP; NAN otherwise */
+    /* UDP: the loss summed over the receiver's intervals, kept beside
+     * loss_pct when loss_pct came from iperf's whole-test line (the PC
+     * server's final line, a relayed Server Report); NAN otherwise. JSON:
+     * "interval_loss_pct", absent when NAN. */
+    double interval_loss_pct;
     double jitter_ms;    /* UDP; NAN otherwise */
     long free_heap;      /* bytes after the test; -1 unknown */
     long min_free_heap;

@@ -638,6 +638,76 @@ static void push_interval(eb_iperf_run *r, const eb_interval *iv)
     r->intervals[r->n_intervals++] = *iv;
 }
 
+/* Datagram counts of one report period added up over the streams. */
+typedef struct count_acc {
+    double start, end;
+    long lost, total;
+    bool any;
+} count_acc;
+
+static void acc_add(count_acc *a, const eb_interval *iv, bool same_period_only)
+{
+    if (iv->total < 0)
+        return;
+    bool same = a->any && fabs(a->start - iv->start_s) < 1e-3 && fabs(a->end - iv->end_s) < 1e-3;
+    if (same_period_only && !same) {
+        *a = (count_acc){iv->start_s, iv->end_s, 0, 0, false};
+    }
+    a->start = iv->start_s;
+    a->end = iv->end_s;
+    a->lost += iv->lost;
+    a->total += iv->total;
+    a->any = true;
+}
+
+/* A [SUM] row without Lost/Total (iperf 2.0.x UDP servers print none with
+ * -P) takes the streams' counts of the same period, printed before it. */
+static void acc_fill(eb_interval *sum, const count_acc *a, bool match_period)
+{
+    if (sum->total >= 0 || !a->any)
+        return;
+    if (match_period && (fabs(a->start - sum->start_s) >= 1e-3 || fabs(a->end - sum->end_s) >= 1e-3))
+        return;
+    sum->lost = a->lost;
+    sum->total = a->total;
+}
+
+/* The intervals and the final line of the chosen group of samples. */
+static void collect_group(eb_iperf_run *r, bool use_reverse, bool use_sum, const bool *last_final)
+{
+    count_acc period = {0}, finals = {0};
+    for (int i = 0; i < r->n_samples; i++) {
+        const eb_iperf_sample *s = &r->samples[i];
+        if (s->server_report || s->reverse != use_reverse)
+            continue;
+        if (use_sum && !s->sum) { /* the streams' counts, for [SUM] rows that lack them */
+            if (!s->final)
+                acc_add(&period, &s->iv, true);
+            else if (last_final[i])
+                acc_add(&finals, &s->iv, false);
+        }
+        if (s->sum != use_sum)
+            continue;
+        if (!s->final) {
+            push_interval(r, &s->iv);
+            if (use_sum)
+                acc_fill(&r->intervals[r->n_intervals - 1], &period, true);
+            continue;
+        }
+        /* the last final per stream wins (marked above); several streams add up */
+        if (!last_final[i])
+            continue;
+        if (!r->has_final) {
+            r->final = s->iv;
+            r->has_final = true;
+        } else {
+            add_into(&r->final, &s->iv);
+        }
+    }
+    if (use_sum && r->has_final)
+        acc_fill(&r->final, &finals, false);
+}
+
 void eb_iperf_finish(eb_iperf_run *r)
 {
     if (r->partial_len) {
@@ -693,25 +763,7 @@ void eb_iperf_finish(eb_iperf_run *r)
             }
         }
     }
-    /* intervals and the final line of the chosen group */
-    for (int i = 0; i < r->n_samples; i++) {
-        const eb_iperf_sample *s = &r->samples[i];
-        if (s->server_report || s->reverse != use_reverse || s->sum != use_sum)
-            continue;
-        if (!s->final) {
-            push_interval(r, &s->iv);
-            continue;
-        }
-        /* the last final per stream wins (marked above); several streams add up */
-        if (!last_final[i])
-            continue;
-        if (!r->has_final) {
-            r->final = s->iv;
-            r->has_final = true;
-        } else {
-            add_into(&r->final, &s->iv);
-        }
-    }
+    collect_group(r, use_reverse, use_sum, last_final);
     free(last_final);
     if (r->n_intervals > 1) {
         qsort(r->intervals, (size_t)r->n_intervals, sizeof *r->intervals, cmp_interval);

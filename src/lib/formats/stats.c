@@ -115,7 +115,13 @@ static void udp_figures(eb_entry *e, const eb_interval *final)
             jn++;
         }
     }
+    /* iperf's whole-test line wins: it counts the datagrams after the last
+     * printed interval and corrects for out-of-order ones; the intervals'
+     * sum stays beside it (interval_loss_pct) */
+    e->interval_loss_pct = NAN;
     if (final && final->lost >= 0 && final->total > 0) {
+        if (total > 0)
+            e->interval_loss_pct = 100.0 * (double)lost / (double)total;
         lost = final->lost;
         total = final->total;
         if (isfinite(final->jitter_ms)) {

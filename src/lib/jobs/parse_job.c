@@ -761,6 +761,8 @@ static int add_segments(eb_parse_out *out, const char *name, seg_list *segs, con
         int idx = (int)(e - out->entries);
         if (s->has_report && s->report.total > 0)
             out->udp_reports[idx] = s->report;
+        else if (!board_side && s->receiver && s->has_summary && s->summary.total > 0)
+            out->udp_reports[idx] = s->summary; /* the PC server's whole-test line (docs/results.md) */
         eb_entry_figures(e, &out->udp_reports[idx]);
         if (copy)
             s->iv.v = NULL; /* the entry owns it now */
