@@ -326,10 +326,10 @@ int run_test_figures(board_ctx *bc, const eb_run_item *it, eb_entry *e, const eb
     const eb_run_opts *o = bc->sh->o;
     /* A receiver that went quiet before the end (a stalled board, a dropped
      * link) measured part of the test only: that is a failure, not a figure. */
-    double covered = e->n_receiver ? e->receiver[e->n_receiver - 1].end_s : 0;
-    if (covered < o->duration_s - o->interval_s * 1.01)
-        return eb_fail(err, EB_EIO, "%s: the receiver reported only %.1f s of the %g s of %s", bc->label, covered,
-                       o->duration_s, eb_test_name(it->test));
+    char why[160];
+    if (!eb_intervals_cover(e->receiver, e->n_receiver, o->duration_s, o->interval_s, "receiver", e->test, why,
+                            sizeof why))
+        return eb_fail(err, EB_EIO, "%s: %s", bc->label, why);
     eb_entry_figures(e, udp_final);
     if (e->rx_stats.n == 0)
         return eb_fail(err, EB_EIO, "%s: no steady receiver interval in %s (%d intervals, warm-up %g s): "
