@@ -265,7 +265,7 @@ static void heap_from_kv(const eb_ebline *l, seg *s)
 
 static bool test_error(const eb_board_line *bl)
 {
-    static const int board_errors[] = {EB_BERR_NO_IP, EB_BERR_CONNECT, EB_BERR_RECV, EB_BERR_IPERF};
+    static const int board_errors[] = {EB_BERR_NO_IP, EB_BERR_CONNECT, EB_BERR_RECV, EB_BERR_IPERF, EB_BERR_SEND};
     static const char *const eb_codes[] = {EBC_ERR_NOT_CONNECTED, EBC_ERR_IPERF}; /* the core's (espbench_core.h) */
     if (bl->event == EB_BEV_ERROR) {
         for (size_t i = 0; i < sizeof board_errors / sizeof board_errors[0]; i++)
