@@ -18,6 +18,7 @@
 
 #define BDIR FIXTURES_DIR "/logs/board/"
 #define IPDIR FIXTURES_DIR "/logs/iperf2/"
+#define I3DIR FIXTURES_DIR "/logs/iperf3/"
 #define CLOSE(a, b) close_to((a), (b), __LINE__)
 
 static void close_to(double got, double want, int line)
@@ -686,6 +687,62 @@ static void test_udp_server_loss(void **state)
     eb_parse_out_free(&out);
 }
 
+/* iperf3 logs (real iperf 3.12 output on loopback): the direction from the
+ * end that sent, the sender/receiver summary rows kept out of the
+ * intervals, a UDP client's loss from the far receiver's row. */
+static void test_iperf3_logs(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file;
+        int test, n_receiver, n_sender;
+        double mean, duration, loss; /* loss NAN: none */
+    } cases[] = {
+        {I3DIR "tcp.client.log", EB_TEST_TCP_RX, 0, 3, (50.3 + 49.1) / 2, 3.00, NAN},
+        {I3DIR "tcp.server.log", EB_TEST_TCP_TX, 3, 0, (50.3 + 49.0) / 2, 3.01, NAN},
+        {I3DIR "tcp_R.client.log", EB_TEST_TCP_TX, 2, 0, 50.3, 2.00, NAN},
+        {I3DIR "udp.client.log", EB_TEST_UDP_RX, 0, 3, (10.1 + 9.96) / 2, 3.00, 0.0},
+        {I3DIR "udp.server.log", EB_TEST_UDP_TX, 3, 0, (10.1 + 9.96) / 2, 3.00, 0.0},
+        {I3DIR "udp_P2.server.log", EB_TEST_UDP_TX, 2, 0, 9.96, 2.00, 0.0},    /* the [SUM] rows */
+        {I3DIR "udp_loss.client.log", EB_TEST_UDP_RX, 0, 3, (2990 + 3020) / 2.0, 3.00, 100.0 * 56227 / 140537},
+    };
+    eb_parse_opts o;
+    eb_parse_opts_init(&o);
+    eb_parse_out out;
+    eb_error err = {0};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (parse_files(&out, &o, &err, cases[i].file, NULL) != 0)
+            fail_msg("%s: %s", cases[i].file, err.msg);
+        assert_int_equal(out.n_entries, 1);
+        const eb_entry *e = &out.entries[0];
+        if (e->test != cases[i].test || e->n_receiver != cases[i].n_receiver || e->n_sender != cases[i].n_sender)
+            fail_msg("%s: test %d rx %d tx %d", cases[i].file, e->test, e->n_receiver, e->n_sender);
+        assert_string_equal(e->status, "ok");
+        CLOSE(e->mean_mbps, cases[i].mean);
+        CLOSE(e->duration_s, cases[i].duration);
+        if (isnan(cases[i].loss))
+            assert_true(isnan(e->loss_pct));
+        else
+            CLOSE(e->loss_pct, cases[i].loss);
+        eb_parse_out_free(&out);
+    }
+    /* a server that served two clients: two tests; the banner it printed for a third is no test */
+    assert_int_equal(parse_files(&out, &o, &err, I3DIR "two_tests.server.log", NULL), 0);
+    assert_int_equal(out.n_entries, 2);
+    assert_int_equal(out.entries[0].test, EB_TEST_TCP_TX);
+    CLOSE(out.entries[0].mean_mbps, 39.8);
+    assert_int_equal(out.entries[1].test, EB_TEST_UDP_TX);
+    CLOSE(out.entries[1].mean_mbps, (1860 + 1550) / 2.0);
+    CLOSE(out.entries[1].loss_pct, 100.0 * 56227 / 140537);          /* the receiver's own summary row */
+    CLOSE(out.entries[1].interval_loss_pct, 100.0 * (17419 + 23140 + 15668) / (46718 + 47234 + 46585));
+    eb_parse_out_free(&out);
+    /* a refused client (all it prints): one line with the file and line */
+    assert_int_equal(parse_files(&out, &o, &err, I3DIR "refused.client.log", NULL), EB_ECONFIG);
+    assert_string_equal(err.msg, I3DIR "refused.client.log:1: iperf failed: iperf3: error - unable to connect to server: "
+                                       "Connection refused");
+    eb_parse_out_free(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -705,6 +762,7 @@ int main(void)
         cmocka_unit_test(test_socket_role_lines),
         cmocka_unit_test(test_partial_tests),
         cmocka_unit_test(test_udp_server_loss),
+        cmocka_unit_test(test_iperf3_logs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

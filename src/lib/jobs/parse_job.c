@@ -214,6 +214,7 @@ static int detect_side(const char *data, size_t len)
         case EB_IPL_CONNECTED: pc += 3; break;
         case EB_IPL_SENT:
         case EB_IPL_SERVER_REPORT: pc += 3; break;
+        case EB_IPL_ERROR: pc += il.iperf3 ? 10 : 0; break; /* a refused iperf3 client prints only that */
         default: break;
         }
         eb_board_parse_line(EB_DIALECT_UNKNOWN, line, n, &bl, NULL);
@@ -510,6 +511,8 @@ static void close_pc_seg(eb_iperf_run *run, seg *s, bool csv_client_final, const
 {
     eb_iperf_finish(run);
     int role = run->role;
+    if (run->iperf3) /* iperf3 (docs/results.md): the end that sent, not the one that connected */
+        role = run->pc_sends ? EB_IPERF_ROLE_CLIENT : EB_IPERF_ROLE_SERVER;
     if (role == EB_IPERF_ROLE_UNKNOWN) { /* CSV has no banner: the client's final row says total -1 */
         role = csv_client_final ? EB_IPERF_ROLE_CLIENT : EB_IPERF_ROLE_SERVER;
         s->guessed = !csv_client_final; /* a server, or a client cut before its final row */
@@ -570,7 +573,9 @@ static int parse_pc(const char *name, const char *data, size_t len, seg_list *se
             csv_client_final = true;
         eb_iperf_feed_line(&run, line, n);
     }
-    if (cur)
+    if (cur && run.n_samples == 0 && run.error == EB_IPERR_NONE && segs->n > 1)
+        segs->n--; /* iperf3 -s prints its banner again after each test: no test follows the last */
+    else if (cur)
         close_pc_seg(&run, cur, csv_client_final, name);
     int with_data = 0;
     const char *first_error = NULL;
