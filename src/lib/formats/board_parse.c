@@ -626,7 +626,7 @@ static void reset_reason(const char *rst, eb_board_line *out)
  *    ESP_LOGW(TAG, "%s error, error code: %d, reason: %s") with "tcp client
  *    send", "tcp server recv", "udp server recv", "udp client send";
  *  - ESP8266_RTOS_SDK examples/wifi/iperf/components/iperf/iperf.c and ESP-IDF
- *    <= v4.3: printf("accept: %s,%d\n") (tcp server), "iperf tcp server
+ *    <= v4.3: "accept: %s,%d" with no log prefix (tcp server), "iperf tcp server
  *    create successfully", "iperf udp server create successfully";
  *  - iperf-cmd 1.0 (ESP_LOGD): "accept: %s:%d", "UDP server socket bound, ...".
  * The bare "Socket created" of a TCP or UDP server says neither. */
