@@ -6,7 +6,10 @@
  * CSV (9 and 14+ fields), [SUM]/[SUM-N]/[FDn], reverse ids ([ *1], [*12]),
  * interval styles "0.0- 1.0", "0.00-1.00" and "0.0000-1.0000", UDP Server
  * Report, "Sent N datagrams", out-of-order lines, and the failure lines of a
- * run that exits 0 without measuring anything.
+ * run that exits 0 without measuring anything. iperf3's output (3.x: its
+ * banners, "Reverse mode", the summary rows ending "sender"/"receiver",
+ * "iperf3: error - ...") is read too, for `espbench parse`; `run` drives
+ * iperf2 only.
  *
  * Rates are always decimal Mbit/s. Byte counts are exact when the output
  * carries them (CSV, -f b / -f B); otherwise they are the printed value times

@@ -573,7 +573,7 @@ static int parse_pc(const char *name, const char *data, size_t len, seg_list *se
             csv_client_final = true;
         eb_iperf_feed_line(&run, line, n);
     }
-    if (cur && run.n_samples == 0 && run.error == EB_IPERR_NONE && segs->n > 1)
+    if (cur && run.iperf3 && run.n_samples == 0 && run.error == EB_IPERR_NONE && segs->n > 1)
         segs->n--; /* iperf3 -s prints its banner again after each test: no test follows the last */
     else if (cur)
         close_pc_seg(&run, cur, csv_client_final, name);
