@@ -11,9 +11,10 @@ pkgs=(build-essential cmake pkg-config
 # Tests: unit tests, RFC 2217 through a real ser2net, HTTP server, esptool-js under Node,
 # HTML report rendering in Chromium, RST validation with docutils, fuzzing with clang's
 # libFuzzer (clang 14 and its runtime libraries: tests/e2e/fuzz_smoke.sh, make fuzz), strace
-# (which output is synced: tests/e2e/parse_logs.sh).
+# (which output is synced: tests/e2e/parse_logs.sh), iperf3 (parse reads its logs: a live run on
+# 127.0.0.1 in tests/e2e/parse_logs.sh).
 if [ "${1:-}" = "--test" ]; then
-  pkgs+=(libcmocka-dev ser2net python3 python3-docutils chromium clang libclang-rt-14-dev strace)
+  pkgs+=(libcmocka-dev ser2net python3 python3-docutils chromium clang libclang-rt-14-dev strace iperf3)
   # Node.js (for esptool-js): the machine image may carry its own build with npm inside;
   # take Debian's only when there is none.
   command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)
@@ -33,4 +34,5 @@ echo "install-deps: installing ${missing[*]}" >&2
 $SUDO apt-get update -qq
 # iperf asks whether to start a daemon; answer no without a prompt.
 echo "iperf iperf/start_daemon boolean false" | $SUDO debconf-set-selections 2>/dev/null || true
+echo "iperf3 iperf3/start_daemon boolean false" | $SUDO debconf-set-selections 2>/dev/null || true
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

@@ -17,7 +17,7 @@
 #include "espbench/adapters/results_file.h"
 
 const char cmd_parse_usage[] =
-    "usage: espbench parse [--dialect auto|NAME] [--side board|pc|auto] [--test TEST]\n"
+    "usage: espbench parse [--dialect auto|NAME] [--side board|pc|auto] [--test TEST[,TEST...]]\n"
     "                      [--pattern FILE|NAME]\n"
     "                      [--chip CHIP] [--tier TIER] [--interval S] [--warmup S]\n"
     "                      [-o results.json] LOG...\n"
@@ -36,7 +36,8 @@ const char cmd_parse_usage[] =
     "                  pattern file (espbench-patterns(5)), or a built-in one by\n"
     "                  name (udp-example); a log no built-in parser reads is tried\n"
     "                  against the built-in pattern files without this flag\n"
-    "  --test TEST     tcp_tx, tcp_rx, udp_tx or udp_rx, for logs that do not say\n"
+    "  --test TEST[,TEST...]  tcp_tx, tcp_rx, udp_tx or udp_rx for the tests a log does\n"
+    "                  not tell (one name: all of them; a list: in the log's order)\n"
     "  --chip CHIP     chip name (default: from the boot log, else 'unknown')\n"
     "  --tier TIER     tier name (default: 'unknown')\n"
     "  --interval S    report interval (default: the mode line's, else the median)\n"
@@ -54,6 +55,32 @@ static int parse_seconds(const char *opt, const char *s, double *out)
     if (end == s || *end || !(v >= 0) || !isfinite(v))
         return cli_usage_error("parse", "%s '%s': expected seconds (a number >= 0)", opt, s);
     *out = v;
+    return 0;
+}
+
+/* --test T (every test the log does not tell) or --test A,B,... (those
+ * tests in the log's order). Returns non-zero for a bad name. */
+static int parse_test_list(const char *arg, eb_parse_opts *o)
+{
+    int n = 0;
+    const char *p = arg;
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        char name[16];
+        if (len == 0 || len >= sizeof name || n == (int)(sizeof o->test_list / sizeof o->test_list[0]))
+            return 1;
+        memcpy(name, p, len);
+        name[len] = '\0';
+        int t = eb_test_from_name(name);
+        if (t < 0 || t >= EB_TEST_COUNT) /* raw_tx/raw_rx: ESP-Hosted's report, not iperf */
+            return 1;
+        o->test_list[n++] = t;
+        if (p[len] == '\0')
+            break;
+        p += len + 1;
+    }
+    o->test = n == 1 ? o->test_list[0] : -1;
+    o->n_test_list = n > 1 ? n : 0;
     return 0;
 }
 
@@ -147,9 +174,10 @@ int cmd_parse(int argc, char **argv)
                 return cli_usage_error("parse", "--side '%s': one of board, pc, auto", optarg);
             break;
         case 't':
-            o.test = eb_test_from_name(optarg);
-            if (o.test < 0 || o.test >= EB_TEST_COUNT) /* raw_tx/raw_rx: ESP-Hosted's report, not iperf */
-                return cli_usage_error("parse", "--test '%s': one of tcp_tx, tcp_rx, udp_tx, udp_rx", optarg);
+            if (parse_test_list(optarg, &o))
+                return cli_usage_error("parse", "--test '%s': one of tcp_tx, tcp_rx, udp_tx, udp_rx, or a comma "
+                                       "list of them (at most %d)", optarg,
+                                       (int)(sizeof o.test_list / sizeof o.test_list[0]));
             break;
         case 'c': o.chip = optarg; break;
         case 'T': o.tier = optarg; break;

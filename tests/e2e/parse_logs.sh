@@ -94,4 +94,50 @@ python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['entries']" "$t
 ASAN_OPTIONS=detect_leaks=0 strace -f -qq -e trace=fsync,fdatasync -o "$tmp/st6" "$ESPBENCH" merge -o "$tmp/m5.json" "$tmp/r5.json" "$tmp/r1.json" \
     >/dev/null 2>&1 || fail "merge under strace: $?"
 ! grep -qE 'fsync|fdatasync' "$tmp/st6" || fail "merge synced its output: $(cat "$tmp/st6")"
+# 6. Logs of the field (fixtures written from the public formats; docs/results.md "What parse reads").
+I3=$FIXTURES_DIR/logs/iperf3
+#  - the examples' socket lines tell each test; --test names only the tests nothing tells, a list in order
+"$ESPBENCH" parse -o "$tmp/r6.json" "$B/idf-v4.4_esp32_socket_roles.log" >"$tmp/out6" 2>"$tmp/err6" \
+    || fail "socket roles: $(cat "$tmp/err6")"
+[ "$(awk 'NR > 1 {print $1}' "$tmp/out6" | tr '\n' ' ')" = "tcp_tx udp_tx tcp_rx udp_rx " ] || fail "socket roles: $(cat "$tmp/out6")"
+"$ESPBENCH" parse --test tcp_rx,udp_rx -o "$tmp/r7.json" "$B/idf-v4.4_esp32_untold_mixed.log" >"$tmp/out7" 2>"$tmp/err7" \
+    || fail "--test list: $(cat "$tmp/err7")"
+[ "$(awk 'NR > 1 {print $1}' "$tmp/out7" | tr '\n' ' ')" = "udp_tx tcp_rx udp_rx " ] || fail "--test list: $(cat "$tmp/out7")"
+"$ESPBENCH" parse --test tcp_rx,udp_xx "$B/idf-v4.4_esp32_untold_mixed.log" >/dev/null 2>"$tmp/e7"; rc=$?
+[ "$rc" = 2 ] && [ "$(wc -l <"$tmp/e7")" = 1 ] && grep -q -- "--test 'tcp_rx,udp_xx': one of tcp_tx, tcp_rx, udp_tx, udp_rx, or a comma list" "$tmp/e7" \
+    || fail "bad --test list: $rc $(cat "$tmp/e7")"
+#  - a partial test: failed, the error line and the seconds covered, no figure (JSON null)
+"$ESPBENCH" parse -o "$tmp/r8.json" "$B/idf-v4.4_esp32_tcp_tx_reset.log" "$B/idf-v4.4_esp32_tcp_rx_cut.log" >/dev/null 2>"$tmp/err8" \
+    || fail "partial tests: $(cat "$tmp/err8")"
+#  - UDP server loss: the whole-test line, the intervals' sum beside it
+"$ESPBENCH" parse -o "$tmp/r9.json" "$P/udp_2.0_final.server.log" >/dev/null 2>"$tmp/err9" || fail "udp final: $(cat "$tmp/err9")"
+python3 - "$tmp/r8.json" "$tmp/r9.json" "$B" <<'EOF2' || fail "results.json content (partial tests, UDP loss)"
+import json, sys
+a, b = json.load(open(sys.argv[1]))["entries"]
+assert (a["test"], a["status"], a["mean_mbps"], a["peak_mbps"]) == ("tcp_tx", "failed", None, None), a
+assert a["error"] == sys.argv[3] + "/idf-v4.4_esp32_tcp_tx_reset.log:13: board: tcp client send error, error code: 104, reason: Connection reset by peer; the sender reported only 5.0 s of the 10 s of tcp_tx", a["error"]
+assert (b["test"], b["status"], b["mean_mbps"]) == ("tcp_rx", "failed", None), b
+assert b["error"].endswith("idf-v4.4_esp32_tcp_rx_cut.log:3: the receiver reported only 63.0 s of the 1000 s of tcp_rx"), b["error"]
+e = json.load(open(sys.argv[2]))["entries"][0]
+assert e["loss_pct"] == 100.0 * 3 / 792 and e["interval_loss_pct"] == 100.0 * 4 / 760, e
+EOF2
+#  - iperf3, real runs on 127.0.0.1: the PC client sends (the board's rx), the server receives (tx)
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+iperf3 -s -B 127.0.0.1 -p "$port" -i 0.5 -1 >"$tmp/i3s.log" 2>&1 &
+server_pid=$!
+sleep 0.5
+timeout 10 iperf3 -c 127.0.0.1 -p "$port" -t 2 -i 0.5 -b 20M >"$tmp/i3c.log" 2>&1 || fail "iperf3 client: $(cat "$tmp/i3c.log")"
+wait "$server_pid"
+server_pid=
+"$ESPBENCH" parse --warmup 0 -o "$tmp/r10.json" "$tmp/i3c.log" >/dev/null 2>"$tmp/err10" || fail "iperf3 client log: $(cat "$tmp/err10")"
+"$ESPBENCH" parse --warmup 0 -o "$tmp/r11.json" "$tmp/i3s.log" >/dev/null 2>"$tmp/err11" || fail "iperf3 server log: $(cat "$tmp/err11")"
+python3 - "$tmp/r10.json" "$tmp/r11.json" <<'EOF2' || fail "results.json content (live iperf3): $(cat "$tmp/i3c.log" "$tmp/i3s.log")"
+import json, sys
+c = json.load(open(sys.argv[1]))["entries"][0]
+s = json.load(open(sys.argv[2]))["entries"][0]
+assert c["test"] == "tcp_rx" and len(c["intervals"]["sender"]) == 4 and not c["intervals"].get("receiver"), c
+assert s["test"] == "tcp_tx" and len(s["intervals"]["receiver"]) == 4, s
+for e in (c, s):
+    assert 18 < e["mean_mbps"] < 22 and e["status"] == "ok" and e["settings"]["duration_s"] < 2.2, e
+EOF2
 echo "parse_logs: ok"

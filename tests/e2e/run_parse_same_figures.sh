@@ -19,7 +19,7 @@ import json, sys
 run = json.load(open(sys.argv[1]))["entries"]
 parsed = json.load(open(sys.argv[2]))["entries"]
 assert len(run) == 4 and len(parsed) == 4, (len(run), len(parsed))
-keys = ["mean_mbps", "peak_mbps", "loss_pct", "jitter_ms"]
+keys = ["mean_mbps", "peak_mbps", "loss_pct", "interval_loss_pct", "jitter_ms"]
 for a in run:
     b = [x for x in parsed if x["test"] == a["test"]]
     assert len(b) == 1, a["test"]

@@ -250,6 +250,8 @@ static const ev_case ev_cases[] = {
     {"Command returned non-zero error code: 0x1 (ESP_FAIL)", EB_BEV_ERROR, EB_BERR_COMMAND_FAILED, 1, NULL},
     {"W (9000) iperf: tcp server recv error, error code: 11, reason: No more processes", EB_BEV_ERROR, EB_BERR_RECV, 11,
      NULL},
+    {"W (11050) iperf: tcp client send error, error code: 104, reason: Connection reset by peer", EB_BEV_ERROR,
+     EB_BERR_SEND, 104, "tcp client send error, error code: 104, reason: Connection reset by peer"},
     {"I (17274) WIFI: DONE.SET_AP_CONFIG,FAIL.12293,ESP_ERR_WIFI_MODE", EB_BEV_ERROR, EB_BERR_DONE_FAIL, 12293,
      "SET_AP_CONFIG"},
     /* Wi-Fi */
@@ -291,6 +293,44 @@ static void test_event_lines(void **state)
             fail_msg("'%s': value %ld, want %ld", c->line, l.value, c->value);
         if (c->text && strcmp(ev_text(&l), c->text) != 0)
             fail_msg("'%s': text '%s', want '%s'", c->line, ev_text(&l), c->text);
+    }
+}
+
+/* The socket lines of Espressif's iperf examples say which test runs (the
+ * lines as ESP-IDF v4.4-v5.2, iperf-cmd 0.1, ESP8266_RTOS_SDK and iperf-cmd
+ * 1.0 print them; board_parse.c cites the sources). */
+static void test_socket_role_lines(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *line;
+        int event;
+        bool role_known, udp, server;
+    } cases[] = {
+        {"I (5000) iperf: Successfully connected", EB_BEV_CONNECTED, true, false, false},
+        {"I (9000) iperf: Socket created, sending to 33663168:5001", EB_BEV_SOCKET_CREATED, true, true, false},
+        {"I (9000) IPERF: Socket created, sending to 192.168.1.2:5001", EB_BEV_SOCKET_CREATED, true, true, false},
+        {"iperf> I (87967) iperf: accept: 192.168.1.2,43726", EB_BEV_ACCEPTED, true, false, true},
+        {"accept: 192.168.10.42,62958", EB_BEV_ACCEPTED, true, false, true},
+        {"I (18000) iperf: Socket bound, port 35091", EB_BEV_SOCKET_BOUND, true, true, true},
+        {"iperf tcp server create successfully", EB_BEV_SOCKET_CREATED, true, false, true},
+        {"iperf udp server create successfully", EB_BEV_SOCKET_CREATED, true, true, true},
+        {"I (8010) iperf: TCP Socket client is closed.", EB_BEV_SOCKET_CLOSED, true, false, false},
+        {"I (12010) iperf: UDP Socket client is closed", EB_BEV_SOCKET_CLOSED, true, true, false},
+        {"I (17010) iperf: TCP Socket server is closed.", EB_BEV_SOCKET_CLOSED, true, false, true},
+        {"I (22000) iperf: Udp socket server is closed.", EB_BEV_SOCKET_CLOSED, true, true, true},
+        {"W (9) iperf: udp server recv error, error code: 11, reason: Resource temporarily unavailable", EB_BEV_ERROR,
+         true, true, true},
+        {"I (5001) iperf(id=1): [UDP Server] Socket created", EB_BEV_SOCKET_CREATED, true, true, true},
+        {"I (18000) iperf: Socket created", EB_BEV_SOCKET_CREATED, false, false, false}, /* TCP or UDP server */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        eb_board_line l;
+        eb_board_parse_line(EB_DIALECT_IDF_V44, cases[i].line, strlen(cases[i].line), &l, NULL);
+        if (l.event != cases[i].event || l.role_known != cases[i].role_known ||
+            (l.role_known && (l.udp != cases[i].udp || l.server != cases[i].server)))
+            fail_msg("'%s': event %d role %d udp %d server %d", cases[i].line, l.event, l.role_known, l.udp,
+                     l.server);
     }
 }
 
@@ -674,6 +714,7 @@ int main(void)
         cmocka_unit_test(test_interval_lines),
         cmocka_unit_test(test_unit_bases),
         cmocka_unit_test(test_event_lines),
+        cmocka_unit_test(test_socket_role_lines),
         cmocka_unit_test(test_event_details),
         cmocka_unit_test(test_clean_line),
         cmocka_unit_test(test_ebline_tokenizer),

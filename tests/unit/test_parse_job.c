@@ -18,6 +18,7 @@
 
 #define BDIR FIXTURES_DIR "/logs/board/"
 #define IPDIR FIXTURES_DIR "/logs/iperf2/"
+#define I3DIR FIXTURES_DIR "/logs/iperf3/"
 #define CLOSE(a, b) close_to((a), (b), __LINE__)
 
 static void close_to(double got, double want, int line)
@@ -523,6 +524,225 @@ static void test_board_dialect_told_late(void **state)
     eb_buf_free(&b);
 }
 
+/* ---- logs found in the field (fixtures written from the public formats) ---- */
+
+/* Espressif's examples' socket lines tell each test, segment by segment
+ * (ESP-IDF v4.4 examples/common_components/iperf/iperf.c: "Successfully
+ * connected", "Socket created, sending to", "accept:", "Socket bound, port"). */
+static void test_socket_role_lines(void **state)
+{
+    (void)state;
+    eb_parse_opts o;
+    eb_parse_opts_init(&o);
+    eb_parse_out out;
+    eb_error err = {0};
+    assert_int_equal(parse_files(&out, &o, &err, BDIR "idf-v4.4_esp32_socket_roles.log", NULL), 0);
+    assert_string_equal(out.meta.dialect, "idf-v4.4");
+    assert_int_equal(out.n_entries, 4);
+    static const int tests[] = {EB_TEST_TCP_TX, EB_TEST_UDP_TX, EB_TEST_TCP_RX, EB_TEST_UDP_RX};
+    static const double means[] = {23.0, 31.5, 43.0, 53.0}; /* intervals after the 1-s warm-up */
+    for (int i = 0; i < 4; i++) {
+        const eb_entry *e = &out.entries[i];
+        assert_int_equal(e->test, tests[i]);
+        assert_string_equal(e->status, "ok");
+        assert_int_equal(i < 2 ? e->n_sender : e->n_receiver, 3);
+        CLOSE(e->mean_mbps, means[i]);
+    }
+    eb_parse_out_free(&out);
+
+    /* a bare "Socket created" (a TCP or a UDP server) tells nothing: --test
+     * names those tests only, one name for all or a list in order */
+    assert_int_equal(parse_files(&out, &o, &err, BDIR "idf-v4.4_esp32_untold_mixed.log", NULL), EB_ECONFIG);
+    assert_string_equal(err.msg, BDIR "idf-v4.4_esp32_untold_mixed.log:14: interval lines with nothing to tell which "
+                                      "test ran (no mode= line, echoed iperf command or socket role line); pass "
+                                      "--test");
+    eb_parse_out_free(&out);
+    o.test = EB_TEST_TCP_RX;
+    assert_int_equal(parse_files(&out, &o, &err, BDIR "idf-v4.4_esp32_untold_mixed.log", NULL), 0);
+    assert_int_equal(out.n_entries, 3);
+    assert_int_equal(out.entries[0].test, EB_TEST_UDP_TX); /* told by its line: --test does not relabel it */
+    assert_int_equal(out.entries[0].n_sender, 3);
+    assert_int_equal(out.entries[1].test, EB_TEST_TCP_RX);
+    assert_int_equal(out.entries[2].test, EB_TEST_TCP_RX);
+    CLOSE(out.entries[2].mean_mbps, 53.0);
+    eb_parse_out_free(&out);
+    o.test = -1;
+    o.test_list[0] = EB_TEST_TCP_RX;
+    o.test_list[1] = EB_TEST_UDP_RX;
+    o.n_test_list = 2;
+    assert_int_equal(parse_files(&out, &o, &err, BDIR "idf-v4.4_esp32_untold_mixed.log", NULL), 0);
+    assert_int_equal(out.n_entries, 3);
+    assert_int_equal(out.entries[0].test, EB_TEST_UDP_TX);
+    assert_int_equal(out.entries[1].test, EB_TEST_TCP_RX);
+    CLOSE(out.entries[1].mean_mbps, 43.0);
+    assert_int_equal(out.entries[2].test, EB_TEST_UDP_RX);
+    CLOSE(out.entries[2].mean_mbps, 53.0);
+    eb_parse_out_free(&out);
+    const char *three = "I (263) cpu_start: ESP-IDF:          v4.4.7\n"
+                        "I (1) iperf: Socket created\n   0-   1 sec       1.00 Mbits/sec\n   0-   1 sec       1.00 Mbits/sec\n"
+                        "I (2) iperf: iperf exit\n"
+                        "I (3) iperf: Socket created\n   0-   1 sec       2.00 Mbits/sec\n   0-   1 sec       2.00 Mbits/sec\n"
+                        "I (4) iperf: iperf exit\n"
+                        "I (5) iperf: Socket created\n   0-   1 sec       3.00 Mbits/sec\n";
+    eb_parse_out_init(&out);
+    assert_int_equal(eb_parse_log_buffer(&out, "three.log", three, strlen(three), &o, &err), EB_ECONFIG);
+    assert_string_equal(err.msg, "three.log:11: interval lines with nothing to tell which test ran, and --test lists "
+                                 "only 2 tests; name one per such test, in the log's order");
+    eb_parse_out_free(&out);
+}
+
+/* A partial test is failed and gives no figure: the error line that ended
+ * it with its line number, and the seconds its intervals cover. */
+static void test_partial_tests(void **state)
+{
+    (void)state;
+    eb_parse_opts o;
+    eb_parse_opts_init(&o);
+    eb_parse_out out;
+    eb_error err = {0};
+    assert_int_equal(parse_files(&out, &o, &err, BDIR "idf-v4.4_esp32_tcp_tx_reset.log", NULL), 0);
+    assert_int_equal(out.n_entries, 1);
+    const eb_entry *e = &out.entries[0];
+    assert_int_equal(e->test, EB_TEST_TCP_TX);
+    assert_string_equal(e->status, "failed");
+    assert_string_equal(eb_entry_error(e), BDIR "idf-v4.4_esp32_tcp_tx_reset.log:13: board: tcp client send error, "
+                                               "error code: 104, reason: Connection reset by peer; the sender reported "
+                                               "only 5.0 s of the 10 s of tcp_tx");
+    assert_true(isnan(e->mean_mbps) && isnan(e->peak_mbps));
+    assert_int_equal(e->n_sender, 5); /* what was measured is kept */
+    CLOSE(e->duration_s, 10);
+    assert_int_equal(out.n_failed, 1);
+    eb_parse_out_free(&out);
+
+    assert_int_equal(parse_files(&out, &o, &err, BDIR "idf-v4.4_esp32_tcp_rx_cut.log", NULL), 0);
+    e = &out.entries[0];
+    assert_int_equal(e->test, EB_TEST_TCP_RX);
+    assert_string_equal(e->status, "failed");
+    assert_string_equal(eb_entry_error(e), BDIR "idf-v4.4_esp32_tcp_rx_cut.log:3: the receiver reported only 63.0 s "
+                                               "of the 1000 s of tcp_rx");
+    assert_true(isnan(e->mean_mbps) && isnan(e->peak_mbps));
+    assert_int_equal(e->n_receiver, 21);
+    eb_parse_out_free(&out);
+
+    /* no -t in the log: a send error still ends the test */
+    const char *log = "I (263) cpu_start: ESP-IDF:          v4.4.7\n"
+                      "I (6001) iperf: Successfully connected\n"
+                      "   0-   1 sec       20.00 Mbits/sec\n"
+                      "   1-   2 sec       21.00 Mbits/sec\n"
+                      "   2-   3 sec       22.00 Mbits/sec\n"
+                      "W (11050) iperf: tcp client send error, error code: 104, reason: Connection reset by peer\n"
+                      "I (11051) iperf: TCP Socket client is closed.\n";
+    eb_parse_out_init(&out);
+    assert_int_equal(eb_parse_log_buffer(&out, "reset.log", log, strlen(log), &o, &err), 0);
+    e = &out.entries[0];
+    assert_int_equal(e->test, EB_TEST_TCP_TX);
+    assert_string_equal(e->status, "failed");
+    assert_string_equal(eb_entry_error(e), "reset.log:6: board: tcp client send error, error code: 104, reason: "
+                                           "Connection reset by peer; the sender reported 3.0 s of tcp_tx");
+    assert_true(isnan(e->mean_mbps));
+    eb_parse_out_free(&out);
+
+    /* a whole test (iperf-cmd 1.0 may stop one interval short) stays ok */
+    assert_int_equal(parse_files(&out, &o, &err, BDIR "iperf-cmd-1.0_esp32c6_tcp_tx.log", NULL), 0);
+    assert_string_equal(out.entries[0].status, "ok");
+    eb_parse_out_free(&out);
+}
+
+/* UDP server loss: iperf's whole-test line wins over the intervals' sum,
+ * which stays beside it; -P N [SUM] rows without Lost/Total (2.0.x) take
+ * the streams' counts. */
+static void test_udp_server_loss(void **state)
+{
+    (void)state;
+    eb_parse_opts o;
+    eb_parse_opts_init(&o);
+    eb_parse_out out;
+    eb_error err = {0};
+    assert_int_equal(parse_files(&out, &o, &err, IPDIR "udp_2.0_final.server.log", NULL), 0);
+    const eb_entry *e = &out.entries[0];
+    assert_int_equal(e->test, EB_TEST_UDP_TX);
+    CLOSE(e->loss_pct, 100.0 * 3 / 792);          /* the final line: 3/792 */
+    CLOSE(e->interval_loss_pct, 100.0 * 4 / 760); /* the intervals: 2+1+1 of 253+254+253 */
+    eb_parse_out_free(&out);
+
+    assert_int_equal(parse_files(&out, &o, &err, IPDIR "udp_P2_2.0.server.log", NULL), 0);
+    e = &out.entries[0];
+    assert_int_equal(e->test, EB_TEST_UDP_TX);
+    assert_int_equal(e->n_receiver, 3);
+    assert_int_equal(e->receiver[0].lost, 3);
+    assert_int_equal(e->receiver[0].total, 600);
+    CLOSE(e->receiver[0].mbps, 7.02);             /* the [SUM] row's rate */
+    CLOSE(e->loss_pct, 100.0 * 8 / 1801);         /* the streams' finals: 3/900 + 5/901 */
+    CLOSE(e->interval_loss_pct, 100.0 * 7 / 1800);
+    eb_parse_out_free(&out);
+
+    /* a log without a final line keeps the intervals' figure alone */
+    const char *cut = "Server listening on UDP port 5001\n"
+                      "[  3]  0.0- 1.0 sec   360 KBytes  2.95 Mbits/sec   1.212 ms    2/  253 (0.79%)\n"
+                      "[  3]  1.0- 2.0 sec   363 KBytes  2.98 Mbits/sec   0.985 ms    1/  254 (0.39%)\n";
+    eb_parse_out_init(&out);
+    assert_int_equal(eb_parse_log_buffer(&out, "cut.log", cut, strlen(cut), &o, &err), 0);
+    CLOSE(out.entries[0].loss_pct, 100.0 * 3 / 507);
+    assert_true(isnan(out.entries[0].interval_loss_pct));
+    eb_parse_out_free(&out);
+}
+
+/* iperf3 logs (real iperf 3.12 output on loopback): the direction from the
+ * end that sent, the sender/receiver summary rows kept out of the
+ * intervals, a UDP client's loss from the far receiver's row. */
+static void test_iperf3_logs(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *file;
+        int test, n_receiver, n_sender;
+        double mean, duration, loss; /* loss NAN: none */
+    } cases[] = {
+        {I3DIR "tcp.client.log", EB_TEST_TCP_RX, 0, 3, (50.3 + 49.1) / 2, 3.00, NAN},
+        {I3DIR "tcp.server.log", EB_TEST_TCP_TX, 3, 0, (50.3 + 49.0) / 2, 3.01, NAN},
+        {I3DIR "tcp_R.client.log", EB_TEST_TCP_TX, 2, 0, 50.3, 2.00, NAN},
+        {I3DIR "udp.client.log", EB_TEST_UDP_RX, 0, 3, (10.1 + 9.96) / 2, 3.00, 0.0},
+        {I3DIR "udp.server.log", EB_TEST_UDP_TX, 3, 0, (10.1 + 9.96) / 2, 3.00, 0.0},
+        {I3DIR "udp_P2.server.log", EB_TEST_UDP_TX, 2, 0, 9.96, 2.00, 0.0},    /* the [SUM] rows */
+        {I3DIR "udp_loss.client.log", EB_TEST_UDP_RX, 0, 3, (2990 + 3020) / 2.0, 3.00, 100.0 * 56227 / 140537},
+    };
+    eb_parse_opts o;
+    eb_parse_opts_init(&o);
+    eb_parse_out out;
+    eb_error err = {0};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (parse_files(&out, &o, &err, cases[i].file, NULL) != 0)
+            fail_msg("%s: %s", cases[i].file, err.msg);
+        assert_int_equal(out.n_entries, 1);
+        const eb_entry *e = &out.entries[0];
+        if (e->test != cases[i].test || e->n_receiver != cases[i].n_receiver || e->n_sender != cases[i].n_sender)
+            fail_msg("%s: test %d rx %d tx %d", cases[i].file, e->test, e->n_receiver, e->n_sender);
+        assert_string_equal(e->status, "ok");
+        CLOSE(e->mean_mbps, cases[i].mean);
+        CLOSE(e->duration_s, cases[i].duration);
+        if (isnan(cases[i].loss))
+            assert_true(isnan(e->loss_pct));
+        else
+            CLOSE(e->loss_pct, cases[i].loss);
+        eb_parse_out_free(&out);
+    }
+    /* a server that served two clients: two tests; the banner it printed for a third is no test */
+    assert_int_equal(parse_files(&out, &o, &err, I3DIR "two_tests.server.log", NULL), 0);
+    assert_int_equal(out.n_entries, 2);
+    assert_int_equal(out.entries[0].test, EB_TEST_TCP_TX);
+    CLOSE(out.entries[0].mean_mbps, 39.8);
+    assert_int_equal(out.entries[1].test, EB_TEST_UDP_TX);
+    CLOSE(out.entries[1].mean_mbps, (1860 + 1550) / 2.0);
+    CLOSE(out.entries[1].loss_pct, 100.0 * 56227 / 140537);          /* the receiver's own summary row */
+    CLOSE(out.entries[1].interval_loss_pct, 100.0 * (17419 + 23140 + 15668) / (46718 + 47234 + 46585));
+    eb_parse_out_free(&out);
+    /* a refused client (all it prints): one line with the file and line */
+    assert_int_equal(parse_files(&out, &o, &err, I3DIR "refused.client.log", NULL), EB_ECONFIG);
+    assert_string_equal(err.msg, I3DIR "refused.client.log:1: iperf failed: iperf3: error - unable to connect to server: "
+                                       "Connection refused");
+    eb_parse_out_free(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -539,6 +759,10 @@ int main(void)
         cmocka_unit_test(test_into_results),
         cmocka_unit_test(test_truncated_logs),
         cmocka_unit_test(test_board_dialect_told_late),
+        cmocka_unit_test(test_socket_role_lines),
+        cmocka_unit_test(test_partial_tests),
+        cmocka_unit_test(test_udp_server_loss),
+        cmocka_unit_test(test_iperf3_logs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

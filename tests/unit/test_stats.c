@@ -126,6 +126,20 @@ static void test_even_count_median(void **state)
     CLOSE(s.median, 2);
 }
 
+/* A partial test, the rule run and parse share: one interval's slack. */
+static void test_intervals_cover(void **state)
+{
+    (void)state;
+    eb_interval iv[3] = {{0, 1, 0, 0, NAN, -1, -1}, {1, 2, 0, 0, NAN, -1, -1}, {2, 3, 0, 0, NAN, -1, -1}};
+    char why[160] = "";
+    assert_true(eb_intervals_cover(iv, 3, 4, 1, "receiver", EB_TEST_TCP_TX, why, sizeof why));
+    assert_true(eb_intervals_cover(iv, 3, 0, 1, "receiver", EB_TEST_TCP_TX, why, sizeof why)); /* -t unknown */
+    assert_false(eb_intervals_cover(iv, 3, 60, 1, "receiver", EB_TEST_TCP_TX, why, sizeof why));
+    assert_string_equal(why, "the receiver reported only 3.0 s of the 60 s of tcp_tx");
+    assert_false(eb_intervals_cover(iv, 0, 10, 1, "sender", EB_TEST_UDP_TX, why, sizeof why));
+    assert_string_equal(why, "the sender reported only 0.0 s of the 10 s of udp_tx");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -135,6 +149,7 @@ int main(void)
         cmocka_unit_test(test_unknown_interval_uses_median_length),
         cmocka_unit_test(test_peak_over_whole_seconds),
         cmocka_unit_test(test_even_count_median),
+        cmocka_unit_test(test_intervals_cover),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -64,6 +64,7 @@ enum eb_board_error {
     EB_BERR_RECV,            /* "tcp server recv error, error code: 11, reason: ..." */
     EB_BERR_DONE_FAIL,       /* wifi-cmd "DONE.X,FAIL.N,REASON" */
     EB_BERR_IPERF,           /* #EB:EV iperf.error msg=".." */
+    EB_BERR_SEND,            /* "tcp client send error, error code: 104, reason: Connection reset by peer" */
 };
 
 enum eb_board_iv_style {
@@ -106,8 +107,10 @@ typedef struct eb_board_line {
     int interval_s, time_s;  /* 0 when not printed */
     bool mode_spaced;        /* the v5.1–v5.2 / iperf-cmd 0.1.1 mode line with runs of spaces */
     bool mode_localhost;     /* iperf-cmd 0.1.3+: "sip=localhost:5001" */
-    bool role_known;         /* udp/server say which test: MODE, IPERF_COMMAND, and iperf-cmd 1.0's
-                              * "[UDP Server] Socket created" (SOCKET_CREATED) */
+    bool role_known;         /* udp/server say which test: MODE, IPERF_COMMAND, and the socket role
+                              * lines of Espressif's iperf (SOCKET_CREATED "sending to" / "[UDP Server]",
+                              * SOCKET_BOUND, ACCEPTED, CONNECTED "Successfully connected",
+                              * SOCKET_CLOSED, and the socket ERRORs "tcp client send", "udp server recv") */
     /* GOT_IP (ip), ACCEPTED / CONNECTED / SOCKET_CREATED (ip = peer), SCAN (mac) */
     char ip[48], mask[20], gw[20];
     int port;

@@ -6,7 +6,10 @@
  * CSV (9 and 14+ fields), [SUM]/[SUM-N]/[FDn], reverse ids ([ *1], [*12]),
  * interval styles "0.0- 1.0", "0.00-1.00" and "0.0000-1.0000", UDP Server
  * Report, "Sent N datagrams", out-of-order lines, and the failure lines of a
- * run that exits 0 without measuring anything.
+ * run that exits 0 without measuring anything. iperf3's output (3.x: its
+ * banners, "Reverse mode", the summary rows ending "sender"/"receiver",
+ * "iperf3: error - ...") is read too, for `espbench parse`; `run` drives
+ * iperf2 only.
  *
  * Rates are always decimal Mbit/s. Byte counts are exact when the output
  * carries them (CSV, -f b / -f B); otherwise they are the printed value times
@@ -35,6 +38,7 @@ enum eb_iperf_kind {
     EB_IPL_ERROR,         /* the run failed: connect failed, unknown host, bind failed, bad option */
     EB_IPL_WARNING,       /* "read failed: ...", "WARNING: did not receive ack ...", other WARNING lines */
     EB_IPL_INTERRUPTED,   /* "Waiting for server threads to complete. Interrupt again to force quit." (SIGINT) */
+    EB_IPL_REVERSE_MODE,  /* iperf3 -R client: "Reverse mode, remote host H is sending" */
 };
 
 enum eb_iperf_error {
@@ -47,6 +51,7 @@ enum eb_iperf_error {
     EB_IPERR_NO_ACK,       /* warning: "did not receive ack of last datagram" (no UDP Server Report) */
     EB_IPERR_READ,         /* warning: "read failed: ..." */
     EB_IPERR_OTHER_WARNING,
+    EB_IPERR_OTHER,        /* iperf3: "iperf3: error - ..." (other than a refused connection) */
 };
 
 /* One classified line. Fields beyond kind are valid only for the kinds named. */
@@ -63,6 +68,9 @@ typedef struct eb_iperf_line {
     int64_t bits_per_s;  /* DATA: exact when csv, else -1 */
     int64_t count;       /* SENT: datagrams; OUT_OF_ORDER: datagrams; CSV: out-of-order column (-1 absent) */
     int error;           /* enum eb_iperf_error for ERROR, WARNING and the (null) CONNECTED line */
+    bool iperf3;         /* banners: iperf3's "Connecting to host H, port N" / "Server listening on N (test #1)";
+                          * ERROR: "iperf3: error - ..." */
+    int end_word;        /* DATA: iperf3's summary rows end "sender" (1) or "receiver" (2); 0 none */
 } eb_iperf_line;
 
 /* Classifies one line (without or with its trailing newline). Never fails:
@@ -126,6 +134,18 @@ typedef struct eb_iperf_run {
      * period it was in as a whole one, with what little or nothing arrived;
      * interval lines after it are left out (a final line is kept). */
     bool interrupted;
+
+    /* iperf3 output (its banners; docs/results.md): the same interval lines,
+     * then a summary section whose rows end "sender" / "receiver". Those rows
+     * are not intervals: after eb_iperf_finish() final is the row of this
+     * log's own end and server_report the far end's; pc_sends says which
+     * end this log's host was (a client unless -R, a server whose rows say
+     * "sender"). */
+    bool iperf3;
+    bool reverse_mode;        /* "Reverse mode, remote host H is sending" */
+    bool pc_sends;
+    eb_interval i3_rows[2][2];/* [sender, receiver][streams added up, [SUM]] */
+    bool i3_has[2][2];
 
     int status;               /* enum eb_iperf_status, after eb_iperf_finish() */
     int error;                /* enum eb_iperf_error of the first error line */

@@ -49,6 +49,11 @@ typedef struct eb_entry {
     double mean_mbps;    /* = rx_stats.mean */
     double peak_mbps;    /* = rx_stats.peak_1s */
     double loss_pct;     /* UDP; NAN otherwise */
+    /* UDP: the loss summed over the receiver's intervals, kept beside
+     * loss_pct when loss_pct came from iperf's whole-test line (the PC
+     * server's final line, a relayed Server Report); NAN otherwise. JSON:
+     * "interval_loss_pct", absent when NAN. */
+    double interval_loss_pct;
     double jitter_ms;    /* UDP; NAN otherwise */
     long free_heap;      /* bytes after the test; -1 unknown */
     long min_free_heap;
@@ -197,12 +202,26 @@ const char *eb_entry_tier_note(const eb_entry *e);
  *    receiver interval is steady;
  *  - UDP tests: loss_pct = lost/total summed over the receiver intervals that
  *    carry both counts (lost < 0 means unknown: the interval is left out),
- *    jitter_ms = mean of the receiver intervals' jitter; udp_final (the
- *    receiver's whole-test line relayed to a PC client; NULL or total <= 0:
- *    none) replaces both sums. Jitter is NAN when the board sends (udp_tx):
- *    the ESP iperf UDP client puts only a datagram id in its payload, no send
- *    time, so the PC server's jitter measures nothing. */
+ *    jitter_ms = mean of the receiver intervals' jitter; udp_final (iperf's
+ *    whole-test line: the PC server's final line, or the receiver's relayed
+ *    to a PC client; NULL or total <= 0: none) replaces both sums, and the
+ *    intervals' loss stays beside it in interval_loss_pct. Jitter is NAN when
+ *    the board sends (udp_tx): the ESP iperf UDP client puts only a datagram
+ *    id in its payload, no send time, so the PC server's jitter measures
+ *    nothing. */
 void eb_entry_figures(eb_entry *e, const eb_interval *udp_final);
+
+/* A partial test (one rule for run and parse): whether one side's intervals
+ * cover the requested_s of the test, i.e. the last one ends less than one
+ * interval_s (+1 %) short of it. requested_s <= 0 (unknown) covers. When
+ * they do not, why gets one phrase naming the side ("receiver", "sender")
+ * and the seconds covered: "the receiver reported only 30.0 s of the 60 s of
+ * tcp_tx". */
+bool eb_intervals_cover(const eb_interval *iv, int n, double requested_s, double interval_s, const char *side,
+                        int test, char *why, size_t why_cap);
+/* A failed test gives no figure: mean, peak, loss and jitter become NAN
+ * (the intervals and per-side statistics stay: nothing measured is lost). */
+void eb_entry_drop_headline(eb_entry *e);
 
 /* True when two entries hold the same key and the same figures, intervals and
  * settings (NAN equals NAN): what merge calls an identical duplicate. */

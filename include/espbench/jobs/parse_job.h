@@ -26,7 +26,10 @@ enum eb_log_side { EB_SIDE_AUTO, EB_SIDE_BOARD, EB_SIDE_PC };
 typedef struct eb_parse_opts {
     int dialect;          /* enum eb_dialect; EB_DIALECT_UNKNOWN = detect */
     int side;             /* enum eb_log_side */
-    int test;             /* enum eb_test; -1 = infer from the log */
+    int test;             /* enum eb_test; -1 = infer from the log; else the test of every test the log
+                           * does not tell (no mode= line, command echo or socket role line) */
+    int test_list[16];    /* --test A,B,...: the tests the log does not tell, in its order (n_test_list > 0) */
+    int n_test_list;
     const char *chip;     /* NULL: from the boot log, else "unknown" */
     const char *tier;     /* NULL: "unknown" */
     double interval_s;    /* 0: from the board's mode line, else the median interval length */
@@ -42,7 +45,8 @@ void eb_parse_opts_init(eb_parse_opts *o);
 
 typedef struct eb_parse_out {
     eb_entry *entries;    /* owned; intervals malloc'd */
-    eb_interval *udp_reports; /* per entry: the UDP receiver's final relayed to a PC client (total < 0: none) */
+    eb_interval *udp_reports; /* per entry: iperf's UDP whole-test line (the PC server's final, the receiver's
+                               * relayed to a PC client; total < 0: none) */
     int n_entries, cap_entries;
     int n_per_test[EB_TEST_ALL_COUNT]; /* entries per test (the next repeat number); raw_tx/raw_rx too */
     eb_board_meta meta;   /* chip, dialect, firmware project / IDF version, board IP, AP and RSSI */

@@ -521,6 +521,7 @@ static const struct {
     {"Command returned non-zero error code", PM_CONTAINS, EB_BEV_ERROR, EB_BERR_COMMAND_FAILED, false},
     {"Internal error:", PM_PREFIX, EB_BEV_ERROR, EB_BERR_COMMAND_FAILED, false},
     {"recv error, error code:", PM_CONTAINS, EB_BEV_ERROR, EB_BERR_RECV, false},
+    {"tcp client send error, error code:", PM_CONTAINS, EB_BEV_ERROR, EB_BERR_SEND, false},
     {"Socket created, sending to ", PM_CONTAINS, EB_BEV_SOCKET_CREATED, 0, false},
     {"Socket created", PM_CONTAINS, EB_BEV_SOCKET_CREATED, 0, false},
     {"server create successfully", PM_CONTAINS, EB_BEV_SOCKET_CREATED, 0, false},
@@ -613,14 +614,74 @@ static void reset_reason(const char *rst, eb_board_line *out)
     ls_copy(out->reason, sizeof out->reason, rst, rst + strcspn(rst, ","));
 }
 
+/* The socket lines of Espressif's iperf that say which test runs (tcp/udp,
+ * client/server), as the sources print them:
+ *  - ESP-IDF v4.4-v5.2 examples/common_components/iperf/iperf.c and
+ *    iperf-cmd v0.1.1-v0.1.4 iperf/iperf.c: ESP_LOGI(TAG, "Successfully
+ *    connected") (iperf_run_tcp_client), "accept: %s,%d" (iperf_run_tcp_server),
+ *    "Socket bound, port %d" (iperf_run_udp_server), "Socket created, sending
+ *    to %d:%d" (iperf_run_udp_client), "TCP Socket server is closed.",
+ *    "TCP Socket client is closed.", "Udp socket server is closed.", "UDP
+ *    Socket client is closed", and iperf_show_socket_error_reason()'s
+ *    ESP_LOGW(TAG, "%s error, error code: %d, reason: %s") with "tcp client
+ *    send", "tcp server recv", "udp server recv", "udp client send";
+ *  - ESP8266_RTOS_SDK examples/wifi/iperf/components/iperf/iperf.c and ESP-IDF
+ *    <= v4.3: "accept: %s,%d" with no log prefix (tcp server), "iperf tcp server
+ *    create successfully", "iperf udp server create successfully";
+ *  - iperf-cmd 1.0 (ESP_LOGD): "accept: %s:%d", "UDP server socket bound, ...".
+ * The bare "Socket created" of a TCP or UDP server says neither. */
+static const struct {
+    const char *needle;
+    bool udp, server;
+} role_lines[] = {
+    {"Socket created, sending to ", true, false},
+    {"Socket bound, port ", true, true},
+    {"UDP server socket bound", true, true},
+    {"accept: ", false, true},
+    {"Successfully connected", false, false},
+    {"tcp server create successfully", false, true},
+    {"udp server create successfully", true, true},
+    {"TCP Socket server is closed", false, true},
+    {"TCP Socket client is closed", false, false},
+    {"Udp socket server is closed", true, true},
+    {"UDP socket server is closed", true, true},
+    {"UDP Socket client is closed", true, false},
+    {"tcp client send error", false, false},
+    {"tcp server recv error", false, true},
+    {"udp server recv error", true, true},
+    {"udp client send error", true, false},
+};
+
+static void socket_role(const char *m, eb_board_line *out)
+{
+    for (size_t i = 0; i < sizeof role_lines / sizeof role_lines[0]; i++)
+        if (strstr(m, role_lines[i].needle)) {
+            out->udp = role_lines[i].udp;
+            out->server = role_lines[i].server;
+            out->role_known = true;
+            return;
+        }
+}
+
 /* Details for phrase events that carry values. */
 static void phrase_details(const char *m, const char *hit, eb_board_line *out)
 {
+    switch (out->event) {
+    case EB_BEV_SOCKET_BOUND:
+    case EB_BEV_ACCEPTED:
+    case EB_BEV_CONNECTED:
+    case EB_BEV_SOCKET_CLOSED:
+        socket_role(m, out);
+        break;
+    default:
+        break;
+    }
     switch (out->event) {
     case EB_BEV_BOOT: /* "rst:0x1 (POWERON_RESET),boot:0x13 (SPI_FAST_FLASH_BOOT)" */
         reset_reason(hit, out);
         break;
     case EB_BEV_SOCKET_CREATED: {
+        socket_role(m, out); /* "Socket created, sending to", "... server create successfully" */
         /* iperf-cmd 1.0: "iperf(id=1): [TCP Server] Socket created" says the role */
         static const char *const roles[] = {"[TCP Client]", "[TCP Server]", "[UDP Client]", "[UDP Server]"};
         for (int i = 0; i < 4; i++)
@@ -670,11 +731,12 @@ static void phrase_details(const char *m, const char *hit, eb_board_line *out)
         }
         break;
     case EB_BEV_ERROR:
+        socket_role(m, out);
         ls_copy(out->text, sizeof out->text, m, m + strlen(m));
         if (out->error == EB_BERR_CONNECT) {
             const char *er = strstr(m, "errno");
             out->value = er ? number_after(er) : -1;
-        } else if (out->error == EB_BERR_RECV) {
+        } else if (out->error == EB_BERR_RECV || out->error == EB_BERR_SEND) {
             out->value = number_after(strstr(m, "error code:"));
         } else if (out->error == EB_BERR_COMMAND_FAILED) {
             const char *x = strstr(m, "0x");

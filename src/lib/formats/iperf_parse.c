@@ -116,6 +116,8 @@ static const struct {
     {"Invalid value", EB_IPERR_OPTION},
     {"Usage: iperf", EB_IPERR_OPTION},
     {"usage: iperf", EB_IPERR_OPTION},
+    {"iperf3: error - unable to connect", EB_IPERR_CONNECT},
+    {"iperf3: error - ", EB_IPERR_OTHER},
 };
 
 static bool classify_error(const char *p, const char *e, eb_iperf_line *out)
@@ -124,6 +126,7 @@ static bool classify_error(const char *p, const char *e, eb_iperf_line *out)
         if (ls_starts(p, e, error_prefixes[i].prefix)) {
             out->kind = EB_IPL_ERROR;
             out->error = error_prefixes[i].error;
+            out->iperf3 = error_prefixes[i].prefix[5] == '3'; /* "iperf3: error - ..." */
             return true;
         }
     /* 2.2.x: "tcp connect to HOST port N failed (Connection refused) on ..." */
@@ -324,11 +327,35 @@ static bool scan_csv(const char *p, const char *e, eb_iperf_line *out)
     return true;
 }
 
+/* iperf3: "Connecting to host H, port N", "Server listening on N (test #1)" */
+static bool scan_iperf3_banner(const char *p, const char *e, eb_iperf_line *out)
+{
+    const char *q = p;
+    if (ls_lit(&q, e, "Connecting to host ")) {
+        const char *port = ls_find(q, e, ", port ");
+        if (!port)
+            return false;
+        q = port + 7;
+        out->kind = EB_IPL_CLIENT_BANNER;
+    } else if (ls_lit(&q, e, "Server listening on ") && q < e && ls_is_digit(*q)) {
+        out->kind = EB_IPL_SERVER_BANNER;
+    } else {
+        return false;
+    }
+    uint64_t port;
+    if (ls_u64(&q, e, &port) && port < 65536)
+        out->port = (int)port;
+    out->iperf3 = true;
+    return true;
+}
+
 /* "Server listening on UDP port 15306[ with pid N]" / "Client connecting to H, TCP port 15301" */
 static bool scan_banner(const char *p, const char *e, eb_iperf_line *out)
 {
     const char *q = p;
     int kind;
+    if (scan_iperf3_banner(p, e, out))
+        return true;
     if (ls_lit(&q, e, "Server listening on ")) {
         kind = EB_IPL_SERVER_BANNER;
     } else if (ls_lit(&q, e, "Client connecting to ")) {
@@ -365,6 +392,8 @@ void eb_iperf_parse_line(const char *line, size_t len, eb_iperf_line *out)
     out->bits_per_s = -1;
     out->count = -1;
     out->error = EB_IPERR_NONE;
+    out->iperf3 = false;
+    out->end_word = 0;
 
     const char *p = line, *e = line + len;
     ls_rtrim(p, &e);
@@ -381,8 +410,15 @@ void eb_iperf_parse_line(const char *line, size_t len, eb_iperf_line *out)
         }
         ls_skip_ws(&q, e);
         if (q < e && ls_is_digit(*q)) {
-            if (scan_human_data(q, e, out))
+            if (scan_human_data(q, e, out)) {
+                /* iperf3's summary rows end with the end that measured them */
+                size_t n = (size_t)(e - q);
+                if (n > 9 && memcmp(e - 9, " receiver", 9) == 0)
+                    out->end_word = 2;
+                else if (n > 7 && memcmp(e - 7, " sender", 7) == 0)
+                    out->end_word = 1;
                 return;
+            }
             out->kind = EB_IPL_NONE;
             return;
         }
@@ -413,6 +449,10 @@ void eb_iperf_parse_line(const char *line, size_t len, eb_iperf_line *out)
         return;
     if (*p == 'W' && ls_starts(p, e, "Waiting for server threads to complete")) {
         out->kind = EB_IPL_INTERRUPTED;
+        return;
+    }
+    if (*p == 'R' && ls_starts(p, e, "Reverse mode, remote host ")) {
+        out->kind = EB_IPL_REVERSE_MODE;
         return;
     }
     classify_error(p, e, out);
@@ -516,6 +556,8 @@ static void add_sample(eb_iperf_run *r, const eb_iperf_line *l)
     }
 }
 
+static void add_into(eb_interval *x, const eb_interval *y);
+
 void eb_iperf_feed_line(eb_iperf_run *r, const char *line, size_t len)
 {
     eb_iperf_line l;
@@ -525,8 +567,12 @@ void eb_iperf_feed_line(eb_iperf_run *r, const char *line, size_t len)
     case EB_IPL_SERVER_BANNER:
     case EB_IPL_CLIENT_BANNER:
         r->role = l.kind == EB_IPL_SERVER_BANNER ? EB_IPERF_ROLE_SERVER : EB_IPERF_ROLE_CLIENT;
-        r->proto = l.udp ? EB_IPERF_PROTO_UDP : EB_IPERF_PROTO_TCP;
+        r->proto = l.udp ? EB_IPERF_PROTO_UDP : EB_IPERF_PROTO_TCP; /* iperf3: TCP until a line says UDP */
         r->port = l.port;
+        r->iperf3 = l.iperf3;
+        break;
+    case EB_IPL_REVERSE_MODE:
+        r->reverse_mode = true;
         break;
     case EB_IPL_CONNECTED:
         if (l.error == EB_IPERR_NULL_ID)
@@ -542,6 +588,15 @@ void eb_iperf_feed_line(eb_iperf_run *r, const char *line, size_t len)
             r->csv = true;
         if (l.udp)
             r->proto = EB_IPERF_PROTO_UDP;
+        if (r->iperf3 && l.end_word) { /* a summary row, not an interval */
+            int w = l.end_word - 1, k = l.sum ? 1 : 0;
+            if (!r->i3_has[w][k])
+                r->i3_rows[w][k] = l.iv;
+            else
+                add_into(&r->i3_rows[w][k], &l.iv);
+            r->i3_has[w][k] = true;
+            break;
+        }
         add_sample(r, &l);
         break;
     case EB_IPL_SENT:
@@ -638,6 +693,99 @@ static void push_interval(eb_iperf_run *r, const eb_interval *iv)
     r->intervals[r->n_intervals++] = *iv;
 }
 
+/* iperf3's summary rows: this end's is the whole-test line; the far
+ * receiver's stands where iperf2 prints a Server Report (a UDP client's
+ * loss). A client sends unless -R; a server sent when its rows say
+ * "sender". */
+static void iperf3_summary(eb_iperf_run *r)
+{
+    bool has[2] = {r->i3_has[0][0] || r->i3_has[0][1], r->i3_has[1][0] || r->i3_has[1][1]};
+    int own = r->role == EB_IPERF_ROLE_CLIENT ? (r->reverse_mode ? 1 : 0) : (has[1] || !has[0] ? 1 : 0);
+    r->pc_sends = own == 0;
+    for (int w = 0; w < 2; w++) {
+        if (!has[w] || (w != own && w == 0))
+            continue; /* the far sender's row says nothing about what arrived */
+        const eb_interval *row = r->i3_has[w][1] ? &r->i3_rows[w][1] : &r->i3_rows[w][0];
+        if (w == own) {
+            r->final = *row;
+            r->has_final = true;
+        } else {
+            r->server_report = *row;
+            r->has_server_report = true;
+        }
+    }
+}
+
+/* Datagram counts of one report period added up over the streams. */
+typedef struct count_acc {
+    double start, end;
+    long lost, total;
+    bool any;
+} count_acc;
+
+static void acc_add(count_acc *a, const eb_interval *iv, bool same_period_only)
+{
+    if (iv->total < 0)
+        return;
+    bool same = a->any && fabs(a->start - iv->start_s) < 1e-3 && fabs(a->end - iv->end_s) < 1e-3;
+    if (same_period_only && !same) {
+        *a = (count_acc){iv->start_s, iv->end_s, 0, 0, false};
+    }
+    a->start = iv->start_s;
+    a->end = iv->end_s;
+    a->lost += iv->lost;
+    a->total += iv->total;
+    a->any = true;
+}
+
+/* A [SUM] row without Lost/Total (iperf 2.0.x UDP servers print none with
+ * -P) takes the streams' counts of the same period, printed before it. */
+static void acc_fill(eb_interval *sum, const count_acc *a, bool match_period)
+{
+    if (sum->total >= 0 || !a->any)
+        return;
+    if (match_period && (fabs(a->start - sum->start_s) >= 1e-3 || fabs(a->end - sum->end_s) >= 1e-3))
+        return;
+    sum->lost = a->lost;
+    sum->total = a->total;
+}
+
+/* The intervals and the final line of the chosen group of samples. */
+static void collect_group(eb_iperf_run *r, bool use_reverse, bool use_sum, const bool *last_final)
+{
+    count_acc period = {0}, finals = {0};
+    for (int i = 0; i < r->n_samples; i++) {
+        const eb_iperf_sample *s = &r->samples[i];
+        if (s->server_report || s->reverse != use_reverse)
+            continue;
+        if (use_sum && !s->sum) { /* the streams' counts, for [SUM] rows that lack them */
+            if (!s->final)
+                acc_add(&period, &s->iv, true);
+            else if (last_final[i])
+                acc_add(&finals, &s->iv, false);
+        }
+        if (s->sum != use_sum)
+            continue;
+        if (!s->final) {
+            push_interval(r, &s->iv);
+            if (use_sum)
+                acc_fill(&r->intervals[r->n_intervals - 1], &period, true);
+            continue;
+        }
+        /* the last final per stream wins (marked above); several streams add up */
+        if (!last_final[i])
+            continue;
+        if (!r->has_final) {
+            r->final = s->iv;
+            r->has_final = true;
+        } else {
+            add_into(&r->final, &s->iv);
+        }
+    }
+    if (use_sum && r->has_final)
+        acc_fill(&r->final, &finals, false);
+}
+
 void eb_iperf_finish(eb_iperf_run *r)
 {
     if (r->partial_len) {
@@ -693,25 +841,7 @@ void eb_iperf_finish(eb_iperf_run *r)
             }
         }
     }
-    /* intervals and the final line of the chosen group */
-    for (int i = 0; i < r->n_samples; i++) {
-        const eb_iperf_sample *s = &r->samples[i];
-        if (s->server_report || s->reverse != use_reverse || s->sum != use_sum)
-            continue;
-        if (!s->final) {
-            push_interval(r, &s->iv);
-            continue;
-        }
-        /* the last final per stream wins (marked above); several streams add up */
-        if (!last_final[i])
-            continue;
-        if (!r->has_final) {
-            r->final = s->iv;
-            r->has_final = true;
-        } else {
-            add_into(&r->final, &s->iv);
-        }
-    }
+    collect_group(r, use_reverse, use_sum, last_final);
     free(last_final);
     if (r->n_intervals > 1) {
         qsort(r->intervals, (size_t)r->n_intervals, sizeof *r->intervals, cmp_interval);
@@ -738,6 +868,9 @@ void eb_iperf_finish(eb_iperf_run *r)
             add_into(&r->server_report, &s->iv);
         }
     }
+
+    if (r->iperf3)
+        iperf3_summary(r);
 
     if (r->n_samples > 0) {
         r->status = EB_IPERF_OK;

@@ -77,6 +77,7 @@ void eb_entry_init(eb_entry *e)
     e->free_heap = e->min_free_heap = e->largest_block = -1;
     e->duration_s = e->interval_s = e->warmup_s = e->udp_rate_mbps = NAN;
     e->summary_mbps = NAN;
+    e->interval_loss_pct = NAN;
 }
 
 const eb_provenance *eb_entry_prov(const eb_entry *e)
@@ -421,6 +422,8 @@ static void entry_json(eb_jw *w, const eb_entry *e)
     eb_jw_num(w, "mean_mbps", e->mean_mbps);
     eb_jw_num(w, "peak_mbps", e->peak_mbps);
     eb_jw_num(w, "loss_pct", e->loss_pct);
+    if (isfinite(e->interval_loss_pct))
+        eb_jw_num(w, "interval_loss_pct", e->interval_loss_pct);
     eb_jw_num(w, "jitter_ms", e->jitter_ms);
     jw_count(w, "free_heap", e->free_heap);
     jw_count(w, "min_free_heap", e->min_free_heap);
@@ -767,6 +770,7 @@ static int parse_entry(jctx *c, const cJSON *o, eb_entry *e)
         (rc = get_num(c, o, "mean_mbps", &e->mean_mbps, REQUIRED)) ||
         (rc = get_num(c, o, "peak_mbps", &e->peak_mbps, REQUIRED)) ||
         (rc = get_num(c, o, "loss_pct", &e->loss_pct, OPTIONAL)) ||
+        (rc = get_num(c, o, "interval_loss_pct", &e->interval_loss_pct, OPTIONAL)) ||
         (rc = get_num(c, o, "jitter_ms", &e->jitter_ms, OPTIONAL)) ||
         (rc = get_long(c, o, "free_heap", &e->free_heap, OPTIONAL, true)) ||
         (rc = get_long(c, o, "min_free_heap", &e->min_free_heap, OPTIONAL, true)) ||

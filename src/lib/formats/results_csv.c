@@ -88,6 +88,8 @@ void eb_results_to_csv(const eb_results *r, eb_buf *out)
         eb_buf_append(out, ",prov_", 6);
         csv_text(out, eb_prov_field_get(k)->key);
     }
+    /* columns added later come after the provenance ones: existing columns keep their place */
+    eb_buf_append(out, ",interval_loss_pct", 18);
     eb_buf_append(out, "\r\n", 2);
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
@@ -117,6 +119,8 @@ void eb_results_to_csv(const eb_results *r, eb_buf *out)
             eb_buf_append_byte(out, ',');
             csv_text(out, v);
         }
+        eb_buf_append_byte(out, ',');
+        csv_num(out, e->interval_loss_pct);
         eb_buf_append(out, "\r\n", 2);
     }
 }

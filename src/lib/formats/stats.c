@@ -15,6 +15,7 @@
  * Every figure, peak_1s included, is over the same steady set (so a warm-up
  * second never counts). n == 0 gives NAN everywhere; n == 1 gives stddev 0. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,7 +116,13 @@ static void udp_figures(eb_entry *e, const eb_interval *final)
             jn++;
         }
     }
+    /* iperf's whole-test line wins: it counts the datagrams after the last
+     * printed interval and corrects for out-of-order ones; the intervals'
+     * sum stays beside it (interval_loss_pct) */
+    e->interval_loss_pct = NAN;
     if (final && final->lost >= 0 && final->total > 0) {
+        if (total > 0)
+            e->interval_loss_pct = 100.0 * (double)lost / (double)total;
         lost = final->lost;
         total = final->total;
         if (isfinite(final->jitter_ms)) {
@@ -137,6 +144,26 @@ void eb_entry_figures(eb_entry *e, const eb_interval *udp_final)
     e->peak_mbps = h->peak_1s;
     if (e->test == EB_TEST_UDP_TX || e->test == EB_TEST_UDP_RX)
         udp_figures(e, udp_final);
+}
+
+bool eb_intervals_cover(const eb_interval *iv, int n, double requested_s, double interval_s, const char *side,
+                        int test, char *why, size_t why_cap)
+{
+    if (!(requested_s > 0))
+        return true;
+    double covered = n > 0 ? iv[n - 1].end_s : 0;
+    double step = interval_s > 0 ? interval_s : 0;
+    if (covered >= requested_s - step * 1.01)
+        return true;
+    const char *tn = eb_test_name(test);
+    snprintf(why, why_cap, "the %s reported only %.1f s of the %g s of %s", side, covered, requested_s,
+             tn ? tn : "the test");
+    return false;
+}
+
+void eb_entry_drop_headline(eb_entry *e)
+{
+    e->mean_mbps = e->peak_mbps = e->loss_pct = e->jitter_ms = e->interval_loss_pct = NAN;
 }
 
 void eb_stats_compute(const eb_interval *iv, int n, double interval_s, double warmup_s, eb_stats *out)

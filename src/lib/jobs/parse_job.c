@@ -119,6 +119,10 @@ typedef struct seg {
     bool running;        /* intervals seen, no end yet */
     bool has_report;     /* PC UDP client: receiver's final */
     eb_interval report;
+    char *cut;           /* the error line that ended the running test ("board.log:41: board: tcp client
+                          * send error, ..."), NULL if none */
+    bool cut_ends;       /* the cut's error ends a test in every version (not a receive timeout) */
+    bool guessed;        /* test guessed (a CSV log without banner or client final row): --test wins */
 } seg;
 
 typedef struct seg_list {
@@ -156,11 +160,36 @@ static void seg_set_error(seg *s, const char *fmt, ...)
     va_end(ap);
 }
 
+/* An error line while the test ran: a receive timeout may end it (ESP-IDF
+ * >= v4.4) or not (older examples retry); a send error ends it (socket_send
+ * breaks out of its loop). */
+static void seg_cut(seg *s, const char *name, long lineno, const char *text, bool ends)
+{
+    s->cut_ends = ends;
+    char buf[300];
+    snprintf(buf, sizeof buf, "%s:%ld: board: %s", name, lineno, text);
+    s->cut = strdup(buf);
+    if (!s->cut)
+        abort();
+    s->running = false;
+}
+
+/* A socket line after the test's start (its close, its error) tells a test
+ * nothing else told. */
+static void seg_told_late(seg *s, const eb_board_line *bl)
+{
+    if (s && bl->role_known && s->test < 0) {
+        s->test = test_of(bl->udp, bl->server);
+        s->receiver = bl->server;
+    }
+}
+
 static void seg_list_free(seg_list *l)
 {
     for (int i = 0; i < l->n; i++) {
         free(l->v[i].iv.v);
         free(l->v[i].error);
+        free(l->v[i].cut);
     }
     free(l->v);
 }
@@ -185,6 +214,7 @@ static int detect_side(const char *data, size_t len)
         case EB_IPL_CONNECTED: pc += 3; break;
         case EB_IPL_SENT:
         case EB_IPL_SERVER_REPORT: pc += 3; break;
+        case EB_IPL_ERROR: pc += il.iperf3 ? 10 : 0; break; /* a refused iperf3 client prints only that */
         default: break;
         }
         eb_board_parse_line(EB_DIALECT_UNKNOWN, line, n, &bl, NULL);
@@ -236,7 +266,7 @@ static void heap_from_kv(const eb_ebline *l, seg *s)
 
 static bool test_error(const eb_board_line *bl)
 {
-    static const int board_errors[] = {EB_BERR_NO_IP, EB_BERR_CONNECT, EB_BERR_RECV, EB_BERR_IPERF};
+    static const int board_errors[] = {EB_BERR_NO_IP, EB_BERR_CONNECT, EB_BERR_RECV, EB_BERR_IPERF, EB_BERR_SEND};
     static const char *const eb_codes[] = {EBC_ERR_NOT_CONNECTED, EBC_ERR_IPERF}; /* the core's (espbench_core.h) */
     if (bl->event == EB_BEV_ERROR) {
         for (size_t i = 0; i < sizeof board_errors / sizeof board_errors[0]; i++)
@@ -252,15 +282,19 @@ static bool test_error(const eb_board_line *bl)
 
 /* A line that says which test starts: the mode= line, and for logs without
  * one (iperf-cmd 1.x logs at a quieter level, a capture begun late) the
- * echoed iperf command or iperf-cmd 1.0's "[UDP Server] Socket created".
- * A test that has not printed anything yet takes the evidence (the mode line
- * wins over a command echo); otherwise a new test begins. */
+ * echoed iperf command or a socket line of the examples that names its role
+ * (board_parse.c: "Successfully connected", "Socket created, sending to",
+ * "accept:", "Socket bound, port", iperf-cmd 1.0's "[UDP Server] Socket
+ * created"). A test that has not printed anything yet takes the evidence
+ * (the mode line wins over a command echo, both over a socket line);
+ * otherwise a new test begins. */
 static seg *test_starts(seg_list *segs, seg *cur, const eb_board_line *bl, long lineno)
 {
     if (!bl->role_known)
         return cur;
     bool fresh = cur && cur->iv.n == 0 && !cur->has_summary && !cur->error;
-    if (bl->event == EB_BEV_SOCKET_CREATED && fresh && cur->test >= 0)
+    bool socket_line = bl->event != EB_BEV_MODE && bl->event != EB_BEV_IPERF_COMMAND;
+    if (socket_line && fresh && cur->test >= 0)
         return cur; /* the socket of the test already announced */
     if (!fresh)
         cur = seg_new(segs, lineno);
@@ -305,6 +339,9 @@ static void board_lines(eb_parse_out *out, const char *name, const char *data, s
         case EB_BEV_MODE:
         case EB_BEV_IPERF_COMMAND:
         case EB_BEV_SOCKET_CREATED:
+        case EB_BEV_SOCKET_BOUND:
+        case EB_BEV_ACCEPTED:
+        case EB_BEV_CONNECTED:
             cur = test_starts(segs, cur, &bl, it.lineno);
             break;
         case EB_BEV_INTERVAL:
@@ -322,6 +359,7 @@ static void board_lines(eb_parse_out *out, const char *name, const char *data, s
             break;
         case EB_BEV_IPERF_DONE:
         case EB_BEV_SOCKET_CLOSED:
+            seg_told_late(cur, &bl); /* "TCP Socket client is closed." ... */
             if (cur)
                 cur->running = false;
             break;
@@ -331,11 +369,14 @@ static void board_lines(eb_parse_out *out, const char *name, const char *data, s
                 copy_str(r->first_error, sizeof r->first_error, bl.text[0] ? bl.text : bl.name);
                 r->first_error_line = it.lineno;
             }
+            seg_told_late(cur, &bl); /* "tcp client send error, ..." names its socket */
             /* only errors that end the running test belong to it; "iperf is
              * already running", "Unrecognized command" are about another command */
             if (cur && cur->iv.n == 0 && !cur->error && test_error(&bl))
                 seg_set_error(cur, "%s:%ld: board: %s", name, it.lineno,
                           bl.text[0] ? bl.text : bl.name);
+            else if (cur && cur->running && !cur->cut && test_error(&bl))
+                seg_cut(cur, name, it.lineno, bl.text[0] ? bl.text : bl.name, bl.error != EB_BERR_RECV);
             break;
         case EB_BEV_PANIC:
         case EB_BEV_BOOT:
@@ -470,8 +511,12 @@ static void close_pc_seg(eb_iperf_run *run, seg *s, bool csv_client_final, const
 {
     eb_iperf_finish(run);
     int role = run->role;
-    if (role == EB_IPERF_ROLE_UNKNOWN) /* CSV has no banner: the client's final row says total -1 */
+    if (run->iperf3) /* iperf3 (docs/results.md): the end that sent, not the one that connected */
+        role = run->pc_sends ? EB_IPERF_ROLE_CLIENT : EB_IPERF_ROLE_SERVER;
+    if (role == EB_IPERF_ROLE_UNKNOWN) { /* CSV has no banner: the client's final row says total -1 */
         role = csv_client_final ? EB_IPERF_ROLE_CLIENT : EB_IPERF_ROLE_SERVER;
+        s->guessed = !csv_client_final; /* a server, or a client cut before its final row */
+    }
     bool udp = run->proto == EB_IPERF_PROTO_UDP;
     /* PC server = the board sends (TX); PC client = the board receives (RX) */
     s->test = test_of(udp, role == EB_IPERF_ROLE_CLIENT);
@@ -528,7 +573,9 @@ static int parse_pc(const char *name, const char *data, size_t len, seg_list *se
             csv_client_final = true;
         eb_iperf_feed_line(&run, line, n);
     }
-    if (cur)
+    if (cur && run.iperf3 && run.n_samples == 0 && run.error == EB_IPERR_NONE && segs->n > 1)
+        segs->n--; /* iperf3 -s prints its banner again after each test: no test follows the last */
+    else if (cur)
         close_pc_seg(&run, cur, csv_client_final, name);
     int with_data = 0;
     const char *first_error = NULL;
@@ -702,19 +749,54 @@ static eb_entry *new_entry(eb_parse_out *out, int test, const eb_parse_opts *o)
     return e;
 }
 
+/* A partial test (docs/run.md: never a figure): an error line ended it, or
+ * the board's intervals cover less than the -t its log asked for (the rule
+ * run applies, eb_intervals_cover; a PC log states no -t). Not ok, no
+ * headline; the message names the error line (else the test's first line)
+ * and the seconds covered. */
+static void judge_partial(eb_parse_out *out, int idx, const seg *s, const char *name, bool board_side)
+{
+    eb_entry *e = &out->entries[idx];
+    double req = board_side && s->time_s > 0 ? s->time_s : NAN;
+    const char *side = s->receiver ? "receiver" : "sender";
+    char why[160];
+    bool covers = eb_intervals_cover(s->iv.v, s->iv.n, req, e->interval_s, side, e->test, why, sizeof why);
+    if (strcmp(e->status, "ok") == 0 && board_side && (!covers || (s->cut && s->cut_ends && !(req > 0)))) {
+        if (covers) /* no -t to measure against: the seconds the test ran */
+            snprintf(why, sizeof why, "the %s reported %.1f s of %s", side,
+                     s->iv.n > 0 ? s->iv.v[s->iv.n - 1].end_s : 0.0, eb_test_name(e->test));
+        if (s->cut)
+            eb_entry_set_error(e, "%s; %s", s->cut, why);
+        else
+            eb_entry_set_error(e, "%s:%ld: %s", name, s->line, why);
+        copy_str(e->status, sizeof e->status, "failed");
+    }
+    if (strcmp(e->status, "ok") != 0)
+        eb_entry_drop_headline(e);
+}
+
 static int add_segments(eb_parse_out *out, const char *name, seg_list *segs, const eb_parse_opts *o, bool board_side,
                         eb_error *err)
 {
     int occurrences[EB_TEST_COUNT] = {0};
+    int n_listed = 0;
     reserve_entries(out, segs->n); /* one allocation for a long log's entries, not a doubling series */
     for (int i = 0; i < segs->n; i++) {
         seg *s = &segs->v[i];
         if (s->iv.n == 0 && !s->has_summary && !s->error)
             continue;
-        if (o->test >= 0) {
-            s->test = o->test;
-            s->receiver = board_side ? test_board_receives(o->test) : !test_board_receives(o->test);
+        /* --test: the tests nothing in the log tells, in order (one name: all of them) */
+        int given = s->test >= 0 && !s->guessed ? -1
+                    : o->n_test_list > 0       ? (n_listed < o->n_test_list ? o->test_list[n_listed++] : -2)
+                                               : o->test;
+        if (given >= 0) {
+            s->test = given;
+            s->receiver = board_side ? test_board_receives(given) : !test_board_receives(given);
         }
+        if (given == -2)
+            return eb_fail(err, EB_ECONFIG,
+                           "%s:%ld: interval lines with nothing to tell which test ran, and --test lists only %d "
+                           "tests; name one per such test, in the log's order", name, s->line, o->n_test_list);
         if (s->test < 0)
             return eb_fail(err, EB_ECONFIG,
                            "%s:%ld: interval lines with nothing to tell which test ran (no mode= line, echoed iperf "
@@ -761,7 +843,10 @@ static int add_segments(eb_parse_out *out, const char *name, seg_list *segs, con
         int idx = (int)(e - out->entries);
         if (s->has_report && s->report.total > 0)
             out->udp_reports[idx] = s->report;
+        else if (!board_side && s->receiver && s->has_summary && s->summary.total > 0)
+            out->udp_reports[idx] = s->summary; /* the PC server's whole-test line (docs/results.md) */
         eb_entry_figures(e, &out->udp_reports[idx]);
+        judge_partial(out, idx, s, name, board_side);
         if (copy)
             s->iv.v = NULL; /* the entry owns it now */
     }

@@ -179,7 +179,7 @@ static int start_pc_server(test_io *io, eb_error *err)
 }
 
 /* TX tests: the board's client sends to the PC's server. */
-static int board_sends(test_io *io, eb_entry *e, eb_error *err)
+static int board_sends(test_io *io, eb_entry *e, const eb_interval **udp_final, eb_error *err)
 {
     board_ctx *bc = io->bc;
     const eb_run_opts *o = bc->sh->o;
@@ -222,6 +222,8 @@ static int board_sends(test_io *io, eb_entry *e, eb_error *err)
     e->n_receiver = r->n_intervals;
     e->sender = io->run.iv;
     e->n_sender = io->run.n;
+    /* the PC server's whole-test line, as parse reads it from the PC log */
+    *udp_final = r->has_final && r->final.total > 0 ? &r->final : NULL;
     run_step_done(bc, EB_STEP_TEARDOWN, t_down);
     return 0;
 }
@@ -324,10 +326,10 @@ int run_test_figures(board_ctx *bc, const eb_run_item *it, eb_entry *e, const eb
     const eb_run_opts *o = bc->sh->o;
     /* A receiver that went quiet before the end (a stalled board, a dropped
      * link) measured part of the test only: that is a failure, not a figure. */
-    double covered = e->n_receiver ? e->receiver[e->n_receiver - 1].end_s : 0;
-    if (covered < o->duration_s - o->interval_s * 1.01)
-        return eb_fail(err, EB_EIO, "%s: the receiver reported only %.1f s of the %g s of %s", bc->label, covered,
-                       o->duration_s, eb_test_name(it->test));
+    char why[160];
+    if (!eb_intervals_cover(e->receiver, e->n_receiver, o->duration_s, o->interval_s, "receiver", e->test, why,
+                            sizeof why))
+        return eb_fail(err, EB_EIO, "%s: %s", bc->label, why);
     eb_entry_figures(e, udp_final);
     if (e->rx_stats.n == 0)
         return eb_fail(err, EB_EIO, "%s: no steady receiver interval in %s (%d intervals, warm-up %g s): "
@@ -345,7 +347,7 @@ int run_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err)
     io_init(&io, bc, it);
     const eb_interval *udp_final = NULL;
     eb_iso8601_utc(e->started);
-    int rc = io.cfg.board_sends ? board_sends(&io, e, err) : board_receives(&io, e, &udp_final, err);
+    int rc = io.cfg.board_sends ? board_sends(&io, e, &udp_final, err) : board_receives(&io, e, &udp_final, err);
     if (!rc)
         rc = run_read_memory(bc, it, io.boots, e, err);
     if (!rc)
