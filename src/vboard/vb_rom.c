@@ -89,6 +89,8 @@ struct vb_rom {
     uint64_t busy_until; /* eb_now_us() until which the chip is busy (flash timing) */
     eb_buf out;          /* response frames being assembled */
     eb_buf held;         /* frames waiting for the busy time to pass */
+    uint64_t held_until; /* when they go: the end of the work before them (a stub's
+                            ack of block N+1 waits for block N's write, not its own) */
 };
 
 typedef void (*rom_handler)(vb_rom *r, const eb_rom_request *q);
@@ -254,8 +256,11 @@ static void flush_out(vb_rom *r)
 {
     if (!r->out.len)
         return;
-    if (busy(r) || r->held.len)
+    if (busy(r) || r->held.len) {
         eb_buf_append(&r->held, r->out.data, r->out.len);
+        if (r->busy_until > r->held_until)
+            r->held_until = r->busy_until;
+    }
     else
         r->b->write(r->b, r->out.data, r->out.len);
     eb_buf_reset(&r->out);
@@ -272,9 +277,11 @@ static void spend(vb_rom *r, uint64_t us)
 
 uint64_t vb_rom_busy_until(const vb_rom *r) { return r->busy_until; }
 
+uint64_t vb_rom_answer_at(const vb_rom *r) { return r->held.len ? r->held_until : 0; }
+
 void vb_rom_poll(vb_rom *r, uint64_t now_us)
 {
-    if (now_us < r->busy_until || !r->held.len)
+    if (now_us < r->held_until || !r->held.len)
         return;
     r->b->write(r->b, r->held.data, r->held.len);
     eb_buf_reset(&r->held);
@@ -323,7 +330,7 @@ static void begin_xfer(vb_rom *r, const eb_rom_request *q, bool deflate)
      * also run past erase_size (ESP8266 erase-size workaround): cover the
      * blocks. */
     uint64_t span = size;
-    if (!deflate && (uint64_t)blocks * bsize > span)
+    if (!deflate && !r->stub && (uint64_t)blocks * bsize > span)
         span = (uint64_t)blocks * bsize;
     vb_flash_erase(r->flash, offset, (size_t)span);
     if (!r->stub)
@@ -428,6 +435,11 @@ static void h_flash_data(vb_rom *r, const eb_rom_request *q)
     if (len < 0 || take_write_fault(r, q->op))
         return;
     uint64_t at = (uint64_t)x->offset + (uint64_t)x->next_seq * x->block_size;
+    /* The stub writes no more than FLASH_BEGIN announced: the last block's
+     * padding is dropped (stub_write_flash.c handle_flash_data trims the
+     * final block to what remains). */
+    if (r->stub && x->written + (uint64_t)len > x->size)
+        len = x->written < x->size ? (long)(x->size - x->written) : 0;
     if (at + (uint64_t)len > r->flash->size) {
         reply_err(r, q->op, r->stub ? EB_STUB_ERR_TOO_MUCH_DATA : EB_ROM_ERR_FLASH_WRITE);
         return;
@@ -609,6 +621,13 @@ static void h_change_baud(vb_rom *r, const eb_rom_request *q)
         reply_err(r, q->op, r->stub ? EB_STUB_ERR_BAD_DATA_LEN : 0x01);
         return;
     }
+    /* The stub derives the new divider from the current one and the rate the
+     * host says it is talking at (stub_io.c get_new_uart_divider: master =
+     * divider x old, new divider = master / new): an old rate that is not
+     * the line's puts the UART at baud x line / old. The ROM knows its clock. */
+    uint32_t old = eb_rd32le(q->data + 4), now = r->hooks.current_baud ? r->hooks.current_baud(r->hooks.ctx) : 0;
+    if (r->stub && now && old != now && !r->b->forgiving)
+        baud = old ? (uint32_t)((uint64_t)baud * now / old) : 300;
     reply(r, q->op, 0, NULL, 0);
     flush_out(r);
     if (r->hooks.set_baud_after_reply)
@@ -894,6 +913,27 @@ static const rom_cmd commands[] = {
     {EB_ROM_RUN_USER_CODE, 0, 0, true, false, h_run_user_code},
 };
 
+/* Commands a chip's ROM does not have although the table lists them (the
+ * stub has the others): GET_SECURITY_INFO before the ESP32-S2; on the ESP8266
+ * ROM the compressed writes and CHANGE_BAUDRATE (esptool marks
+ * flash_defl_begin and change_baud stub_and_esp32_function_only; tinygo's
+ * espflasher gates them the same way). No public trace shows the ESP8266
+ * ROM's answer to an unknown opcode; it gets the ESP32 ROM's (below) with
+ * its own 2 status bytes, and hosts never send it these. */
+static bool rom_lacks(const vb_rom *r, uint8_t op)
+{
+    const eb_chip *c = r->b->chip;
+    if (op == EB_ROM_GET_SECURITY_INFO) /* also the stub's (ESP32S2_OR_LATER in stub_flasher.c) */
+        return !c->rom_security_info;
+    if (r->stub)
+        return false;
+    if (op == EB_ROM_FLASH_DEFL_BEGIN || op == EB_ROM_FLASH_DEFL_DATA || op == EB_ROM_FLASH_DEFL_END)
+        return c->rom_no_deflate && !r->b->forgiving;
+    if (op == EB_ROM_CHANGE_BAUDRATE)
+        return c->rom_no_change_baud && !r->b->forgiving;
+    return false;
+}
+
 /* A command this loader does not have. */
 static void unsupported(vb_rom *r, uint8_t op)
 {
@@ -921,9 +961,7 @@ void vb_rom_handle(vb_rom *r, const uint8_t *pkt, size_t len)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (commands[i].op == q.op)
             cmd = &commands[i];
-    bool sec_info = q.op == EB_ROM_GET_SECURITY_INFO;
-    if (!cmd || (cmd->stub_only && !r->stub) || (cmd->rom_only && r->stub) ||
-        (sec_info && !r->b->chip->rom_security_info)) {
+    if (!cmd || (cmd->stub_only && !r->stub) || (cmd->rom_only && r->stub) || rom_lacks(r, q.op)) {
         unsupported(r, q.op);
     } else if (r->stub && q.size > EB_STUB_FLASH_BLOCK + 16 && !r->b->forgiving) {
         reply_err(r, q.op, EB_STUB_ERR_BAD_DATA_LEN); /* the stub's [0xC0, 0xEE]; hosts read the first byte */
@@ -975,6 +1013,7 @@ void vb_rom_reset(vb_rom *r)
     r->last_op = 0;
     r->last_value = 0;
     r->busy_until = 0;
+    r->held_until = 0;
     eb_buf_reset(&r->held);
     r->stub = false;
     r->n_regs = 0;

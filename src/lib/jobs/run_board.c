@@ -95,7 +95,7 @@ static int open_console(board_ctx *bc, const eb_image_info *app, eb_error *err)
 static int flash_over_port(board_ctx *bc, const eb_image_set *set, eb_error *err)
 {
     const eb_run_opts *o = bc->sh->o;
-    eb_flash_opts fo = {.profiles = o->profiles, .expect_chip = bc->chip->name, .port_lent = true};
+    eb_flash_opts fo = {.profiles = o->profiles, .expect_chip = bc->chip->name, .port_lent = true, .stub = o->stub};
     eb_flash_session *fs = NULL;
     int rc = eb_port_set_baud(bc->port, EB_ROM_BAUD, err);
     if (!rc)

@@ -460,6 +460,86 @@ int eb_rom_spi_attach(eb_rom_client *c, eb_error *err)
 
 bool eb_rom_is_stub(const eb_rom_client *c) { return c->stub; }
 
+static int send_block(eb_rom_client *c, uint8_t op, uint32_t seq, const uint8_t *data, size_t len,
+                      unsigned timeout_ms, eb_error *err);
+
+/* One segment into RAM: MEM_BEGIN (size, blocks, block size, address), then
+ * MEM_DATA blocks of EB_ROM_RAM_BLOCK bytes with the 0xEF-XOR checksum
+ * (esptool loader.py run_stub, esp-serial-flasher's stub upload). */
+static int mem_segment(eb_rom_client *c, uint32_t addr, const uint8_t *data, size_t len, eb_error *err)
+{
+    const size_t bs = EB_ROM_RAM_BLOCK;
+    uint32_t blocks = (uint32_t)((len + bs - 1) / bs);
+    uint8_t b[16];
+    eb_wr32le(b, (uint32_t)len);
+    eb_wr32le(b + 4, blocks);
+    eb_wr32le(b + 8, (uint32_t)bs);
+    eb_wr32le(b + 12, addr);
+    int rc = command_ok(c, EB_ROM_MEM_BEGIN, b, 16, 0, c->to.command_ms, err);
+    for (uint32_t seq = 0; seq < blocks && !rc; seq++) {
+        size_t off = (size_t)seq * bs, n = len - off < bs ? len - off : bs;
+        rc = send_block(c, EB_ROM_MEM_DATA, seq, data + off, n, c->to.command_ms, err);
+        if (rc == 1)
+            rc = EB_EIO;
+    }
+    return rc;
+}
+
+int eb_rom_run_stub(eb_rom_client *c, const eb_stub *stub, eb_error *err)
+{
+    if (c->stub)
+        return EB_OK; /* one runs already (left by another tool) */
+    int rc = mem_segment(c, stub->text_start, stub->text, stub->text_len, err);
+    if (!rc && stub->has_data && stub->data_len)
+        rc = mem_segment(c, stub->data_start, stub->data, stub->data_len, err);
+    if (rc) {
+        eb_error_prefix(err, "uploading the flasher stub: ");
+        return rc;
+    }
+    /* MEM_END: word 0 says "no entry" (esptool mem_finish: entry == 0), word 1
+     * the entry. The ROM answers and jumps; the stub greets with a SLIP frame
+     * holding "OHAI" (stub_flasher.c stub_main; esp-flasher-stub main.c). The
+     * greeting can come before a late MEM_END answer is read, so the frames
+     * are read here, not through command(). */
+    uint8_t b[8];
+    eb_wr32le(b, 0);
+    eb_wr32le(b + 4, stub->entry);
+    eb_buf req, frame;
+    eb_buf_init(&req);
+    eb_buf_init(&frame);
+    eb_rom_build_request(&req, EB_ROM_MEM_END, b, 8, 0);
+    eb_slip_encode(&frame, req.data, req.len);
+    rc = eb_port_write(c->port, frame.data, frame.len, eb_deadline_in(c->to.command_ms), err);
+    eb_buf_free(&req);
+    eb_buf_free(&frame);
+    if (rc)
+        return rc;
+    eb_deadline d = eb_deadline_in(c->to.command_ms);
+    for (int packets = 0; packets < 100; packets++) {
+        int r = next_packet(c, d, err);
+        if (r < 0)
+            return -r;
+        if (r == 0)
+            break;
+        const uint8_t *p = c->dec.packet.data;
+        size_t n = c->dec.packet.len;
+        bool ohai = n == 4 && !memcmp(p, "OHAI", 4);
+        eb_rom_response resp;
+        bool failed = !ohai && eb_rom_parse_response(p, n, 0, &resp) == 0 && resp.op == EB_ROM_MEM_END &&
+                      resp.status != 0;
+        eb_slip_decoder_next(&c->dec);
+        if (ohai) {
+            c->stub = true;
+            return EB_OK;
+        }
+        if (failed)
+            return eb_fail(err, EB_EIO, "%s: the ROM refused to start the flasher stub (MEM_END error 0x%02x); retry with --stub off",
+                           c->port->url, resp.error);
+    }
+    return eb_fail(err, EB_EIO, "%s: the flasher stub did not start (no OHAI within %u ms); retry with --stub off",
+                   c->port->url, c->to.command_ms);
+}
+
 int eb_rom_spi_set_params(eb_rom_client *c, uint32_t flash_size, eb_error *err)
 {
     uint8_t b[24];
@@ -517,11 +597,18 @@ int eb_rom_flash_md5(eb_rom_client *c, uint32_t offset, uint32_t len, char hex[3
 
 enum { WRITE_BLOCK_ATTEMPTS = 3 };
 
-static bool begin_takes_encrypt_word(const eb_chip *chip)
+/* ROMs of ESP32-S2 and later take a 5th "encrypted" word; ESP32/ESP8266 do
+ * not, nor does the legacy stub (stub_flasher.c FLASH_BEGIN and
+ * FLASH_DEFL_BEGIN: verify_data_len(command, 16); esp-serial-flasher adds the
+ * word only when no stub runs). */
+static bool begin_takes_encrypt_word(const eb_rom_client *c)
 {
-    /* ROMs of ESP32-S2 and later take a 5th "encrypted" word; ESP32/ESP8266 do not. */
-    return chip && chip->chip_id > 0;
+    return !c->stub && c->chip && c->chip->chip_id > 0;
 }
+
+/* The ROM takes 0x400-byte data blocks, a stub 0x4000 (esptool FLASH_WRITE_SIZE
+ * and STUB's; the stub's receive buffers hold MAX_WRITE_BLOCK + 64). */
+static size_t block_size(const eb_rom_client *c) { return c->stub ? EB_STUB_FLASH_BLOCK : EB_ROM_FLASH_BLOCK; }
 
 static int send_block(eb_rom_client *c, uint8_t op, uint32_t seq, const uint8_t *data, size_t len,
                       unsigned timeout_ms, eb_error *err)
@@ -582,7 +669,11 @@ static void piece_progress(progress_sum *ps, size_t done, size_t wire)
         ps->fn(ps->user, ps->done0 + done, ps->total, ps->wire0 + wire, ps->wire_total);
 }
 
-static size_t padded(size_t len) { return (len + EB_ROM_FLASH_BLOCK - 1) / EB_ROM_FLASH_BLOCK * EB_ROM_FLASH_BLOCK; }
+static size_t padded(const eb_rom_client *c, size_t len)
+{
+    size_t bs = block_size(c);
+    return (len + bs - 1) / bs * bs;
+}
 
 /* FLASH_BEGIN's first word: the ROM erases that much before it answers (the
  * ESP8266 ROM needs its erase-size workaround); a stub takes the exact byte
@@ -594,7 +685,16 @@ static uint32_t begin_size(const eb_rom_client *c, uint32_t offset, size_t len, 
         return (uint32_t)len;
     if (!deflate && is_esp8266(c->chip))
         return eb_rom_esp8266_erase_size(offset, (uint32_t)len);
-    return (uint32_t)padded(len); /* esptool: rounded up to whole blocks */
+    return (uint32_t)padded(c, len); /* esptool: rounded up to whole blocks */
+}
+
+/* A data block's answer: the ROM writes the block before it answers; the
+ * stub answers at once and then writes it, so its answer waits for the
+ * previous block's erase and write (esptool's stub block timeout counts a
+ * 64 KiB erase on top of the block). */
+static unsigned data_block_timeout(const eb_rom_client *c, size_t uncompressed)
+{
+    return per_mb(c, c->to.erase_per_mb_ms, c->stub ? uncompressed + 2 * 0x10000 : uncompressed);
 }
 
 /* The ROM erases the region inside FLASH_BEGIN / FLASH_DEFL_BEGIN before it
@@ -609,7 +709,7 @@ static unsigned begin_timeout(const eb_rom_client *c, size_t erase_size)
 static int flash_plain(eb_rom_client *c, uint32_t offset, const uint8_t *data, size_t len, progress_sum *ps,
                        eb_error *err)
 {
-    const size_t bs = EB_ROM_FLASH_BLOCK;
+    const size_t bs = block_size(c);
     uint32_t blocks = (uint32_t)((len + bs - 1) / bs);
     uint8_t b[20];
     eb_wr32le(b, begin_size(c, offset, len, false));
@@ -617,7 +717,7 @@ static int flash_plain(eb_rom_client *c, uint32_t offset, const uint8_t *data, s
     eb_wr32le(b + 8, (uint32_t)bs);
     eb_wr32le(b + 12, offset);
     eb_wr32le(b + 16, 0);
-    int rc = command_ok(c, EB_ROM_FLASH_BEGIN, b, begin_takes_encrypt_word(c->chip) ? 20 : 16, 0,
+    int rc = command_ok(c, EB_ROM_FLASH_BEGIN, b, begin_takes_encrypt_word(c) ? 20 : 16, 0,
                         begin_timeout(c, len), err);
     if (rc)
         return rc;
@@ -628,7 +728,7 @@ static int flash_plain(eb_rom_client *c, uint32_t offset, const uint8_t *data, s
         size_t off = (size_t)seq * bs, n = len - off < bs ? len - off : bs;
         memset(blk, 0xFF, bs); /* pad the last block: 0xFF leaves erased flash as it is */
         memcpy(blk, data + off, n);
-        rc = send_block(c, EB_ROM_FLASH_DATA, seq, blk, bs, per_mb(c, c->to.erase_per_mb_ms, bs), err);
+        rc = send_block(c, EB_ROM_FLASH_DATA, seq, blk, bs, data_block_timeout(c, bs), err);
         if (!rc)
             piece_progress(ps, off + n, off + bs);
     }
@@ -640,7 +740,7 @@ static int flash_plain(eb_rom_client *c, uint32_t offset, const uint8_t *data, s
 static int flash_deflate(eb_rom_client *c, uint32_t offset, size_t len, const uint8_t *z, size_t clen,
                          progress_sum *ps, eb_error *err)
 {
-    const size_t bs = EB_ROM_FLASH_BLOCK;
+    const size_t bs = block_size(c);
     uint32_t blocks = (uint32_t)((clen + bs - 1) / bs);
     uint32_t size = begin_size(c, offset, len, true);
     uint8_t b[20];
@@ -649,14 +749,13 @@ static int flash_deflate(eb_rom_client *c, uint32_t offset, size_t len, const ui
     eb_wr32le(b + 8, (uint32_t)bs);
     eb_wr32le(b + 12, offset);
     eb_wr32le(b + 16, 0);
-    int rc = command(c, EB_ROM_FLASH_DEFL_BEGIN, b, begin_takes_encrypt_word(c->chip) ? 20 : 16, 0, 0,
+    int rc = command(c, EB_ROM_FLASH_DEFL_BEGIN, b, begin_takes_encrypt_word(c) ? 20 : 16, 0, 0,
                      begin_timeout(c, size), err);
     if (rc == 1 && c->unsupported)
         return 2;
     if (rc)
         return rc == 1 ? EB_EIO : rc;
-    /* The ROM writes each block before it answers, so each block may take an erase/write time. */
-    unsigned block_ms = per_mb(c, c->to.erase_per_mb_ms, (size_t)((double)len / blocks + bs));
+    unsigned block_ms = data_block_timeout(c, (size_t)((double)len / blocks + bs));
     for (uint32_t seq = 0; seq < blocks && !rc; seq++) {
         size_t off = (size_t)seq * bs, n = clen - off < bs ? clen - off : bs;
         rc = send_block(c, EB_ROM_FLASH_DEFL_DATA, seq, z + off, n, block_ms, err);
@@ -711,6 +810,8 @@ int eb_rom_flash_write(eb_rom_client *c, uint32_t offset, const uint8_t *data, s
     if (len == 0)
         return EB_OK;
     size_t head = 0, mid = 0;
+    if (!c->stub && c->chip && c->chip->rom_no_deflate)
+        compress = false; /* the ESP8266 ROM: plain FLASH_DATA (esptool never sends it FLASH_DEFL_*) */
     if (compress && !c->no_deflate)
         split_region(offset, len, inflate_window(c), &head, &mid);
     size_t tail = len - head - mid;
@@ -725,9 +826,9 @@ int eb_rom_flash_write(eb_rom_client *c, uint32_t offset, const uint8_t *data, s
             return eb_fail(err, EB_EIO, "zlib could not compress the image");
         }
     }
-    progress_sum ps = {progress, user, len, padded(head) + clen + padded(tail), 0, 0};
+    progress_sum ps = {progress, user, len, padded(c, head) + clen + padded(c, tail), 0, 0};
     int rc = head ? flash_plain(c, offset, data, head, &ps, err) : EB_OK;
-    ps.done0 = head, ps.wire0 = padded(head);
+    ps.done0 = head, ps.wire0 = padded(c, head);
     if (!rc && mid) {
         rc = flash_deflate(c, offset + (uint32_t)head, mid, z, clen, &ps, err);
         if (rc == 2) {
@@ -736,11 +837,11 @@ int eb_rom_flash_write(eb_rom_client *c, uint32_t offset, const uint8_t *data, s
             c->no_deflate = true;
             eb_log_once("rom-no-deflate", EB_LOG_DEBUG, "%s: the ROM has no compressed write; writing uncompressed",
                         c->port->url);
-            ps.wire_total += padded(mid) - clen;
+            ps.wire_total += padded(c, mid) - clen;
             rc = eb_rom_sync(c, 3, err);
             if (!rc)
                 rc = flash_plain(c, offset + (uint32_t)head, data + head, mid, &ps, err);
-            ps.wire0 += padded(mid);
+            ps.wire0 += padded(c, mid);
         } else {
             ps.wire0 += clen;
         }
@@ -749,6 +850,13 @@ int eb_rom_flash_write(eb_rom_client *c, uint32_t offset, const uint8_t *data, s
     ps.done0 = head + mid;
     if (!rc && tail)
         rc = flash_plain(c, offset + (uint32_t)(head + mid), data + head + mid, tail, &ps, err);
+    if (!rc && c->stub) {
+        /* The stub acknowledges the last block before writing it: a command it
+         * answers only afterwards makes the write complete (esptool write_flash
+         * reads a register for this). */
+        uint32_t v;
+        rc = eb_rom_read_reg(c, EB_ROM_CHIP_MAGIC_REG, &v, err);
+    }
     return rc;
 }
 
@@ -757,7 +865,7 @@ static int rom_run_user_code(eb_rom_client *c, eb_error *err)
 {
     uint8_t b[20] = {0};
     eb_wr32le(b + 8, EB_ROM_FLASH_BLOCK);
-    int rc = command_ok(c, EB_ROM_FLASH_BEGIN, b, begin_takes_encrypt_word(c->chip) ? 20 : 16, 0, c->to.command_ms, err);
+    int rc = command_ok(c, EB_ROM_FLASH_BEGIN, b, begin_takes_encrypt_word(c) ? 20 : 16, 0, c->to.command_ms, err);
     if (rc)
         return rc;
     uint8_t end[4];
