@@ -39,6 +39,7 @@ static const struct stub_pin {
 
 int eb_stub_load_file(const char *path, const eb_profiles *profiles, eb_stub *out, eb_error *err)
 {
+    memset(out, 0, sizeof *out);
     eb_buf b;
     eb_buf_init(&b);
     int rc = eb_file_read(path, STUB_FILE_MAX, "a flasher stub file is a few tens of KB", &b, err);

@@ -2,6 +2,7 @@
  * esp-flasher-stub's elf2json write: entry, text + text_start, data +
  * data_start, bss_start; esp-flasher-stub adds plugin_* and plugins. */
 #include <cjson/cJSON.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,7 +140,10 @@ int eb_stub_parse(const char *name, const uint8_t *json, size_t len, const eb_pr
     cJSON *root = cJSON_ParseWithLengthOpts((const char *)json, len, &end, 0);
     if (!root) {
         int line, col;
-        line_col(json, len, end ? (size_t)(end - (const char *)json) : 0, &line, &col);
+        size_t at = end ? (size_t)(end - (const char *)json) : 0;
+        while (at > 0 && at <= len && isalnum(json[at - 1])) /* cJSON may stop inside the bad word */
+            at--;
+        line_col(json, len, at, &line, &col);
         return eb_fail(err, EB_ECONFIG, "%s:%d:%d: not valid JSON; a flasher stub file is the JSON esptool ships", name,
                        line, col);
     }
