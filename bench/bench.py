@@ -376,6 +376,7 @@ def summary_md(res):
     out += ["", "TX tests compare the PC's iperf2 count (espbench's headline) with the board's; for RX tests the "
             "headline is the board's own count, so 0 means espbench's parsing and statistics reproduce the bytes "
             "exactly."]
+    out += flashing.summary_lines(figs)
     out += model.summary_lines(figs)
     out += tune.summary_lines(figs)
     nm = {}

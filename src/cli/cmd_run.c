@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "espbench/adapters/stub_files.h"
 #include "espbench/adapters/iperf_proc.h"
 #include "espbench/formats/lab.h"
 #include "espbench/formats/ping_parse.h"
@@ -592,6 +593,9 @@ int cmd_run(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+    eb_error serr; /* a bad --stub FILE: one line, exit 2, before any board is touched */
+    if (eb_stub_mode_check(o.stub, NULL, &serr) != EB_OK)
+        return cli_error(&serr);
     eb_pattern pat = {0};
     eb_pattern_set builtin = {0};
     if (pattern_arg && (rc = load_pattern(&rq, &o, &pat, &builtin)) != 0)

@@ -36,6 +36,10 @@ expect_fail 2 "$STUBS/bad-base64.json: \"text\" is not base64 (character 5 is '*
     "$ESPBENCH" flash --port "$T/no-such-port" --stub "$STUBS/bad-base64.json" "$T/c3.bin@0x10000"
 expect_fail 2 "--stub $T/none.json: cannot read it: No such file or directory; give a stub JSON file, auto or off" \
     "$ESPBENCH" flash --port "$T/no-such-port" --stub "$T/none.json" "$T/c3.bin@0x10000"
+# run takes --stub too: a bad file is refused before any board starts.
+expect_fail 2 "$STUBS/not-json.json:4:5: not valid JSON; a flasher stub file is the JSON esptool ships" \
+    "$ESPBENCH" run --chip esp32 --sim --tier iperf --stub "$STUBS/not-json.json" --out "$T/run-out"
+[ ! -e "$T/run-out" ] || fail "run with a bad --stub started"
 # 2. A stub for another chip: refused once the chip is known.
 expect_fail 2 "$JS/esp32s3.json: this stub is for the ESP32-S3, but the board is an ESP32-C3; give the ESP32-C3's stub (esp32c3.json)" \
     "$ESPBENCH" flash --port "$T/c3.tty" --stub "$JS/esp32s3.json" "$T/c3.bin@0x10000"

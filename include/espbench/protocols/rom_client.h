@@ -92,6 +92,12 @@ int eb_rom_leave_loader(eb_rom_client *c, eb_error *err);
  * the client speaks to the stub (2 status bytes, 0x4000-byte blocks, raw MD5,
  * exact FLASH_BEGIN sizes, no 32 KiB tail rule). Already a stub: nothing. */
 int eb_rom_run_stub(eb_rom_client *c, const eb_stub *stub, eb_error *err);
+/* Stub only (EB_ECONFIG through the ROM): ERASE_FLASH (up to 120 s),
+ * ERASE_REGION (4 KiB-aligned offset and size), READ_FLASH into out (len
+ * bytes; 4 KiB packets, each acknowledged, checked against the stub's MD5). */
+int eb_rom_erase_flash(eb_rom_client *c, eb_error *err);
+int eb_rom_erase_region(eb_rom_client *c, uint32_t offset, uint32_t size, eb_error *err);
+int eb_rom_read_flash(eb_rom_client *c, uint32_t offset, uint32_t len, uint8_t *out, eb_error *err);
 /* True when a flasher stub (SYNC value 0) answers rather than the ROM. */
 bool eb_rom_is_stub(const eb_rom_client *c);
 

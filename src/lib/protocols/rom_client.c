@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <zlib.h>
 
+#include "espbench/base/digest.h"
 #include "espbench/base/log.h"
 #include "espbench/protocols/rom_client.h"
 #include "espbench/formats/rom_proto.h"
@@ -940,6 +941,93 @@ int eb_rom_flash_write(eb_rom_client *c, uint32_t offset, const uint8_t *data, s
         rc = eb_rom_read_reg(c, EB_ROM_CHIP_MAGIC_REG, &v, err);
     }
     return rc;
+}
+
+/* --- stub only: erase and read --- */
+
+static int need_stub(const eb_rom_client *c, const char *what, eb_error *err)
+{
+    return c->stub ? EB_OK
+                   : eb_fail(err, EB_ECONFIG, "%s: %s needs the flasher stub (the ROM loader has none); use --stub",
+                             c->port->url, what);
+}
+
+int eb_rom_erase_flash(eb_rom_client *c, eb_error *err)
+{
+    if (need_stub(c, "erasing the whole flash", err))
+        return EB_ECONFIG;
+    return command_ok(c, EB_ROM_ERASE_FLASH, NULL, 0, 0, 120000, err); /* esptool CHIP_ERASE_TIMEOUT */
+}
+
+int eb_rom_erase_region(eb_rom_client *c, uint32_t offset, uint32_t size, eb_error *err)
+{
+    if (need_stub(c, "erasing a region", err))
+        return EB_ECONFIG;
+    if (offset % 0x1000 || size % 0x1000)
+        return eb_fail(err, EB_ECONFIG, "erase region 0x%x+0x%x: offset and size must be multiples of 4 KiB", offset,
+                       size);
+    uint8_t b[8];
+    eb_wr32le(b, offset);
+    eb_wr32le(b + 4, size);
+    return command_ok(c, EB_ROM_ERASE_REGION, b, 8, 0, per_mb(c, c->to.erase_per_mb_ms, size), err);
+}
+
+/* READ_FLASH (stub_flasher.c handle_flash_read): after the answer the stub
+ * sends the data in packets of `packet` bytes while fewer than `in_flight`
+ * bytes are unacknowledged; the host acknowledges each packet with the u32
+ * count received so far (one SLIP frame); a 16-byte raw MD5 of the data
+ * closes it. esptool: 4096-byte packets (the stub's buffer is one sector). */
+int eb_rom_read_flash(eb_rom_client *c, uint32_t offset, uint32_t len, uint8_t *out, eb_error *err)
+{
+    enum { PACKET = 0x1000, IN_FLIGHT = 2 * PACKET };
+    if (need_stub(c, "reading the flash", err))
+        return EB_ECONFIG;
+    uint8_t b[16];
+    eb_wr32le(b, offset);
+    eb_wr32le(b + 4, len);
+    eb_wr32le(b + 8, PACKET);
+    eb_wr32le(b + 12, IN_FLIGHT);
+    int rc = command_ok(c, EB_ROM_READ_FLASH, b, 16, 0, c->to.command_ms, err);
+    uint32_t got = 0;
+    while (!rc && got < len) {
+        int r = next_packet(c, eb_deadline_in(c->to.command_ms), err);
+        if (r <= 0)
+            return r < 0 ? -r : eb_fail(err, EB_EIO, "%s: READ_FLASH stopped after %u of %u bytes", c->port->url, got, len);
+        size_t n = c->dec.packet.len;
+        if (n == 0 || n > PACKET || n > len - got) {
+            eb_slip_decoder_next(&c->dec);
+            return eb_fail(err, EB_EIO, "%s: READ_FLASH sent a %zu-byte packet after %u of %u bytes", c->port->url, n,
+                           got, len);
+        }
+        memcpy(out + got, c->dec.packet.data, n);
+        got += (uint32_t)n;
+        eb_slip_decoder_next(&c->dec);
+        uint8_t ack[4];
+        eb_wr32le(ack, got);
+        eb_buf frame;
+        eb_buf_init(&frame);
+        eb_slip_encode(&frame, ack, 4);
+        rc = eb_port_write(c->port, frame.data, frame.len, eb_deadline_in(c->to.command_ms), err);
+        eb_buf_free(&frame);
+    }
+    if (rc)
+        return rc;
+    int r = next_packet(c, eb_deadline_in(c->to.command_ms), err);
+    if (r <= 0)
+        return r < 0 ? -r : eb_fail(err, EB_EIO, "%s: no MD5 after READ_FLASH", c->port->url);
+    bool md5_frame = c->dec.packet.len == 16;
+    uint8_t digest[16], want[16];
+    if (md5_frame)
+        memcpy(digest, c->dec.packet.data, 16);
+    eb_slip_decoder_next(&c->dec);
+    if (!md5_frame)
+        return eb_fail(err, EB_EIO, "%s: READ_FLASH ended without its 16-byte MD5", c->port->url);
+    if ((rc = eb_digest(EB_DIGEST_MD5, out, len, want, err)))
+        return rc;
+    if (memcmp(digest, want, 16))
+        return eb_fail(err, EB_EIO, "%s: READ_FLASH data does not match the stub's MD5; retry or lower --baud",
+                       c->port->url);
+    return EB_OK;
 }
 
 /* Leaves the loader by the ROM's own "run user code" (esptool soft_reset on a ROM). */
