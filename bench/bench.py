@@ -27,7 +27,7 @@ SCHEMA_VERSION = 1
 SUITE_BUDGET_S = 13 * 60  # leaves room for the build inside `make bench`'s 15 minutes
 # name, module, rough seconds it needs (a section is skipped when the budget cannot hold it)
 SECTIONS = [
-    ("flashing", flashing, 90),
+    ("flashing", flashing, 220),
     ("fidelity", fidelity, 200),
     ("footprint", footprint, 60),
     ("overhead", overhead, 200),
@@ -209,14 +209,18 @@ def basis(f):
             return "%.1f s: + %d flashes × %.2f s, %d restarts × %.2f s, %d scan+connect × %.3f s" % (
                 d["ci_overhead_s"], d["configurations"], d["flash_s"], d["tests"], d["restart_to_prompt_s"],
                 d["extra_scan_connects"], d["scan_connect_s"])
-        if fid == "flash.wire_ratio":
-            return "%.2f s vs %.2f s wire (%s compressed bytes)" % (
+        if fid in ("flash.wire_ratio", "flash.rom_wire_ratio"):
+            return "%.2f s vs %.2f s wire (%s compressed bytes); loader: %s" % (
                 sorted(d["espbench_s"])[len(d["espbench_s"]) // 2], d["wire_s"],
-                "{:,}".format(d["compressed_bytes"]).replace(",", " "))
+                "{:,}".format(d["compressed_bytes"]).replace(",", " "), d.get("loader"))
+        if fid == "flash.esp8266_rom_vs_stub":
+            return "ROM %.1f s at %s baud (%s bytes sent) vs stub %.1f s at %s baud (%s bytes sent)" % (
+                d["rom_s"], d["rom_baud"], "{:,}".format(d["rom_wire_bytes"]).replace(",", " "), d["stub_s"],
+                d["stub_baud"], "{:,}".format(d["stub_wire_bytes"]).replace(",", " "))
         if fid == "flash.vs_esptool_js":
-            return "%.2f s vs %.2f s (medians of %d)" % (
+            return "%.2f s vs %.2f s (medians of %d); espbench's loader: %s" % (
                 sorted(d["espbench_s"])[len(d["espbench_s"]) // 2],
-                sorted(d["esptool_js_s"])[len(d["esptool_js_s"]) // 2], d["repeats"])
+                sorted(d["esptool_js_s"])[len(d["esptool_js_s"]) // 2], d["repeats"], d.get("loader"))
         if fid == "flash.reflash_s":
             return "median of %d" % len(d["espbench_s"])
         if fid == "flash.esp32_tail_cost_s":
@@ -340,7 +344,7 @@ def summary_md(res):
            "| figure | value | target | result | from |", "|---|---|---|---|---|"]
     order = ["fidelity.worst", "fidelity.peak_bias_mean", "fidelity.peak_bias_max", "overhead.espbench_fraction",
              "overhead.ci_way_fraction", "overhead.espbench_vs_ci_way", "flash.wire_ratio", "flash.vs_esptool_js",
-             "flash.reflash_s", "flash.esp32_tail_cost_s", "footprint.cpu_fraction", "footprint.peak_rss_mb",
+             "flash.rom_wire_ratio", "flash.esp8266_rom_vs_stub", "flash.reflash_s", "flash.esp32_tail_cost_s", "footprint.cpu_fraction", "footprint.peak_rss_mb",
              "parse.lines_per_s", "parse.parser_lines_per_s", "model.throughput_median_pct",
              "model.throughput_worst_pct", "model.heap_median_pct", "model.heap_worst_pct"]
     short = {
@@ -350,12 +354,16 @@ def summary_md(res):
         "overhead.espbench_fraction": "Overhead of `run --sim --tier all` (esp32) / test time",
         "overhead.ci_way_fraction": "Same matrix the ESP-IDF CI way / test time (lower bound, from measured steps)",
         "overhead.espbench_vs_ci_way": "espbench overhead / CI-way overhead",
-        "flash.wire_ratio": "Flash 1 MiB @ 921600, W25Q32JV timing: espbench (ROM loader) / wire time of "
+        "flash.wire_ratio": "Flash 1 MiB @ 921600, W25Q32JV timing: espbench (flasher stub) / wire time of "
                             "its compressed bytes",
-        "flash.vs_esptool_js": "Flash 1 MiB, W25Q32JV timing: espbench (ROM loader) / esptool-js (flasher stub), "
+        "flash.vs_esptool_js": "Flash 1 MiB, W25Q32JV timing: espbench (flasher stub) / esptool-js (flasher stub), "
                                "same vboard, same run",
-        "flash.reflash_s": "Re-flash of an unchanged image (MD5 skip)",
-        "flash.esp32_tail_cost_s": "Cost of the ESP32 32 KiB-overrun fix (tail ~28 KiB plain): ESP32 − ESP32-C3 time",
+        "flash.rom_wire_ratio": "The same through the ROM loader (--stub off) / wire time of its compressed bytes",
+        "flash.esp8266_rom_vs_stub": "ESP8266, 400 000-byte image: ROM loader (plain, 115200) / flasher stub "
+                                     "(compressed, 921600)",
+        "flash.reflash_s": "Re-flash of an unchanged image (MD5 skip; flasher stub)",
+        "flash.esp32_tail_cost_s": "Cost of the ESP32 32 KiB-overrun fix (ROM loader; tail ~28 KiB plain): "
+                                   "ESP32 − ESP32-C3 time",
         "footprint.cpu_fraction": "espbench CPU / wall during 100 Mbit/s tests",
         "footprint.peak_rss_mb": "espbench peak RSS",
         "parse.lines_per_s": "`espbench parse` lines per second, whole command (board + iperf2 logs)",
@@ -387,6 +395,7 @@ def summary_md(res):
     out += ["", "TX tests compare the PC's iperf2 count (espbench's headline) with the board's; for RX tests the "
             "headline is the board's own count, so 0 means espbench's parsing and statistics reproduce the bytes "
             "exactly."]
+    out += flashing.summary_lines(figs)
     out += model.summary_lines(figs)
     out += tune.summary_lines(figs)
     nm = {}

@@ -12,11 +12,12 @@
 
 const char cmd_flash_usage[] =
     "usage: espbench flash --port PORT [--chip CHIP] [--baud BAUD] [--before MODE] [--after MODE]\n"
-    "                      [--no-skip] [--no-verify] [--no-compress]\n"
+    "                      [--no-skip] [--no-verify] [--no-compress] [--stub auto|off|FILE]\n"
     "                      (IMAGE@OFFSET... | --build-dir DIR | --firmware NAME [--tier TIER] [--manifest FILE])\n"
     "\n"
-    "Writes images through the chip's ROM serial loader: zlib-compressed 1 KiB blocks,\n"
-    "an MD5 check of every region afterwards, and regions whose MD5 already matches are\n"
+    "Writes images through Espressif's flasher stub when one is installed (esptool,\n"
+    "esptool-js), else through the chip's ROM serial loader: zlib-compressed blocks, an\n"
+    "MD5 check of every region afterwards, and regions whose MD5 already matches are\n"
     "skipped. Then resets the board into its application.\n"
     "  IMAGE@OFFSET     a .bin at a flash offset, e.g. app.bin@0x10000 (several allowed)\n"
     "  --build-dir DIR  an ESP-IDF build directory (reads flasher_args.json)\n"
@@ -30,7 +31,10 @@ const char cmd_flash_usage[] =
     "  --after MODE     hard-reset (default) or no-reset\n"
     "  --no-skip        write even regions whose MD5 already matches\n"
     "  --no-verify      do not read the MD5 back after writing\n"
-    "  --no-compress    send plain 1 KiB blocks (esptool --no-compress)\n"
+    "  --no-compress    send plain blocks (esptool --no-compress)\n"
+    "  --stub WHAT      auto (default: an installed esptool's or esptool-js's flasher stub,\n"
+    "                   or a pinned esp-flasher-stub download), off (the ROM loader), or a\n"
+    "                   stub JSON FILE\n"
     "PORT: /dev/ttyUSB0, COM3, /dev/pts/N, rfc2217://HOST:PORT[?ign_set_control], socket://HOST:PORT.\n";
 
 typedef struct {
@@ -99,10 +103,10 @@ int cmd_flash(int argc, char **argv)
         {"firmware", required_argument, 0, 'f'},  {"tier", required_argument, 0, 't'},
         {"manifest", required_argument, 0, 'm'},  {"no-skip", no_argument, 0, 'S'},
         {"no-verify", no_argument, 0, 'V'},       {"no-compress", no_argument, 0, 'u'},
-        {0, 0, 0, 0},
+        {"stub", required_argument, 0, 's'},      {0, 0, 0, 0},
     };
     const char *port = NULL, *chip = NULL, *build_dir = NULL, *firmware = NULL, *tier = NULL, *manifest = NULL;
-    eb_flash_opts fo = {0};
+    eb_flash_opts fo = {.stub = "auto"};
     optind = 1;
     opterr = 0; /* one message, ours, naming the option */
     int c;
@@ -127,6 +131,7 @@ int cmd_flash(int argc, char **argv)
         case 'S': fo.no_skip = true; break;
         case 'V': fo.no_verify = true; break;
         case 'u': fo.no_compress = true; break;
+        case 's': fo.stub = optarg; break;
         default: return cli_usage_error("flash", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
@@ -171,9 +176,9 @@ int cmd_flash(int argc, char **argv)
     eb_flash_region_result *res = NULL;
     if (rc == EB_OK) {
         const eb_rom_chip_info *ci = eb_flash_chip(s);
-        printf("%s on %s, MAC %02x:%02x:%02x:%02x:%02x:%02x, %u MB flash, %u baud\n", ci->chip->display, port,
-               ci->mac[0], ci->mac[1], ci->mac[2], ci->mac[3], ci->mac[4], ci->mac[5], ci->flash_size >> 20,
-               eb_flash_baud(s));
+        printf("%s on %s, MAC %02x:%02x:%02x:%02x:%02x:%02x, %u MB flash, %u baud, loader: %s\n", ci->chip->display,
+               port, ci->mac[0], ci->mac[1], ci->mac[2], ci->mac[3], ci->mac[4], ci->mac[5], ci->flash_size >> 20,
+               eb_flash_baud(s), eb_flash_loader(s));
         res = calloc((size_t)set.n, sizeof *res);
         rc = eb_flash_write(s, set.regions, set.n, res, &err);
         if (view.tty && rc)

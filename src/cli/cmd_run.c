@@ -11,6 +11,8 @@
 #include <time.h>
 
 #include "commands.h"
+#include "espbench/adapters/stub_files.h"
+#include "espbench/adapters/iperf_proc.h"
 #include "espbench/formats/lab.h"
 #include "espbench/formats/ping_parse.h"
 #include "espbench/formats/pattern.h"
@@ -55,6 +57,7 @@ const char cmd_run_usage[] =
     "  --pattern FILE|NAME   the board runs a firmware of your own, described by a pattern file\n"
     "                        with a commands: block (espbench-patterns(5)); runs that protocol's tests\n"
     "  --baud N              console baud rate (default 115200)\n"
+    "  --stub auto|off|FILE  flasher stub for tier images the run flashes (default auto; flash(1))\n"
     "network:\n"
     "  --ssid SSID           the AP (default: lab file, or espbench-sim with --sim)\n"
     "  --password-env VAR    environment variable holding the Wi-Fi password\n"
@@ -348,7 +351,7 @@ static int parse_int(const char *opt, const char *v, long lo, long hi, long *out
 enum {
     O_CHIP = 256, O_TIER, O_PORT, O_SIM, O_SIM_NOISE, O_SIM_FAULT, O_LAB, O_SHARD, O_DIALECT, O_SSID,
     O_PASSWORD_ENV, O_PC, O_IPERF_PORT, O_TESTS, O_DURATION, O_INTERVAL, O_WARMUP, O_REPEAT, O_UDP_RATE,
-    O_RETRIES, O_OUT, O_RESUME, O_MANIFEST, O_FIRMWARE, O_BAUD, O_PASSWORD, O_IPERF, O_SIM_PROJECT, O_SIM_IDF,
+    O_RETRIES, O_OUT, O_RESUME, O_MANIFEST, O_FIRMWARE, O_BAUD, O_STUB, O_PASSWORD, O_IPERF, O_SIM_PROJECT, O_SIM_IDF,
     O_SIM_MODEL, O_SIM_RSSI, O_SIM_PHY, O_SIM_RTT, O_SIM_LOSS, O_ENV, O_SWEEP,
     O_LATENCY_COUNT, O_LATENCY_METHOD, O_AGGREGATE,
     O_COPROCESSOR, O_TRANSPORT, O_COPROCESSOR_PORT, /* ESP-Hosted */
@@ -384,6 +387,7 @@ static const struct option long_opts[] = {
     {"manifest", required_argument, 0, O_MANIFEST},
     {"firmware", required_argument, 0, O_FIRMWARE},
     {"baud", required_argument, 0, O_BAUD},
+    {"stub", required_argument, 0, O_STUB},
     {"iperf", required_argument, 0, O_IPERF},
     {"sim-project", required_argument, 0, O_SIM_PROJECT},
     {"sim-idf", required_argument, 0, O_SIM_IDF},
@@ -529,6 +533,7 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
     case O_RESUME: o->resume = true; break;
     case O_MANIFEST: o->manifest = optarg; break;
     case O_FIRMWARE: o->firmware = optarg; break;
+    case O_STUB: o->stub = optarg; break;
     case O_BAUD:
         if (!(rc = parse_int("--baud", optarg, 300, 16000000, &v)))
             o->baud = (uint32_t)v;
@@ -559,7 +564,7 @@ static int load_pattern(const eb_run_request *rq, eb_run_opts *o, eb_pattern *pa
 
 int cmd_run(int argc, char **argv)
 {
-    eb_run_opts o = {0};
+    eb_run_opts o = {.stub = "auto"};
     o.warmup_s = -1;
     o.retries = -1;
     eb_run_request rq = {.profiles_dir = cli_profiles_dir};
@@ -574,6 +579,9 @@ int cmd_run(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+    eb_error serr; /* a bad --stub FILE: one line, exit 2, before any board is touched */
+    if (eb_stub_mode_check(o.stub, NULL, &serr) != EB_OK)
+        return cli_error(&serr);
     eb_pattern pat = {0};
     eb_pattern_set builtin = {0};
     if (pattern_arg && (rc = load_pattern(&rq, &o, &pat, &builtin)) != 0)

@@ -47,6 +47,8 @@ typedef struct xfer {
     uint32_t next_seq;
     uint64_t written;  /* uncompressed bytes written so far */
     uint64_t erased_to; /* stub: erases as it writes, up to here (offset-relative) */
+    uint64_t erase_next; /* stub, compressed: next erase unit (offset-relative), started asynchronously */
+    uint64_t out_fill;   /* stub, compressed: inflated bytes in its 32 KiB output buffer, not yet written */
     z_stream z;
     bool z_init, z_end;
 } xfer;
@@ -87,8 +89,12 @@ struct vb_rom {
     uint32_t last_value;
     int checksum_faults; /* remaining _DATA blocks to answer with a checksum error */
     uint64_t busy_until; /* eb_now_us() until which the chip is busy (flash timing) */
+    uint64_t flash_free; /* stub: until when the flash itself is busy (an erase it started runs on
+                            while the CPU answers and receives: esp-flasher-stub's async erase) */
     eb_buf out;          /* response frames being assembled */
     eb_buf held;         /* frames waiting for the busy time to pass */
+    uint64_t held_until; /* when they go: the end of the work before them (a stub's
+                            ack of block N+1 waits for block N's write, not its own) */
 };
 
 typedef void (*rom_handler)(vb_rom *r, const eb_rom_request *q);
@@ -254,8 +260,11 @@ static void flush_out(vb_rom *r)
 {
     if (!r->out.len)
         return;
-    if (busy(r) || r->held.len)
+    if (busy(r) || r->held.len) {
         eb_buf_append(&r->held, r->out.data, r->out.len);
+        if (r->busy_until > r->held_until)
+            r->held_until = r->busy_until;
+    }
     else
         r->b->write(r->b, r->out.data, r->out.len);
     eb_buf_reset(&r->out);
@@ -272,9 +281,11 @@ static void spend(vb_rom *r, uint64_t us)
 
 uint64_t vb_rom_busy_until(const vb_rom *r) { return r->busy_until; }
 
+uint64_t vb_rom_answer_at(const vb_rom *r) { return r->held.len ? r->held_until : 0; }
+
 void vb_rom_poll(vb_rom *r, uint64_t now_us)
 {
-    if (now_us < r->busy_until || !r->held.len)
+    if (now_us < r->held_until || !r->held.len)
         return;
     r->b->write(r->b, r->held.data, r->held.len);
     eb_buf_reset(&r->held);
@@ -287,6 +298,22 @@ static void xfer_end(xfer *x)
     if (x->z_init)
         inflateEnd(&x->z);
     memset(x, 0, sizeof *x);
+}
+
+/* The stub's erase of the next unit of the region (a 64 KiB block where one
+ * starts and fits, else a 4 KiB sector: start_next_erase in both stubs),
+ * started at t if the flash is idle then, and not waited for. */
+static bool stub_start_erase(vb_rom *r, uint64_t t)
+{
+    xfer *x = &r->fl;
+    uint64_t end = ((uint64_t)x->size + VB_FLASH_SECTOR - 1) & ~(uint64_t)(VB_FLASH_SECTOR - 1);
+    if (!r->b->flash_timing || x->erase_next >= end || r->flash_free > t)
+        return false;
+    uint64_t unit = (x->offset + x->erase_next) % 0x10000u == 0 && end - x->erase_next >= 0x10000u ? 0x10000u
+                                                                                                   : VB_FLASH_SECTOR;
+    r->flash_free = t + vb_flash_erase_us(&vb_w25q32jv, (size_t)(x->offset + x->erase_next), (size_t)unit);
+    x->erase_next += unit;
+    return true;
 }
 
 static void begin_xfer(vb_rom *r, const eb_rom_request *q, bool deflate)
@@ -323,11 +350,13 @@ static void begin_xfer(vb_rom *r, const eb_rom_request *q, bool deflate)
      * also run past erase_size (ESP8266 erase-size workaround): cover the
      * blocks. */
     uint64_t span = size;
-    if (!deflate && (uint64_t)blocks * bsize > span)
+    if (!deflate && !r->stub && (uint64_t)blocks * bsize > span)
         span = (uint64_t)blocks * bsize;
     vb_flash_erase(r->flash, offset, (size_t)span);
     if (!r->stub)
         spend(r, vb_flash_erase_us(&vb_w25q32jv, offset, (size_t)span));
+    else if (deflate)
+        stub_start_erase(r, eb_now_us()); /* started, not waited for (s_init_flash_operation) */
     reply(r, q->op, 0, NULL, 0);
 }
 
@@ -354,6 +383,46 @@ static void spend_write(vb_rom *r, uint64_t at_rel, uint64_t n)
     if (r->stub)
         flush_out(r);
     spend(r, us);
+}
+
+/* The stub's time for a compressed block that inflated to n bytes, as
+ * esp-flasher-stub does it (command_handler.c s_flash_defl_data_post_process;
+ * the legacy stub's handle_flash_deflated_data alike): the output goes into
+ * a 32 KiB buffer (TINFL_LZ_DICT_SIZE), written when full or at the stream's
+ * end, after the erase has reached it (s_ensure_flash_erased_to); before each
+ * inflate step an erase of the next unit starts if the flash is idle
+ * ("opportunistic erase during decompression"), and runs on while the stub
+ * answers and receives the next block. The CPU is done (and takes the next
+ * command) when its writes are. */
+static void spend_inflated(vb_rom *r, uint64_t n, bool stream_end)
+{
+    xfer *x = &r->fl;
+    if (!r->b->flash_timing)
+        return;
+    uint64_t now = eb_now_us(), t = r->busy_until > now ? r->busy_until : now;
+    for (;;) {
+        stub_start_erase(r, t);
+        uint64_t take = n < 32768 - x->out_fill ? n : 32768 - x->out_fill;
+        x->out_fill += take;
+        n -= take;
+        bool flush = x->out_fill == 32768 || (stream_end && n == 0 && x->out_fill);
+        if (flush) {
+            uint64_t at = x->erased_to, need = at + x->out_fill;
+            while (x->erase_next < need) {
+                t = r->flash_free > t ? r->flash_free : t;
+                if (!stub_start_erase(r, t))
+                    break;
+            }
+            t = r->flash_free > t ? r->flash_free : t;
+            t += vb_flash_program_us(&vb_w25q32jv, (size_t)(x->offset + at), (size_t)x->out_fill);
+            r->flash_free = t;
+            x->erased_to = need; /* here: written so far (offset-relative) */
+            x->out_fill = 0;
+        }
+        if (n == 0)
+            break;
+    }
+    r->busy_until = t;
 }
 
 static void h_flash_begin(vb_rom *r, const eb_rom_request *q) { begin_xfer(r, q, false); }
@@ -428,6 +497,11 @@ static void h_flash_data(vb_rom *r, const eb_rom_request *q)
     if (len < 0 || take_write_fault(r, q->op))
         return;
     uint64_t at = (uint64_t)x->offset + (uint64_t)x->next_seq * x->block_size;
+    /* The stub writes no more than FLASH_BEGIN announced: the last block's
+     * padding is dropped (stub_write_flash.c handle_flash_data trims the
+     * final block to what remains). */
+    if (r->stub && x->written + (uint64_t)len > x->size)
+        len = x->written < x->size ? (long)(x->size - x->written) : 0;
     if (at + (uint64_t)len > r->flash->size) {
         reply_err(r, q->op, r->stub ? EB_STUB_ERR_TOO_MUCH_DATA : EB_ROM_ERR_FLASH_WRITE);
         return;
@@ -459,9 +533,13 @@ static void h_defl_data(vb_rom *r, const eb_rom_request *q)
     uint64_t before = x->written;
     if (inflate_block(r, q, (size_t)len) != 0)
         return;
-    if (r->stub)
+    if (r->stub) {
         reply(r, q->op, 0, NULL, 0);
-    spend_write(r, before, x->written - before);
+        flush_out(r); /* acknowledged first: the stub inflates and writes after its answer */
+        spend_inflated(r, x->written - before, x->z_end);
+    } else {
+        spend_write(r, before, x->written - before);
+    }
     if (x->z_end)
         deflate_overrun(r);
     x->next_seq++;
@@ -609,6 +687,13 @@ static void h_change_baud(vb_rom *r, const eb_rom_request *q)
         reply_err(r, q->op, r->stub ? EB_STUB_ERR_BAD_DATA_LEN : 0x01);
         return;
     }
+    /* The stub derives the new divider from the current one and the rate the
+     * host says it is talking at (stub_io.c get_new_uart_divider: master =
+     * divider x old, new divider = master / new): an old rate that is not
+     * the line's puts the UART at baud x line / old. The ROM knows its clock. */
+    uint32_t old = eb_rd32le(q->data + 4), now = r->hooks.current_baud ? r->hooks.current_baud(r->hooks.ctx) : 0;
+    if (r->stub && now && old != now && !r->b->forgiving)
+        baud = old ? (uint32_t)((uint64_t)baud * now / old) : 300;
     reply(r, q->op, 0, NULL, 0);
     flush_out(r);
     if (r->hooks.set_baud_after_reply)
@@ -631,6 +716,8 @@ static void h_md5(vb_rom *r, const eb_rom_request *q)
         reply_err(r, q->op, r->stub ? EB_STUB_ERR_BAD_DATA_LEN : EB_ROM_ERR_FLASH_READ_LEN);
         return;
     }
+    if (r->stub && r->flash_free > r->busy_until)
+        r->busy_until = r->flash_free; /* a read waits for an erase the stub left running */
     spend(r, vb_flash_read_us(&vb_w25q32jv, eb_rd32le(q->data + 4))); /* the flash is read to hash it */
     if (r->stub) {
         reply(r, q->op, 0, d, 16);
@@ -894,6 +981,27 @@ static const rom_cmd commands[] = {
     {EB_ROM_RUN_USER_CODE, 0, 0, true, false, h_run_user_code},
 };
 
+/* Commands a chip's ROM does not have although the table lists them (the
+ * stub has the others): GET_SECURITY_INFO before the ESP32-S2; on the ESP8266
+ * ROM the compressed writes and CHANGE_BAUDRATE (esptool marks
+ * flash_defl_begin and change_baud stub_and_esp32_function_only; tinygo's
+ * espflasher gates them the same way). No public trace shows the ESP8266
+ * ROM's answer to an unknown opcode; it gets the ESP32 ROM's (below) with
+ * its own 2 status bytes, and hosts never send it these. */
+static bool rom_lacks(const vb_rom *r, uint8_t op)
+{
+    const eb_chip *c = r->b->chip;
+    if (op == EB_ROM_GET_SECURITY_INFO) /* also the stub's (ESP32S2_OR_LATER in stub_flasher.c) */
+        return !c->rom_security_info;
+    if (r->stub)
+        return false;
+    if (op == EB_ROM_FLASH_DEFL_BEGIN || op == EB_ROM_FLASH_DEFL_DATA || op == EB_ROM_FLASH_DEFL_END)
+        return c->rom_no_deflate && !r->b->forgiving;
+    if (op == EB_ROM_CHANGE_BAUDRATE)
+        return c->rom_no_change_baud && !r->b->forgiving;
+    return false;
+}
+
 /* A command this loader does not have. */
 static void unsupported(vb_rom *r, uint8_t op)
 {
@@ -921,9 +1029,7 @@ void vb_rom_handle(vb_rom *r, const uint8_t *pkt, size_t len)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (commands[i].op == q.op)
             cmd = &commands[i];
-    bool sec_info = q.op == EB_ROM_GET_SECURITY_INFO;
-    if (!cmd || (cmd->stub_only && !r->stub) || (cmd->rom_only && r->stub) ||
-        (sec_info && !r->b->chip->rom_security_info)) {
+    if (!cmd || (cmd->stub_only && !r->stub) || (cmd->rom_only && r->stub) || rom_lacks(r, q.op)) {
         unsupported(r, q.op);
     } else if (r->stub && q.size > EB_STUB_FLASH_BLOCK + 16 && !r->b->forgiving) {
         reply_err(r, q.op, EB_STUB_ERR_BAD_DATA_LEN); /* the stub's [0xC0, 0xEE]; hosts read the first byte */
@@ -975,6 +1081,8 @@ void vb_rom_reset(vb_rom *r)
     r->last_op = 0;
     r->last_value = 0;
     r->busy_until = 0;
+    r->held_until = 0;
+    r->flash_free = 0;
     eb_buf_reset(&r->held);
     r->stub = false;
     r->n_regs = 0;

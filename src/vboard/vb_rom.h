@@ -33,6 +33,9 @@ bool vb_rom_stub_running(const vb_rom *r);
  * programming, hashing); answers made meanwhile go out at that time, when the
  * main loop calls vb_rom_poll (and it takes no host bytes before). */
 uint64_t vb_rom_busy_until(const vb_rom *r);
+/* When the answers held back go out (0 = none held): the end of the work
+ * queued before them. The main loop wakes then. */
+uint64_t vb_rom_answer_at(const vb_rom *r);
 void vb_rom_poll(vb_rom *r, uint64_t now_us);
 /* True once a command has been answered since the last reset (the ROM's
  * baud detection is over). */

@@ -538,8 +538,10 @@ static int loop(vb_run_state *s)
         if (s->ctl)
             n += vb_control_pollfds(s->ctl, fds + n, MAX_POLL - n);
         int timeout = host ? 1000 : 50; /* without a host, watch for one to open the port */
-        if (busy_until > now_us) {
-            int wait_ms = (int)((busy_until - now_us + 999) / 1000);
+        uint64_t answer_at = vb_rom_answer_at(s->rom);
+        uint64_t wake_at = answer_at && answer_at < busy_until ? answer_at : busy_until;
+        if (wake_at > now_us) {
+            int wait_ms = (int)((wake_at - now_us + 999) / 1000);
             if (wait_ms < timeout)
                 timeout = wait_ms;
         }

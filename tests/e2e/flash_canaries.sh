@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Flashing between pre-filled canaries, on every chip, through the ROM loader and through a flasher
-# stub left running, compressed and plain: inside each region the image, from its end to the end of
+# Flashing between pre-filled canaries, on every chip, through the ROM loader, through Espressif's
+# flasher stub uploaded by espbench (esptool-js's stub files, --stub FILE) and through a stub left
+# running by another tool, compressed and plain: inside each region the image, from its end to the end of
 # its last 4 KiB sector erased flash (any loader erases whole sectors), and past that nothing may
 # change. The ESP32 ROM's compressed write overruns to the next 32 KiB boundary (issue 12), so
 # this is what guards espbench's way around it. The vboard's flash file is a plain file: it is
 # pre-filled in place while the board waits in download mode.
 source "$(dirname "$0")/lib/flash_helpers.sh"
 VB_STRICT=1 # the loader is entered through the control socket, as BOOT+EN would
+JS="$(esptool_js_modules)/esptool-js/lib/targets/stub_flasher"
 
 # make_expected CANARY EXPECTED SIZE IMAGE@OFF...: a canary pattern of SIZE bytes that differs from
 # its neighbours 32 KiB away (stale copies show), and what the flash must hold after writing the
@@ -46,21 +48,28 @@ one_chip() {
     [ "$(head -c 1 "$T/$chip.blob" | od -An -tx1 | tr -d ' ')" = e9 ] && printf '\x00' | dd of="$T/$chip.blob" conv=notrunc 2>/dev/null
     local regions=("$T/$chip.blob@0x9000" "$T/$chip.app@0x10000")
     make_expected "$T/$chip.canary" "$T/$chip.expected" "$(stat -c %s "$T/$chip.flash")" "${regions[@]}"
-    # The board stays in its loader (--after no-reset) from case to case; the last case leaves the
-    # stub the default way (back to the ROM loader, then the ROM runs the application).
+    # The board stays in its loader (--after no-reset) from case to case; an uploaded stub is left
+    # the default way (back to the ROM loader, then the ROM runs the application: the board is put
+    # into download mode again), and so is the last case's stub.
     vb_ctl "$chip" download >/dev/null
-    for loader in rom stub; do
+    for loader in rom upload stub; do
         [ $loader = stub ] && stub_upload "$T/$chip.tty" "$chip"
         for mode in compressed plain; do
             # pre-fill in place (the board maps the file: never truncate it)
             dd if="$T/$chip.canary" of="$T/$chip.flash" bs=1M conv=notrunc status=none
-            local extra=(--after no-reset)
-            [ $mode = plain ] && extra=(--no-compress)
+            local extra=(--after no-reset --stub off)
+            [ $mode = plain ] && extra=(--no-compress --stub off)
             [ $loader = rom ] && [ $mode = plain ] && extra+=(--after no-reset)
+            [ $loader = upload ] && extra=(--stub "$JS/$chip.json") && [ $mode = plain ] && extra+=(--no-compress)
             timeout 120 "$ESPBENCH" flash --port "$T/$chip.tty" "${extra[@]}" "${regions[@]}" >"$T/$chip.out" 2>"$T/$chip.err" ||
                 { cat "$T/$chip.out" "$T/$chip.err"; fail "$chip $loader $mode: flash"; }
             if [ $loader = stub ]; then
                 grep -q "a flasher stub answers" "$T/$chip.err" || { cat "$T/$chip.err"; fail "$chip: stub not used"; }
+            fi
+            if [ $loader = upload ]; then
+                grep -qF "loader: stub: file ($JS/$chip.json)" "$T/$chip.out" || { cat "$T/$chip.out" "$T/$chip.err"; fail "$chip: stub not uploaded"; }
+                grep -q "reset into the application" "$T/$chip.out" || { cat "$T/$chip.out"; fail "$chip: leaving the uploaded stub"; }
+                vb_ctl "$chip" download >/dev/null
             fi
             check_flash "$T/$chip.flash" "$T/$chip.expected" || fail "$chip $loader $mode: flash outside the regions' sectors changed"
             echo "ok $chip $loader $mode"

@@ -34,6 +34,8 @@ json_check "$OUT" 'r["boards"][0]["dialect"] == "iperf-cmd-0.1" and r["boards"][
 json_check "$OUT" 'r["boards"][0]["fw_project"] == "iperf" and r["boards"][0]["fw_version"] == "minimum"'
 json_check "$OUT" 'all(abs(e["mean_mbps"] / e["ref_mbps"] - 1) < 0.03 for e in r["entries"])'
 json_check "$OUT" 'all(e["free_heap"] > 0 and e["min_free_heap"] > 0 for e in r["entries"])'
+# The tier image the run flashed says which loader wrote it (no stub in the test environment: the ROM).
+json_check "$OUT" 'all(e["provenance"]["flash_loader"] == "ROM" for e in r["entries"] if e["tier"] == "minimum")'
 # The stock console takes the password on the command line: the log has it masked.
 grep -q "^> sta_connect espbench-sim \*\*\*\*$" "$OUT/console-sim.log" || fail "masked connect line"
 ! grep -q "espbench-sim-wpa2" "$OUT/console-sim.log" || fail "password in the console log"

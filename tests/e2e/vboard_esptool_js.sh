@@ -9,11 +9,14 @@ command -v node >/dev/null || { echo "FAIL: node is not installed (scripts/insta
 # Node packages: npm ci into a cache under the build directory, reused while the lockfile is unchanged.
 cache="$BUILD_DIR/node-esptool-js"
 mkdir -p "$cache"
-if ! cmp -s "$SOURCE_DIR/tests/node/package-lock.json" "$cache/package-lock.json" \
-    || [ ! -f "$cache/node_modules/esptool-js/package.json" ]; then
-    cp "$SOURCE_DIR/tests/node/package.json" "$SOURCE_DIR/tests/node/package-lock.json" "$cache/"
-    (cd "$cache" && timeout 240 npm ci --no-audit --no-fund --loglevel=error)
-fi
+(
+    flock 9 # the flash tests install the same package (flash_helpers.sh esptool_js_modules)
+    if ! cmp -s "$SOURCE_DIR/tests/node/package-lock.json" "$cache/package-lock.json" \
+        || [ ! -f "$cache/node_modules/esptool-js/package.json" ]; then
+        cp "$SOURCE_DIR/tests/node/package.json" "$SOURCE_DIR/tests/node/package-lock.json" "$cache/"
+        (cd "$cache" && timeout 240 npm ci --no-audit --no-fund --loglevel=error)
+    fi
+) 9>"$cache.lock"
 cp "$SOURCE_DIR/tests/node/esptool_js_flash.mjs" "$cache/"
 
 work=$(mktemp -d "${BUILD_DIR}/vboard_esptool_js.XXXXXX")

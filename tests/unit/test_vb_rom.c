@@ -792,6 +792,34 @@ static void test_flash_timing(void **state)
     assert_true(vb_rom_busy_until(f->rom) >= until + 1600);
     vb_rom_poll(f->rom, vb_rom_busy_until(f->rom));
     assert_int_equal(expect_resp(f, EB_ROM_SPI_FLASH_MD5, 16, 2, &pkt).status, 0);
+    fx_free(f);
+
+    /* The stub's compressed write (esp-flasher-stub): FLASH_DEFL_BEGIN starts the first 64 KiB
+     * erase and answers at once; a block is acknowledged first, its output collects in a 32 KiB
+     * buffer, written (after the erase) when full or at the stream's end. */
+    f = fx_new("esp32c3");
+    start_stub(f);
+    f->b.flash_timing = true;
+    uint8_t *raw = malloc(0x6000);
+    uint32_t x = 1;
+    for (int i = 0; i < 0x6000; i++) /* incompressible: the stream takes two blocks */
+        raw[i] = (uint8_t)((x = x * 1103515245u + 12345u) >> 24);
+    uLongf zlen = compressBound(0x6000);
+    uint8_t *z = malloc(zlen);
+    assert_int_equal(compress2(z, &zlen, raw, 0x6000, 9), Z_OK);
+    t0 = eb_now_us();
+    begin(f, EB_ROM_FLASH_DEFL_BEGIN, 0x6000, 2, 0x4000, 0x20000, 2);
+    assert_int_equal(vb_rom_busy_until(f->rom), 0); /* the erase runs in the flash, not in the CPU */
+    assert_int_equal(data_resp(f, EB_ROM_FLASH_DEFL_DATA, 0, z, 0x4000, 2).status, 0);
+    /* under 32 KiB inflated and the stream goes on: into the buffer, nothing written yet */
+    assert_true(vb_rom_busy_until(f->rom) < t0 + 45000);
+    assert_int_equal(data_resp(f, EB_ROM_FLASH_DEFL_DATA, 1, z + 0x4000, zlen - 0x4000, 2).status, 0);
+    /* the stream's end: the buffer is written once the erase (six sectors, the first started by
+     * FLASH_DEFL_BEGIN) has reached it; the stub takes the next command after that */
+    assert_true(vb_rom_busy_until(f->rom) >= t0 + 6 * 45000 + 96 * 400);
+    assert_true(vb_rom_busy_until(f->rom) <= eb_now_us() + 6 * 45000 + 96 * 400);
+    free(raw);
+    free(z);
     free(blk);
     fx_free(f);
     eb_buf_free(&pkt);

@@ -143,6 +143,11 @@ typedef struct eb_chip {
      * bytes, so after FLASH_DEFL_* the flash up to the next window boundary
      * gets stale bytes from one window earlier (ESP32: 32 KiB); 0 = none. */
     uint32_t rom_deflate_window;
+    /* The ROM loader has no FLASH_DEFL_* / no CHANGE_BAUDRATE (ESP8266:
+     * esptool's flash_defl_begin and change_baud are stub-and-ESP32-only):
+     * hosts write plain FLASH_DATA at 115200 there unless a stub runs. */
+    bool rom_no_deflate;
+    bool rom_no_change_baud;
     /* The UDP rate the PC offers in udp_rx by default, Mbit/s; 0 = 100.
      * ESP-IDF's iperf test utility (IperfTestBaseUtility.DEF_UDP_RX_BW_LIMIT). */
     double udp_rx_rate_mbps;

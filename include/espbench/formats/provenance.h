@@ -54,6 +54,10 @@ typedef struct eb_provenance {
     char peer_ip[48];
     char peer_idf_version[48];
     char peer_dialect[32];
+    /* The loader that wrote the board's firmware when the run flashed it:
+     * "ROM", "stub: esptool-js 0.7.0" (flash.h eb_flash_loader, without the
+     * path); "" when the run flashed nothing. */
+    char flash_loader[64];
 } eb_provenance;
 
 /* All unknown. */

@@ -34,6 +34,9 @@ typedef struct eb_flash_opts {
     uint32_t baud;               /* 0 = EB_FLASH_DEFAULT_BAUD; falls back to 115200 if the switch fails */
     const char *before;          /* --before name, NULL = "default-reset" */
     const char *after;           /* --after name, NULL = "hard-reset" */
+    const char *stub;            /* --stub: "auto" (look for Espressif's flasher stub, see
+                                  * adapters/stub_files.h), "off" or a stub JSON FILE;
+                                  * NULL = "off" (the ROM loader alone, as detect uses) */
     int connect_attempts;        /* 0 = 4 (reset + up to 5 SYNCs each) */
     bool no_skip;                /* write even when the MD5 matches */
     bool no_verify;              /* skip the MD5 check after writing */
@@ -74,6 +77,9 @@ int eb_flash_open(eb_flash_session **out, const char *url, const eb_flash_opts *
  * opts->port_lent (then the caller closes it, after eb_flash_close). */
 int eb_flash_open_port(eb_flash_session **out, eb_port *port, const eb_flash_opts *opts, eb_error *err);
 const eb_rom_chip_info *eb_flash_chip(const eb_flash_session *s);
+/* Which loader writes: "ROM", "stub: ORIGIN (PATH)" (ORIGIN e.g. "esptool-js
+ * 0.7.0") or "stub: left running by another tool". */
+const char *eb_flash_loader(const eb_flash_session *s);
 /* The baud in use after the switch (115200 when the switch fell back). */
 uint32_t eb_flash_baud(const eb_flash_session *s);
 /* The ROM client, for lower-level work (read registers, MD5). */

@@ -99,6 +99,7 @@ typedef struct eb_run_opts {
     int shard_index, shard_total; /* 0/0 = no sharding */
     int retries;            /* per test after a reboot or a lost connection; < 0 → 2 */
     uint32_t baud;          /* console baud; 0 = 115200 */
+    const char *stub;       /* --stub for tier images flashed by the run (flash.h); NULL = "off" */
     const char *manifest;   /* for stock firmware: flash each tier's image; NULL = default */
     const char *firmware;   /* manifest firmware name for stock tiers; NULL = "iperf-example" */
     const char *iperf;      /* PC iperf program; NULL = eb_iperf_program() */

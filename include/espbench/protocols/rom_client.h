@@ -13,6 +13,7 @@
 #include "espbench/base/error.h"
 #include "espbench/adapters/port.h"
 #include "espbench/formats/profile.h"
+#include "espbench/formats/stub.h"
 
 typedef struct eb_rom_client eb_rom_client;
 
@@ -86,6 +87,17 @@ int eb_rom_flash_write(eb_rom_client *c, uint32_t offset, const uint8_t *data, s
  * RUN_USER_CODE; an ESP32-family stub first resets back into the ROM loader
  * (FLASH_END "reboot"), as its RUN_USER_CODE does not start the app. */
 int eb_rom_leave_loader(eb_rom_client *c, eb_error *err);
+/* Uploads a flasher stub (text, then data, through MEM_BEGIN/MEM_DATA),
+ * starts it with MEM_END at its entry and waits for its "OHAI"; from then on
+ * the client speaks to the stub (2 status bytes, 0x4000-byte blocks, raw MD5,
+ * exact FLASH_BEGIN sizes, no 32 KiB tail rule). Already a stub: nothing. */
+int eb_rom_run_stub(eb_rom_client *c, const eb_stub *stub, eb_error *err);
+/* Stub only (EB_ECONFIG through the ROM): ERASE_FLASH (up to 120 s),
+ * ERASE_REGION (4 KiB-aligned offset and size), READ_FLASH into out (len
+ * bytes; 4 KiB packets, each acknowledged, checked against the stub's MD5). */
+int eb_rom_erase_flash(eb_rom_client *c, eb_error *err);
+int eb_rom_erase_region(eb_rom_client *c, uint32_t offset, uint32_t size, eb_error *err);
+int eb_rom_read_flash(eb_rom_client *c, uint32_t offset, uint32_t len, uint8_t *out, eb_error *err);
 /* True when a flasher stub (SYNC value 0) answers rather than the ROM. */
 bool eb_rom_is_stub(const eb_rom_client *c);
 

@@ -264,6 +264,10 @@ char *eb_chip_render_json(const eb_chip *c, const eb_tier *only)
     }
     cJSON_AddBoolToObject(o, "rom_security_info", c->rom_security_info);
     cJSON_AddNumberToObject(o, "rom_status_bytes", c->rom_status_bytes);
+    if (c->rom_no_deflate)
+        cJSON_AddBoolToObject(o, "rom_no_deflate", true);
+    if (c->rom_no_change_baud)
+        cJSON_AddBoolToObject(o, "rom_no_change_baud", true);
     add_hex(o, "efuse_mac_reg", c->efuse_mac_reg);
     add_hex(o, "spi_reg_base", c->spi_reg_base);
     cJSON_AddNumberToObject(o, "bootloader_offset", c->bootloader_offset);

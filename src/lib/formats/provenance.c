@@ -62,6 +62,7 @@ static const eb_prov_field fields[] = {
     F("peer_ip", EB_PROV_TEXT, peer_ip, "pair test: peer address"),
     F("peer_idf_version", EB_PROV_TEXT, peer_idf_version, "pair test: peer ESP-IDF"),
     F("peer_dialect", EB_PROV_TEXT, peer_dialect, "pair test: peer console dialect"),
+    F("flash_loader", EB_PROV_TEXT, flash_loader, "flash loader"),
 };
 #undef F
 #define N_FIELDS ((int)(sizeof fields / sizeof fields[0]))

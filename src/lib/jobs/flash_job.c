@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "espbench/adapters/stub_files.h"
 #include "espbench/formats/esp_image.h"
 #include "espbench/jobs/flash.h"
 #include "espbench/base/digest.h"
@@ -20,7 +21,13 @@ struct eb_flash_session {
     bool no_lines;       /* the port could not set DTR/RTS for --before */
     bool in_loader;      /* the --after step left the board in the ROM loader */
     bool after_done;     /* the --after step ran: the board's baud is no longer ours to fix */
+    char loader[1200];   /* which loader wrote: "ROM", "stub: esptool-js 0.7.0 (PATH)" */
+    eb_stub stub;        /* the stub found for the chip (stub_found == 0) */
+    int stub_found;      /* 0 found, 1 none */
+    bool stub_coming;    /* one will be started after the ROM's baud switch */
 };
+
+const char *eb_flash_loader(const eb_flash_session *s) { return s->loader; }
 
 const eb_rom_chip_info *eb_flash_chip(const eb_flash_session *s) { return &s->info; }
 uint32_t eb_flash_baud(const eb_flash_session *s) { return s->baud; }
@@ -41,6 +48,7 @@ void eb_flash_close(eb_flash_session *s)
     eb_rom_client_free(s->rom);
     if (!s->opts.port_lent)
         eb_port_close(s->port);
+    eb_stub_free(&s->stub);
     free(s);
 }
 
@@ -143,7 +151,7 @@ static int check_opts(const eb_flash_opts *opts, eb_error *err)
         return eb_fail(err, EB_ECONFIG, "unknown --after '%s' (expected one of: %s)", opts->after, eb_reset_after_names());
     if (opts->before && !eb_reset_before(opts->before, 0, 0))
         return eb_fail(err, EB_ECONFIG, "unknown --before '%s' (expected one of: %s)", opts->before, eb_reset_before_names());
-    return EB_OK;
+    return eb_stub_mode_check(opts->stub, opts->profiles, err);
 }
 
 int eb_flash_open(eb_flash_session **out, const char *url, const eb_flash_opts *opts, eb_error *err)
@@ -156,6 +164,80 @@ int eb_flash_open(eb_flash_session **out, const char *url, const eb_flash_opts *
     if ((rc = eb_port_open(&port, url, EB_ROM_BAUD, err)))
         return rc;
     return eb_flash_open_port(out, port, opts, err);
+}
+
+/* Switches to --baud with CHANGE_BAUDRATE, unless the loader cannot (the
+ * ESP8266 ROM: profile rom_no_change_baud) or the port is raw TCP; a refusal
+ * or a board that does not follow leaves the session at 115200. Called on the
+ * ROM and again under a freshly started stub (which then carries the rate). */
+static int switch_baud(eb_flash_session *s, eb_error *err)
+{
+    uint32_t baud = s->opts.baud ? s->opts.baud : EB_FLASH_DEFAULT_BAUD;
+    const char *url = s->port->url;
+    if (baud == s->baud)
+        return EB_OK;
+    if (!strcmp(s->port->ops->name, "socket")) {
+        eb_log_once("socket-no-baud", EB_LOG_INFO, "%s: raw TCP port: staying at %u baud", url, EB_ROM_BAUD);
+        return EB_OK;
+    }
+    if (!eb_rom_is_stub(s->rom) && s->info.chip->rom_no_change_baud) {
+        if (!s->stub_coming)
+            eb_log(EB_LOG_INFO, "%s: the %s ROM cannot change its baud rate: staying at %u (a flasher stub can)", url,
+                   s->info.chip->display, EB_ROM_BAUD);
+        return EB_OK;
+    }
+    eb_error e;
+    int rc = eb_rom_change_baud(s->rom, baud, &e);
+    if (rc == EB_OK) {
+        s->baud = baud;
+    } else if (strstr(e.msg, "still at")) {
+        eb_log(EB_LOG_WARN, "%s; continuing at %u baud", e.msg, s->baud);
+    } else if (strstr(e.msg, "error 0x") || strstr(e.msg, "does not support")) {
+        eb_log(EB_LOG_WARN, "%s: the loader refused %u baud; continuing at %u", url, baud, s->baud);
+    } else {
+        *err = e;
+        return EB_EIO;
+    }
+    return EB_OK;
+}
+
+/* --stub: finds Espressif's flasher stub for the detected chip (adapters/
+ * stub_files.h), uploads and starts it. None: the ROM path and one line on
+ * how to get a faster one. A stub already running (another tool left it)
+ * is used as it is. */
+static int start_stub(eb_flash_session *s, eb_error *err)
+{
+    const char *url = s->port->url;
+    if (eb_rom_is_stub(s->rom)) {
+        snprintf(s->loader, sizeof s->loader, "stub: left running by another tool");
+        return EB_OK;
+    }
+    snprintf(s->loader, sizeof s->loader, "ROM");
+    if (s->stub_found != 0)
+        return EB_OK;
+    int rc = eb_rom_run_stub(s->rom, &s->stub, err);
+    if (rc)
+        return rc;
+    snprintf(s->loader, sizeof s->loader, "stub: %s (%s)", s->stub.origin, s->stub.path);
+    eb_log(EB_LOG_INFO, "%s: flasher stub running: %s, %s", url, s->stub.origin, s->stub.path);
+    return EB_OK;
+}
+
+/* Which stub, before the ROM's baud switch (said there when none comes). */
+static int find_stub(eb_flash_session *s, eb_error *err)
+{
+    char hint[1024];
+    s->stub_found = 1;
+    if (eb_rom_is_stub(s->rom))
+        return EB_OK;
+    int rc = eb_stub_find(s->opts.stub ? s->opts.stub : "off", s->info.chip, s->opts.profiles, &s->stub, hint, sizeof hint, err);
+    if (rc > 1)
+        return rc;
+    s->stub_found = rc;
+    s->stub_coming = rc == 0;
+    if (rc == 1 && hint[0])
+        eb_log_once("no-flasher-stub", EB_LOG_INFO, "%s: %s", s->port->url, hint);
+    return EB_OK;
 }
 
 int eb_flash_open_port(eb_flash_session **out, eb_port *port, const eb_flash_opts *opts, eb_error *err)
@@ -194,26 +276,12 @@ int eb_flash_open_port(eb_flash_session **out, eb_port *port, const eb_flash_opt
                      want->display, opts->expect_chip, url, s->info.chip->display);
         goto fail;
     }
-    uint32_t baud = opts->baud ? opts->baud : EB_FLASH_DEFAULT_BAUD;
-    if (baud != EB_ROM_BAUD) {
-        if (!strcmp(s->port->ops->name, "socket")) {
-            eb_log_once("socket-no-baud", EB_LOG_INFO, "%s: raw TCP port: staying at %u baud", url, EB_ROM_BAUD);
-        } else {
-            eb_error e;
-            rc = eb_rom_change_baud(s->rom, baud, &e);
-            if (rc == EB_OK) {
-                s->baud = baud;
-            } else if (strstr(e.msg, "still at")) {
-                eb_log(EB_LOG_WARN, "%s; continuing at %u baud", e.msg, EB_ROM_BAUD);
-            } else if (strstr(e.msg, "error 0x")) {
-                eb_log(EB_LOG_WARN, "%s: the ROM refused %u baud; continuing at %u", url, baud, EB_ROM_BAUD);
-            } else {
-                *err = e;
-                goto fail;
-            }
-            rc = EB_OK;
-        }
-    }
+    /* The ROM switches first where it can (the stub then loads at --baud and
+     * keeps the UART's divider: stub_main installs a receive interrupt and
+     * changes no rate), else the stub switches (ESP8266). */
+    if ((rc = find_stub(s, err)) || (rc = switch_baud(s, err)) || (rc = start_stub(s, err)) ||
+        (eb_rom_is_stub(s->rom) && (rc = switch_baud(s, err))))
+        goto fail;
     if ((rc = setup_flash(s, err)))
         goto fail;
     *out = s;

@@ -95,13 +95,18 @@ static int open_console(board_ctx *bc, const eb_image_info *app, eb_error *err)
 static int flash_over_port(board_ctx *bc, const eb_image_set *set, eb_error *err)
 {
     const eb_run_opts *o = bc->sh->o;
-    eb_flash_opts fo = {.profiles = o->profiles, .expect_chip = bc->chip->name, .port_lent = true};
+    eb_flash_opts fo = {.profiles = o->profiles, .expect_chip = bc->chip->name, .port_lent = true, .stub = o->stub};
     eb_flash_session *fs = NULL;
     int rc = eb_port_set_baud(bc->port, EB_ROM_BAUD, err);
     if (!rc)
         rc = eb_flash_open_port(&fs, bc->port, &fo, err);
-    if (!rc)
+    if (!rc) { /* which loader wrote, for the entries' provenance (without the stub's path) */
+        const char *l = eb_flash_loader(fs);
+        snprintf(bc->prov.seen.flash_loader, sizeof bc->prov.seen.flash_loader, "%.*s", (int)strcspn(l, "("), l);
+        for (size_t n = strlen(bc->prov.seen.flash_loader); n && bc->prov.seen.flash_loader[n - 1] == ' ';)
+            bc->prov.seen.flash_loader[--n] = '\0';
         rc = eb_flash_write(fs, set->regions, set->n, NULL, err);
+    }
     if (!rc)
         rc = eb_flash_reset_after(fs, err);
     if (!rc && eb_flash_release_port(fs, err) == NULL)

@@ -3,8 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <zlib.h>
 
+#include "espbench/base/digest.h"
 #include "espbench/base/log.h"
 #include "espbench/protocols/rom_client.h"
 #include "espbench/formats/rom_proto.h"
@@ -119,6 +121,20 @@ static void drain_quiet(eb_rom_client *c, unsigned ms)
     c->dec.in_frame = 0;
 }
 
+/* The ROM answers SYNC, and a command it does not know, eight times (esptool
+ * loader.py: "Unsupported command response is sent 8 times"; the stub
+ * mimics the SYNC answers): takes the n repeats after the first off the line
+ * as they come, or stops when it has been quiet for ms. */
+static void drain_repeats(eb_rom_client *c, int n, unsigned ms)
+{
+    eb_error e;
+    for (int got = 0; got < n; got++) {
+        if (next_packet(c, eb_deadline_in(ms), &e) <= 0)
+            break;
+        eb_slip_decoder_next(&c->dec);
+    }
+}
+
 /* What to do about a ROM error, appended to its message. */
 static const char *error_hint(int code)
 {
@@ -194,7 +210,7 @@ static int command(eb_rom_client *c, uint8_t op, const uint8_t *body, size_t bod
                 c->last_rom_error = EB_ROM_ERR_INVALID_MSG;
                 /* The ROM repeats this answer (8 times): left on the line, the
                  * copies would read as "unsupported" for the next command. */
-                drain_quiet(c, 50);
+                drain_repeats(c, 7, 50);
                 eb_fail(err, EB_EIO, "%s: the ROM does not support %s", c->port->url, eb_rom_op_name(op));
                 return 1;
             }
@@ -244,7 +260,7 @@ int eb_rom_sync(eb_rom_client *c, int tries, eb_error *err)
                        c->port->url);
             c->stub = stub;
             /* The ROM answers SYNC eight times; take the rest off the line. */
-            drain_quiet(c, 50);
+            drain_repeats(c, 7, 50);
             return EB_OK;
         }
         if (rc == EB_EIO && strstr(e.msg, "no reply") == NULL) {
@@ -460,6 +476,86 @@ int eb_rom_spi_attach(eb_rom_client *c, eb_error *err)
 
 bool eb_rom_is_stub(const eb_rom_client *c) { return c->stub; }
 
+static int send_block(eb_rom_client *c, uint8_t op, uint32_t seq, const uint8_t *data, size_t len,
+                      unsigned timeout_ms, eb_error *err);
+
+/* One segment into RAM: MEM_BEGIN (size, blocks, block size, address), then
+ * MEM_DATA blocks of EB_ROM_RAM_BLOCK bytes with the 0xEF-XOR checksum
+ * (esptool loader.py run_stub, esp-serial-flasher's stub upload). */
+static int mem_segment(eb_rom_client *c, uint32_t addr, const uint8_t *data, size_t len, eb_error *err)
+{
+    const size_t bs = EB_ROM_RAM_BLOCK;
+    uint32_t blocks = (uint32_t)((len + bs - 1) / bs);
+    uint8_t b[16];
+    eb_wr32le(b, (uint32_t)len);
+    eb_wr32le(b + 4, blocks);
+    eb_wr32le(b + 8, (uint32_t)bs);
+    eb_wr32le(b + 12, addr);
+    int rc = command_ok(c, EB_ROM_MEM_BEGIN, b, 16, 0, c->to.command_ms, err);
+    for (uint32_t seq = 0; seq < blocks && !rc; seq++) {
+        size_t off = (size_t)seq * bs, n = len - off < bs ? len - off : bs;
+        rc = send_block(c, EB_ROM_MEM_DATA, seq, data + off, n, c->to.command_ms, err);
+        if (rc == 1)
+            rc = EB_EIO;
+    }
+    return rc;
+}
+
+int eb_rom_run_stub(eb_rom_client *c, const eb_stub *stub, eb_error *err)
+{
+    if (c->stub)
+        return EB_OK; /* one runs already (left by another tool) */
+    int rc = mem_segment(c, stub->text_start, stub->text, stub->text_len, err);
+    if (!rc && stub->has_data && stub->data_len)
+        rc = mem_segment(c, stub->data_start, stub->data, stub->data_len, err);
+    if (rc) {
+        eb_error_prefix(err, "uploading the flasher stub: ");
+        return rc;
+    }
+    /* MEM_END: word 0 says "no entry" (esptool mem_finish: entry == 0), word 1
+     * the entry. The ROM answers and jumps; the stub greets with a SLIP frame
+     * holding "OHAI" (stub_flasher.c stub_main; esp-flasher-stub main.c). The
+     * greeting can come before a late MEM_END answer is read, so the frames
+     * are read here, not through command(). */
+    uint8_t b[8];
+    eb_wr32le(b, 0);
+    eb_wr32le(b + 4, stub->entry);
+    eb_buf req, frame;
+    eb_buf_init(&req);
+    eb_buf_init(&frame);
+    eb_rom_build_request(&req, EB_ROM_MEM_END, b, 8, 0);
+    eb_slip_encode(&frame, req.data, req.len);
+    rc = eb_port_write(c->port, frame.data, frame.len, eb_deadline_in(c->to.command_ms), err);
+    eb_buf_free(&req);
+    eb_buf_free(&frame);
+    if (rc)
+        return rc;
+    eb_deadline d = eb_deadline_in(c->to.command_ms);
+    for (int packets = 0; packets < 100; packets++) {
+        int r = next_packet(c, d, err);
+        if (r < 0)
+            return -r;
+        if (r == 0)
+            break;
+        const uint8_t *p = c->dec.packet.data;
+        size_t n = c->dec.packet.len;
+        bool ohai = n == 4 && !memcmp(p, "OHAI", 4);
+        eb_rom_response resp;
+        bool failed = !ohai && eb_rom_parse_response(p, n, 0, &resp) == 0 && resp.op == EB_ROM_MEM_END &&
+                      resp.status != 0;
+        eb_slip_decoder_next(&c->dec);
+        if (ohai) {
+            c->stub = true;
+            return EB_OK;
+        }
+        if (failed)
+            return eb_fail(err, EB_EIO, "%s: the ROM refused to start the flasher stub (MEM_END error 0x%02x); retry with --stub off",
+                           c->port->url, resp.error);
+    }
+    return eb_fail(err, EB_EIO, "%s: the flasher stub did not start (no OHAI within %u ms); retry with --stub off",
+                   c->port->url, c->to.command_ms);
+}
+
 int eb_rom_spi_set_params(eb_rom_client *c, uint32_t flash_size, eb_error *err)
 {
     uint8_t b[24];
@@ -517,11 +613,18 @@ int eb_rom_flash_md5(eb_rom_client *c, uint32_t offset, uint32_t len, char hex[3
 
 enum { WRITE_BLOCK_ATTEMPTS = 3 };
 
-static bool begin_takes_encrypt_word(const eb_chip *chip)
+/* ROMs of ESP32-S2 and later take a 5th "encrypted" word; ESP32/ESP8266 do
+ * not, nor does the legacy stub (stub_flasher.c FLASH_BEGIN and
+ * FLASH_DEFL_BEGIN: verify_data_len(command, 16); esp-serial-flasher adds the
+ * word only when no stub runs). */
+static bool begin_takes_encrypt_word(const eb_rom_client *c)
 {
-    /* ROMs of ESP32-S2 and later take a 5th "encrypted" word; ESP32/ESP8266 do not. */
-    return chip && chip->chip_id > 0;
+    return !c->stub && c->chip && c->chip->chip_id > 0;
 }
+
+/* The ROM takes 0x400-byte data blocks, a stub 0x4000 (esptool FLASH_WRITE_SIZE
+ * and STUB's; the stub's receive buffers hold MAX_WRITE_BLOCK + 64). */
+static size_t block_size(const eb_rom_client *c) { return c->stub ? EB_STUB_FLASH_BLOCK : EB_ROM_FLASH_BLOCK; }
 
 static int send_block(eb_rom_client *c, uint8_t op, uint32_t seq, const uint8_t *data, size_t len,
                       unsigned timeout_ms, eb_error *err)
@@ -582,7 +685,11 @@ static void piece_progress(progress_sum *ps, size_t done, size_t wire)
         ps->fn(ps->user, ps->done0 + done, ps->total, ps->wire0 + wire, ps->wire_total);
 }
 
-static size_t padded(size_t len) { return (len + EB_ROM_FLASH_BLOCK - 1) / EB_ROM_FLASH_BLOCK * EB_ROM_FLASH_BLOCK; }
+static size_t padded(const eb_rom_client *c, size_t len)
+{
+    size_t bs = block_size(c);
+    return (len + bs - 1) / bs * bs;
+}
 
 /* FLASH_BEGIN's first word: the ROM erases that much before it answers (the
  * ESP8266 ROM needs its erase-size workaround); a stub takes the exact byte
@@ -594,7 +701,16 @@ static uint32_t begin_size(const eb_rom_client *c, uint32_t offset, size_t len, 
         return (uint32_t)len;
     if (!deflate && is_esp8266(c->chip))
         return eb_rom_esp8266_erase_size(offset, (uint32_t)len);
-    return (uint32_t)padded(len); /* esptool: rounded up to whole blocks */
+    return (uint32_t)padded(c, len); /* esptool: rounded up to whole blocks */
+}
+
+/* A data block's answer: the ROM writes the block before it answers; the
+ * stub answers at once and then writes it, so its answer waits for the
+ * previous block's erase and write (esptool's stub block timeout counts a
+ * 64 KiB erase on top of the block). */
+static unsigned data_block_timeout(const eb_rom_client *c, size_t uncompressed)
+{
+    return per_mb(c, c->to.erase_per_mb_ms, c->stub ? uncompressed + 2 * 0x10000 : uncompressed);
 }
 
 /* The ROM erases the region inside FLASH_BEGIN / FLASH_DEFL_BEGIN before it
@@ -609,7 +725,7 @@ static unsigned begin_timeout(const eb_rom_client *c, size_t erase_size)
 static int flash_plain(eb_rom_client *c, uint32_t offset, const uint8_t *data, size_t len, progress_sum *ps,
                        eb_error *err)
 {
-    const size_t bs = EB_ROM_FLASH_BLOCK;
+    const size_t bs = block_size(c);
     uint32_t blocks = (uint32_t)((len + bs - 1) / bs);
     uint8_t b[20];
     eb_wr32le(b, begin_size(c, offset, len, false));
@@ -617,7 +733,7 @@ static int flash_plain(eb_rom_client *c, uint32_t offset, const uint8_t *data, s
     eb_wr32le(b + 8, (uint32_t)bs);
     eb_wr32le(b + 12, offset);
     eb_wr32le(b + 16, 0);
-    int rc = command_ok(c, EB_ROM_FLASH_BEGIN, b, begin_takes_encrypt_word(c->chip) ? 20 : 16, 0,
+    int rc = command_ok(c, EB_ROM_FLASH_BEGIN, b, begin_takes_encrypt_word(c) ? 20 : 16, 0,
                         begin_timeout(c, len), err);
     if (rc)
         return rc;
@@ -628,7 +744,7 @@ static int flash_plain(eb_rom_client *c, uint32_t offset, const uint8_t *data, s
         size_t off = (size_t)seq * bs, n = len - off < bs ? len - off : bs;
         memset(blk, 0xFF, bs); /* pad the last block: 0xFF leaves erased flash as it is */
         memcpy(blk, data + off, n);
-        rc = send_block(c, EB_ROM_FLASH_DATA, seq, blk, bs, per_mb(c, c->to.erase_per_mb_ms, bs), err);
+        rc = send_block(c, EB_ROM_FLASH_DATA, seq, blk, bs, data_block_timeout(c, bs), err);
         if (!rc)
             piece_progress(ps, off + n, off + bs);
     }
@@ -640,7 +756,7 @@ static int flash_plain(eb_rom_client *c, uint32_t offset, const uint8_t *data, s
 static int flash_deflate(eb_rom_client *c, uint32_t offset, size_t len, const uint8_t *z, size_t clen,
                          progress_sum *ps, eb_error *err)
 {
-    const size_t bs = EB_ROM_FLASH_BLOCK;
+    const size_t bs = block_size(c);
     uint32_t blocks = (uint32_t)((clen + bs - 1) / bs);
     uint32_t size = begin_size(c, offset, len, true);
     uint8_t b[20];
@@ -649,14 +765,13 @@ static int flash_deflate(eb_rom_client *c, uint32_t offset, size_t len, const ui
     eb_wr32le(b + 8, (uint32_t)bs);
     eb_wr32le(b + 12, offset);
     eb_wr32le(b + 16, 0);
-    int rc = command(c, EB_ROM_FLASH_DEFL_BEGIN, b, begin_takes_encrypt_word(c->chip) ? 20 : 16, 0, 0,
+    int rc = command(c, EB_ROM_FLASH_DEFL_BEGIN, b, begin_takes_encrypt_word(c) ? 20 : 16, 0, 0,
                      begin_timeout(c, size), err);
     if (rc == 1 && c->unsupported)
         return 2;
     if (rc)
         return rc == 1 ? EB_EIO : rc;
-    /* The ROM writes each block before it answers, so each block may take an erase/write time. */
-    unsigned block_ms = per_mb(c, c->to.erase_per_mb_ms, (size_t)((double)len / blocks + bs));
+    unsigned block_ms = data_block_timeout(c, (size_t)((double)len / blocks + bs));
     for (uint32_t seq = 0; seq < blocks && !rc; seq++) {
         size_t off = (size_t)seq * bs, n = clen - off < bs ? clen - off : bs;
         rc = send_block(c, EB_ROM_FLASH_DEFL_DATA, seq, z + off, n, block_ms, err);
@@ -703,6 +818,80 @@ static void split_region(uint32_t offset, size_t len, uint32_t window, size_t *h
     *mid = (size_t)(b - a);
 }
 
+/* One zlib stream (level 9, as esptool's zlib.compress(image, 9)) made on
+ * two cores: the halves are raw deflate, the second primed with the 32 KiB
+ * before it (deflateSetDictionary) and the first ended with a sync flush,
+ * between the zlib header and the Adler-32 of the whole (how pigz makes one
+ * stream in parallel). Compressing a 1 MiB image takes ~0.2 s on one core,
+ * all of it before the first block can go out. */
+typedef struct zpart {
+    const uint8_t *in, *dict;
+    size_t len, dict_len;
+    bool last;
+    uint8_t *out;
+    size_t out_len;
+    int rc;
+} zpart;
+
+static void *zpart_run(void *arg)
+{
+    zpart *p = arg;
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    p->rc = -1;
+    if (deflateInit2(&z, 9, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        return NULL;
+    size_t cap = deflateBound(&z, (uLong)p->len) + 64;
+    if ((p->out = malloc(cap)) && (!p->dict_len || deflateSetDictionary(&z, p->dict, (uInt)p->dict_len) == Z_OK)) {
+        z.next_in = (Bytef *)p->in;
+        z.avail_in = (uInt)p->len;
+        z.next_out = p->out;
+        z.avail_out = (uInt)cap;
+        int r = deflate(&z, p->last ? Z_FINISH : Z_SYNC_FLUSH);
+        if ((p->last && r == Z_STREAM_END) || (!p->last && r == Z_OK && z.avail_in == 0)) {
+            p->out_len = cap - z.avail_out;
+            p->rc = 0;
+        }
+    }
+    deflateEnd(&z);
+    return NULL;
+}
+
+static int zlib_parallel(const uint8_t *data, size_t len, uint8_t **out, size_t *out_len)
+{
+    enum { WINDOW = 32768 };
+    size_t half = len >= 8 * WINDOW ? len / 2 : len;
+    zpart parts[2] = {
+        {.in = data, .len = half, .last = half == len},
+        {.in = data + half, .len = len - half, .dict = data + half - WINDOW, .dict_len = WINDOW, .last = true},
+    };
+    int n = half == len ? 1 : 2;
+    pthread_t t;
+    bool threaded = n == 2 && pthread_create(&t, NULL, zpart_run, &parts[1]) == 0;
+    zpart_run(&parts[0]);
+    if (n == 2 && threaded)
+        pthread_join(t, NULL);
+    else if (n == 2)
+        zpart_run(&parts[1]);
+    int rc = parts[0].rc || (n == 2 && parts[1].rc) ? -1 : 0;
+    size_t total = 2 + parts[0].out_len + (n == 2 ? parts[1].out_len : 0) + 4;
+    uint8_t *z = rc ? NULL : malloc(total);
+    if (z) {
+        uLong adler = adler32(adler32(0L, Z_NULL, 0), data, (uInt)len);
+        z[0] = 0x78, z[1] = 0xDA; /* deflate, 32 KiB window, level 9 */
+        memcpy(z + 2, parts[0].out, parts[0].out_len);
+        if (n == 2)
+            memcpy(z + 2 + parts[0].out_len, parts[1].out, parts[1].out_len);
+        for (int i = 0; i < 4; i++)
+            z[total - 4 + i] = (uint8_t)(adler >> (24 - 8 * i));
+        *out = z;
+        *out_len = total;
+    }
+    free(parts[0].out);
+    free(parts[1].out);
+    return z ? 0 : -1;
+}
+
 int eb_rom_flash_write(eb_rom_client *c, uint32_t offset, const uint8_t *data, size_t len, bool compress,
                        eb_rom_progress_fn progress, void *user, eb_error *err)
 {
@@ -711,23 +900,18 @@ int eb_rom_flash_write(eb_rom_client *c, uint32_t offset, const uint8_t *data, s
     if (len == 0)
         return EB_OK;
     size_t head = 0, mid = 0;
+    if (!c->stub && c->chip && c->chip->rom_no_deflate)
+        compress = false; /* the ESP8266 ROM: plain FLASH_DATA (esptool never sends it FLASH_DEFL_*) */
     if (compress && !c->no_deflate)
         split_region(offset, len, inflate_window(c), &head, &mid);
     size_t tail = len - head - mid;
     uint8_t *z = NULL;
-    uLongf clen = 0;
-    if (mid) {
-        clen = compressBound((uLong)mid);
-        if (!(z = malloc(clen)))
-            return eb_fail(err, EB_EIO, "out of memory compressing %zu bytes", mid);
-        if (compress2(z, &clen, data + head, (uLong)mid, 9) != Z_OK) {
-            free(z);
-            return eb_fail(err, EB_EIO, "zlib could not compress the image");
-        }
-    }
-    progress_sum ps = {progress, user, len, padded(head) + clen + padded(tail), 0, 0};
+    size_t clen = 0;
+    if (mid && zlib_parallel(data + head, mid, &z, &clen) != 0)
+        return eb_fail(err, EB_EIO, "zlib could not compress %zu bytes of the image (out of memory?)", mid);
+    progress_sum ps = {progress, user, len, padded(c, head) + clen + padded(c, tail), 0, 0};
     int rc = head ? flash_plain(c, offset, data, head, &ps, err) : EB_OK;
-    ps.done0 = head, ps.wire0 = padded(head);
+    ps.done0 = head, ps.wire0 = padded(c, head);
     if (!rc && mid) {
         rc = flash_deflate(c, offset + (uint32_t)head, mid, z, clen, &ps, err);
         if (rc == 2) {
@@ -736,11 +920,11 @@ int eb_rom_flash_write(eb_rom_client *c, uint32_t offset, const uint8_t *data, s
             c->no_deflate = true;
             eb_log_once("rom-no-deflate", EB_LOG_DEBUG, "%s: the ROM has no compressed write; writing uncompressed",
                         c->port->url);
-            ps.wire_total += padded(mid) - clen;
+            ps.wire_total += padded(c, mid) - clen;
             rc = eb_rom_sync(c, 3, err);
             if (!rc)
                 rc = flash_plain(c, offset + (uint32_t)head, data + head, mid, &ps, err);
-            ps.wire0 += padded(mid);
+            ps.wire0 += padded(c, mid);
         } else {
             ps.wire0 += clen;
         }
@@ -749,7 +933,101 @@ int eb_rom_flash_write(eb_rom_client *c, uint32_t offset, const uint8_t *data, s
     ps.done0 = head + mid;
     if (!rc && tail)
         rc = flash_plain(c, offset + (uint32_t)(head + mid), data + head + mid, tail, &ps, err);
+    if (!rc && c->stub) {
+        /* The stub acknowledges the last block before writing it: a command it
+         * answers only afterwards makes the write complete (esptool write_flash
+         * reads a register for this). */
+        uint32_t v;
+        rc = eb_rom_read_reg(c, EB_ROM_CHIP_MAGIC_REG, &v, err);
+    }
     return rc;
+}
+
+/* --- stub only: erase and read --- */
+
+static int need_stub(const eb_rom_client *c, const char *what, eb_error *err)
+{
+    return c->stub ? EB_OK
+                   : eb_fail(err, EB_ECONFIG, "%s: %s needs the flasher stub (the ROM loader has none); use --stub",
+                             c->port->url, what);
+}
+
+int eb_rom_erase_flash(eb_rom_client *c, eb_error *err)
+{
+    if (need_stub(c, "erasing the whole flash", err))
+        return EB_ECONFIG;
+    return command_ok(c, EB_ROM_ERASE_FLASH, NULL, 0, 0, 120000, err); /* esptool CHIP_ERASE_TIMEOUT */
+}
+
+int eb_rom_erase_region(eb_rom_client *c, uint32_t offset, uint32_t size, eb_error *err)
+{
+    if (need_stub(c, "erasing a region", err))
+        return EB_ECONFIG;
+    if (offset % 0x1000 || size % 0x1000)
+        return eb_fail(err, EB_ECONFIG, "erase region 0x%x+0x%x: offset and size must be multiples of 4 KiB", offset,
+                       size);
+    uint8_t b[8];
+    eb_wr32le(b, offset);
+    eb_wr32le(b + 4, size);
+    return command_ok(c, EB_ROM_ERASE_REGION, b, 8, 0, per_mb(c, c->to.erase_per_mb_ms, size), err);
+}
+
+/* READ_FLASH (stub_flasher.c handle_flash_read): after the answer the stub
+ * sends the data in packets of `packet` bytes while fewer than `in_flight`
+ * bytes are unacknowledged; the host acknowledges each packet with the u32
+ * count received so far (one SLIP frame); a 16-byte raw MD5 of the data
+ * closes it. esptool: 4096-byte packets (the stub's buffer is one sector). */
+int eb_rom_read_flash(eb_rom_client *c, uint32_t offset, uint32_t len, uint8_t *out, eb_error *err)
+{
+    enum { PACKET = 0x1000, IN_FLIGHT = 2 * PACKET };
+    if (need_stub(c, "reading the flash", err))
+        return EB_ECONFIG;
+    uint8_t b[16];
+    eb_wr32le(b, offset);
+    eb_wr32le(b + 4, len);
+    eb_wr32le(b + 8, PACKET);
+    eb_wr32le(b + 12, IN_FLIGHT);
+    int rc = command_ok(c, EB_ROM_READ_FLASH, b, 16, 0, c->to.command_ms, err);
+    uint32_t got = 0;
+    while (!rc && got < len) {
+        int r = next_packet(c, eb_deadline_in(c->to.command_ms), err);
+        if (r <= 0)
+            return r < 0 ? -r : eb_fail(err, EB_EIO, "%s: READ_FLASH stopped after %u of %u bytes", c->port->url, got, len);
+        size_t n = c->dec.packet.len;
+        if (n == 0 || n > PACKET || n > len - got) {
+            eb_slip_decoder_next(&c->dec);
+            return eb_fail(err, EB_EIO, "%s: READ_FLASH sent a %zu-byte packet after %u of %u bytes", c->port->url, n,
+                           got, len);
+        }
+        memcpy(out + got, c->dec.packet.data, n);
+        got += (uint32_t)n;
+        eb_slip_decoder_next(&c->dec);
+        uint8_t ack[4];
+        eb_wr32le(ack, got);
+        eb_buf frame;
+        eb_buf_init(&frame);
+        eb_slip_encode(&frame, ack, 4);
+        rc = eb_port_write(c->port, frame.data, frame.len, eb_deadline_in(c->to.command_ms), err);
+        eb_buf_free(&frame);
+    }
+    if (rc)
+        return rc;
+    int r = next_packet(c, eb_deadline_in(c->to.command_ms), err);
+    if (r <= 0)
+        return r < 0 ? -r : eb_fail(err, EB_EIO, "%s: no MD5 after READ_FLASH", c->port->url);
+    bool md5_frame = c->dec.packet.len == 16;
+    uint8_t digest[16], want[16];
+    if (md5_frame)
+        memcpy(digest, c->dec.packet.data, 16);
+    eb_slip_decoder_next(&c->dec);
+    if (!md5_frame)
+        return eb_fail(err, EB_EIO, "%s: READ_FLASH ended without its 16-byte MD5", c->port->url);
+    if ((rc = eb_digest(EB_DIGEST_MD5, out, len, want, err)))
+        return rc;
+    if (memcmp(digest, want, 16))
+        return eb_fail(err, EB_EIO, "%s: READ_FLASH data does not match the stub's MD5; retry or lower --baud",
+                       c->port->url);
+    return EB_OK;
 }
 
 /* Leaves the loader by the ROM's own "run user code" (esptool soft_reset on a ROM). */
@@ -757,7 +1035,7 @@ static int rom_run_user_code(eb_rom_client *c, eb_error *err)
 {
     uint8_t b[20] = {0};
     eb_wr32le(b + 8, EB_ROM_FLASH_BLOCK);
-    int rc = command_ok(c, EB_ROM_FLASH_BEGIN, b, begin_takes_encrypt_word(c->chip) ? 20 : 16, 0, c->to.command_ms, err);
+    int rc = command_ok(c, EB_ROM_FLASH_BEGIN, b, begin_takes_encrypt_word(c) ? 20 : 16, 0, c->to.command_ms, err);
     if (rc)
         return rc;
     uint8_t end[4];

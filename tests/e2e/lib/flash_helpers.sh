@@ -174,3 +174,21 @@ PY
 
 # ms_since START_NS: milliseconds since a `date +%s%N` value.
 ms_since() { echo $((($(date +%s%N) - $1) / 1000000)); }
+
+# esptool_js_modules: esptool-js (tests/node's pinned package) installed with npm ci into
+# $BUILD_DIR/node-esptool-js, reused while the lock file is unchanged; prints its node_modules.
+# Tests use its stub JSON files (lib/targets/stub_flasher/) as the installed stub source.
+esptool_js_modules() {
+    command -v npm >/dev/null || fail "npm is not installed (scripts/install-deps.sh --test)"
+    local cache="${BUILD_DIR:?}/node-esptool-js"
+    mkdir -p "$cache"
+    (
+        flock 9
+        if ! cmp -s "$SOURCE_DIR/tests/node/package-lock.json" "$cache/package-lock.json" \
+            || [ ! -f "$cache/node_modules/esptool-js/package.json" ]; then
+            cp "$SOURCE_DIR/tests/node/package.json" "$SOURCE_DIR/tests/node/package-lock.json" "$cache/"
+            (cd "$cache" && timeout 240 npm ci --no-audit --no-fund --loglevel=error) >&2
+        fi
+    ) 9>"$cache.lock" || fail "npm ci of esptool-js failed"
+    echo "$cache/node_modules"
+}
