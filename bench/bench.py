@@ -551,6 +551,7 @@ def main():
     ctx = Ctx(source, build, out)
     started = datetime.datetime.now(datetime.timezone.utc)
     machine = machine_info()
+    git = git_info(source)  # the code the run measures: taken at its start
     version = sh([ctx.espbench, "--version"])
     only = set(a.only.split(",")) if a.only else None
 
@@ -590,7 +591,6 @@ def main():
     results = a.results or os.path.join(source, "bench", "results.json")
     summary = a.summary or os.path.join(source, "bench", "SUMMARY.md")
     finished = datetime.datetime.now(datetime.timezone.utc)
-    git = git_info(source)
     stamp = finished.isoformat(timespec="seconds").replace("+00:00", "Z")
     for v in sections.values():
         v.update(finished=stamp, git={k: git.get(k) for k in ("commit", "dirty")})
