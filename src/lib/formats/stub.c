@@ -68,19 +68,29 @@ static void line_col(const uint8_t *t, size_t len, size_t at, int *line, int *co
             (*line)++, *col = 0;
 }
 
-static int get_u32(const char *name, const cJSON *root, const char *key, bool required, uint32_t *v, bool *has,
-                   eb_error *err)
+/* The field KEY of the stub file, or NULL with *rc set: EB_OK when an optional field is absent,
+ * an error when a required one is. */
+static const cJSON *stub_field(const char *name, const cJSON *root, const char *key, bool required, bool *has,
+                               int *rc, eb_error *err)
 {
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(root, key);
     if (has)
         *has = j != NULL;
-    if (!j) {
-        if (!required)
-            return EB_OK;
-        return eb_fail(err, EB_ECONFIG,
-                       "%s: no \"%s\": not a flasher stub file (one has entry, text, text_start, data, data_start)",
-                       name, key);
-    }
+    *rc = EB_OK;
+    if (!j && required)
+        *rc = eb_fail(err, EB_ECONFIG,
+                      "%s: no \"%s\": not a flasher stub file (one has entry, text, text_start, data, data_start)",
+                      name, key);
+    return j;
+}
+
+static int get_u32(const char *name, const cJSON *root, const char *key, bool required, uint32_t *v, bool *has,
+                   eb_error *err)
+{
+    int rc;
+    const cJSON *j = stub_field(name, root, key, required, has, &rc, err);
+    if (!j)
+        return rc;
     if (!cJSON_IsNumber(j) || j->valuedouble < 0 || j->valuedouble > 4294967295.0 ||
         j->valuedouble != (double)(uint32_t)j->valuedouble)
         return eb_fail(err, EB_ECONFIG, "%s: \"%s\" is not an address (a whole number 0..0xffffffff)", name, key);
@@ -91,16 +101,10 @@ static int get_u32(const char *name, const cJSON *root, const char *key, bool re
 static int get_bytes(const char *name, const cJSON *root, const char *key, bool required, uint8_t **out,
                      size_t *len, bool *has, eb_error *err)
 {
-    const cJSON *j = cJSON_GetObjectItemCaseSensitive(root, key);
-    if (has)
-        *has = j != NULL;
-    if (!j) {
-        if (!required)
-            return EB_OK;
-        return eb_fail(err, EB_ECONFIG,
-                       "%s: no \"%s\": not a flasher stub file (one has entry, text, text_start, data, data_start)",
-                       name, key);
-    }
+    int rc;
+    const cJSON *j = stub_field(name, root, key, required, has, &rc, err);
+    if (!j)
+        return rc;
     if (!cJSON_IsString(j))
         return eb_fail(err, EB_ECONFIG, "%s: \"%s\" is not a base64 string", name, key);
     size_t bad = 0;
