@@ -197,7 +197,7 @@ static void test_each_bad_row(void **state)
         {"prompts_scalar.yaml",
          "6:12: expected a list of prompts for 'prompts', such as [\"iperf> \"], got a value"},
         {"syntax.yaml",
-         "6:3: YAML syntax error: did not find expected ',' or ']' while parsing a flow sequence"},
+         "6:3: YAML syntax error: did not find expected ',' or ']' while parsing a flow sequence (line 5)"},
         {"mbit.yaml",
          "6:14: 'mbit_base' is the bits in the firmware's \"Mbits\": 1000000 or 1048576 (2^20), got '1024'"},
         {"command_blank.yaml",

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "espbench/formats/yaml_guard.h"
+#include "yaml_doc.h"
 #include "formats/dialect_table.h"
 
 enum field {
@@ -318,29 +318,13 @@ static int parse_text(const char *path, const char *text, size_t len, raw_dialec
     rd->grammar = EB_DIALECT_UNKNOWN;
     rd->r.d.mbit_base = 1e6;
     snprintf(rd->r.file, sizeof rd->r.file, "%s", path);
-    int rc = eb_yaml_guard(text, len, path, err);
+    yaml_document_t doc;
+    int rc = eb_yaml_load(&doc, text, len, path, err);
     if (rc)
         return rc;
-    yaml_parser_t parser;
-    yaml_document_t doc;
-    if (!yaml_parser_initialize(&parser))
-        return eb_fail(err, EB_EIO, "%s: cannot initialise the YAML parser", path);
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    if (!yaml_parser_load(&parser, &doc)) {
-        const char *problem = parser.problem ? parser.problem : "malformed YAML";
-        if (parser.error == YAML_READER_ERROR)
-            rc = eb_fail(err, EB_ECONFIG, "%s:1:1: YAML error: %s at byte %zu", path, problem, parser.problem_offset);
-        else
-            rc = fail_pos(err, path, (int)parser.problem_mark.line + 1, (int)parser.problem_mark.column + 1,
-                          "YAML syntax error: %s%s%s", problem, parser.context ? " " : "",
-                          parser.context ? parser.context : "");
-        yaml_parser_delete(&parser);
-        return rc;
-    }
     ctx x = {.path = path, .doc = &doc, .err = err};
     rc = parse_document(&x, rd);
     yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
     return rc;
 }
 

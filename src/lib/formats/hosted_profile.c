@@ -14,7 +14,7 @@
 
 #include "espbench/base/buf.h"
 #include "espbench/formats/hosted.h"
-#include "espbench/formats/yaml_guard.h"
+#include "yaml_doc.h"
 
 /* Bus facts: names, the guide's label, and the data-line counts the
  * transport offers (esp-hosted-mcu docs/sdio.md, spi_full_duplex.md,
@@ -338,24 +338,13 @@ static int load_text(const char *path, const char *text, size_t len, const eb_pr
     p->bus = -1;
     p->raw_mbps[0] = p->raw_mbps[1] = NAN;
     snprintf(p->file, sizeof p->file, "%s", path);
-    int rc = eb_yaml_guard(text, len, path, err);
+    yaml_document_t doc;
+    int rc = eb_yaml_load(&doc, text, len, path, err);
     if (rc)
         return rc;
-    yaml_parser_t parser;
-    yaml_document_t doc;
-    if (!yaml_parser_initialize(&parser))
-        return eb_fail(err, EB_EIO, "%s: cannot initialise the YAML parser", path);
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    if (!yaml_parser_load(&parser, &doc)) {
-        rc = eb_fail(err, EB_ECONFIG, "%s:%d:%d: YAML syntax error: %s", path, (int)parser.problem_mark.line + 1,
-                     (int)parser.problem_mark.column + 1, parser.problem ? parser.problem : "malformed YAML");
-        yaml_parser_delete(&parser);
-        return rc;
-    }
     hctx x = {.path = path, .doc = &doc, .profiles = prof, .err = err};
     rc = parse_pair_doc(&x, p);
     yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
     if (rc)
         pair_free(p);
     return rc;

@@ -24,7 +24,7 @@
  *
  * A "password:" key is refused: the secret lives outside the file. */
 #include "espbench/formats/lab.h"
-#include "espbench/formats/yaml_guard.h"
+#include "yaml_doc.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -227,21 +227,11 @@ int eb_lab_parse(eb_lab *lab, const char *text, size_t len, const char *name, co
 {
     memset(lab, 0, sizeof *lab);
     snprintf(lab->file, sizeof lab->file, "%s", name);
-    int grc = eb_yaml_guard(text, len, name, err);
-    if (grc)
-        return grc;
-    yaml_parser_t parser;
     yaml_document_t doc;
-    yaml_parser_initialize(&parser);
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    if (!yaml_parser_load(&parser, &doc)) {
-        int rc = eb_fail(err, EB_ECONFIG, "%s:%d:%d: %s", name, (int)parser.problem_mark.line + 1,
-                         (int)parser.problem_mark.column + 1, parser.problem ? parser.problem : "YAML error");
-        yaml_parser_delete(&parser);
+    int rc = eb_yaml_load(&doc, text, len, name, err);
+    if (rc)
         return rc;
-    }
     lctx x = {&doc, name, err};
-    int rc = 0;
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (!root || root->type != YAML_MAPPING_NODE) {
         rc = eb_fail(err, EB_ECONFIG, "%s: a lab file is a mapping with ap, pc and boards", name);
@@ -289,7 +279,6 @@ int eb_lab_parse(eb_lab *lab, const char *text, size_t len, const char *name, co
             snprintf(lab->boards[b].pc_ip, sizeof lab->boards[b].pc_ip, "%s", lab->pc_ip);
 out:
     yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
     if (rc)
         eb_lab_free(lab);
     return rc;

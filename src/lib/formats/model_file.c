@@ -9,6 +9,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "yaml_doc.h"
+
 #include "espbench/base/buf.h"
 
 void eb_model_free(eb_model *m)
@@ -166,19 +168,12 @@ static int load_root(loader *l, eb_model *m, yaml_node_t *root)
 int eb_model_load_buffer(eb_model *m, const char *text, size_t len, const char *name, eb_error *err)
 {
     memset(m, 0, sizeof *m);
-    yaml_parser_t parser;
-    yaml_parser_initialize(&parser);
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     loader l = {.path = name, .err = err};
-    int rc;
-    if (!yaml_parser_load(&parser, &l.doc)) {
-        rc = eb_fail(err, EB_ECONFIG, "%s:%zu:%zu: %s", name, parser.problem_mark.line + 1,
-                     parser.problem_mark.column + 1, parser.problem ? parser.problem : "bad YAML");
-    } else {
+    int rc = eb_yaml_load(&l.doc, text, len, name, err);
+    if (!rc) {
         rc = load_root(&l, m, yaml_document_get_root_node(&l.doc));
         yaml_document_delete(&l.doc);
     }
-    yaml_parser_delete(&parser);
     if (rc)
         eb_model_free(m);
     return rc;

@@ -15,7 +15,7 @@
 #include <yaml.h>
 
 #include "espbench/base/buf.h"
-#include "espbench/formats/yaml_guard.h"
+#include "yaml_doc.h"
 
 static const char *const field_names[EB_PF_COUNT] = {
     "start", "end", "duration", "bytes", "bytes_unit", "rate", "rate_unit",
@@ -655,16 +655,6 @@ static int load_document(ctx *x, const yaml_node_t *root)
     return load_checks(x, root);
 }
 
-static int yaml_error(const char *name, yaml_parser_t *parser, eb_error *err)
-{
-    const char *problem = parser->problem ? parser->problem : "malformed YAML";
-    if (parser->error == YAML_READER_ERROR)
-        return eb_fail(err, EB_ECONFIG, "%s:1:1: YAML error: %s at byte %zu", name, problem, parser->problem_offset);
-    return eb_fail(err, EB_ECONFIG, "%s:%d:%d: YAML syntax error: %s%s%s", name, (int)parser->problem_mark.line + 1,
-                   (int)parser->problem_mark.column + 1, problem, parser->context ? " " : "",
-                   parser->context ? parser->context : "");
-}
-
 int eb_pattern_load_buffer(eb_pattern *p, const char *text, size_t len, const char *name, eb_error *err)
 {
     memset(p, 0, sizeof *p);
@@ -672,23 +662,13 @@ int eb_pattern_load_buffer(eb_pattern *p, const char *text, size_t len, const ch
     p->min_intervals = 3;
     p->receiver = true;
     snprintf(p->path, sizeof p->path, "%s", name);
-    int rc = eb_yaml_guard(text, len, name, err);
+    yaml_document_t doc;
+    int rc = eb_yaml_load(&doc, text, len, name, err);
     if (rc)
         return rc;
-    yaml_parser_t parser;
-    yaml_document_t doc;
-    if (!yaml_parser_initialize(&parser))
-        return eb_fail(err, EB_EIO, "%s: cannot initialise the YAML parser", name);
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    if (!yaml_parser_load(&parser, &doc)) {
-        rc = yaml_error(name, &parser, err);
-        yaml_parser_delete(&parser);
-        return rc;
-    }
     ctx x = {.name = name, .text = text, .len = len, .doc = &doc, .err = err, .p = p};
     rc = load_document(&x, yaml_document_get_root_node(&doc));
     yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
     if (rc)
         eb_pattern_free(p);
     return rc;

@@ -23,7 +23,7 @@
 #include <yaml.h>
 
 #include "espbench/formats/dialect.h"
-#include "espbench/formats/yaml_guard.h"
+#include "yaml_doc.h"
 
 /* ------------------------------------------------------------------ raw model */
 
@@ -771,35 +771,13 @@ static int parse_document(ctx *x, raw_file *rf)
 static int parse_text(const char *path, const char *text, size_t len, raw_file *rf, eb_error *err)
 {
     memset(rf, 0, sizeof *rf);
-    int rc = eb_yaml_guard(text, len, path, err);
+    yaml_document_t doc;
+    int rc = eb_yaml_load(&doc, text, len, path, err);
     if (rc)
         return rc;
-    yaml_parser_t parser;
-    yaml_document_t doc;
-    if (!yaml_parser_initialize(&parser))
-        return eb_fail(err, EB_EIO, "%s: cannot initialise the YAML parser", path);
-    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    if (!yaml_parser_load(&parser, &doc)) {
-        const char *problem = parser.problem ? parser.problem : "malformed YAML";
-        if (parser.error == YAML_READER_ERROR)
-            rc = eb_fail(err, EB_ECONFIG, "%s:1:1: YAML error: %s at byte %zu", path, problem,
-                         parser.problem_offset);
-        else if (parser.context)
-            rc = eb_fail(err, EB_ECONFIG, "%s:%d:%d: YAML syntax error: %s %s (line %d)", path,
-                         (int)parser.problem_mark.line + 1, (int)parser.problem_mark.column + 1,
-                         problem, parser.context, (int)parser.context_mark.line + 1);
-        else
-            rc = eb_fail(err, EB_ECONFIG, "%s:%d:%d: YAML syntax error: %s", path,
-                         (int)parser.problem_mark.line + 1, (int)parser.problem_mark.column + 1,
-                         problem);
-        yaml_parser_delete(&parser);
-        raw_chip_free(&rf->chip);
-        return rc;
-    }
     ctx x = {.path = path, .doc = &doc, .err = err};
     rc = parse_document(&x, rf);
     yaml_document_delete(&doc);
-    yaml_parser_delete(&parser);
     if (rc)
         raw_chip_free(&rf->chip);
     return rc;
