@@ -228,6 +228,78 @@ static void test_sync_fails_clearly_without_a_prompt(void **state)
     assert_non_null(strstr(f->err.msg, "console fake://board: no prompt within the deadline"));
 }
 
+/* eb_console_wait_for: the wait every driver shares. The caller's event
+ * function waits for "started"; a deadline is its own message. */
+typedef struct wait_seen {
+    int lines, timeouts;
+} wait_seen;
+
+static int wait_started(void *u, int ev, const char *line, eb_error *err)
+{
+    wait_seen *s = u;
+    if (ev == EB_CON_TIMEOUT) {
+        s->timeouts++;
+        return eb_fail(err, EB_EIO, "no start line");
+    }
+    s->lines++;
+    return strstr(line, "started") ? EB_CON_DONE : 0;
+}
+
+static void test_wait_ends_at_the_line_it_waits_for(void **state)
+{
+    fixture *f = *state;
+    fake_push(&f->fp, "I (1) iperf: preparing\r\nI (2) iperf: started\r\nI (3) later\r\n");
+    wait_seen s = {0};
+    eb_console_wait w = {.boots = eb_console_boot(f->c)->boots, .doing = "starting", .on_event = wait_started, .u = &s};
+    assert_int_equal(eb_console_wait_for(f->c, &w, eb_deadline_in(2000), &f->err), 0);
+    assert_int_equal(s.lines, 2);
+    assert_int_equal(next(f, 200), EB_CON_LINE); /* the line after stays for the next reader */
+    assert_string_equal(f->line, "I (3) later");
+}
+
+static void test_wait_fails_on_a_reboot_with_its_reason(void **state)
+{
+    fixture *f = *state;
+    fake_push(&f->fp, "I (1) iperf: preparing\r\nrst:0xc (SW_CPU_RESET),boot:0x13 (SPI_FAST_FLASH_BOOT)\r\n"
+                      "I (2) iperf: started\r\n");
+    wait_seen s = {0};
+    eb_console_wait w = {.boots = eb_console_boot(f->c)->boots, .doing = "starting", .on_event = wait_started, .u = &s};
+    assert_int_equal(eb_console_wait_for(f->c, &w, eb_deadline_in(2000), &f->err), EB_EIO);
+    assert_int_equal(f->err.kind, EB_KIND_REBOOT);
+    assert_string_equal(f->err.msg, "console fake://board: board rebooted (rst:0xc (SW_CPU_RESET)) while starting");
+    assert_int_equal(s.lines, 1); /* the start after the reboot is not taken */
+}
+
+static void test_wait_gives_the_caller_its_deadline(void **state)
+{
+    fixture *f = *state;
+    fake_push(&f->fp, "I (1) iperf: preparing\r\n");
+    wait_seen s = {0};
+    eb_console_wait w = {.boots = eb_console_boot(f->c)->boots, .doing = "starting", .on_event = wait_started, .u = &s};
+    assert_int_equal(eb_console_wait_for(f->c, &w, eb_deadline_in(200), &f->err), EB_EIO);
+    assert_string_equal(f->err.msg, "no start line");
+    assert_int_equal(s.lines, 1);
+    assert_int_equal(s.timeouts, 1);
+}
+
+static int count_quiet(void *u, int ev, const char *line, eb_error *err)
+{
+    (void)line, (void)err;
+    wait_seen *s = u;
+    if (ev == EB_CON_TIMEOUT)
+        s->timeouts++;
+    return 0;
+}
+
+static void test_wait_in_slices_sees_each_quiet_slice_and_ends_well(void **state)
+{
+    fixture *f = *state;
+    wait_seen s = {0};
+    eb_console_wait w = {.boots = 0, .doing = "testing", .on_event = count_quiet, .u = &s, .slice_ms = 20};
+    assert_int_equal(eb_console_wait_for(f->c, &w, eb_deadline_in(200), &f->err), 0);
+    assert_true(s.timeouts >= 2); /* slices before the deadline, then the deadline itself */
+}
+
 static void test_boot_line_markers(void **state)
 {
     (void)state;
@@ -255,6 +327,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_sync_sends_empty_lines_until_a_prompt, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sync_fails_clearly_without_a_prompt, setup, teardown),
         cmocka_unit_test(test_boot_line_markers),
+        cmocka_unit_test_setup_teardown(test_wait_ends_at_the_line_it_waits_for, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wait_fails_on_a_reboot_with_its_reason, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wait_gives_the_caller_its_deadline, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wait_in_slices_sees_each_quiet_slice_and_ends_well, setup, teardown),
         cmocka_unit_test_setup_teardown(test_noted_app_fills_gaps_until_a_reboot, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

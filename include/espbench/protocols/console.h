@@ -60,6 +60,27 @@ void eb_console_set_prompts(eb_console *c, const char *const *prompts);
  * EB_CON_TIMEOUT at the deadline, or -EB_EIO / -EB_EINTR with err set. */
 int eb_console_next(eb_console *c, char *line, size_t cap, eb_deadline d, eb_error *err);
 
+/* The wait every driver and the test runner share: read events until the
+ * caller has what it waits for, failing when the board reboots meanwhile. */
+#define EB_CON_DONE (-1) /* on_event: what the wait was for arrived */
+typedef struct eb_console_wait {
+    unsigned boots;    /* eb_console_boot(c)->boots when the wait began */
+    const char *doing; /* "connecting": "console URL: board rebooted (REASON) while connecting" */
+    /* Each event that is not a reboot: returns EB_CON_DONE, 0 to wait on, or an
+     * error code with err set. It sees EB_CON_TIMEOUT once at the deadline (and,
+     * with slice_ms, at the end of each quiet slice); 0 there ends the wait with 0. */
+    int (*on_event)(void *u, int ev, const char *line, eb_error *err);
+    void *u;
+    unsigned slice_ms; /* 0: read to the deadline */
+    /* NULL: the message above; else writes the caller's own (EB_KIND_REBOOT is set after). */
+    int (*on_reboot)(void *u, eb_error *err);
+} eb_console_wait;
+
+/* Returns 0 (done, or the deadline passed with on_event content), on_event's
+ * error, EB_EIO with EB_KIND_REBOOT on a reboot, or the port's / a stop's
+ * error (eb_console_next's, as a positive code). */
+int eb_console_wait_for(eb_console *c, const eb_console_wait *w, eb_deadline d, eb_error *err);
+
 /* Sends one command line (CR LF appended). The next line equal to cmd (the
  * board's echo, possibly behind a prompt) is dropped by eb_console_next. */
 int eb_console_send(eb_console *c, const char *cmd, eb_deadline d, eb_error *err);

@@ -79,32 +79,35 @@ static void progress(test_io *io)
     }
 }
 
+static int pump_reboot(void *u, eb_error *err)
+{
+    return rebooted(u, err);
+}
+
+/* One board event (or a quiet 20 ms) while a test runs: the board's line,
+ * the PC's output, progress; done as soon as something the caller waits for
+ * happened. */
+static int pump_event(void *u, int ev, const char *line, eb_error *err)
+{
+    test_io *io = u;
+    board_ctx *bc = io->bc;
+    if (ev == EB_CON_LINE)
+        bc->drv->iperf_line(bc->drv, &io->cfg, line, &io->run);
+    bool pc_ended = false;
+    if (io->pc && eb_iperf_proc_running(io->pc))
+        pc_ended = eb_iperf_pump(io->pc, eb_deadline_in(0)) == 1;
+    progress(io);
+    if (run_stopped(bc))
+        return eb_fail(err, EB_EINTR, "interrupted");
+    return io->run.done || io->run.failed || pc_ended ? EB_CON_DONE : 0;
+}
+
 /* Reads board lines and PC output for up to ms; returns 0, or an error
  * (EB_EINTR stop, EB_EIO port gone or reboot). */
 static int pump(test_io *io, int ms, eb_error *err)
 {
-    board_ctx *bc = io->bc;
-    char line[EB_CONSOLE_LINE_MAX];
-    eb_deadline d = eb_deadline_in((uint64_t)ms);
-    while (!eb_deadline_passed(d)) {
-        int ev = eb_console_next(bc->con, line, sizeof line, eb_deadline_in(20), err);
-        if (ev < 0)
-            return -ev;
-        if (eb_console_boot(bc->con)->boots != io->boots)
-            return rebooted(io, err);
-        if (ev == EB_CON_LINE)
-            bc->drv->iperf_line(bc->drv, &io->cfg, line, &io->run);
-        bool pc_ended = false;
-        if (io->pc && eb_iperf_proc_running(io->pc))
-            pc_ended = eb_iperf_pump(io->pc, eb_deadline_in(0)) == 1;
-        progress(io);
-        if (run_stopped(bc))
-            return eb_fail(err, EB_EINTR, "interrupted");
-        /* Return as soon as something the caller waits for happened. */
-        if (io->run.done || io->run.failed || pc_ended)
-            return 0;
-    }
-    return 0;
+    eb_console_wait w = {.boots = io->boots, .on_event = pump_event, .on_reboot = pump_reboot, .u = io, .slice_ms = 20};
+    return eb_console_wait_for(io->bc->con, &w, eb_deadline_in((uint64_t)ms), err);
 }
 
 /* How long after the configured end a board may take to finish a test. */

@@ -399,6 +399,38 @@ int eb_console_next(eb_console *c, char *line, size_t cap, eb_deadline d, eb_err
     }
 }
 
+int eb_console_wait_for(eb_console *c, const eb_console_wait *w, eb_deadline d, eb_error *err)
+{
+    char line[EB_CONSOLE_LINE_MAX];
+    for (;;) {
+        eb_deadline until = d;
+        if (w->slice_ms) {
+            eb_deadline slice = eb_deadline_in(w->slice_ms);
+            if (slice < until)
+                until = slice;
+        }
+        int ev = eb_console_next(c, line, sizeof line, until, err);
+        if (ev < 0)
+            return -ev;
+        if (c->boot.boots != w->boots) {
+            if (w->on_reboot)
+                w->on_reboot(w->u, err);
+            else
+                eb_fail(err, EB_EIO, "console %s: board rebooted (%s) while %s", c->port->url, c->boot.reset_reason,
+                        w->doing);
+            eb_error_kind(err, EB_KIND_REBOOT);
+            return err->code ? err->code : EB_EIO;
+        }
+        if (ev == EB_CON_TIMEOUT)
+            line[0] = '\0';
+        int r = w->on_event(w->u, ev, line, err);
+        if (r > 0)
+            return r;
+        if (r == EB_CON_DONE || (ev == EB_CON_TIMEOUT && eb_deadline_passed(d)))
+            return 0;
+    }
+}
+
 int eb_console_send(eb_console *c, const char *cmd, eb_deadline d, eb_error *err)
 {
     size_t n = strlen(cmd);

@@ -48,34 +48,46 @@ int eb_board_is_summary(double start_s, double end_s, double interval_s)
     return start_s < 1e-9 && end_s - start_s > 1.5 * interval_s;
 }
 
+struct expect_ctx {
+    eb_console *c;
+    const char *const *needles;
+    char *line;
+    size_t cap;
+    void (*on_line)(void *u, const char *line);
+    void *u;
+    const char *what;
+    int *index;
+};
+
+static int expect_event(void *u, int ev, const char *line, eb_error *err)
+{
+    struct expect_ctx *x = u;
+    if (ev == EB_CON_TIMEOUT)
+        return eb_fail(err, EB_EIO, "console %s: no %s before the deadline", eb_console_port(x->c)->url, x->what);
+    if (ev != EB_CON_LINE)
+        return 0;
+    snprintf(x->line, x->cap, "%s", line);
+    for (int i = 0; x->needles[i]; i++) {
+        if (strstr(line, x->needles[i])) {
+            if (x->index)
+                *x->index = i;
+            return EB_CON_DONE;
+        }
+    }
+    if (x->on_line)
+        x->on_line(x->u, line);
+    return 0;
+}
+
 int eb_drv_expect(eb_console *c, const char *const *needles, char *line, size_t cap,
                   void (*on_line)(void *u, const char *line), void *u, const char *what,
                   eb_deadline d, eb_error *err, int *index)
 {
-    unsigned boots = eb_console_boot(c)->boots;
-    for (;;) {
-        int ev = eb_console_next(c, line, cap, d, err);
-        if (ev < 0)
-            return -ev;
-        if (eb_console_boot(c)->boots != boots)
-            return eb_fail(err, EB_EIO, "console %s: board rebooted (%s) while waiting for %s",
-                           eb_console_port(c)->url, eb_console_boot(c)->reset_reason, what),
-                   eb_error_kind(err, EB_KIND_REBOOT);
-        if (ev == EB_CON_TIMEOUT)
-            return eb_fail(err, EB_EIO, "console %s: no %s before the deadline",
-                           eb_console_port(c)->url, what);
-        if (ev != EB_CON_LINE)
-            continue;
-        for (int i = 0; needles[i]; i++) {
-            if (strstr(line, needles[i])) {
-                if (index)
-                    *index = i;
-                return 0;
-            }
-        }
-        if (on_line)
-            on_line(u, line);
-    }
+    struct expect_ctx x = {c, needles, line, cap, on_line, u, what, index};
+    char doing[128];
+    snprintf(doing, sizeof doing, "waiting for %s", what);
+    eb_console_wait wait = {.boots = eb_console_boot(c)->boots, .doing = doing, .on_event = expect_event, .u = &x};
+    return eb_console_wait_for(c, &wait, d, err);
 }
 
 const eb_console_driver *eb_console_driver_get(int dialect)

@@ -127,6 +127,25 @@ static int send_all(const eb_console_driver *drv, eb_console *c, char *const *cm
     return 0;
 }
 
+struct join_ctx {
+    const eb_console_driver *drv;
+    eb_console *c;
+    eb_wifi_info *w;
+};
+
+static int join_event(void *u, int ev, const char *line, eb_error *err)
+{
+    struct join_ctx *x = u;
+    const eb_pattern_commands *cmd = &pat_of(x->drv)->cmd;
+    if (ev == EB_CON_TIMEOUT)
+        return eb_fail(err, EB_EIO, "console %s: no line matching pattern '%s''s connected regex before the "
+                       "deadline; check the commands: connect lines and the AP", eb_console_port(x->c)->url,
+                       pat_of(x->drv)->name);
+    if (ev == EB_CON_LINE && regex_hit(cmd->connected, cmd->connected_ip, line, x->w->ip, sizeof x->w->ip))
+        return EB_CON_DONE;
+    return 0;
+}
+
 static int pat_connect(const eb_console_driver *drv, eb_console *c, const char *ssid, const char *pass,
                        eb_wifi_info *w, eb_deadline d, eb_error *err)
 {
@@ -135,23 +154,13 @@ static int pat_connect(const eb_console_driver *drv, eb_console *c, const char *
     int rc = send_all(drv, c, cmd->connect, NULL, ssid, pass, d, err);
     if (rc || !cmd->connected)
         return rc;
+    struct join_ctx x = {drv, c, w};
+    char doing[96];
+    snprintf(doing, sizeof doing, "joining '%s'", ssid);
+    eb_console_wait wait = {.boots = eb_console_boot(c)->boots, .doing = doing, .on_event = join_event, .u = &x};
+    if ((rc = eb_console_wait_for(c, &wait, d, err)) != 0)
+        return rc;
     char line[EB_CONSOLE_LINE_MAX];
-    unsigned boots = eb_console_boot(c)->boots;
-    for (;;) {
-        int ev = eb_console_next(c, line, sizeof line, d, err);
-        if (ev < 0)
-            return -ev;
-        if (eb_console_boot(c)->boots != boots)
-            return eb_fail(err, EB_EIO, "console %s: board rebooted while joining '%s'", eb_console_port(c)->url,
-                           ssid),
-                   eb_error_kind(err, EB_KIND_REBOOT);
-        if (ev == EB_CON_TIMEOUT)
-            return eb_fail(err, EB_EIO, "console %s: no line matching pattern '%s''s connected regex before the "
-                           "deadline; check the commands: connect lines and the AP", eb_console_port(c)->url,
-                           pat_of(drv)->name);
-        if (ev == EB_CON_LINE && regex_hit(cmd->connected, cmd->connected_ip, line, w->ip, sizeof w->ip))
-            break;
-    }
     /* the prompt that follows belongs to the connect command, not to the next one */
     eb_deadline tail = eb_deadline_in(1000);
     int ev = 0;
@@ -199,6 +208,27 @@ static void pat_iperf_line(const eb_console_driver *drv, const eb_board_iperf *c
     }
 }
 
+struct start_ctx {
+    const eb_console_driver *drv;
+    eb_console *c;
+    const eb_board_iperf *cfg;
+    eb_board_run *run;
+};
+
+static int start_event(void *u, int ev, const char *line, eb_error *err)
+{
+    struct start_ctx *x = u;
+    const eb_pattern *p = pat_of(x->drv);
+    if (ev == EB_CON_TIMEOUT)
+        return eb_fail(err, EB_EIO, "console %s: the test did not start (no %s line of pattern '%s')",
+                       eb_console_port(x->c)->url, p->cmd.started ? "started:" : "prompt", p->name);
+    if (ev == EB_CON_PROMPT && !p->cmd.started)
+        x->run->started = true;
+    if (ev == EB_CON_LINE)
+        x->drv->iperf_line(x->drv, x->cfg, line, x->run);
+    return x->run->started || x->run->failed ? EB_CON_DONE : 0;
+}
+
 static int pat_iperf_start(const eb_console_driver *drv, eb_console *c, const eb_board_iperf *cfg,
                            eb_board_run *run, eb_deadline d, eb_error *err)
 {
@@ -210,23 +240,11 @@ static int pat_iperf_start(const eb_console_driver *drv, eb_console *c, const eb
         run->started = true; /* nothing to wait for */
         return 0;
     }
-    char line[EB_CONSOLE_LINE_MAX];
-    unsigned boots = eb_console_boot(c)->boots;
-    while (!run->started && !run->failed) {
-        int ev = eb_console_next(c, line, sizeof line, d, err);
-        if (ev < 0)
-            return -ev;
-        if (eb_console_boot(c)->boots != boots)
-            return eb_fail(err, EB_EIO, "console %s: board rebooted starting the test", eb_console_port(c)->url),
-                   eb_error_kind(err, EB_KIND_REBOOT);
-        if (ev == EB_CON_TIMEOUT)
-            return eb_fail(err, EB_EIO, "console %s: the test did not start (no %s line of pattern '%s')",
-                           eb_console_port(c)->url, p->cmd.started ? "started:" : "prompt", p->name);
-        if (ev == EB_CON_PROMPT && !p->cmd.started)
-            run->started = true;
-        if (ev == EB_CON_LINE)
-            drv->iperf_line(drv, cfg, line, run);
-    }
+    struct start_ctx x = {drv, c, cfg, run};
+    eb_console_wait wait = {.boots = eb_console_boot(c)->boots, .doing = "starting the test", .on_event = start_event,
+                            .u = &x};
+    if (!run->started && !run->failed && (rc = eb_console_wait_for(c, &wait, d, err)) != 0)
+        return rc;
     if (run->failed)
         return eb_fail(err, EB_EIO, "console %s: the test failed: %s", eb_console_port(c)->url, run->msg);
     return 0;

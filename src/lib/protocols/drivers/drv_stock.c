@@ -123,48 +123,57 @@ static int stock_scan(const eb_console_driver *drv, eb_console *c, const char *s
     return 0;
 }
 
+struct connect_ctx {
+    const eb_console_driver *drv;
+    eb_console *c;
+    const char *ssid;
+    eb_wifi_info *w;
+    int disconnects, reason;
+};
+
+static int connect_event(void *u, int ev, const char *line, eb_error *err)
+{
+    struct connect_ctx *x = u;
+    if (ev == EB_CON_TIMEOUT)
+        return eb_fail(err, EB_EIO, "Wi-Fi connect to '%s' failed on %s: no IP address%s%s", x->ssid,
+                       eb_console_port(x->c)->url, x->reason ? " (last disconnect reason " : "",
+                       x->reason ? "seen; wrong password?)" : "; wrong password or AP out of range?");
+    if (ev != EB_CON_LINE)
+        return 0;
+    eb_board_line bl;
+    classify(x->drv, line, &bl);
+    if (bl.event == EB_BEV_GOT_IP) {
+        snprintf(x->w->ip, sizeof x->w->ip, "%s", bl.ip);
+        snprintf(x->w->mask, sizeof x->w->mask, "%s", bl.mask);
+        snprintf(x->w->gw, sizeof x->w->gw, "%s", bl.gw);
+        return EB_CON_DONE;
+    }
+    if (bl.event == EB_BEV_WIFI_DISCONNECTED && bl.value > 0) {
+        x->reason = (int)bl.value;
+        /* The stock firmware retries forever: three failures are an answer. */
+        if (++x->disconnects >= 3)
+            return eb_fail(err, EB_EIO, "Wi-Fi connect to '%s' failed on %s: disconnected 3 times, reason %d%s",
+                           x->ssid, eb_console_port(x->c)->url, x->reason,
+                           x->reason == 15 || x->reason == 202 || x->reason == 204 ? " (wrong password)" : "");
+    }
+    return 0;
+}
+
 static int stock_connect(const eb_console_driver *drv, eb_console *c, const char *ssid,
                          const char *pass, eb_wifi_info *w, eb_deadline d, eb_error *err)
 {
-    char cmd[256], line[EB_CONSOLE_LINE_MAX];
+    char cmd[256];
     snprintf(cmd, sizeof cmd, pass && *pass ? "%s %s %s" : "%s %s", desc_of(drv)->connect_cmd, ssid, pass);
     int rc = eb_console_send(c, cmd, d, err);
     memset(cmd, 0, sizeof cmd);
     if (rc)
         return rc;
-    int disconnects = 0, reason = 0;
-    unsigned boots = eb_console_boot(c)->boots;
-    for (;;) {
-        int ev = eb_console_next(c, line, sizeof line, d, err);
-        if (ev < 0)
-            return -ev;
-        if (eb_console_boot(c)->boots != boots)
-            return eb_fail(err, EB_EIO, "console %s: board rebooted while connecting", eb_console_port(c)->url),
-                   eb_error_kind(err, EB_KIND_REBOOT);
-        if (ev == EB_CON_TIMEOUT)
-            return eb_fail(err, EB_EIO, "Wi-Fi connect to '%s' failed on %s: no IP address%s%s", ssid,
-                           eb_console_port(c)->url, reason ? " (last disconnect reason " : "",
-                           reason ? "seen; wrong password?)" : "; wrong password or AP out of range?");
-        if (ev != EB_CON_LINE)
-            continue;
-        eb_board_line bl;
-        classify(drv, line, &bl);
-        if (bl.event == EB_BEV_GOT_IP) {
-            snprintf(w->ip, sizeof w->ip, "%s", bl.ip);
-            snprintf(w->mask, sizeof w->mask, "%s", bl.mask);
-            snprintf(w->gw, sizeof w->gw, "%s", bl.gw);
-            break;
-        }
-        if (bl.event == EB_BEV_WIFI_DISCONNECTED && bl.value > 0) {
-            reason = (int)bl.value;
-            /* The stock firmware retries forever: three failures are an answer. */
-            if (++disconnects >= 3)
-                return eb_fail(err, EB_EIO,
-                               "Wi-Fi connect to '%s' failed on %s: disconnected 3 times, reason %d%s",
-                               ssid, eb_console_port(c)->url, reason,
-                               reason == 15 || reason == 202 || reason == 204 ? " (wrong password)" : "");
-        }
-    }
+    struct connect_ctx x = {drv, c, ssid, w, 0, 0};
+    eb_console_wait wait = {.boots = eb_console_boot(c)->boots, .doing = "connecting", .on_event = connect_event,
+                            .u = &x};
+    rc = eb_console_wait_for(c, &wait, d, err);
+    if (rc)
+        return rc;
     snprintf(w->ssid, sizeof w->ssid, "%s", ssid);
     return 0;
 }
@@ -204,14 +213,19 @@ static int stock_memory(const eb_console_driver *drv, eb_console *c, eb_mem_info
 
 struct start_ctx {
     const eb_console_driver *drv;
+    eb_console *c;
     const eb_board_iperf *cfg;
     eb_board_run *run;
 };
 
-static void start_line(void *u, const char *line)
+static int start_event(void *u, int ev, const char *line, eb_error *err)
 {
     struct start_ctx *s = u;
-    s->drv->iperf_line(s->drv, s->cfg, line, s->run);
+    if (ev == EB_CON_TIMEOUT)
+        return eb_fail(err, EB_EIO, "console %s: board iperf did not start", eb_console_port(s->c)->url);
+    if (ev == EB_CON_LINE)
+        s->drv->iperf_line(s->drv, s->cfg, line, s->run);
+    return s->run->started || s->run->failed ? EB_CON_DONE : 0;
 }
 
 static int stock_iperf_start(const eb_console_driver *drv, eb_console *c, const eb_board_iperf *cfg,
@@ -239,21 +253,11 @@ static int stock_iperf_start(const eb_console_driver *drv, eb_console *c, const 
     if (rc)
         return rc;
     /* Old servers print nothing when listening: the header line is enough. */
-    char line[EB_CONSOLE_LINE_MAX];
-    struct start_ctx s = {drv, cfg, run};
-    unsigned boots = eb_console_boot(c)->boots;
-    while (!run->started && !run->failed) {
-        int ev = eb_console_next(c, line, sizeof line, d, err);
-        if (ev < 0)
-            return -ev;
-        if (eb_console_boot(c)->boots != boots)
-            return eb_fail(err, EB_EIO, "console %s: board rebooted starting iperf", eb_console_port(c)->url),
-                   eb_error_kind(err, EB_KIND_REBOOT);
-        if (ev == EB_CON_TIMEOUT)
-            return eb_fail(err, EB_EIO, "console %s: board iperf did not start", eb_console_port(c)->url);
-        if (ev == EB_CON_LINE)
-            start_line(&s, line);
-    }
+    struct start_ctx s = {drv, c, cfg, run};
+    eb_console_wait wait = {.boots = eb_console_boot(c)->boots, .doing = "starting iperf", .on_event = start_event,
+                            .u = &s};
+    if (!run->started && !run->failed && (rc = eb_console_wait_for(c, &wait, d, err)) != 0)
+        return rc;
     if (run->failed)
         return eb_fail(err, EB_EIO, "console %s: board iperf failed: %s", eb_console_port(c)->url, run->msg);
     return 0;
