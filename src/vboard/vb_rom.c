@@ -17,13 +17,14 @@
  * the flash part (vb_flash.h). */
 #include "vb_rom.h"
 
-#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
 #include "espbench/base/clock.h"
+#include "espbench/base/digest.h"
+#include "espbench/base/mix64.h"
 #include "espbench/formats/rom_proto.h"
 #include "espbench/formats/slip.h"
 #include "vb_faults.h"
@@ -112,20 +113,12 @@ uint32_t vb_flash_jedec_id(size_t flash_size)
     return (uint32_t)cap << 16 | 0x40u << 8 | 0xEFu; /* Winbond-style W25Qxx id */
 }
 
-static uint64_t mix64(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
 void vb_board_mac(const vb_board *b, uint8_t mac[6])
 {
     uint64_t h = b->seed;
     for (const char *s = b->chip->name; *s; s++)
-        h = mix64(h ^ (uint8_t)*s);
-    h = mix64(h);
+        h = eb_mix64(h ^ (uint8_t)*s);
+    h = eb_mix64(h);
     bool esp8266 = is_esp8266(b->chip);
     mac[0] = esp8266 ? 0x18 : 0x7C; /* Espressif OUIs */
     mac[1] = esp8266 ? 0xFE : 0xDF;
@@ -704,9 +697,9 @@ static bool md5_region(vb_rom *r, uint32_t addr, uint32_t size, uint8_t digest[1
 {
     if ((uint64_t)addr + size > r->flash->size)
         return false;
-    unsigned n = 16;
-    EVP_Digest(r->flash->data + addr, size, digest, &n, EVP_md5(), NULL);
-    return true;
+    eb_error err = {0};
+    /* without libcrypto the board answers as for a region it cannot read */
+    return eb_digest(EB_DIGEST_MD5, r->flash->data + addr, size, digest, &err) == 0;
 }
 
 static void h_md5(vb_rom *r, const eb_rom_request *q)

@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "espbench/base/mix64.h"
+
 #define DEFAULT_INTERVAL_S 3.0 /* the firmware's -i default (and what -i 0 means) */
 #define UNSHAPED_BPS 1e11      /* model_mbps 0: as fast as the sockets go */
 
@@ -13,17 +15,9 @@ double vb_shape_interval_s(const vb_iperf_cfg *cfg)
 
 /* splitmix64: a well-mixed 64-bit value per (seed, interval), so the noise of
  * interval k does not depend on how many intervals ran before. */
-static uint64_t mix64(uint64_t x)
-{
-    x += 0x9E3779B97F4A7C15ull;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-    return x ^ (x >> 31);
-}
-
 static double noise_unit(uint32_t seed, long k)
 {
-    uint64_t h = mix64(((uint64_t)seed << 32) ^ mix64((uint64_t)k));
+    uint64_t h = eb_mix64(((uint64_t)seed << 32) ^ eb_mix64((uint64_t)k));
     return (double)(h >> 11) / 9007199254740992.0 * 2.0 - 1.0; /* [-1, 1) */
 }
 

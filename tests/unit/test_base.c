@@ -19,6 +19,7 @@
 #include "espbench/base/error.h"
 #include "espbench/base/fs.h"
 #include "espbench/base/log.h"
+#include "espbench/base/mix64.h"
 #include "espbench/base/sha256.h"
 
 static void test_fail_sets_code_and_message(void **state)
@@ -55,6 +56,14 @@ static void test_code_names(void **state)
     assert_string_equal(eb_code_name(EB_OK), "ok");
     assert_string_equal(eb_code_name(EB_ECONFIG), "config");
     assert_string_equal(eb_code_name(99), "unknown");
+}
+
+/* splitmix64 seeded with 0: its first two outputs (the reference sequence). */
+static void test_mix64_is_splitmix64(void **state)
+{
+    (void)state;
+    assert_true(eb_mix64(0) == 0xE220A8397B1DCDAFull);
+    assert_true(eb_mix64(0x9E3779B97F4A7C15ull) == 0x6E789E6AA1B965F4ull);
 }
 
 static void test_deadline(void **state)
@@ -214,6 +223,7 @@ int main(void)
         cmocka_unit_test(test_fail_sets_code_and_message),
         cmocka_unit_test(test_prefix_keeps_message_and_truncates),
         cmocka_unit_test(test_code_names),
+        cmocka_unit_test(test_mix64_is_splitmix64),
         cmocka_unit_test(test_deadline),
         cmocka_unit_test(test_buf),
         cmocka_unit_test(test_log_once),
