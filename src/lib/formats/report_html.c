@@ -536,87 +536,99 @@ static void html_hosted(const eb_results *r, const eb_profiles *p, const eb_repo
     }
 }
 
-int eb_report_html(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, eb_buf *out, eb_error *err)
+static void html_begin(const rep_walk *w)
 {
-    const char *chips[REP_MAX_CHIPS];
-    int n = rep_select_chips(r, p, o, chips, REP_MAX_CHIPS, err);
-    if (n == 0 && !rep_has_pairs(r, o->chip))
-        return err ? err->code : EB_ECONFIG;
+    eb_buf *out = w->out;
     eb_buf_printf(out, "<!DOCTYPE html>\n<html lang=\"%s\"><head><meta charset=\"utf-8\">"
                        "<title>espbench results</title><style>%s</style></head><body>\n",
-                  o->lang == EB_LANG_ZH_CN ? "zh-CN" : "en", css);
+                  w->o->lang == EB_LANG_ZH_CN ? "zh-CN" : "en", css);
     eb_buf_printf(out, "<h1>espbench results</h1>\n<p class=\"note\">espbench ");
-    html_text(out, r->espbench_version);
+    html_text(out, w->r->espbench_version);
     eb_buf_printf(out, ", generated ");
-    html_text(out, r->generated);
+    html_text(out, w->r->generated);
     eb_buf_printf(out, ". ");
-    html_text(out, rep_stat_note(o->stat, o->lang));
+    html_text(out, rep_stat_note(w->o->stat, w->o->lang));
     eb_buf_printf(out, "</p>\n");
-    html_hosted(r, p, o, out);
-    for (int i = 0; i < n; i++) {
-        chip_view v = {.r = r, .p = p, .o = o, .chip = chips[i]};
-        v.n_tiers = eb_results_tiers(r, p, chips[i], v.tiers, REP_MAX_TIERS);
-        eb_buf_printf(out, "<h2>");
-        html_text(out, rep_chip_display(p, chips[i]));
-        eb_buf_printf(out, "</h2>\n");
-        const char *sim = rep_sim_note(r, chips[i], NULL);
-        if (sim) {
-            eb_buf_printf(out, "<p class=\"simulated\"><strong>");
-            html_text(out, sim);
-            eb_buf_printf(out, "</strong></p>\n");
-        }
-        eb_buf_printf(out, "<div class=\"charts\">\n");
-        chart_tiers(out, &v);
-        for (int test = 0; test < EB_TEST_COUNT; test++)
-            chart_sweep(out, &v, test);
-        chart_spread(out, &v);
-        chart_vs_docs(out, &v);
-        chart_memory(out, &v);
-        for (int test = 0; test < EB_TEST_COUNT; test++)
-            chart_time(out, &v, test);
-        eb_buf_printf(out, "</div>\n");
-        rep_table t;
-        for (int g = 0; g < REP_GROUP_COUNT; g++) {
-            rep_rank_table(r, p, o, chips[i], g, &t);
-            if (t.n_rows)
-                html_table(out, &t);
-            rep_table_free(&t);
-        }
-        rep_spread_table(r, p, o, chips[i], &t);
-        if (t.n_rows) {
-            eb_buf_printf(out, "<p class=\"note\">");
-            html_text(out, rep_spread_note(o->stat));
-            eb_buf_printf(out, "</p>\n");
-            html_table(out, &t);
-        }
-        rep_table_free(&t);
-        rep_latency_table(r, p, o, chips[i], &t);
-        if (t.n_rows) {
-            eb_buf_printf(out, "<h3>Latency</h3>\n<p class=\"note\">");
-            html_text(out, rep_latency_note());
-            eb_buf_printf(out, "</p>\n");
-            html_table(out, &t);
-        }
-        rep_table_free(&t);
-        boards_table(out, r, chips[i]);
+}
+
+static void html_hosted_walk(const rep_walk *w) { html_hosted(w->r, w->p, w->o, w->out); }
+
+static void html_chip_begin(const rep_walk *w)
+{
+    eb_buf *out = w->out;
+    chip_view v = {.r = w->r, .p = w->p, .o = w->o, .chip = w->chip};
+    v.n_tiers = eb_results_tiers(w->r, w->p, w->chip, v.tiers, REP_MAX_TIERS);
+    eb_buf_printf(out, "<h2>");
+    html_text(out, rep_chip_display(w->p, w->chip));
+    eb_buf_printf(out, "</h2>\n");
+    const char *sim = rep_sim_note(w->r, w->chip, NULL);
+    if (sim) {
+        eb_buf_printf(out, "<p class=\"simulated\"><strong>");
+        html_text(out, sim);
+        eb_buf_printf(out, "</strong></p>\n");
     }
-    rep_table at;
-    rep_aggregate_table(r, o, &at);
-    if (at.n_rows) {
-        eb_buf_printf(out, "<h2>Boards together</h2>\n<p class=\"note\">");
-        html_text(out, rep_aggregate_note());
-        eb_buf_printf(out, "</p>\n");
-        html_table(out, &at);
-    }
-    rep_table_free(&at);
-    rep_pair_table(r, o, &at);
-    if (at.n_rows) {
-        eb_buf_printf(out, "<h2>Board to board</h2>\n<p class=\"note\">");
-        html_text(out, rep_pair_note());
-        eb_buf_printf(out, "</p>\n");
-        html_table(out, &at);
-    }
-    rep_table_free(&at);
+    eb_buf_printf(out, "<div class=\"charts\">\n");
+    chart_tiers(out, &v);
+    for (int test = 0; test < EB_TEST_COUNT; test++)
+        chart_sweep(out, &v, test);
+    chart_spread(out, &v);
+    chart_vs_docs(out, &v);
+    chart_memory(out, &v);
+    for (int test = 0; test < EB_TEST_COUNT; test++)
+        chart_time(out, &v, test);
+    eb_buf_printf(out, "</div>\n");
+}
+
+static void html_chip_end(const rep_walk *w) { boards_table(w->out, w->r, w->chip); }
+
+/* A note paragraph, then the table; head is written before the note as it is. */
+static void html_noted_table(const rep_walk *w, const char *head, const char *note, rep_table *t)
+{
+    eb_buf_printf(w->out, "%s<p class=\"note\">", head);
+    html_text(w->out, note);
+    eb_buf_printf(w->out, "</p>\n");
+    html_table(w->out, t);
+}
+
+static void html_rank(const rep_walk *w, rep_table *t) { html_table(w->out, t); }
+
+static void html_spread(const rep_walk *w, rep_table *t) { html_noted_table(w, "", rep_spread_note(w->o->stat), t); }
+
+static void html_latency(const rep_walk *w, rep_table *t)
+{
+    html_noted_table(w, "<h3>Latency</h3>\n", rep_latency_note(), t);
+}
+
+static void html_aggregate(const rep_walk *w, rep_table *t)
+{
+    html_noted_table(w, "<h2>Boards together</h2>\n", rep_aggregate_note(), t);
+}
+
+static void html_pair(const rep_walk *w, rep_table *t)
+{
+    html_noted_table(w, "<h2>Board to board</h2>\n", rep_pair_note(), t);
+}
+
+static const rep_format html_format = {
+    .begin = html_begin,
+    .hosted = html_hosted_walk,
+    .chip_begin = html_chip_begin,
+    .chip_end = html_chip_end,
+    .section =
+        {
+            [REP_SEC_RANK] = html_rank,
+            [REP_SEC_SPREAD] = html_spread,
+            [REP_SEC_LATENCY] = html_latency,
+            [REP_SEC_AGGREGATE] = html_aggregate,
+            [REP_SEC_PAIR] = html_pair,
+        },
+};
+
+int eb_report_html(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, eb_buf *out, eb_error *err)
+{
+    int rc = rep_walk_report(&html_format, r, p, o, out, err);
+    if (rc)
+        return rc;
     eb_buf_printf(out, "<footer><h2>Provenance</h2>\n<table class=\"meta\">\n");
     if (eb_prov_footer(r, html_prov_item, out) == 0)
         eb_buf_printf(out, "<tr><td>none recorded</td></tr>\n");

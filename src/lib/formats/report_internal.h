@@ -120,4 +120,47 @@ bool rep_has_pairs(const eb_results *r, const char *chip);
 void rep_pair_table(const eb_results *r, const eb_report_opts *o, rep_table *t);
 const char *rep_pair_note(void);
 
+/* report_walk.c: the one walk over a report's sections that the Markdown,
+ * RST and HTML renderers share. The sections, in the order every format
+ * shows them: a new section is a row of rep_sections[] (report_walk.c) and
+ * a function in each format that shows it. */
+enum rep_section_id {
+    REP_SEC_TIERS,     /* per chip and group: the example README's table */
+    REP_SEC_RANK,      /* per chip and group: the docs' rank table */
+    REP_SEC_SUMMARY,   /* per chip: best throughput (shown even when empty) */
+    REP_SEC_SPREAD,    /* per chip: spread over repeats */
+    REP_SEC_LATENCY,   /* per chip: the latency tests */
+    REP_SEC_AGGREGATE, /* the run: boards together */
+    REP_SEC_PAIR,      /* the run: board to board */
+    REP_SEC_COUNT
+};
+
+/* Where the walk is: chip is NULL in a run-wide section; group is a REP_GROUP. */
+typedef struct rep_walk {
+    const eb_results *r;
+    const eb_profiles *p;
+    const eb_report_opts *o;
+    eb_buf *out;
+    const char *chip;
+    int group;
+} rep_walk;
+
+/* One format: what it writes around the sections (any may be NULL) and per
+ * section (NULL: the format does not show it). A section function gets only
+ * tables with rows, except where rep_sections[] says always. */
+typedef struct rep_format {
+    bool skip_hosted_hosts;             /* a chip whose entries all ran as an ESP-Hosted host */
+    void (*begin)(const rep_walk *w);   /* after the chips are chosen, before anything */
+    void (*hosted)(const rep_walk *w);  /* the ESP-Hosted pairs' tables */
+    void (*chip_begin)(const rep_walk *w);
+    void (*chip_end)(const rep_walk *w);
+    void (*section[REP_SEC_COUNT])(const rep_walk *w, rep_table *t);
+} rep_format;
+
+/* Chooses the chips, then walks: begin, hosted, per chip its begin, sections
+ * and end, then the run-wide sections. The caller writes its footer after.
+ * Returns 0, or rep_select_chips' error when there is nothing to report. */
+int rep_walk_report(const rep_format *f, const eb_results *r, const eb_profiles *p, const eb_report_opts *o,
+                    eb_buf *out, eb_error *err);
+
 #endif

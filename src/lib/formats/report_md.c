@@ -56,70 +56,84 @@ static void md_footer(const eb_results *r, eb_buf *out)
     eb_buf_free(&mark);
 }
 
+static bool md_zh(const rep_walk *w) { return w->o->lang == EB_LANG_ZH_CN; }
+
+static void md_hosted(const rep_walk *w) { rep_hosted_md(w->r, w->p, w->o, w->out); }
+
+static void md_chip_begin(const rep_walk *w)
+{
+    eb_buf_printf(w->out, "## %s\n\n%s\n\n", rep_chip_display(w->p, w->chip), rep_stat_note(w->o->stat, w->o->lang));
+    const char *sim = rep_sim_note(w->r, w->chip, NULL);
+    if (sim)
+        eb_buf_printf(w->out, "**%s**\n\n", sim);
+}
+
+static void md_tiers(const rep_walk *w, rep_table *t)
+{
+    if (w->group == REP_GROUP_PSRAM)
+        eb_buf_printf(w->out, "%s\n\n", md_zh(w) ? "使用 PSRAM：" : "With PSRAM:");
+    md_table(w->out, t);
+}
+
+static void md_rank(const rep_walk *w, rep_table *t)
+{
+    bool zh = md_zh(w);
+    eb_buf_printf(w->out, "### %s%s\n\n", zh ? "等级" : "Rank table",
+                  w->group == REP_GROUP_PSRAM ? (zh ? "（使用 PSRAM）" : " (with PSRAM)") : "");
+    md_table(w->out, t);
+}
+
+static void md_summary(const rep_walk *w, rep_table *t)
+{
+    eb_buf_printf(w->out, "### %s\n\n", md_zh(w) ? "最佳吞吐量" : "Best throughput");
+    md_table(w->out, t);
+}
+
+static void md_spread(const rep_walk *w, rep_table *t)
+{
+    eb_buf_printf(w->out, "### Spread over repeats\n\n%s\n\n", rep_spread_note(w->o->stat));
+    md_table(w->out, t);
+}
+
+static void md_latency(const rep_walk *w, rep_table *t)
+{
+    eb_buf_printf(w->out, "### Latency\n\n%s\n\n", rep_latency_note());
+    md_table(w->out, t);
+}
+
+static void md_aggregate(const rep_walk *w, rep_table *t)
+{
+    eb_buf_printf(w->out, "## Boards together\n\n%s\n\n", rep_aggregate_note());
+    md_table(w->out, t);
+}
+
+static void md_pair(const rep_walk *w, rep_table *t)
+{
+    eb_buf_printf(w->out, "## Board to board\n\n%s\n\n", rep_pair_note());
+    md_table(w->out, t);
+}
+
+static const rep_format md_format = {
+    .skip_hosted_hosts = true,
+    .hosted = md_hosted,
+    .chip_begin = md_chip_begin,
+    .section =
+        {
+            [REP_SEC_TIERS] = md_tiers,
+            [REP_SEC_RANK] = md_rank,
+            [REP_SEC_SUMMARY] = md_summary,
+            [REP_SEC_SPREAD] = md_spread,
+            [REP_SEC_LATENCY] = md_latency,
+            [REP_SEC_AGGREGATE] = md_aggregate,
+            [REP_SEC_PAIR] = md_pair,
+        },
+};
+
 int eb_report_md(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, eb_buf *out, eb_error *err)
 {
-    const char *chips[REP_MAX_CHIPS];
-    int n = rep_select_chips(r, p, o, chips, REP_MAX_CHIPS, err);
-    if (n == 0 && !rep_has_pairs(r, o->chip))
-        return err ? err->code : EB_ECONFIG;
-    bool zh = o->lang == EB_LANG_ZH_CN;
-    rep_hosted_md(r, p, o, out);
-    for (int i = 0; i < n; i++) {
-        if (rep_chip_all_hosted(r, chips[i]))
-            continue;
-        eb_buf_printf(out, "## %s\n\n%s\n\n", rep_chip_display(p, chips[i]), rep_stat_note(o->stat, o->lang));
-        const char *sim = rep_sim_note(r, chips[i], NULL);
-        if (sim)
-            eb_buf_printf(out, "**%s**\n\n", sim);
-        rep_table t;
-        for (int g = 0; g < REP_GROUP_COUNT; g++) {
-            rep_tier_table(r, p, o, chips[i], g, &t);
-            if (t.n_rows) {
-                if (g == REP_GROUP_PSRAM)
-                    eb_buf_printf(out, "%s\n\n", zh ? "使用 PSRAM：" : "With PSRAM:");
-                md_table(out, &t);
-            }
-            rep_table_free(&t);
-        }
-        for (int g = 0; g < REP_GROUP_COUNT; g++) {
-            rep_rank_table(r, p, o, chips[i], g, &t);
-            if (t.n_rows) {
-                eb_buf_printf(out, "### %s%s\n\n", zh ? "等级" : "Rank table",
-                              g == REP_GROUP_PSRAM ? (zh ? "（使用 PSRAM）" : " (with PSRAM)") : "");
-                md_table(out, &t);
-            }
-            rep_table_free(&t);
-        }
-        eb_buf_printf(out, "### %s\n\n", zh ? "最佳吞吐量" : "Best throughput");
-        rep_summary_table(r, p, o, chips[i], &t);
-        md_table(out, &t);
-        rep_table_free(&t);
-        rep_spread_table(r, p, o, chips[i], &t);
-        if (t.n_rows) {
-            eb_buf_printf(out, "### Spread over repeats\n\n%s\n\n", rep_spread_note(o->stat));
-            md_table(out, &t);
-        }
-        rep_table_free(&t);
-        rep_latency_table(r, p, o, chips[i], &t);
-        if (t.n_rows) {
-            eb_buf_printf(out, "### Latency\n\n%s\n\n", rep_latency_note());
-            md_table(out, &t);
-        }
-        rep_table_free(&t);
-    }
-    rep_table at;
-    rep_aggregate_table(r, o, &at);
-    if (at.n_rows) {
-        eb_buf_printf(out, "## Boards together\n\n%s\n\n", rep_aggregate_note());
-        md_table(out, &at);
-    }
-    rep_table_free(&at);
-    rep_pair_table(r, o, &at);
-    if (at.n_rows) {
-        eb_buf_printf(out, "## Board to board\n\n%s\n\n", rep_pair_note());
-        md_table(out, &at);
-    }
-    rep_table_free(&at);
+    int rc = rep_walk_report(&md_format, r, p, o, out, err);
+    if (rc)
+        return rc;
     md_footer(r, out);
     return 0;
 }

@@ -67,66 +67,83 @@ static void rst_hosted(const eb_results *r, const eb_profiles *p, const eb_repor
     }
 }
 
+static bool rst_zh(const rep_walk *w) { return w->o->lang == EB_LANG_ZH_CN; }
+
+static void rst_hosted_walk(const rep_walk *w) { rst_hosted(w->r, w->p, w->o, w->out); }
+
+static void rst_chip_begin(const rep_walk *w)
+{
+    rst_heading(w->out, rep_chip_display(w->p, w->chip), '=');
+    eb_buf_printf(w->out, "%s\n\n", rep_stat_note(w->o->stat, w->o->lang));
+    const char *sim = rep_sim_note(w->r, w->chip, NULL);
+    if (sim)
+        eb_buf_printf(w->out, ".. note:: %s\n\n", sim);
+}
+
+static void rst_rank(const rep_walk *w, rep_table *t)
+{
+    bool zh = rst_zh(w);
+    char title[160];
+    snprintf(title, sizeof title, zh ? "%s 不同等级的吞吐量%s" : "%s throughput by rank%s", rep_chip_display(w->p, w->chip),
+             w->group == REP_GROUP_PSRAM ? (zh ? "（使用 PSRAM）" : " (with PSRAM)") : "");
+    rst_list_table(w->out, title, t);
+}
+
+static void rst_summary(const rep_walk *w, rep_table *t)
+{
+    char title[160];
+    snprintf(title, sizeof title, rst_zh(w) ? "%s 最佳吞吐量" : "%s best throughput", rep_chip_display(w->p, w->chip));
+    rst_list_table(w->out, title, t);
+}
+
+static void rst_spread(const rep_walk *w, rep_table *t)
+{
+    char title[160];
+    snprintf(title, sizeof title, "%s spread over repeats", rep_chip_display(w->p, w->chip));
+    eb_buf_printf(w->out, "%s\n\n", rep_spread_note(w->o->stat));
+    rst_list_table(w->out, title, t);
+}
+
+static void rst_latency(const rep_walk *w, rep_table *t)
+{
+    char title[160];
+    snprintf(title, sizeof title, "%s latency", rep_chip_display(w->p, w->chip));
+    eb_buf_printf(w->out, "%s\n\n", rep_latency_note());
+    rst_list_table(w->out, title, t);
+}
+
+static void rst_aggregate(const rep_walk *w, rep_table *t)
+{
+    eb_buf_printf(w->out, "%s\n\n", rep_aggregate_note());
+    rst_list_table(w->out, "Boards together", t);
+}
+
+static void rst_pair(const rep_walk *w, rep_table *t)
+{
+    eb_buf_printf(w->out, "%s\n\n", rep_pair_note());
+    rst_list_table(w->out, "Board to board", t);
+}
+
+static const rep_format rst_format = {
+    .skip_hosted_hosts = true,
+    .hosted = rst_hosted_walk,
+    .chip_begin = rst_chip_begin,
+    .section =
+        {
+            [REP_SEC_RANK] = rst_rank,
+            [REP_SEC_SUMMARY] = rst_summary,
+            [REP_SEC_SPREAD] = rst_spread,
+            [REP_SEC_LATENCY] = rst_latency,
+            [REP_SEC_AGGREGATE] = rst_aggregate,
+            [REP_SEC_PAIR] = rst_pair,
+        },
+};
+
 int eb_report_rst(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, eb_buf *out, eb_error *err)
 {
-    const char *chips[REP_MAX_CHIPS];
-    int n = rep_select_chips(r, p, o, chips, REP_MAX_CHIPS, err);
-    if (n == 0 && !rep_has_pairs(r, o->chip))
-        return err ? err->code : EB_ECONFIG;
-    bool zh = o->lang == EB_LANG_ZH_CN;
-    rst_hosted(r, p, o, out);
-    for (int i = 0; i < n; i++) {
-        if (rep_chip_all_hosted(r, chips[i])) /* an ESP-Hosted host: the pair's tables above are its own */
-            continue;
-        const char *disp = rep_chip_display(p, chips[i]);
-        rst_heading(out, disp, '=');
-        eb_buf_printf(out, "%s\n\n", rep_stat_note(o->stat, o->lang));
-        const char *sim = rep_sim_note(r, chips[i], NULL);
-        if (sim)
-            eb_buf_printf(out, ".. note:: %s\n\n", sim);
-        rep_table t;
-        char title[160];
-        for (int g = 0; g < REP_GROUP_COUNT; g++) {
-            rep_rank_table(r, p, o, chips[i], g, &t);
-            if (t.n_rows) {
-                snprintf(title, sizeof title, zh ? "%s 不同等级的吞吐量%s" : "%s throughput by rank%s", disp,
-                         g == REP_GROUP_PSRAM ? (zh ? "（使用 PSRAM）" : " (with PSRAM)") : "");
-                rst_list_table(out, title, &t);
-            }
-            rep_table_free(&t);
-        }
-        rep_summary_table(r, p, o, chips[i], &t);
-        snprintf(title, sizeof title, zh ? "%s 最佳吞吐量" : "%s best throughput", disp);
-        rst_list_table(out, title, &t);
-        rep_table_free(&t);
-        rep_spread_table(r, p, o, chips[i], &t);
-        if (t.n_rows) {
-            snprintf(title, sizeof title, "%s spread over repeats", disp);
-            eb_buf_printf(out, "%s\n\n", rep_spread_note(o->stat));
-            rst_list_table(out, title, &t);
-        }
-        rep_table_free(&t);
-        rep_latency_table(r, p, o, chips[i], &t);
-        if (t.n_rows) {
-            snprintf(title, sizeof title, "%s latency", disp);
-            eb_buf_printf(out, "%s\n\n", rep_latency_note());
-            rst_list_table(out, title, &t);
-        }
-        rep_table_free(&t);
-    }
-    rep_table at;
-    rep_aggregate_table(r, o, &at);
-    if (at.n_rows) {
-        eb_buf_printf(out, "%s\n\n", rep_aggregate_note());
-        rst_list_table(out, "Boards together", &at);
-    }
-    rep_table_free(&at);
-    rep_pair_table(r, o, &at);
-    if (at.n_rows) {
-        eb_buf_printf(out, "%s\n\n", rep_pair_note());
-        rst_list_table(out, "Board to board", &at);
-    }
-    rep_table_free(&at);
+    int rc = rep_walk_report(&rst_format, r, p, o, out, err);
+    if (rc)
+        return rc;
     /* Provenance as an RST comment: kept with the page source, not rendered. */
     eb_buf_printf(out, "..\n   espbench provenance\n");
     if (eb_prov_footer(r, rst_prov_item, out) == 0)
