@@ -30,7 +30,6 @@ static const char *pick(const ver_str *t, int key)
 }
 
 static const ver_str prompt_idf[] = {{402, "iperf> "}, {0, "esp32> "}, {0, NULL}};
-static const ver_str prompt_iperf[] = {{0, "iperf> "}, {0, NULL}};
 static const ver_str tag_cmd_wifi[] = {{302, "cmd_wifi"}, {0, "iperf"}, {0, NULL}};
 static const ver_str tag_wifi_cmd[] = {{0, "WIFI"}, {0, NULL}};
 static const ver_str tag_heap[] = {{302, "cmd_system"}, {0, "iperf"}, {0, NULL}};
@@ -75,16 +74,17 @@ static const struct {
 
 enum mode_style { MODE_CLASSIC, MODE_SPACED, MODE_LOCALHOST, MODE_V10 };
 enum sock_style { SOCK_LEGACY, SOCK_V44, SOCK_V10 };
-enum bw_style { BW_MBPS_INT, BW_BPS_SUFFIX };
 enum sum_style { SUM_BYTES_TIME, SUM_MEAN };
 
+/* What a grammar's firmware prints and accepts beyond its dialect row
+ * (profiles/dialects/NAME.yaml: prompts, command names, -b format, unit base),
+ * which the vboard reads from the row itself (eb_dialect_desc_get). */
 typedef struct stock_row {
-    int dialect;
-    const ver_str *prompt, *wifi_tag, *heap_tag, *got_ip_tag, *repl;
+    const ver_str *prompt; /* the release's pick among the row's prompts; NULL: the row's first */
+    const ver_str *wifi_tag, *heap_tag, *got_ip_tag, *repl;
     bool wifi_cmd;         /* esp-qa/wifi-cmd outputs (v5.3+) */
     unsigned opts;
-    int bw_since;          /* -b exists from this release (v5.0) */
-    enum bw_style bw;
+    int bw_since;          /* -b (where the row has a bandwidth format) exists from this release (v5.0) */
     enum mode_style mode;
     const char *mode_tag;  /* NULL: the wifi tag */
     const char *iperf_tag; /* the iperf engine's log tag */
@@ -155,25 +155,38 @@ static void interval_cmd10(vb_console *c, double s, double e, uint64_t bytes, do
                   (int)lround(e), (double)bytes / units[u].base, units[u].unit, bw, units[u].unit, units[u].what);
 }
 
-static const stock_row rows[] = {
-    {EB_DIALECT_IDF_LEGACY, prompt_idf, tag_cmd_wifi, tag_heap, tag_got_ip_idf, repl_idf, false,
-     OPTS_LEGACY, 9999, BW_MBPS_INT, MODE_CLASSIC, NULL, "iperf", SOCK_LEGACY, SUM_BYTES_TIME, true, false,
-     VB_REASON_4WAY_HANDSHAKE_TIMEOUT, interval_classic, header_classic},
-    {EB_DIALECT_ESP8266, prompt_iperf, tag_cmd_wifi, tag_heap, tag_got_ip_8266, repl_never, false,
-     OPTS_LEGACY, 9999, BW_MBPS_INT, MODE_CLASSIC, NULL, "iperf", SOCK_LEGACY, SUM_BYTES_TIME, true, false,
-     VB_REASON_4WAY_HANDSHAKE_TIMEOUT, interval_classic, header_classic},
-    {EB_DIALECT_IDF_V44, prompt_iperf, tag_cmd_wifi, tag_heap, tag_got_ip_idf, repl_always, false,
-     OPTS_V44, 500, BW_MBPS_INT, MODE_CLASSIC, NULL, "iperf", SOCK_V44, SUM_MEAN, false, false,
-     VB_REASON_4WAY_HANDSHAKE_TIMEOUT, interval_classic, header_classic},
-    {EB_DIALECT_IDF_V51, prompt_iperf, tag_cmd_wifi, tag_heap, tag_got_ip_idf, repl_always, false,
-     OPTS_V44, 500, BW_MBPS_INT, MODE_SPACED, NULL, "iperf", SOCK_V44, SUM_MEAN, false, false,
-     VB_REASON_4WAY_HANDSHAKE_TIMEOUT, interval_v51, header_classic},
-    {EB_DIALECT_IPERF_CMD_01, prompt_iperf, tag_wifi_cmd, tag_heap, tag_got_ip_idf, repl_always, true,
-     OPTS_CMD01, 0, BW_MBPS_INT, MODE_LOCALHOST, "IPERF", "iperf", SOCK_V44, SUM_MEAN, false, true,
-     VB_REASON_HANDSHAKE_TIMEOUT, interval_cmd01, header_cmd01},
-    {EB_DIALECT_IPERF_CMD_10, prompt_iperf, tag_wifi_cmd, tag_heap, tag_got_ip_idf, repl_always, true,
-     OPTS_CMD10, 0, BW_BPS_SUFFIX, MODE_V10, "IPERF", "iperf", SOCK_V10, SUM_BYTES_TIME, false, true,
-     VB_REASON_HANDSHAKE_TIMEOUT, interval_cmd10, header_cmd10},
+/* Indexed by grammar (enum eb_dialect); the espbench firmware has its own driver. */
+static const stock_row rows[EB_DIALECT_COUNT] = {
+    [EB_DIALECT_IDF_LEGACY] =
+        {.prompt = prompt_idf, .wifi_tag = tag_cmd_wifi, .heap_tag = tag_heap, .got_ip_tag = tag_got_ip_idf,
+         .repl = repl_idf, .opts = OPTS_LEGACY, .mode = MODE_CLASSIC, .iperf_tag = "iperf", .sock = SOCK_LEGACY,
+         .sum = SUM_BYTES_TIME, .heap_log = true, .wrong_pass_reason = VB_REASON_4WAY_HANDSHAKE_TIMEOUT,
+         .interval = interval_classic, .header = header_classic},
+    [EB_DIALECT_ESP8266] =
+        {.wifi_tag = tag_cmd_wifi, .heap_tag = tag_heap, .got_ip_tag = tag_got_ip_8266, .repl = repl_never,
+         .opts = OPTS_LEGACY, .mode = MODE_CLASSIC, .iperf_tag = "iperf", .sock = SOCK_LEGACY, .sum = SUM_BYTES_TIME,
+         .heap_log = true, .wrong_pass_reason = VB_REASON_4WAY_HANDSHAKE_TIMEOUT, .interval = interval_classic,
+         .header = header_classic},
+    [EB_DIALECT_IDF_V44] =
+        {.wifi_tag = tag_cmd_wifi, .heap_tag = tag_heap, .got_ip_tag = tag_got_ip_idf, .repl = repl_always,
+         .opts = OPTS_V44, .bw_since = 500, .mode = MODE_CLASSIC, .iperf_tag = "iperf", .sock = SOCK_V44,
+         .sum = SUM_MEAN, .wrong_pass_reason = VB_REASON_4WAY_HANDSHAKE_TIMEOUT, .interval = interval_classic,
+         .header = header_classic},
+    [EB_DIALECT_IDF_V51] =
+        {.wifi_tag = tag_cmd_wifi, .heap_tag = tag_heap, .got_ip_tag = tag_got_ip_idf, .repl = repl_always,
+         .opts = OPTS_V44, .bw_since = 500, .mode = MODE_SPACED, .iperf_tag = "iperf", .sock = SOCK_V44,
+         .sum = SUM_MEAN, .wrong_pass_reason = VB_REASON_4WAY_HANDSHAKE_TIMEOUT, .interval = interval_v51,
+         .header = header_classic},
+    [EB_DIALECT_IPERF_CMD_01] =
+        {.wifi_tag = tag_wifi_cmd, .heap_tag = tag_heap, .got_ip_tag = tag_got_ip_idf, .repl = repl_always,
+         .wifi_cmd = true, .opts = OPTS_CMD01, .mode = MODE_LOCALHOST, .mode_tag = "IPERF", .iperf_tag = "iperf",
+         .sock = SOCK_V44, .sum = SUM_MEAN, .argerr_nonzero = true, .wrong_pass_reason = VB_REASON_HANDSHAKE_TIMEOUT,
+         .interval = interval_cmd01, .header = header_cmd01},
+    [EB_DIALECT_IPERF_CMD_10] =
+        {.wifi_tag = tag_wifi_cmd, .heap_tag = tag_heap, .got_ip_tag = tag_got_ip_idf, .repl = repl_always,
+         .wifi_cmd = true, .opts = OPTS_CMD10, .mode = MODE_V10, .mode_tag = "IPERF", .iperf_tag = "iperf",
+         .sock = SOCK_V10, .sum = SUM_BYTES_TIME, .argerr_nonzero = true,
+         .wrong_pass_reason = VB_REASON_HANDSHAKE_TIMEOUT, .interval = interval_cmd10, .header = header_cmd10},
 };
 
 /* The built-in grammar the console's dialect row prints (dialect.h): a
@@ -188,10 +201,7 @@ static int grammar_of(vb_console *c)
 static const stock_row *row_of(vb_console *c)
 {
     int g = grammar_of(c);
-    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
-        if (rows[i].dialect == g)
-            return &rows[i];
-    return &rows[0];
+    return g >= 0 && g < EB_DIALECT_COUNT && rows[g].interval ? &rows[g] : &rows[EB_DIALECT_IDF_LEGACY];
 }
 
 static const char *wifi_tag(vb_console *c) { return pick(row_of(c)->wifi_tag, c->idf_key); }
@@ -204,10 +214,11 @@ static const char *iperf_tag(vb_console *c) { return row_of(c)->iperf_tag; }
 static const char *stock_prompt(vb_console *c)
 {
     const eb_dialect_desc *d = eb_dialect_desc_get(c->dialect);
-    const char *p = pick(row_of(c)->prompt, c->idf_key);
+    const ver_str *rule = row_of(c)->prompt;
+    const char *p = rule ? pick(rule, c->idf_key) : "";
     if (!d)
-        return p;
-    for (int i = 0; d->prompts[i]; i++)
+        return *p ? p : "iperf> ";
+    for (int i = 0; *p && d->prompts[i]; i++)
         if (!strcmp(d->prompts[i], p))
             return p;
     return d->prompts[0];
@@ -482,8 +493,9 @@ static void cmd_iperf(vb_console *c, int argc, char **argv)
                 if ((r->opts & OPT(k)) && opts[k].shrt == a[1])
                     o = k;
         }
-        if (o == O_BW && c->idf_key < r->bw_since)
-            o = -1;
+        const eb_dialect_desc *desc = eb_dialect_desc_get(c->dialect);
+        if (o == O_BW && (!desc || !desc->bw_fmt || c->idf_key < r->bw_since))
+            o = -1; /* the row's bandwidth: null, or the release before -b */
         if (o < 0) {
             arg_error(c, "iperf", "invalid option \"%s\"", a);
             return;
@@ -506,7 +518,8 @@ static void cmd_iperf(vb_console *c, int argc, char **argv)
         case O_INTERVAL: bad = parse_num(val, &v) || v < 0; interval = v; break;
         case O_TIME: bad = parse_num(val, &v) || v < 0; time = v; break;
         case O_BW:
-            bad = r->bw == BW_BPS_SUFFIX ? parse_bps_suffix(val, &q.bw_mbps) != 0 : parse_num(val, &q.bw_mbps) != 0;
+            /* the row's format: whole Mbit/s ("-b %d") or with a unit suffix ("-b %gm") */
+            bad = desc->bw_integer ? parse_num(val, &q.bw_mbps) != 0 : parse_bps_suffix(val, &q.bw_mbps) != 0;
             break;
         case O_FORMAT: bad = strlen(val) != 1 || !strchr("kmKM", val[0]); fmt = val[0]; break;
         case O_ABORT_SHORT:

@@ -943,35 +943,35 @@ static void h_run_user_code(vb_rom *r, const eb_rom_request *q)
 }
 
 typedef struct rom_cmd {
-    uint8_t op;
     uint16_t size_a, size_b; /* accepted data sizes; SIZE_ANY: checked by the handler */
     bool stub_only, rom_only;
     rom_handler fn;
 } rom_cmd;
 
-static const rom_cmd commands[] = {
-    {EB_ROM_FLASH_BEGIN, 16, 20, false, false, h_flash_begin},
-    {EB_ROM_FLASH_DATA, SIZE_ANY, SIZE_ANY, false, false, h_flash_data},
-    {EB_ROM_FLASH_END, 4, 4, false, false, h_flash_end},
-    {EB_ROM_MEM_BEGIN, 16, 16, false, false, h_mem_begin},
-    {EB_ROM_MEM_END, 8, 8, false, false, h_mem_end},
-    {EB_ROM_MEM_DATA, SIZE_ANY, SIZE_ANY, false, false, h_mem_data},
-    {EB_ROM_SYNC, 36, 36, false, false, h_sync},
-    {EB_ROM_WRITE_REG, SIZE_ANY, SIZE_ANY, false, false, h_write_reg},
-    {EB_ROM_READ_REG, 4, 4, false, false, h_read_reg},
-    {EB_ROM_SPI_SET_PARAMS, 24, 24, false, false, h_ok},
-    {EB_ROM_SPI_ATTACH, 4, 8, false, false, h_spi_attach},
-    {EB_ROM_READ_FLASH_SLOW, 8, 8, false, true, h_read_flash_slow},
-    {EB_ROM_CHANGE_BAUDRATE, 8, 8, false, false, h_change_baud},
-    {EB_ROM_FLASH_DEFL_BEGIN, 16, 20, false, false, h_defl_begin},
-    {EB_ROM_FLASH_DEFL_DATA, SIZE_ANY, SIZE_ANY, false, false, h_defl_data},
-    {EB_ROM_FLASH_DEFL_END, 4, 4, false, false, h_flash_end},
-    {EB_ROM_SPI_FLASH_MD5, 16, 16, false, false, h_md5},
-    {EB_ROM_GET_SECURITY_INFO, 0, 0, false, false, h_security_info},
-    {EB_ROM_ERASE_FLASH, 0, 0, true, false, h_erase_flash},
-    {EB_ROM_ERASE_REGION, 8, 8, true, false, h_erase_region},
-    {EB_ROM_READ_FLASH, 16, 16, true, false, h_read_flash},
-    {EB_ROM_RUN_USER_CODE, 0, 0, true, false, h_run_user_code},
+/* Indexed by opcode; a missing one (fn NULL) is a command this loader does not have. */
+static const rom_cmd commands[256] = {
+    [EB_ROM_FLASH_BEGIN] = {.size_a = 16, .size_b = 20, .fn = h_flash_begin},
+    [EB_ROM_FLASH_DATA] = {.size_a = SIZE_ANY, .size_b = SIZE_ANY, .fn = h_flash_data},
+    [EB_ROM_FLASH_END] = {.size_a = 4, .size_b = 4, .fn = h_flash_end},
+    [EB_ROM_MEM_BEGIN] = {.size_a = 16, .size_b = 16, .fn = h_mem_begin},
+    [EB_ROM_MEM_END] = {.size_a = 8, .size_b = 8, .fn = h_mem_end},
+    [EB_ROM_MEM_DATA] = {.size_a = SIZE_ANY, .size_b = SIZE_ANY, .fn = h_mem_data},
+    [EB_ROM_SYNC] = {.size_a = 36, .size_b = 36, .fn = h_sync},
+    [EB_ROM_WRITE_REG] = {.size_a = SIZE_ANY, .size_b = SIZE_ANY, .fn = h_write_reg},
+    [EB_ROM_READ_REG] = {.size_a = 4, .size_b = 4, .fn = h_read_reg},
+    [EB_ROM_SPI_SET_PARAMS] = {.size_a = 24, .size_b = 24, .fn = h_ok},
+    [EB_ROM_SPI_ATTACH] = {.size_a = 4, .size_b = 8, .fn = h_spi_attach},
+    [EB_ROM_READ_FLASH_SLOW] = {.size_a = 8, .size_b = 8, .rom_only = true, .fn = h_read_flash_slow},
+    [EB_ROM_CHANGE_BAUDRATE] = {.size_a = 8, .size_b = 8, .fn = h_change_baud},
+    [EB_ROM_FLASH_DEFL_BEGIN] = {.size_a = 16, .size_b = 20, .fn = h_defl_begin},
+    [EB_ROM_FLASH_DEFL_DATA] = {.size_a = SIZE_ANY, .size_b = SIZE_ANY, .fn = h_defl_data},
+    [EB_ROM_FLASH_DEFL_END] = {.size_a = 4, .size_b = 4, .fn = h_flash_end},
+    [EB_ROM_SPI_FLASH_MD5] = {.size_a = 16, .size_b = 16, .fn = h_md5},
+    [EB_ROM_GET_SECURITY_INFO] = {.size_a = 0, .size_b = 0, .fn = h_security_info},
+    [EB_ROM_ERASE_FLASH] = {.size_a = 0, .size_b = 0, .stub_only = true, .fn = h_erase_flash},
+    [EB_ROM_ERASE_REGION] = {.size_a = 8, .size_b = 8, .stub_only = true, .fn = h_erase_region},
+    [EB_ROM_READ_FLASH] = {.size_a = 16, .size_b = 16, .stub_only = true, .fn = h_read_flash},
+    [EB_ROM_RUN_USER_CODE] = {.size_a = 0, .size_b = 0, .stub_only = true, .fn = h_run_user_code},
 };
 
 /* Commands a chip's ROM does not have although the table lists them (the
@@ -1018,10 +1018,7 @@ void vb_rom_handle(vb_rom *r, const uint8_t *pkt, size_t len)
     eb_rom_request q;
     if (eb_rom_parse_request(pkt, len, &q) != 0)
         return; /* not a request (a late READ_FLASH ack, line noise): no answer */
-    const rom_cmd *cmd = NULL;
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (commands[i].op == q.op)
-            cmd = &commands[i];
+    const rom_cmd *cmd = commands[q.op].fn ? &commands[q.op] : NULL;
     if (!cmd || (cmd->stub_only && !r->stub) || (cmd->rom_only && r->stub) || rom_lacks(r, q.op)) {
         unsupported(r, q.op);
     } else if (r->stub && q.size > EB_STUB_FLASH_BLOCK + 16 && !r->b->forgiving) {

@@ -360,6 +360,29 @@ static void test_engine_config_follows_profile(void **state)
     assert_non_null(strstr(eb_buf_cstr(&fx->out), want));
 }
 
+/* The vboard takes a stock firmware's prompt and -b format from its dialect
+ * row (profiles/dialects/), not from a copy of its own: a loaded row on the
+ * iperf-cmd-1.0 grammar with whole-Mbit/s -b and its own prompt. */
+static void test_a_loaded_dialect_row_sets_prompt_and_bandwidth(void **state)
+{
+    fixture *fx = *state;
+    static const char yaml[] = "dialect:\n  name: test-int-bw\n  base: iperf-cmd-1.0\n  idf_from: 9.8\n"
+                               "  idf_to: 9.8\n  prompts: [\"bench> \"]\n  bandwidth: \"-b %d\"\n";
+    eb_dialect_text t = {"test-int-bw.yaml", yaml, sizeof yaml - 1, 0};
+    eb_error err = {0};
+    assert_int_equal(eb_dialects_load_buffers(&t, 1, &err), 0);
+    boot(fx, "esp32c3", "iperf", "v9.8", "1");
+    type(fx, "sta_connect lab-ap secret123\r\n");
+    assert_non_null(strstr(eb_buf_cstr(&fx->out), "bench> "));
+    type(fx, "iperf -c 127.0.0.1 -u -i 1 -t 2 -b 40\r\n");
+    assert_true(fx->engine_running);
+    assert_true(fabs(fx->cfg.bw_limit_mbps - 40) < 1e-9);
+    emit(VB_IPERF_DONE, 0, 2, 0);
+    eb_buf_reset(&fx->out);
+    type(fx, "iperf -c 127.0.0.1 -u -i 1 -t 2 -b 40m\r\n"); /* the grammar's suffix is not this row's */
+    assert_false(fx->engine_running);
+}
+
 static void test_faults(void **state)
 {
     fixture *fx = *state;
@@ -474,6 +497,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_faults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wifi_faults_and_restart, setup, teardown),
         cmocka_unit_test_setup_teardown(test_espbench_transcript, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_loaded_dialect_row_sets_prompt_and_bandwidth, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
