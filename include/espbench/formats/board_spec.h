@@ -52,8 +52,4 @@ typedef struct eb_run_board {
     eb_run_peer peer;       /* board to board; peer.port "" = against the PC */
 } eb_run_board;
 
-/* The tier the peer runs for a test in tier `tier` of the board: its fixed
- * --peer-tier, else the tier of the same name. */
-const char *eb_run_peer_tier(const eb_run_board *b, const char *tier);
-
 #endif

@@ -142,8 +142,6 @@ unsigned eb_model_unmodelled(const eb_tier *t);
 /* ---- figures of a simulated board ------------------------------------------- */
 
 enum eb_figure_source { EB_FIG_PUBLISHED, EB_FIG_MODEL, EB_FIG_NONE };
-/* "published", "model", "none" */
-const char *eb_figure_source_name(int src);
 
 /* The figure a simulated board shows for test (EB_TEST_COUNT = free heap, KB)
  * of tier t: the tier's published figure when it has one, the link is the

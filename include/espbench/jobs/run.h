@@ -18,6 +18,10 @@
 #include "espbench/formats/results.h"
 #include "espbench/jobs/sweep.h"
 
+/* The tier the peer runs for a test in tier `tier` of the board: its fixed
+ * --peer-tier, else the tier of the same name (jobs/run_pair.c). */
+const char *eb_run_peer_tier(const eb_run_board *b, const char *tier);
+
 #define EB_RUN_MAX_TIERS 32
 
 /* The latency test's plan id, after the four throughput tests (enum

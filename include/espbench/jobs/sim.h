@@ -41,8 +41,6 @@ typedef struct eb_sim eb_sim;
 
 int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err);
 const char *eb_sim_port(const eb_sim *s);  /* the pty path */
-const char *eb_sim_ip(const eb_sim *s);    /* the board's 127.X.Y.Z */
-pid_t eb_sim_pid(const eb_sim *s);
 const char *eb_sim_app_sha256(const eb_sim *s); /* of the image flashed, hex */
 const char *eb_sim_control(const eb_sim *s);    /* the vboard's control socket path */
 /* Stops the vboard (SIGTERM, then SIGKILL), reaps it and frees. NULL is fine. */

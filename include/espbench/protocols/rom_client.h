@@ -29,8 +29,8 @@ typedef struct eb_rom_timeouts {
 /* The client does not own the port or the profiles. */
 eb_rom_client *eb_rom_client_new(eb_port *port, const eb_profiles *profiles);
 void eb_rom_client_free(eb_rom_client *c);
+/* Replaces the default timeouts (tests shorten them against a silent mock). */
 void eb_rom_client_set_timeouts(eb_rom_client *c, const eb_rom_timeouts *t);
-eb_port *eb_rom_client_port(eb_rom_client *c);
 
 /* Sends SYNC up to `tries` times (each with its own deadline) and drains the
  * ROM's extra replies. EB_EIO "no reply to SYNC ..." when the chip is silent. */
@@ -101,8 +101,6 @@ int eb_rom_read_flash(eb_rom_client *c, uint32_t offset, uint32_t len, uint8_t *
 /* True when a flasher stub (SYNC value 0) answers rather than the ROM. */
 bool eb_rom_is_stub(const eb_rom_client *c);
 
-/* Number of ROM status bytes in replies (4, or 2 for ESP8266), set by detection. */
-int eb_rom_status_bytes(const eb_rom_client *c);
 void eb_rom_set_chip(eb_rom_client *c, const eb_chip *chip);
 
 /* The erase size to send in an ESP8266 ROM FLASH_BEGIN for a region, working

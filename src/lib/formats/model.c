@@ -474,12 +474,6 @@ int eb_model_tier_set(eb_tier *t, const char *key, const char *value, eb_error *
     return 0;
 }
 
-const char *eb_figure_source_name(int src)
-{
-    static const char *const names[] = {"published", "model", "none"};
-    return src >= 0 && src <= EB_FIG_NONE ? names[src] : "none";
-}
-
 int eb_model_figure(const eb_model_chip *mc, const eb_chip *c, const eb_tier *t,
                     const eb_model_link *l, bool force_model, int test, double *value)
 {

@@ -44,8 +44,6 @@ struct eb_sim {
 };
 
 const char *eb_sim_port(const eb_sim *s) { return s->pty; }
-const char *eb_sim_ip(const eb_sim *s) { return s->ip; }
-pid_t eb_sim_pid(const eb_sim *s) { return s->pid; }
 const char *eb_sim_app_sha256(const eb_sim *s) { return s->sha256; }
 const char *eb_sim_control(const eb_sim *s) { return s->control; }
 

@@ -57,9 +57,7 @@ void eb_rom_client_free(eb_rom_client *c)
 }
 
 void eb_rom_client_set_timeouts(eb_rom_client *c, const eb_rom_timeouts *t) { c->to = *t; }
-eb_port *eb_rom_client_port(eb_rom_client *c) { return c->port; }
 void eb_rom_set_chip(eb_rom_client *c, const eb_chip *chip) { c->chip = chip; }
-int eb_rom_status_bytes(const eb_rom_client *c) { return c->chip ? c->chip->rom_status_bytes : 4; }
 
 /* esptool's timeout_per_mb: at least the command timeout. */
 static unsigned per_mb(const eb_rom_client *c, unsigned ms_per_mb, size_t bytes)
