@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "espbench/formats/profile.h"
+#include "formats/profile_facts.h"
 #include "espbench/adapters/profile_dirs.h"
 
 #define SHIPPED SOURCE_DIR "/profiles"
@@ -510,6 +511,38 @@ static void test_load_default_env_and_user_dir(void **state)
     assert_string_equal(err.msg, "profiles directory '" FIX "/no-such-dir': No such file or directory");
 }
 
+/* `profiles show --json` writes every fact of the chips' table, for every
+ * shipped chip (a fact a chip leaves out is null or absent only where the
+ * table says it may be: an empty optional string, an absent block). */
+static void test_render_json_has_every_fact(void **state)
+{
+    (void)state;
+    for (int k = 0; k < shipped.n_chips; k++) {
+        const eb_chip *c = &shipped.chips[k];
+        char *s = eb_chip_render_json(c, NULL);
+        cJSON *o = cJSON_Parse(s);
+        assert_non_null(o);
+        for (size_t i = 0; i < eb_chip_n_facts; i++) {
+            const struct fact *f = &eb_chip_facts[i];
+            const char *key = strcmp(f->key, "name") ? f->key : "chip";
+            bool may_be_absent = (f->type == FT_STR && !f->required) || (f->type == FT_SPI && !c->has_spi_regs) ||
+                                 (f->type == FT_MEMMAP && !c->has_memory_map);
+            if (!cJSON_GetObjectItem(o, key) && !may_be_absent)
+                fail_msg("%s: '%s' missing from profiles show --json", c->name, key);
+        }
+        cJSON_Delete(o);
+        free(s);
+    }
+    const eb_chip *esp32 = eb_profiles_chip(&shipped, "esp32");
+    char *s = eb_chip_render_json(esp32, NULL);
+    cJSON *o = cJSON_Parse(s);
+    assert_int_equal(cJSON_GetObjectItem(o, "rom_deflate_window")->valueint, (int)esp32->rom_deflate_window);
+    assert_true(esp32->rom_deflate_window > 0);
+    assert_string_equal(cJSON_GetObjectItem(o, "efuse_mac_reg")->valuestring, "0x3FF5A004");
+    cJSON_Delete(o);
+    free(s);
+}
+
 static void test_render_json_and_table(void **state)
 {
     (void)state;
@@ -574,6 +607,7 @@ int main(void)
         cmocka_unit_test(test_overlay_dirs),
         cmocka_unit_test(test_load_default_env_and_user_dir),
         cmocka_unit_test(test_render_json_and_table),
+        cmocka_unit_test(test_render_json_has_every_fact),
     };
     return cmocka_run_group_tests(tests, load_shipped, free_shipped);
 }

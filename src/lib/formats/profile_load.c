@@ -23,6 +23,7 @@
 #include <yaml.h>
 
 #include "espbench/formats/dialect.h"
+#include "profile_facts.h"
 #include "yaml_doc.h"
 
 /* ------------------------------------------------------------------ raw model */
@@ -285,42 +286,36 @@ static int unknown_key(ctx *x, const yaml_node_t *kn, const char *key, const cha
 
 /* ---------------------------------------------------------------- chip facts */
 
-enum fact_type { FT_STR, FT_INT, FT_U32, FT_BOOL, FT_DOUBLE, FT_MAGIC, FT_SIZE, FT_ARCH, FT_SPI, FT_MEMMAP,
-                 FT_IMGFMT };
-
-static const struct fact {
-    const char *key;
-    enum fact_type type;
-    size_t offset, size;
-    bool required;
-} facts[] = {
-    {"name", FT_STR, offsetof(eb_chip, name), sizeof((eb_chip *)0)->name, true},
-    {"display", FT_STR, offsetof(eb_chip, display), sizeof((eb_chip *)0)->display, true},
-    {"magic", FT_MAGIC, offsetof(eb_chip, magic), 0, true},
-    {"chip_id", FT_INT, offsetof(eb_chip, chip_id), 0, false},
-    {"rom_security_info", FT_BOOL, offsetof(eb_chip, rom_security_info), 0, true},
-    {"rom_status_bytes", FT_INT, offsetof(eb_chip, rom_status_bytes), 0, true},
-    {"efuse_mac_reg", FT_U32, offsetof(eb_chip, efuse_mac_reg), 0, true},
-    {"spi_reg_base", FT_U32, offsetof(eb_chip, spi_reg_base), 0, true},
-    {"bootloader_offset", FT_U32, offsetof(eb_chip, bootloader_offset), 0, true},
-    {"flash_size", FT_SIZE, offsetof(eb_chip, flash_size), 0, true},
-    {"has_psram", FT_BOOL, offsetof(eb_chip, has_psram), 0, true},
-    {"rom_banner", FT_STR, offsetof(eb_chip, rom_banner), sizeof((eb_chip *)0)->rom_banner, true},
-    {"cpu_mhz", FT_DOUBLE, offsetof(eb_chip, cpu_mhz), 0, true},
-    {"base", FT_STR, offsetof(eb_chip, base), sizeof((eb_chip *)0)->base, false},
-    {"arch", FT_ARCH, offsetof(eb_chip, arch), 0, false},
-    {"cores", FT_INT, offsetof(eb_chip, cores), 0, false},
-    {"spi_regs", FT_SPI, offsetof(eb_chip, spi), 0, false},
-    {"memory_map", FT_MEMMAP, offsetof(eb_chip, mem), 0, false},
-    {"image_format", FT_IMGFMT, offsetof(eb_chip, image_format), 0, false},
-    {"uart_clkdiv_reg", FT_U32, offsetof(eb_chip, uart_clkdiv_reg), 0, false},
-    {"uart_clk_hz", FT_U32, offsetof(eb_chip, uart_clk_hz), 0, false},
-    {"rom_deflate_window", FT_U32, offsetof(eb_chip, rom_deflate_window), 0, false},
-    {"rom_no_deflate", FT_BOOL, offsetof(eb_chip, rom_no_deflate), 0, false},
-    {"rom_no_change_baud", FT_BOOL, offsetof(eb_chip, rom_no_change_baud), 0, false},
-    {"udp_rx_rate_mbps", FT_DOUBLE, offsetof(eb_chip, udp_rx_rate_mbps), 0, false},
+/* The chip facts' table (profile_facts.h): the loader and `profiles show --json` read it. */
+const struct fact eb_chip_facts[] = {
+    {"name", FT_STR, offsetof(eb_chip, name), sizeof((eb_chip *)0)->name, true, false},
+    {"display", FT_STR, offsetof(eb_chip, display), sizeof((eb_chip *)0)->display, true, false},
+    {"magic", FT_MAGIC, offsetof(eb_chip, magic), 0, true, false},
+    {"chip_id", FT_INT, offsetof(eb_chip, chip_id), 0, false, false},
+    {"rom_security_info", FT_BOOL, offsetof(eb_chip, rom_security_info), 0, true, false},
+    {"rom_status_bytes", FT_INT, offsetof(eb_chip, rom_status_bytes), 0, true, false},
+    {"efuse_mac_reg", FT_U32, offsetof(eb_chip, efuse_mac_reg), 0, true, true},
+    {"spi_reg_base", FT_U32, offsetof(eb_chip, spi_reg_base), 0, true, true},
+    {"bootloader_offset", FT_U32, offsetof(eb_chip, bootloader_offset), 0, true, false},
+    {"flash_size", FT_SIZE, offsetof(eb_chip, flash_size), 0, true, false},
+    {"has_psram", FT_BOOL, offsetof(eb_chip, has_psram), 0, true, false},
+    {"rom_banner", FT_STR, offsetof(eb_chip, rom_banner), sizeof((eb_chip *)0)->rom_banner, true, false},
+    {"cpu_mhz", FT_DOUBLE, offsetof(eb_chip, cpu_mhz), 0, true, false},
+    {"base", FT_STR, offsetof(eb_chip, base), sizeof((eb_chip *)0)->base, false, false},
+    {"arch", FT_ARCH, offsetof(eb_chip, arch), 0, false, false},
+    {"cores", FT_INT, offsetof(eb_chip, cores), 0, false, false},
+    {"spi_regs", FT_SPI, offsetof(eb_chip, spi), 0, false, false},
+    {"memory_map", FT_MEMMAP, offsetof(eb_chip, mem), 0, false, false},
+    {"image_format", FT_IMGFMT, offsetof(eb_chip, image_format), 0, false, false},
+    {"uart_clkdiv_reg", FT_U32, offsetof(eb_chip, uart_clkdiv_reg), 0, false, true},
+    {"uart_clk_hz", FT_U32, offsetof(eb_chip, uart_clk_hz), 0, false, false},
+    {"rom_deflate_window", FT_U32, offsetof(eb_chip, rom_deflate_window), 0, false, false},
+    {"rom_no_deflate", FT_BOOL, offsetof(eb_chip, rom_no_deflate), 0, false, false},
+    {"rom_no_change_baud", FT_BOOL, offsetof(eb_chip, rom_no_change_baud), 0, false, false},
+    {"udp_rx_rate_mbps", FT_DOUBLE, offsetof(eb_chip, udp_rx_rate_mbps), 0, false, false},
 };
-#define N_FACTS (sizeof facts / sizeof facts[0])
+const size_t eb_chip_n_facts = sizeof eb_chip_facts / sizeof eb_chip_facts[0];
+#define N_FACTS (sizeof eb_chip_facts / sizeof eb_chip_facts[0])
 _Static_assert(N_FACTS <= sizeof((raw_chip *)0)->seen, "raw_chip.seen holds one flag per fact");
 
 typedef struct chip_parse {
@@ -437,20 +432,20 @@ static int chip_pair(ctx *x, const char *key, yaml_node_t *kn, yaml_node_t *vn, 
     chip_parse *cp = user;
     size_t i;
     for (i = 0; i < N_FACTS; i++)
-        if (!strcmp(facts[i].key, key))
+        if (!strcmp(eb_chip_facts[i].key, key))
             break;
     if (i == N_FACTS) {
         const char *allowed[N_FACTS];
         for (size_t j = 0; j < N_FACTS; j++)
-            allowed[j] = facts[j].key;
+            allowed[j] = eb_chip_facts[j].key;
         return unknown_key(x, kn, key, "chip", allowed, N_FACTS);
     }
     cp->seen[i] = true;
-    char *field = (char *)cp->c + facts[i].offset;
+    char *field = (char *)cp->c + eb_chip_facts[i].offset;
     long long v;
-    switch (facts[i].type) {
+    switch (eb_chip_facts[i].type) {
     case FT_STR:
-        return get_str(x, vn, key, field, facts[i].size);
+        return get_str(x, vn, key, field, eb_chip_facts[i].size);
     case FT_INT: {
         long long lo = -1, hi = 255;
         if (!strcmp(key, "rom_status_bytes"))
@@ -502,9 +497,9 @@ static int chip_pair(ctx *x, const char *key, yaml_node_t *kn, yaml_node_t *vn, 
 /* Copies fact i from a base chip (chip-level `base:`). */
 static void copy_fact(eb_chip *to, const eb_chip *from, size_t i)
 {
-    size_t off = facts[i].offset, n = 0;
-    switch (facts[i].type) {
-    case FT_STR: n = facts[i].size; break;
+    size_t off = eb_chip_facts[i].offset, n = 0;
+    switch (eb_chip_facts[i].type) {
+    case FT_STR: n = eb_chip_facts[i].size; break;
     case FT_INT: n = sizeof(int); break;
     case FT_U32:
     case FT_SIZE: n = sizeof(uint32_t); break;
@@ -553,8 +548,8 @@ static int parse_chip(ctx *x, yaml_node_t *kn, yaml_node_t *vn, raw_chip *rc)
         return 0;
     }
     for (size_t i = 0; i < N_FACTS; i++)
-        if (facts[i].required && !rc->seen[i])
-            return fail_at(x, kn, "chip is missing the required key '%s'", facts[i].key);
+        if (eb_chip_facts[i].required && !rc->seen[i])
+            return fail_at(x, kn, "chip is missing the required key '%s'", eb_chip_facts[i].key);
     return 0;
 }
 
@@ -1036,9 +1031,9 @@ static int resolve_chip_facts(raw_model *m, int i, int *state, eb_error *err)
         }
     }
     for (size_t k = 0; k < N_FACTS; k++)
-        if (facts[k].required && !c->seen[k])
+        if (eb_chip_facts[k].required && !c->seen[k])
             return eb_fail(err, EB_ECONFIG, "%s:%d:%d: chip '%s' is missing the required key '%s' (not in it nor in "
-                           "its base '%s')", c->c.file, c->line, c->col, c->c.name, facts[k].key, c->c.base);
+                           "its base '%s')", c->c.file, c->line, c->col, c->c.name, eb_chip_facts[k].key, c->c.base);
     state[i] = 2;
     return 0;
 }

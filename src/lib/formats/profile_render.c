@@ -1,6 +1,8 @@
 /* Text table (the docs' layout) and JSON renderings of a chip's profile. */
 #include "espbench/formats/profile.h"
 
+#include "profile_facts.h"
+
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -245,60 +247,90 @@ static cJSON *tier_json(const eb_tier *t)
     return o;
 }
 
+/* One chip fact into o, by its type in the facts' table. */
+static void fact_json(cJSON *o, const eb_chip *c, const struct fact *f)
+{
+    const char *field = (const char *)c + f->offset;
+    /* the chip's name is "chip" in JSON, as in results */
+    const char *key = !strcmp(f->key, "name") ? "chip" : f->key;
+    switch (f->type) {
+    case FT_STR:
+        if (field[0] || f->required)
+            cJSON_AddStringToObject(o, key, field);
+        return;
+    case FT_INT: {
+        int v = *(const int *)field;
+        if (v >= 0)
+            cJSON_AddNumberToObject(o, key, v);
+        else
+            cJSON_AddNullToObject(o, key); /* unknown (chip_id: -1) */
+        return;
+    }
+    case FT_U32:
+    case FT_SIZE: {
+        uint32_t v = *(const uint32_t *)field;
+        if (f->hex)
+            add_hex(o, key, v);
+        else
+            cJSON_AddNumberToObject(o, key, v);
+        return;
+    }
+    case FT_BOOL:
+        cJSON_AddBoolToObject(o, key, *(const bool *)field);
+        return;
+    case FT_DOUBLE: {
+        double v = *(const double *)field;
+        if (v > 0)
+            cJSON_AddNumberToObject(o, key, v);
+        else
+            cJSON_AddNullToObject(o, key); /* not given: the consumer's default */
+        return;
+    }
+    case FT_MAGIC: {
+        cJSON *magic = cJSON_AddArrayToObject(o, key);
+        for (int i = 0; i < c->n_magic; i++) {
+            char buf[16];
+            snprintf(buf, sizeof buf, "0x%08X", c->magic[i]);
+            cJSON_AddItemToArray(magic, cJSON_CreateString(buf));
+        }
+        return;
+    }
+    case FT_ARCH:
+        cJSON_AddStringToObject(o, key, eb_cpu_arch_name(c->arch));
+        return;
+    case FT_IMGFMT:
+        cJSON_AddStringToObject(o, key, c->image_format == EB_IMAGE_ESP8266 ? "esp8266" : "esp32");
+        return;
+    case FT_SPI:
+        if (c->has_spi_regs) {
+            cJSON *spi = cJSON_AddObjectToObject(o, key);
+            add_hex(spi, "usr", c->spi.usr);
+            add_hex(spi, "usr1", c->spi.usr1);
+            add_hex(spi, "usr2", c->spi.usr2);
+            add_hex(spi, "mosi_dlen", c->spi.mosi_dlen);
+            add_hex(spi, "miso_dlen", c->spi.miso_dlen);
+            add_hex(spi, "w0", c->spi.w0);
+        }
+        return;
+    case FT_MEMMAP:
+        if (c->has_memory_map) {
+            cJSON *mm = cJSON_AddObjectToObject(o, key);
+            add_hex(mm, "drom", c->mem.drom);
+            add_hex(mm, "irom", c->mem.irom);
+            add_hex(mm, "dram", c->mem.dram);
+            add_hex(mm, "iram", c->mem.iram);
+        }
+        return;
+    }
+}
+
 char *eb_chip_render_json(const eb_chip *c, const eb_tier *only)
 {
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    cJSON_AddStringToObject(o, "chip", c->name);
-    cJSON_AddStringToObject(o, "display", c->display);
-    if (c->chip_id >= 0)
-        cJSON_AddNumberToObject(o, "chip_id", c->chip_id);
-    else
-        cJSON_AddNullToObject(o, "chip_id");
-    cJSON *magic = cJSON_AddArrayToObject(o, "magic");
-    for (int i = 0; i < c->n_magic; i++) {
-        char buf[16];
-        snprintf(buf, sizeof buf, "0x%08X", c->magic[i]);
-        cJSON_AddItemToArray(magic, cJSON_CreateString(buf));
-    }
-    cJSON_AddBoolToObject(o, "rom_security_info", c->rom_security_info);
-    cJSON_AddNumberToObject(o, "rom_status_bytes", c->rom_status_bytes);
-    if (c->rom_no_deflate)
-        cJSON_AddBoolToObject(o, "rom_no_deflate", true);
-    if (c->rom_no_change_baud)
-        cJSON_AddBoolToObject(o, "rom_no_change_baud", true);
-    add_hex(o, "efuse_mac_reg", c->efuse_mac_reg);
-    add_hex(o, "spi_reg_base", c->spi_reg_base);
-    cJSON_AddNumberToObject(o, "bootloader_offset", c->bootloader_offset);
-    cJSON_AddNumberToObject(o, "flash_size", c->flash_size);
-    cJSON_AddBoolToObject(o, "has_psram", c->has_psram);
-    cJSON_AddStringToObject(o, "rom_banner", c->rom_banner);
-    cJSON_AddNumberToObject(o, "cpu_mhz", c->cpu_mhz);
-    if (c->base[0])
-        cJSON_AddStringToObject(o, "base", c->base);
-    cJSON_AddStringToObject(o, "arch", eb_cpu_arch_name(c->arch));
-    cJSON_AddNumberToObject(o, "cores", c->cores);
-    cJSON_AddStringToObject(o, "image_format", c->image_format == EB_IMAGE_ESP8266 ? "esp8266" : "esp32");
-    cJSON_AddNumberToObject(o, "udp_rx_rate_mbps", c->udp_rx_rate_mbps > 0 ? c->udp_rx_rate_mbps : 100);
-    if (c->has_spi_regs) {
-        cJSON *spi = cJSON_AddObjectToObject(o, "spi_regs");
-        add_hex(spi, "usr", c->spi.usr);
-        add_hex(spi, "usr1", c->spi.usr1);
-        add_hex(spi, "usr2", c->spi.usr2);
-        add_hex(spi, "mosi_dlen", c->spi.mosi_dlen);
-        add_hex(spi, "miso_dlen", c->spi.miso_dlen);
-        add_hex(spi, "w0", c->spi.w0);
-    }
-    if (c->has_memory_map) {
-        cJSON *mm = cJSON_AddObjectToObject(o, "memory_map");
-        add_hex(mm, "drom", c->mem.drom);
-        add_hex(mm, "irom", c->mem.irom);
-        add_hex(mm, "dram", c->mem.dram);
-        add_hex(mm, "iram", c->mem.iram);
-    }
-    add_hex(o, "uart_clkdiv_reg", c->uart_clkdiv_reg);
-    cJSON_AddNumberToObject(o, "uart_clk_hz", c->uart_clk_hz);
+    for (size_t i = 0; i < eb_chip_n_facts; i++)
+        fact_json(o, c, &eb_chip_facts[i]);
     cJSON *tiers = cJSON_AddArrayToObject(o, "tiers");
     for (int i = 0; i < c->n_tiers; i++)
         if (!only || only == &c->tiers[i])
