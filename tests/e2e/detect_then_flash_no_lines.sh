@@ -6,7 +6,8 @@
 # explain themselves once.
 source "$(dirname "$0")/lib/flash_helpers.sh"
 VB_STRICT=1 # the loader is entered through the control socket, as BOOT+EN would
-command -v ser2net >/dev/null || { echo "ser2net not installed: skipping"; exit 0; }
+source "$(dirname "$0")/lib/skip.sh"
+command -v ser2net >/dev/null || skip_test "ser2net not installed"
 
 check() { # NAME CHIP URL-SCHEME ACCEPTER
     local name=$1 chip=$2 scheme=$3 acc=$4 port url

@@ -22,7 +22,8 @@ for m in "$P"/share/man/man*/*; do
 done
 
 if ! unshare -rm true 2>/dev/null; then
-    echo "SKIP: no private mount namespace here (unshare -rm): the source tree cannot be hidden"; echo ok; exit 0
+    source "$(dirname "$0")/lib/skip.sh"
+    skip_test "no private mount namespace here (unshare -rm): the source tree cannot be hidden"
 fi
 # Inside: the source and build trees are empty folders; only the prefix and $T are visible.
 hidden() {

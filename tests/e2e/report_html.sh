@@ -11,9 +11,8 @@ if grep -Eq '<script|<link|src=|href=|url\(' "$T/report.html"; then
     echo "the page refers to outside resources"; exit 1
 fi
 
-if ! command -v chromium >/dev/null; then
-    echo "SKIP: chromium not installed"; exit 0
-fi
+source "$(dirname "$0")/lib/skip.sh"
+command -v chromium >/dev/null || skip_test "chromium not installed (the page was checked, not rendered)"
 chrome() {
     timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
         --disable-component-update --disable-sync --no-first-run --user-data-dir="$T/profile" \

@@ -10,7 +10,8 @@ set -euo pipefail
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 if "$ESPBENCH" run --help 2>&1 | grep -q "not available in this build"; then
-    echo "SKIP: run is not in this build"; exit 0
+    source "$(dirname "$0")/lib/skip.sh"
+    skip_test "run is not in this build"
 fi
 timeout 120 "$ESPBENCH" run --chip esp32 --tier minimum,iperf,default --sim --duration 1 --interval 0.5 \
     --out "$T/run" > "$T/run.log" 2>&1 || { cat "$T/run.log"; exit 1; }

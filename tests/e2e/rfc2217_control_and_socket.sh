@@ -3,7 +3,8 @@
 # DTR/RTS, so espbench says so once and carries on. socket:// through a raw
 # ser2net TCP port: no baud change, no lines, detection and flashing still work.
 source "$(dirname "$0")/lib/flash_helpers.sh"
-command -v ser2net >/dev/null || { echo "ser2net not installed: skipping"; exit 0; }
+source "$(dirname "$0")/lib/skip.sh"
+command -v ser2net >/dev/null || skip_test "ser2net not installed"
 
 start_vboard b esp32s3 --no-baud-timing
 port=$(free_port)

@@ -4,7 +4,8 @@
 # baud change travels as SET-BAUDRATE to the pty), verifies by MD5 and by the
 # vboard's flash file, and re-flashes to check the MD5 skip.
 source "$(dirname "$0")/lib/flash_helpers.sh"
-command -v ser2net >/dev/null || { echo "ser2net not installed: skipping"; exit 0; }
+source "$(dirname "$0")/lib/skip.sh"
+command -v ser2net >/dev/null || skip_test "ser2net not installed"
 
 flash_chip() {
     local chip=$1 port url

@@ -20,6 +20,7 @@ typedef struct fake_rule {
     const char *when;   /* written bytes start with this (e.g. "heap\r\n") */
     const char *reply;  /* queued on a match; NULL = nothing */
     int uses;           /* matches left; 0 = unlimited */
+    int ignore;         /* first matches dropped unanswered (a board still booting) */
 } fake_rule;
 
 typedef struct fake_port {
@@ -47,7 +48,7 @@ static inline void fake_push(fake_port *f, const char *data) { fake_push_n(f, da
 static inline void fake_rule_add(fake_port *f, const char *when, const char *reply)
 {
     if (f->n_rules < FAKE_MAX_RULES)
-        f->rules[f->n_rules++] = (fake_rule){when, reply, 0};
+        f->rules[f->n_rules++] = (fake_rule){when, reply, 0, 0};
 }
 
 static inline fake_port *fake_of(eb_port *p) { return (fake_port *)p->impl; }
@@ -84,6 +85,10 @@ static inline int fake_write(eb_port *p, const void *buf, size_t len, eb_deadlin
         fake_rule *r = &f->rules[i];
         size_t wl = strlen(r->when);
         if (r->uses >= 0 && len >= wl && memcmp(buf, r->when, wl) == 0) {
+            if (r->ignore > 0) {
+                r->ignore--;
+                break;
+            }
             if (r->reply)
                 fake_push(f, r->reply);
             break;

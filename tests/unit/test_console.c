@@ -215,10 +215,13 @@ static void test_redact_in_place(void **state)
 static void test_sync_sends_empty_lines_until_a_prompt(void **state)
 {
     fixture *f = *state;
+    /* The board drops the first empty line (still booting) and answers the second:
+     * sync sends again after a quiet second, and stops once the prompt came. */
     fake_push(&f->fp, "I (100) boot: still booting\r\n");
     fake_rule_add(&f->fp, "\r\n", "\r\nespbench> ");
-    assert_int_equal(eb_console_sync(f->c, eb_deadline_in(2000), &f->err), 0);
-    assert_int_equal(strncmp(fake_written(&f->fp), "\r\n", 2), 0);
+    f->fp.rules[0].ignore = 1;
+    assert_int_equal(eb_console_sync(f->c, eb_deadline_in(4000), &f->err), 0);
+    assert_string_equal(fake_written(&f->fp), "\r\n\r\n");
 }
 
 static void test_sync_fails_clearly_without_a_prompt(void **state)
