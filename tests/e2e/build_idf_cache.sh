@@ -38,6 +38,17 @@ assert magic == 0x46544245 and ppm == 500000, (hex(magic), ppm)
 PY
 [ -f "$(dirname "$dir_b")/build.log" ] || fail "no build log kept"
 
+# The built image on a virtual board (run --sim-image): its version in the entry's
+# provenance, its factor (0.5) in the figure.
+ESPBENCH_VBOARD=$VBOARD "$ESPBENCH" run --chip esp32s3 --tier iperf --tests tcp_tx --sim --sim-image "$dir_b/espbench.bin" \
+    --duration 2 --out "$T/run" >"$T/run.out" 2>&1 || fail "run with the built image: $(cat "$T/run.out")"
+python3 - "$T/run/results.json" <<'PY' || fail "the built image's run"
+import json, sys
+e = json.load(open(sys.argv[1]))["entries"][0]
+assert e["provenance"]["idf_version"] == "v5.4-dev-3", e["provenance"]
+assert abs(e["mean_mbps"] / e["ref_mbps"] - 0.5) < 0.05, (e["mean_mbps"], e["ref_mbps"])
+PY
+
 # Second invocation: everything cached, idf.py not run.
 "$ESPBENCH" build --idf "$T/idf-a,$T/idf-b" --chip esp32s3 --cache "$cache" >"$T/out2" 2>"$T/err2" \
     || fail "second build: $(cat "$T/err2")"
