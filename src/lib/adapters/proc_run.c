@@ -137,7 +137,7 @@ int eb_proc_run(const eb_proc_spec *s, int *status, eb_error *err)
         close(log_fd);
         return eb_fail(err, EB_EIO, "cannot run %s: out of memory", prog);
     }
-    pid_t pid;
+    pid_t pid = -1;
     int e = spawn(s, envp, log_fd, &pid);
     free(envp);
     close(log_fd);
