@@ -48,8 +48,10 @@ _espbench() {
         COMPREPLY=($(compgen -W "sdio spi spi-hd uart" -- "$cur")); return ;;
     --format)
         COMPREPLY=($(compgen -W "csv json rst md html" -- "$cur")); return ;;
-    --lab | --manifest | --pattern | --junit | --model | --firmware-dir | -o | --output)
+    --lab | --manifest | --pattern | --junit | --model | --firmware-dir | -o | --output | --sdkconfig)
         COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    --idf | --cache | --firmware)
+        COMPREPLY=($(compgen -d -- "$cur")); return ;;
     esac
     if [ -z "$cmd" ]; then
         if [[ $cur == -* ]]; then

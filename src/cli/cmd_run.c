@@ -35,6 +35,8 @@ const char cmd_run_usage[] =
     "  --sim-project NAME    firmware of the virtual board: espbench (default), or another\n"
     "                        project name for Espressif's stock iperf example\n"
     "  --sim-idf VERSION     its ESP-IDF version (default v5.3): picks the stock dialect\n"
+    "  --sim-image FILE      the app image the virtual board is flashed with (e.g. a build\n"
+    "                        of `espbench build`: BUILD-DIR/espbench.bin)\n"
     "  --sim-model           the virtual board's figures all from the tier model (docs/model.md);\n"
     "                        default: published tiers replay the docs' figures, others the model\n"
     "  --sim-rssi DBM, --sim-phy MBPS, --sim-rtt MS, --sim-loss PCT\n"
@@ -351,7 +353,7 @@ static int parse_int(const char *opt, const char *v, long lo, long hi, long *out
 enum {
     O_CHIP = 256, O_TIER, O_PORT, O_SIM, O_SIM_NOISE, O_SIM_FAULT, O_LAB, O_SHARD, O_DIALECT, O_SSID,
     O_PASSWORD_ENV, O_PC, O_IPERF_PORT, O_TESTS, O_DURATION, O_INTERVAL, O_WARMUP, O_REPEAT, O_UDP_RATE,
-    O_RETRIES, O_OUT, O_RESUME, O_MANIFEST, O_FIRMWARE, O_BAUD, O_STUB, O_PASSWORD, O_IPERF, O_SIM_PROJECT, O_SIM_IDF,
+    O_RETRIES, O_OUT, O_RESUME, O_MANIFEST, O_FIRMWARE, O_BAUD, O_STUB, O_PASSWORD, O_IPERF, O_SIM_PROJECT, O_SIM_IDF, O_SIM_IMAGE,
     O_SIM_MODEL, O_SIM_RSSI, O_SIM_PHY, O_SIM_RTT, O_SIM_LOSS, O_ENV, O_SWEEP,
     O_LATENCY_COUNT, O_LATENCY_METHOD, O_AGGREGATE,
     O_COPROCESSOR, O_TRANSPORT, O_COPROCESSOR_PORT, /* ESP-Hosted */
@@ -391,6 +393,7 @@ static const struct option long_opts[] = {
     {"iperf", required_argument, 0, O_IPERF},
     {"sim-project", required_argument, 0, O_SIM_PROJECT},
     {"sim-idf", required_argument, 0, O_SIM_IDF},
+    {"sim-image", required_argument, 0, O_SIM_IMAGE},
     {"sim-model", no_argument, 0, O_SIM_MODEL},
     {"sim-rssi", required_argument, 0, O_SIM_RSSI},
     {"sim-phy", required_argument, 0, O_SIM_PHY},
@@ -487,6 +490,7 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
     case O_IPERF: o->iperf = optarg; break;
     case O_SIM_PROJECT: rq->sim_project = optarg; break;
     case O_SIM_IDF: rq->sim_idf = optarg; break;
+    case O_SIM_IMAGE: rq->sim_image = optarg; break;
     case O_SIM_MODEL: rq->sim_model = true; break;
     case O_ENV: {
         char why[160];

@@ -307,7 +307,7 @@ static double model_mbps(vb_console *c, int test)
         c->run.source = EB_FIG_NONE;
         return isnan(v) ? 20.0 : 0.01;
     }
-    return v;
+    return v * c->test_efficiency; /* an image's test-only factor (docs/vboard.md) */
 }
 
 /* A fault for this run: `when` empty, the test's name, or a time ("2s"). */
@@ -577,6 +577,7 @@ void vb_console_boot(vb_console *c, const eb_image_info *app, const char *reset_
     snprintf(c->app_version, sizeof c->app_version, "%s", has_desc && app->version[0] ? app->version : "1");
     snprintf(c->idf, sizeof c->idf, "%s",
              has_desc && app->idf_ver[0] ? app->idf_ver : strcmp(chip, "esp8266") == 0 ? "v3.4" : "v5.5");
+    c->test_efficiency = has_desc && app->test_efficiency > 0 ? app->test_efficiency : 1.0;
     c->idf_key = c->idf_patch = 0;
     parse_idf(c, c->idf);
     c->dialect = eb_dialect_from_app(c->project, c->idf, chip);

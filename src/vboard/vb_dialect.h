@@ -55,6 +55,7 @@ struct vb_console {
     const vb_dialect_driver *drv;
     int dialect;                /* enum eb_dialect */
     int idf_key;                /* ESP-IDF major*100+minor of the app, 0 if unknown */
+    double test_efficiency;     /* the image's test-only factor on shaped rates; 1 = none */
     int idf_patch;
     char project[33], idf[33], app_version[33];
     uint64_t boot_ms;

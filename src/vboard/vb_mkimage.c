@@ -31,10 +31,12 @@ int vb_mkimage_main(int argc, char **argv)
         {"idf", required_argument, NULL, 'i'},     {"version", required_argument, NULL, 'v'},
         {"size", required_argument, NULL, 's'},    {"seed", required_argument, NULL, 'S'},
         {"profiles", required_argument, NULL, 'P'}, {"output", required_argument, NULL, 'o'},
+        {"test-efficiency", required_argument, NULL, 'E'},
         {NULL, 0, NULL, 0},
     };
     const char *chip = NULL, *project = NULL, *idf = NULL, *version = "1.0.0", *out = NULL, *pdir = NULL;
     unsigned long size = 786432, seed = 1;
+    double efficiency = 0;
     char *end;
     int c;
     optind = 1;
@@ -51,6 +53,13 @@ int vb_mkimage_main(int argc, char **argv)
             size = strtoul(optarg, &end, 0);
             if (!*optarg || *end) {
                 fprintf(stderr, "espbench-vboard mkimage: --size %s: not a number of bytes\n", optarg);
+                return EB_ECONFIG;
+            }
+            break;
+        case 'E':
+            efficiency = strtod(optarg, &end);
+            if (!*optarg || *end || !(efficiency > 0 && efficiency <= 4)) {
+                fprintf(stderr, "espbench-vboard mkimage: --test-efficiency %s: not a factor in (0, 4]\n", optarg);
                 return EB_ECONFIG;
             }
             break;
@@ -106,6 +115,7 @@ int vb_mkimage_main(int argc, char **argv)
         .idf_ver = idf,
         .size = size,
         .seed = (uint32_t)seed,
+        .test_efficiency = efficiency,
         .flash_size_freq = (uint8_t)(flash_size_code(ch->flash_size, esp8266) << 4),
     };
     eb_profiles_free(&prof);

@@ -13,7 +13,7 @@ mv "$T/first" "$T/prefix"   # relocated: nothing may point at the prefix it was 
 P=$T/prefix
 for f in bin/espbench bin/espbench-vboard share/espbench/profiles/esp32c3.yaml share/espbench/profiles/model/model.yaml \
          share/espbench/profiles/dialects/espbench.yaml share/espbench/profiles/hosted share/espbench/profiles/patterns \
-         share/man/man1/espbench.1 share/man/man5/espbench-profiles.5 share/man/man5/espbench-patterns.5 \
+         share/man/man1/espbench.1 share/man/man1/espbench-build.1 share/man/man5/espbench-profiles.5 share/man/man5/espbench-patterns.5 \
          share/bash-completion/completions/espbench; do
     [ -e "$P/$f" ] || fail "not installed: $f"
 done

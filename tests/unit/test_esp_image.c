@@ -144,6 +144,40 @@ static void test_deterministic_and_size_limits(void **state)
     eb_buf_free(&a);
 }
 
+/* The test-only efficiency factor: stored, read back, absent by default, range checked. */
+static void test_test_efficiency_round_trip(void **state)
+{
+    (void)state;
+    eb_image_spec s = {.chip_id = 9, .project_name = "espbench", .version = "1", .idf_ver = "v5.3-dev-7",
+                       .size = 65536, .seed = 1, .flash_size_freq = 0x20, .test_efficiency = 0.85};
+    eb_buf b;
+    eb_error e;
+    eb_buf_init(&b);
+    assert_int_equal(eb_image_build(&s, &b, &e), 0);
+    const uint8_t *desc = b.data + 32;
+    assert_int_equal(eb_rd32le(desc + EB_APP_DESC_TEST_EFF_OFFSET), 0x46544245u);
+    assert_int_equal(eb_rd32le(desc + EB_APP_DESC_TEST_EFF_OFFSET + 4), 850000u);
+    eb_image_info inf;
+    assert_int_equal(eb_image_parse(b.data, b.len, false, &inf, &e), 0);
+    assert_true(inf.sha256_ok);
+    assert_float_equal(inf.test_efficiency, 0.85, 1e-9);
+    assert_string_equal(inf.idf_ver, "v5.3-dev-7");
+    eb_buf_free(&b);
+
+    eb_buf_init(&b);
+    s.test_efficiency = 0;
+    assert_int_equal(eb_image_build(&s, &b, &e), 0);
+    assert_int_equal(eb_image_parse(b.data, b.len, false, &inf, &e), 0);
+    assert_float_equal(inf.test_efficiency, 0.0, 0);
+    eb_buf_free(&b);
+
+    eb_buf_init(&b);
+    s.test_efficiency = 5;
+    assert_int_equal(eb_image_build(&s, &b, &e), EB_ECONFIG);
+    assert_string_equal(e.msg, "test efficiency 5 is outside 0..4");
+    eb_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -153,6 +187,7 @@ int main(void)
         cmocka_unit_test(test_parse_errors),
         cmocka_unit_test(test_compressible_like_a_real_app),
         cmocka_unit_test(test_deterministic_and_size_limits),
+        cmocka_unit_test(test_test_efficiency_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -310,6 +310,35 @@ static void test_stock_transcripts(void **state)
     }
 }
 
+/* An image's test-only efficiency factor scales every shaped rate; the heap stays. */
+static void test_engine_test_efficiency(void **state)
+{
+    fixture *fx = *state;
+    fx->b.chip = eb_profiles_chip(&fx->profiles, "esp32");
+    eb_model_link_default(&fx->b.link);
+    eb_image_info app;
+    memset(&app, 0, sizeof app);
+    app.has_app_desc = true;
+    snprintf(app.project_name, sizeof app.project_name, "iperf");
+    snprintf(app.idf_ver, sizeof app.idf_ver, "v5.2.1");
+    snprintf(app.version, sizeof app.version, "1");
+    app.test_efficiency = 0.5;
+    vb_console_boot(fx->b.console, &app, "POWERON_RESET");
+    uint32_t heap = fx->b.console->heap_free;
+    type(fx, "sta lab-ap secret123\r\n");
+    const eb_tier *t = eb_chip_tier(fx->b.chip, "iperf");
+    type(fx, "iperf -c 127.0.0.1 -i 1 -t 2\r\n");
+    assert_true(fx->engine_running);
+    assert_true(fabs(fx->cfg.model_mbps - 0.5 * t->ref_mbps[EB_TEST_TCP_TX]) < 1e-9);
+    type(fx, "iperf -a\r\n");
+    app.test_efficiency = 0;
+    vb_console_boot(fx->b.console, &app, "POWERON_RESET");
+    assert_int_equal(fx->b.console->heap_free, heap);
+    type(fx, "sta lab-ap secret123\r\n");
+    type(fx, "iperf -c 127.0.0.1 -i 1 -t 2\r\n");
+    assert_true(fabs(fx->cfg.model_mbps - t->ref_mbps[EB_TEST_TCP_TX]) < 1e-9);
+}
+
 /* The engine gets the model of the board's chip, tier and test. */
 static void test_engine_config_follows_profile(void **state)
 {
@@ -498,6 +527,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_wifi_faults_and_restart, setup, teardown),
         cmocka_unit_test_setup_teardown(test_espbench_transcript, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_loaded_dialect_row_sets_prompt_and_bandwidth, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_engine_test_efficiency, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

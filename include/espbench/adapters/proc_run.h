@@ -11,6 +11,7 @@
 
 typedef struct eb_proc_spec {
     const char *const *argv;   /* argv[0] looked up on PATH; NULL-terminated */
+    const char *name;          /* what messages call it; NULL = argv[0] */
     const char *const *env;    /* "NAME=VALUE" set in the child on top of ours; NULL = none */
     const char *cwd;           /* NULL = ours */
     const char *log_path;      /* stdout+stderr appended here (created) */

@@ -30,7 +30,17 @@ typedef struct eb_image_info {
     char time[17];
     char date[17];
     char idf_ver[33];
+    /* Test-only: the efficiency factor espbench-vboard mkimage --test-efficiency
+     * stored in the descriptor's reserved words (EB_APP_DESC_TEST_EFF_OFFSET);
+     * 0 when the image carries none, as no real firmware does. */
+    double test_efficiency;
 } eb_image_info;
+
+/* Where the test-only efficiency sits in esp_app_desc_t's reserv2[]: the
+ * marker EB_APP_DESC_TEST_EFF_MAGIC ("EBTF" little-endian), then the factor in
+ * parts per million (u32). */
+#define EB_APP_DESC_TEST_EFF_OFFSET 240u
+#define EB_APP_DESC_TEST_EFF_MAGIC 0x46544245u
 
 /* Parses an image from the start of data. esp8266 selects the ESP8266 layout
  * (no extended header, no app descriptor). Returns 0 or EB_ECONFIG with a message
@@ -48,6 +58,7 @@ typedef struct eb_image_spec {
     size_t size;              /* approximate total size in bytes */
     uint32_t seed;            /* content generator seed */
     uint8_t flash_size_freq;  /* header byte 3 */
+    double test_efficiency;   /* test-only factor for the vboard (0 = none; see eb_image_info) */
     /* Where the segments load: the chip's memory map from its profile (NULL:
      * the ESP32's). DROM at its window start + 0x20 and IROM placed so that
      * flash offset and address agree modulo the 64 KiB MMU page, as

@@ -7,6 +7,7 @@
 #ifndef ESPBENCH_IDF_BUILD_H
 #define ESPBENCH_IDF_BUILD_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -45,6 +46,7 @@ typedef struct eb_idf_build_req {
     const char *firmware_dir;   /* the firmware source tree; NULL = the source tree's firmware/ */
     const char *cache_dir;      /* NULL = eb_cache_dir()/idf-builds */
     int timeout_s;              /* whole build; 0 = 1800 */
+    volatile sig_atomic_t *stop; /* set (SIGINT): the build's process group is killed, EB_EINTR; may be NULL */
     eb_idf_progress_fn progress;
     void *user;
 } eb_idf_build_req;

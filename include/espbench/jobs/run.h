@@ -189,6 +189,7 @@ typedef struct eb_run_request {
     bool sim;                 /* start a virtual board per board */
     double sim_noise_pct;
     const char *sim_project, *sim_idf;
+    const char *sim_image;    /* --sim-image: the app image the virtual boards get; NULL = made by mkimage */
     bool sim_model;           /* --sim-model: the tier model everywhere (docs/model.md) */
     eb_model_link sim_link;   /* --sim-rssi/--sim-phy/--sim-rtt/--sim-loss */
     bool sim_link_set;        /* sim_link was given (else the model's default link) */

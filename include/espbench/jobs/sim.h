@@ -28,6 +28,7 @@ typedef struct eb_sim_opts {
     uint32_t seed;
     const char *project;       /* image project; NULL = "espbench" (another name = the stock iperf example) */
     const char *idf;           /* IDF version of the image; NULL = "v5.3" */
+    const char *app_image;     /* an app image to flash (e.g. built by eb_idf_build_firmware); NULL = mkimage's */
     const char *faults[EB_SIM_MAX_FAULTS]; /* --fault specs for the vboard */
     int n_faults;
     const char *profiles_dir;  /* --profiles overlay for the vboard too; NULL = none */

@@ -128,7 +128,7 @@ int eb_proc_run(const eb_proc_spec *s, int *status, eb_error *err)
     if (!status)
         status = &dummy;
     *status = -1;
-    const char *prog = s->argv[0];
+    const char *prog = s->name ? s->name : s->argv[0];
     int log_fd = open(s->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (log_fd < 0)
         return eb_fail(err, EB_EIO, "%s: cannot open the log: %s", s->log_path, strerror(errno));
@@ -137,7 +137,7 @@ int eb_proc_run(const eb_proc_spec *s, int *status, eb_error *err)
         close(log_fd);
         return eb_fail(err, EB_EIO, "cannot run %s: out of memory", prog);
     }
-    pid_t pid;
+    pid_t pid = -1;
     int e = spawn(s, envp, log_fd, &pid);
     free(envp);
     close(log_fd);

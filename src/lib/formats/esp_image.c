@@ -85,6 +85,8 @@ int eb_image_parse(const uint8_t *data, size_t len, bool esp8266, eb_image_info 
             copy_field(out->time, sizeof out->time, seg + DESC_TIME, 16);
             copy_field(out->date, sizeof out->date, seg + DESC_DATE, 16);
             copy_field(out->idf_ver, sizeof out->idf_ver, seg + DESC_IDF, 32);
+            if (eb_rd32le(seg + EB_APP_DESC_TEST_EFF_OFFSET) == EB_APP_DESC_TEST_EFF_MAGIC)
+                out->test_efficiency = eb_rd32le(seg + EB_APP_DESC_TEST_EFF_OFFSET + 4) / 1e6;
         }
         for (uint32_t k = 0; k < seg_len; k++)
             sum ^= seg[k];
@@ -229,6 +231,8 @@ int eb_image_build(const eb_image_spec *spec, eb_buf *out, eb_error *err)
         return eb_fail(err, EB_ECONFIG, "image size %zu is too small (at least 4096 bytes)", total);
     if (total > 64u * 1024u * 1024u)
         return eb_fail(err, EB_ECONFIG, "image size %zu is too large (at most 64 MiB)", total);
+    if (spec->test_efficiency < 0 || spec->test_efficiency > 4)
+        return eb_fail(err, EB_ECONFIG, "test efficiency %g is outside 0..4", spec->test_efficiency);
 
     static const eb_memory_map esp32_map = {.drom = 0x3F400000u, .irom = 0x400D0000u, .dram = 0x3FFB0000u,
                                             .iram = 0x40080000u};
@@ -308,6 +312,10 @@ int eb_image_build(const eb_image_spec *spec, eb_buf *out, eb_error *err)
             put_str(seg + DESC_DATE, 16, "Jan  1 2026");
             put_str(seg + DESC_IDF, 32, spec->idf_ver);
             gen_random(&r, seg + 144, 32); /* app_elf_sha256 */
+            if (spec->test_efficiency > 0) {
+                eb_wr32le(seg + EB_APP_DESC_TEST_EFF_OFFSET, EB_APP_DESC_TEST_EFF_MAGIC);
+                eb_wr32le(seg + EB_APP_DESC_TEST_EFF_OFFSET + 4, (uint32_t)(spec->test_efficiency * 1e6 + 0.5));
+            }
         }
         for (size_t k = 0; k < len; k++)
             sum ^= seg[k];

@@ -119,7 +119,7 @@ void eb_idf_cache_key(const char *idf_commit, const char *chip, enum eb_idf_firm
     const char *text = sdkconfig ? sdkconfig : "";
     eb_sha256_hex(text, strlen(text), cfg, NULL);
     char buf[1024];
-    int n = pathf(buf, sizeof buf, "espbench-idf-build 1\nidf %s\nchip %s\nfirmware %d\nsdkconfig %s\ntree %s\n",
+    int n = snprintf(buf, sizeof buf, "espbench-idf-build 1\nidf %s\nchip %s\nfirmware %d\nsdkconfig %s\ntree %s\n",
                      idf_commit ? idf_commit : "", chip ? chip : "", (int)fw, cfg, firmware_hash ? firmware_hash : "");
     if (n < 0 || (size_t)n >= sizeof buf)
         n = (int)strlen(buf);
@@ -283,8 +283,8 @@ static int run_idf_py(const eb_idf_build_req *req, const char *src, const char *
     char idf_env[sizeof req->idf->path + 16];
     pathf(idf_env, sizeof idf_env, "IDF_PATH=%s", req->idf->path);
     const char *env[] = {idf_env, NULL};
-    eb_proc_spec s = {.argv = argv, .env = env, .log_path = log,
-                      .timeout_s = req->timeout_s > 0 ? req->timeout_s : 1800};
+    eb_proc_spec s = {.argv = argv, .name = "idf.py", .env = env, .log_path = log,
+                      .timeout_s = req->timeout_s > 0 ? req->timeout_s : 1800, .stop = req->stop};
     return eb_proc_run(&s, NULL, err);
 }
 

@@ -250,7 +250,8 @@ static int start_sims(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st
             .profiles = &st->profiles, .chip = b->chip, .name = b->name[0] ? b->name : "sim",
             .out_dir = o->out_dir, .ssid = o->ssid, .ap_password = SIM_AP_PASSWORD,
             .noise_pct = rq->sim_noise_pct, .seed = (uint32_t)(i + 1), .n_faults = rq->n_sim_faults,
-            .project = rq->sim_project, .idf = rq->sim_idf, .profiles_dir = rq->profiles_dir,
+            .project = rq->sim_project, .idf = rq->sim_idf, .app_image = rq->sim_image,
+            .profiles_dir = rq->profiles_dir,
             .force_model = rq->sim_model,
         };
         if (b->hosted) { /* the pair: the host runs the stock iperf example (run_hosted.c) */

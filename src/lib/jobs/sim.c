@@ -255,8 +255,10 @@ int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
         return eb_fail(err, EB_EIO, "cannot create %s: %s; check --out and its permissions", o->out_dir,
                        strerror(errno));
 
-    /* The espbench firmware image for this chip. */
-    {
+    /* The espbench firmware image for this chip (or the one given, as built). */
+    if (o->app_image) {
+        snprintf(image, sizeof image, "%s", o->app_image);
+    } else {
         char *args[] = {prog, "mkimage", "--chip", (char *)o->chip, "--project", (char *)project,
                         "--idf", (char *)(o->idf ? o->idf : "v5.3"), "-o", image, NULL};
         int rc = run_tool(prog, args, log, err);
