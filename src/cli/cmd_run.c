@@ -328,24 +328,12 @@ static void print_summary(display *d, const eb_run_summary *s, const char *out_d
 
 static int parse_double(const char *opt, const char *v, double lo, double *out)
 {
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (errno || end == v || *end || !(x >= lo))
-        return cli_usage_error("run", "%s needs a number >= %g, not '%s'", opt, lo, v);
-    *out = x;
-    return 0;
+    return cli_parse_double("run", opt, v, lo, out);
 }
 
 static int parse_int(const char *opt, const char *v, long lo, long hi, long *out)
 {
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (errno || end == v || *end || x < lo || x > hi)
-        return cli_usage_error("run", "%s needs a whole number %ld..%ld, not '%s'", opt, lo, hi, v);
-    *out = x;
-    return 0;
+    return cli_parse_long("run", opt, v, lo, hi, out);
 }
 
 enum {
