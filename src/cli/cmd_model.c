@@ -1,11 +1,12 @@
 /* espbench model: fit the tier model's constants from the published tables
  * (fit), and score it by leave-one-tier-out cross-validation (cv). */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
+#include "espbench/base/buf.h"
+#include "espbench/base/fs.h"
 #include "espbench/formats/model.h"
 #include "espbench/formats/profile.h"
 #include "espbench/adapters/profile_dirs.h"
@@ -37,65 +38,39 @@ static int do_fit(const eb_profiles *p, const char *out)
         fprintf(stderr, "espbench model: out of memory\n");
         return EB_EIO;
     }
-    FILE *f = out && strcmp(out, "-") ? fopen(out, "wb") : stdout;
-    if (!f) {
-        fprintf(stderr, "espbench model: cannot write %s; check the directory exists\n", out);
-        free(text);
-        return EB_EIO;
+    int rc = 0;
+    if (out && strcmp(out, "-")) {
+        /* atomic: a failed fit never leaves half a constants file behind */
+        if (eb_file_write_atomic(out, text, strlen(text), &err))
+            rc = cli_error(&err);
+    } else if (fputs(text, stdout) < 0) {
+        fprintf(stderr, "espbench model: writing stdout failed\n");
+        rc = EB_EIO;
     }
-    int bad = fputs(text, f) < 0;
-    if (f != stdout)
-        bad |= fclose(f) != 0;
     free(text);
-    if (bad) {
-        fprintf(stderr, "espbench model: writing %s failed\n", out ? out : "stdout");
-        return EB_EIO;
-    }
-    return 0;
+    return rc;
 }
 
-static int cmp_double(const void *a, const void *b)
+static int print_cv_json(const eb_profiles *p)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Median and worst of the non-NAN values of column j. */
-static int summary(eb_model_cv_row *rows, int n, int j, double *med, double *worst)
-{
-    double v[256];
-    int k = 0;
-    for (int i = 0; i < n && k < 256; i++)
-        if (!isnan(rows[i][j]))
-            v[k++] = fabs(rows[i][j]);
-    *med = *worst = NAN;
-    if (!k)
-        return 0;
-    qsort(v, (size_t)k, sizeof v[0], cmp_double);
-    *med = k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
-    *worst = v[k - 1];
-    return k;
-}
-
-static const char *col_name(int j)
-{
-    return j < EB_TEST_COUNT ? eb_test_name(j) : "free_heap";
-}
-
-static void json_num(double v)
-{
-    if (isnan(v))
-        printf("null");
+    eb_buf out;
+    eb_buf_init(&out);
+    eb_error err;
+    eb_error_clear(&err);
+    int rc = eb_model_cv_render_json(p, &out, &err);
+    if (rc)
+        rc = cli_error(&err);
     else
-        printf("%.2f", v);
+        fwrite(out.data, 1, out.len, stdout);
+    eb_buf_free(&out);
+    return rc;
 }
 
 static int do_cv(const eb_profiles *p, int json)
 {
     if (json)
-        printf("{\"model_version\": \"%s\", \"chips\": {", EB_MODEL_VERSION);
-    else
-        printf("%-9s %-10s %6s %8s %8s\n", "CHIP", "TEST", "FOLDS", "MEDIAN%", "WORST%");
+        return print_cv_json(p);
+    printf("%-9s %-10s %6s %8s %8s\n", "CHIP", "TEST", "FOLDS", "MEDIAN%", "WORST%");
     for (int i = 0; i < p->n_chips; i++) {
         const eb_chip *c = &p->chips[i];
         eb_model_cv_row *rows;
@@ -105,44 +80,14 @@ static int do_cv(const eb_profiles *p, int json)
         eb_error_clear(&err);
         if (eb_model_cv_chip(c, &rows, &tiers, &n, &err))
             return cli_error(&err);
-        if (json)
-            printf("%s\"%s\": {\"summary\": {", i ? ", " : "", c->name);
         for (int j = 0; j <= EB_TEST_COUNT; j++) {
             double med, worst;
-            int k = summary(rows, n, j, &med, &worst);
-            if (json) {
-                printf("%s\"%s\": {\"folds\": %d, \"median_pct\": ", j ? ", " : "", col_name(j), k);
-                json_num(med);
-                printf(", \"worst_pct\": ");
-                json_num(worst);
-                printf("}");
-            } else {
-                printf("%-9s %-10s %6d %8.1f %8.1f\n", c->name, col_name(j), k, med, worst);
-            }
-        }
-        if (json) {
-            printf("}, \"folds\": [");
-            for (int k = 0; k < n; k++) {
-                printf("%s{\"tier\": \"%s\"", k ? ", " : "", tiers[k]->name);
-                for (int j = 0; j <= EB_TEST_COUNT; j++) {
-                    double pub = j < EB_TEST_COUNT ? tiers[k]->ref_mbps[j] : tiers[k]->ref_avail_kb;
-                    printf(", \"%s\": {\"published\": ", col_name(j));
-                    json_num(pub);
-                    printf(", \"predicted\": ");
-                    json_num(isnan(rows[k][j]) ? NAN : pub * (1 + rows[k][j] / 100));
-                    printf(", \"error_pct\": ");
-                    json_num(rows[k][j]);
-                    printf("}");
-                }
-                printf("}");
-            }
-            printf("]}");
+            int k = eb_model_cv_summary(rows, n, j, &med, &worst);
+            printf("%-9s %-10s %6d %8.1f %8.1f\n", c->name, eb_model_cv_column(j), k, med, worst);
         }
         free(rows);
         free(tiers);
     }
-    if (json)
-        printf("}}\n");
     return 0;
 }
 

@@ -123,33 +123,11 @@ static int build_tier(const eb_chip *c, const predict_args *a, eb_tier *t)
 static void print_json(const eb_chip *c, const eb_tier *t, const eb_model_link *l,
                        const eb_prediction *p, const eb_lint *lint, int n_lint)
 {
-    printf("{\"chip\": \"%s\", \"tier\": \"%s\", \"source\": \"model\", \"model_version\": \"%s\",\n",
-           c->name, t->name, EB_MODEL_VERSION);
-    printf(" \"link\": {\"phy_mbps\": %.1f, \"rssi_dbm\": ", p->phy_mbps);
-    isnan(l->rssi_dbm) ? printf("null") : printf("%g", l->rssi_dbm);
-    printf(", \"rtt_ms\": %g, \"loss_pct\": %g, \"stations\": %g},\n", l->rtt_ms, l->loss_pct, l->stations);
-    for (int k = 0; k < EB_TEST_COUNT; k++)
-        printf(" \"%s_mbps\": %.2f,", eb_test_name(k), p->mbps[k]);
-    printf("\n \"free_kb\": %.1f, \"udp_tx_loss_pct\": %.2f, \"udp_rx_loss_pct\": %.2f,\n", p->free_kb,
-           p->loss[EB_TEST_UDP_TX] * 100, p->loss[EB_TEST_UDP_RX] * 100);
-    printf(" \"bound\": {");
-    for (int k = 0; k < EB_TEST_COUNT; k++)
-        printf("%s\"%s\": \"%s\"", k ? ", " : "", eb_test_name(k), eb_model_bound_name(p->bound[k]));
-    printf("},\n \"unmodelled\": [");
-    unsigned um = eb_model_unmodelled(t);
-    for (int f = 0, n = 0; f < EB_F_COUNT; f++)
-        if (um & (1u << f))
-            printf("%s\"%s\"", n++ ? ", " : "", eb_field_desc_get(f)->key);
-    printf("],\n \"lint\": [");
-    for (int i = 0; i < n_lint; i++) {
-        printf("%s{\"level\": \"%s\", \"field\": \"%s\", \"message\": \"", i ? ", " : "",
-               lint[i].level == EB_LINT_ERROR ? "error" : "warning",
-               eb_field_desc_get(lint[i].field)->key);
-        for (const char *s = lint[i].msg; *s; s++)
-            *s == '"' || *s == '\\' ? printf("\\%c", *s) : putchar(*s);
-        printf("\"}");
-    }
-    printf("]}\n");
+    eb_buf out;
+    eb_buf_init(&out);
+    eb_prediction_render_json(c, t, l, p, lint, n_lint, &out);
+    fwrite(out.data, 1, out.len, stdout);
+    eb_buf_free(&out);
 }
 
 static void print_table(const eb_chip *c, const eb_tier *t, const eb_model_link *l,

@@ -103,22 +103,11 @@ static const char *pattern_arg;   /* --pattern FILE|NAME */
 
 /* ------------------------------------------------------------ display */
 
-typedef struct row {
-    char board[48], chip[24], tier[32];
-    int test, repeat;
-    char status[16];
-    double mean, peak, ref, loss;
-    long free_heap, min_heap;
-    char error[256];
-    char peer[128];  /* board to board: "sim-peer esp32c3/iperf"; "" = against the PC */
-} row;
-
 typedef struct display {
     bool tty;
     bool line_open;  /* a progress line without newline is on screen */
     int n_boards;
-    row *rows;
-    int n_rows, cap_rows;
+    eb_results done;  /* the entries finished, for the summary (copies) */
     eb_latency *lat;  /* latency tests, for the summary */
     int n_lat;
 } display;
@@ -224,29 +213,8 @@ static void on_progress(void *user, const eb_run_progress *p)
         } else
             printf("[%d/%d] %s %-6s FAILED: %s\n", p->index, p->total, who(p, w, sizeof w),
                    eb_run_test_name(p->test), eb_entry_error(e));
-        if (d->n_rows == d->cap_rows) {
-            d->cap_rows = d->cap_rows ? d->cap_rows * 2 : 32;
-            d->rows = realloc(d->rows, sizeof *d->rows * (size_t)d->cap_rows);
-            if (!d->rows)
-                abort();
-        }
-        row *r = &d->rows[d->n_rows++];
-        snprintf(r->board, sizeof r->board, "%s", e->board);
-        snprintf(r->chip, sizeof r->chip, "%s", e->chip);
-        snprintf(r->tier, sizeof r->tier, "%s", e->tier);
-        r->peer[0] = 0;
-        if (eb_entry_prov(e)->peer_chip[0])
-            snprintf(r->peer, sizeof r->peer, "%s %s/%s", eb_entry_prov(e)->peer_board, eb_entry_prov(e)->peer_chip, eb_entry_prov(e)->peer_tier);
-        r->test = e->test;
-        r->repeat = e->repeat;
-        snprintf(r->status, sizeof r->status, "%s", e->status);
-        r->mean = e->mean_mbps;
-        r->peak = e->peak_mbps;
-        r->ref = e->ref_mbps;
-        r->loss = e->loss_pct;
-        r->free_heap = e->free_heap;
-        r->min_heap = e->min_free_heap;
-        snprintf(r->error, sizeof r->error, "%s", eb_entry_error(e));
+        if (!eb_results_add(&d->done, e))
+            abort();
         break;
     }
     }
@@ -286,35 +254,38 @@ static void print_summary(display *d, const eb_run_summary *s, const char *out_d
     end_line(d);
     if (d->n_lat)
         print_latency_summary(d);
-    if (d->n_rows) {
+    if (d->done.n_entries) {
         printf("\n%-10s %-18s %-7s %10s %10s %8s %7s %7s %9s\n", "chip", "tier", "test", "mean", "peak 1-s",
                "docs", "diff", "loss", "free KB");
-        for (int i = 0; i < d->n_rows; i++) {
-            row *r = &d->rows[i];
+        for (int i = 0; i < d->done.n_entries; i++) {
+            const eb_entry *r = &d->done.entries[i];
             char mean[16], peak[16], ref[16], diff[16], loss[16], mem[16];
-            fmt_num(mean, sizeof mean, r->mean, "%.2f");
-            fmt_num(peak, sizeof peak, r->peak, "%.2f");
-            fmt_num(ref, sizeof ref, r->ref, "%.1f");
-            fmt_num(diff, sizeof diff, isfinite(r->ref) && r->ref > 0 ? (r->mean / r->ref - 1) * 100 : NAN, "%+.1f%%");
-            fmt_num(loss, sizeof loss, r->loss, "%.1f%%");
+            fmt_num(mean, sizeof mean, r->mean_mbps, "%.2f");
+            fmt_num(peak, sizeof peak, r->peak_mbps, "%.2f");
+            fmt_num(ref, sizeof ref, r->ref_mbps, "%.1f");
+            fmt_num(diff, sizeof diff,
+                    isfinite(r->ref_mbps) && r->ref_mbps > 0 ? (r->mean_mbps / r->ref_mbps - 1) * 100 : NAN, "%+.1f%%");
+            fmt_num(loss, sizeof loss, r->loss_pct, "%.1f%%");
             fmt_num(mem, sizeof mem, r->free_heap >= 0 ? r->free_heap / 1024.0 : NAN, "%.1f");
             char tier[96];
             snprintf(tier, sizeof tier, "%s%s%s", r->board[0] && d->n_boards > 1 ? r->board : "",
                      r->board[0] && d->n_boards > 1 ? ":" : "", r->tier);
             if (strcmp(r->status, "ok"))
-                printf("%-10s %-18s %-7s FAILED: %s\n", r->chip, tier, eb_run_test_name(r->test), r->error);
+                printf("%-10s %-18s %-7s FAILED: %s\n", r->chip, tier, eb_run_test_name(r->test), eb_entry_error(r));
             else
                 printf("%-10s %-18s %-7s %10s %10s %8s %7s %7s %9s\n", r->chip, tier, eb_run_test_name(r->test),
                        mean, peak, ref, diff, loss, mem);
         }
         printf("(Mbit/s, receiver side, mean of the steady intervals; peak 1-s = the largest 1-second\n"
                " interval, the figure Espressif's CI reports)\n");
-        for (int i = 0; i < d->n_rows; i++)
-            if (d->rows[i].peer[0]) { /* docs figures are against a PC: none for a pair */
-                printf("(board to board with %s: no PC in the data path; TX = the board sends to its peer, RX = "
-                       "the peer sends; no docs figure applies)\n", d->rows[i].peer);
+        for (int i = 0; i < d->done.n_entries; i++) {
+            const eb_provenance *pv = eb_entry_prov(&d->done.entries[i]);
+            if (pv->peer_chip[0]) { /* docs figures are against a PC: none for a pair */
+                printf("(board to board with %s %s/%s: no PC in the data path; TX = the board sends to its peer, "
+                       "RX = the peer sends; no docs figure applies)\n", pv->peer_board, pv->peer_chip, pv->peer_tier);
                 break;
             }
+        }
     }
     if (cli_verbose && s->planned) {
         printf("time per step (s):");
@@ -330,24 +301,12 @@ static void print_summary(display *d, const eb_run_summary *s, const char *out_d
 
 static int parse_double(const char *opt, const char *v, double lo, double *out)
 {
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (errno || end == v || *end || !(x >= lo))
-        return cli_usage_error("run", "%s needs a number >= %g, not '%s'", opt, lo, v);
-    *out = x;
-    return 0;
+    return cli_parse_double("run", opt, v, lo, out);
 }
 
 static int parse_int(const char *opt, const char *v, long lo, long hi, long *out)
 {
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (errno || end == v || *end || x < lo || x > hi)
-        return cli_usage_error("run", "%s needs a whole number %ld..%ld, not '%s'", opt, lo, hi, v);
-    *out = x;
-    return 0;
+    return cli_parse_long("run", opt, v, lo, hi, out);
 }
 
 enum {
@@ -593,6 +552,7 @@ int cmd_run(int argc, char **argv)
 
     cli_catch_stop_signals();
     display disp = {.tty = cli_stdout_is_tty()};
+    eb_results_init(&disp.done);
     o.stop = &cli_stop_flag;
     o.progress = on_progress;
     o.user = &disp;
@@ -617,7 +577,7 @@ int cmd_run(int argc, char **argv)
     eb_run_setup_free(&st);
     eb_pattern_free(&pat);
     eb_patterns_free(&builtin);
-    free(disp.rows);
+    eb_results_free(&disp.done);
     free(disp.lat);
     if (rc == EB_EINTR) {
         fprintf(stderr, "espbench: interrupted; finished tests are kept in %s (continue with --resume)\n", out);

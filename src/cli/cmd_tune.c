@@ -125,13 +125,7 @@ static const struct option opts[] = {
 
 static int parse_num(const char *opt, const char *v, double *out)
 {
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (errno || end == v || *end || !(x >= 0))
-        return cli_usage_error("tune", "%s needs a number >= 0, not '%s'", opt, v);
-    *out = x;
-    return 0;
+    return cli_parse_double("tune", opt, v, 0, out);
 }
 
 typedef struct model_run {

@@ -39,6 +39,10 @@ extern const char cmd_profiles_usage[], cmd_ports_usage[], cmd_detect_usage[], c
 int cli_error(const eb_error *err);
 /* Prints "espbench CMD: <printf msg>" to stderr and returns EB_ECONFIG (usage errors). */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A number option's value: the whole of v a number >= lo (a whole number lo..hi), else the
+ * usage error "espbench CMD: OPT needs a number >= LO, not 'V'" (EB_ECONFIG). */
+int cli_parse_double(const char *cmd, const char *opt, const char *v, double lo, double *out);
+int cli_parse_long(const char *cmd, const char *opt, const char *v, long lo, long hi, long *out);
 /* Global options parsed by main: --verbose / --quiet / --profiles DIR. */
 extern int cli_verbose;
 extern const char *cli_profiles_dir;

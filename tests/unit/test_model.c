@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <cjson/cJSON.h>
 
 #include "espbench/formats/model.h"
 #include "espbench/formats/profile.h"
@@ -259,6 +260,52 @@ static void test_figure_source(void **state)
     eb_model_free(&m);
 }
 
+/* cv's summary: the median of the absolute errors (even and odd counts), the worst, NAN left out. */
+static void test_cv_summary(void **state)
+{
+    (void)state;
+    eb_model_cv_row rows[4] = {{0}};
+    double v[4] = {-4, 1, NAN, 2};
+    for (int i = 0; i < 4; i++)
+        rows[i][0] = v[i];
+    double med, worst;
+    assert_int_equal(eb_model_cv_summary(rows, 4, 0, &med, &worst), 3);
+    assert_true(med == 2 && worst == 4);
+    assert_int_equal(eb_model_cv_summary(rows, 2, 0, &med, &worst), 2);
+    assert_true(med == 2.5 && worst == 4);
+    assert_int_equal(eb_model_cv_summary(rows + 2, 1, 0, &med, &worst), 0);
+    assert_true(isnan(med) && isnan(worst));
+    assert_string_equal(eb_model_cv_column(EB_TEST_COUNT), "free_heap");
+}
+
+/* predict --json: figures with the decimals predict always printed, a lint
+ * message escaped whatever it holds, NAN as null. */
+static void test_prediction_json(void **state)
+{
+    (void)state;
+    eb_chip c = {0};
+    snprintf(c.name, sizeof c.name, "esp32");
+    eb_tier t = {0};
+    snprintf(t.name, sizeof t.name, "iperf");
+    eb_model_link l = {.rssi_dbm = NAN, .rtt_ms = 2.5, .loss_pct = 0, .stations = 1};
+    eb_prediction p = {.free_kb = 100.04, .phy_mbps = 150, .mbps = {12.345, 1, 2, 3}};
+    eb_lint lint = {.level = EB_LINT_ERROR, .field = 0};
+    snprintf(lint.msg, sizeof lint.msg, "a \"quoted\"\tword");
+    eb_buf out;
+    eb_buf_init(&out);
+    eb_prediction_render_json(&c, &t, &l, &p, &lint, 1, &out);
+    cJSON *o = cJSON_Parse(eb_buf_cstr(&out));
+    assert_non_null(o);
+    assert_non_null(strstr(eb_buf_cstr(&out), "\"tcp_tx_mbps\":\t12.35"));
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "link"), "rssi_dbm")));
+    assert_true(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "link"), "rtt_ms")->valuedouble == 2.5);
+    cJSON *l0 = cJSON_GetArrayItem(cJSON_GetObjectItem(o, "lint"), 0);
+    assert_string_equal(cJSON_GetObjectItem(l0, "message")->valuestring, "a \"quoted\"\tword");
+    assert_string_equal(cJSON_GetObjectItem(l0, "level")->valuestring, "error");
+    cJSON_Delete(o);
+    eb_buf_free(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -269,6 +316,8 @@ int main(void)
         cmocka_unit_test(test_link_input),
         cmocka_unit_test(test_shared_medium),
         cmocka_unit_test(test_figure_source),
+        cmocka_unit_test(test_cv_summary),
+        cmocka_unit_test(test_prediction_json),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -194,4 +194,22 @@ typedef double eb_model_cv_row[EB_TEST_COUNT + 1];
 int eb_model_cv_chip(const eb_chip *c, eb_model_cv_row **err_pct, const eb_tier ***tiers, int *n,
                      eb_error *err);
 
+/* ---- renderings (formats/model_json.c) ------------------------------------- */
+
+#include "espbench/base/buf.h"
+
+/* Median and worst of the absolute non-NAN errors of column col (a test, or
+ * EB_TEST_COUNT = free heap) over n folds; returns how many there are (0:
+ * both NAN). */
+int eb_model_cv_summary(const eb_model_cv_row *rows, int n, int col, double *median, double *worst);
+/* Column col's name in cv output: the test's name, or "free_heap". */
+const char *eb_model_cv_column(int col);
+/* `model cv --json`: every chip of p, its summary per column and its folds
+ * (published, predicted, signed error), in results.json's layout. */
+int eb_model_cv_render_json(const eb_profiles *p, eb_buf *out, eb_error *err);
+/* `predict --json`: the prediction p of tier t on chip c under link l, with
+ * its bounds, unmodelled fields and lint findings. */
+void eb_prediction_render_json(const eb_chip *c, const eb_tier *t, const eb_model_link *l, const eb_prediction *p,
+                               const eb_lint *lint, int n_lint, eb_buf *out);
+
 #endif
