@@ -47,6 +47,19 @@ double eb_results_cell_pair(const eb_results *r, const char *chip, const char *t
 /* Mean free heap (bytes) after the tests of a chip × tier; NAN if unknown. */
 double eb_results_cell_free_heap(const eb_results *r, const char *chip, const char *tier);
 
+/* The IDF matrix (report_idf.c). ESP-IDF versions of r's entries
+ * (provenance idf_version; unset ones left out), chip NULL = every chip, in
+ * version order (idf_version.h); names point into r. */
+int eb_results_idf_versions(const eb_results *r, const char *chip, const char **out, int max);
+/* eb_results_cell over the tests against the PC built with ESP-IDF `idf`. */
+double eb_results_cell_idf(const eb_results *r, const char *chip, const char *tier, int test, const char *idf,
+                           int stat, int *n_out);
+/* Mean free heap (bytes) after a chip × tier's tests under `idf`; NAN if unknown. */
+double eb_results_free_heap_idf(const eb_results *r, const char *chip, const char *tier, const char *idf);
+/* The entries of r built with ESP-IDF `idf` ("" = unset), and r's boards,
+ * copied into out (initialised here): compare --idf-base/--idf-new. */
+void eb_results_select_idf(const eb_results *r, const char *idf, eb_results *out);
+
 /* Chips present in r in profile order (unknown chips last, in order of first
  * appearance). Returns the count; names point into r. */
 int eb_results_chips(const eb_results *r, const eb_profiles *p, const char **out, int max);

@@ -120,4 +120,16 @@ bool rep_has_pairs(const eb_results *r, const char *chip);
 void rep_pair_table(const eb_results *r, const eb_report_opts *o, rep_table *t);
 const char *rep_pair_note(void);
 
+/* report_idf.c: the ESP-IDF versions of the report's "By ESP-IDF version"
+ * section (o->chip or all, in version order), 0 when the results hold
+ * fewer than two; a chip's Tier | Test | VER Mbps | VER heap KiB ... table
+ * (0 rows when no section); the section's sentence; the matrix as a JSON
+ * object (the report's "idf_matrix"). */
+#define REP_MAX_IDF 16
+int rep_idf_section_versions(const eb_results *r, const eb_report_opts *o, const char **out, int max);
+void rep_idf_table(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const char *chip,
+                   rep_table *t);
+const char *rep_idf_note(int stat);
+void rep_idf_json(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, eb_buf *out);
+
 #endif

@@ -107,6 +107,19 @@ int eb_report_md(const eb_results *r, const eb_profiles *p, const eb_report_opts
         }
         rep_table_free(&t);
     }
+    const char *vers[REP_MAX_IDF];
+    if (rep_idf_section_versions(r, o, vers, REP_MAX_IDF)) {
+        eb_buf_printf(out, "## By ESP-IDF version\n\n%s\n\n", rep_idf_note(o->stat));
+        for (int i = 0; i < n; i++) {
+            rep_table it;
+            rep_idf_table(r, p, o, chips[i], &it);
+            if (it.n_rows) {
+                eb_buf_printf(out, "### %s\n\n", rep_chip_display(p, chips[i]));
+                md_table(out, &it);
+            }
+            rep_table_free(&it);
+        }
+    }
     rep_table at;
     rep_aggregate_table(r, o, &at);
     if (at.n_rows) {

@@ -114,6 +114,21 @@ int eb_report_rst(const eb_results *r, const eb_profiles *p, const eb_report_opt
         }
         rep_table_free(&t);
     }
+    const char *vers[REP_MAX_IDF];
+    if (rep_idf_section_versions(r, o, vers, REP_MAX_IDF)) {
+        rst_heading(out, "By ESP-IDF version", '=');
+        eb_buf_printf(out, "%s\n\n", rep_idf_note(o->stat));
+        for (int i = 0; i < n; i++) {
+            rep_table it;
+            rep_idf_table(r, p, o, chips[i], &it);
+            if (it.n_rows) {
+                char title[160];
+                snprintf(title, sizeof title, "%s by ESP-IDF version", rep_chip_display(p, chips[i]));
+                rst_list_table(out, title, &it);
+            }
+            rep_table_free(&it);
+        }
+    }
     rep_table at;
     rep_aggregate_table(r, o, &at);
     if (at.n_rows) {
