@@ -53,6 +53,8 @@ const char cmd_run_usage[] =
     "  --peer-chip CHIP      the peer's chip (default --chip); with --sim a second virtual board\n"
     "  --peer-tier T         the peer's tier for every test (default: the board's tier)\n"
     "  --shard I/N           run only slice I of N of the chip x tier x test matrix\n"
+    "  --parallel-count N --parallel-index I  the same as --shard I/N, in\n"
+    "                        pytest-embedded's spelling (I is 1-based)\n"
     "  --dialect NAME        console dialect instead of detecting it\n"
     "  --pattern FILE|NAME   the board runs a firmware of your own, described by a pattern file\n"
     "                        with a commands: block (espbench-patterns(5)); runs that protocol's tests\n"
@@ -98,6 +100,7 @@ const char cmd_run_usage[] =
 
 static const char *cli_argv_last; /* the option being parsed, for messages */
 static const char *pattern_arg;   /* --pattern FILE|NAME */
+static const char *parallel_count_arg, *parallel_index_arg; /* apply_parallel */
 
 /* ------------------------------------------------------------ display */
 
@@ -357,6 +360,7 @@ enum {
     O_COPROCESSOR, O_TRANSPORT, O_COPROCESSOR_PORT, /* ESP-Hosted */
     O_PEER_PORT, O_PEER_CHIP, O_PEER_TIER, /* board to board */
     O_PATTERN,
+    O_PARALLEL_COUNT, O_PARALLEL_INDEX, /* pytest-embedded's spelling of --shard */
 };
 
 static const struct option long_opts[] = {
@@ -369,6 +373,8 @@ static const struct option long_opts[] = {
     {"sim-fault", required_argument, 0, O_SIM_FAULT},
     {"lab", required_argument, 0, O_LAB},
     {"shard", required_argument, 0, O_SHARD},
+    {"parallel-count", required_argument, 0, O_PARALLEL_COUNT},
+    {"parallel-index", required_argument, 0, O_PARALLEL_INDEX},
     {"dialect", required_argument, 0, O_DIALECT},
     {"ssid", required_argument, 0, O_SSID},
     {"password-env", required_argument, 0, O_PASSWORD_ENV},
@@ -458,6 +464,8 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
             return cli_usage_error("run", "--shard: %s", e.msg);
         break;
     }
+    case O_PARALLEL_COUNT: parallel_count_arg = optarg; break;
+    case O_PARALLEL_INDEX: parallel_index_arg = optarg; break;
     case O_DIALECT: rq->dialect = optarg; break;
     case O_SSID: rq->ssid = optarg; break;
     case O_PASSWORD_ENV: rq->password_env = optarg; break;
@@ -562,6 +570,20 @@ static int load_pattern(const eb_run_request *rq, eb_run_opts *o, eb_pattern *pa
     return rc ? cli_error(&err) : 0;
 }
 
+/* --parallel-count / --parallel-index (pytest-embedded): the shard, once
+ * every option is read, so the order of the flags does not matter. */
+static int apply_parallel(eb_run_opts *o)
+{
+    if (!parallel_count_arg && !parallel_index_arg)
+        return 0;
+    if (o->shard_total)
+        return cli_usage_error("run", "--shard and --parallel-count/--parallel-index name the same slice: give one");
+    eb_error e = {0};
+    if (eb_shard_from_parallel(parallel_count_arg, parallel_index_arg, &o->shard_index, &o->shard_total, &e))
+        return cli_usage_error("run", "%s", e.msg);
+    return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
     eb_run_opts o = {.stub = "auto"};
@@ -570,6 +592,7 @@ int cmd_run(int argc, char **argv)
     eb_run_request rq = {.profiles_dir = cli_profiles_dir};
     int rc, c;
     pattern_arg = NULL;
+    parallel_count_arg = parallel_index_arg = NULL;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
@@ -579,6 +602,8 @@ int cmd_run(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+    if ((rc = apply_parallel(&o)) != 0)
+        return rc;
     eb_error serr; /* a bad --stub FILE: one line, exit 2, before any board is touched */
     if (eb_stub_mode_check(o.stub, NULL, &serr) != EB_OK)
         return cli_error(&serr);
