@@ -57,4 +57,16 @@ expect_rc 2 "$ESPBENCH" compare "$T/m.json" --idf-base v5.1 --idf-new v9.9
 has "no entries built with ESP-IDF 'v9.9' (the results hold: v5.1, v5.3)"
 expect_rc 2 "$ESPBENCH" compare "$T/m.json" --idf-base v5.1
 has "--idf-base and --idf-new go together"
+# ESP-IDF CI's performance lines and the OpenMetrics file of the figures.
+"$ESPBENCH" report "$T/m.json" -o "$T/again.md" --performance-lines --metrics "$T/m.om" > "$T/perf.out"
+grep -Eq '^\[Performance\]\[esp32_iperf_v5\.1_tcp_tx_throughput\]: [0-9]+\.[0-9]{2} Mbps$' "$T/perf.out" \
+    || fail "no performance line"
+test "$(wc -l < "$T/perf.out")" = 4 || fail "expected 4 performance lines"
+test "$(tail -n 1 "$T/m.om")" = "# EOF" || fail "OpenMetrics text lacks # EOF"
+grep -Eq '^espbench_throughput_bits_per_second\{chip="esp32",tier="iperf",test="udp_rx",idf_version="v5\.3",stat="mean"\} [0-9]+$' \
+    "$T/m.om" || fail "no throughput sample"
+grep -q '^# UNIT espbench_free_heap_bytes bytes$' "$T/m.om" || fail "no heap unit"
+"$ESPBENCH" report "$T/v5.1/results.json" -o "$T/one.md" --performance-lines > "$T/perf1.out"
+grep -Eq '^\[Performance\]\[tcp_tx_throughput\]: [0-9]+\.[0-9]{2} Mbps$' "$T/perf1.out" \
+    || fail "one chip, tier and IDF: ESP-IDF's item names"
 echo OK

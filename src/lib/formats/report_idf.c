@@ -133,10 +133,10 @@ void rep_idf_table(const eb_results *r, const eb_profiles *p, const eb_report_op
             rep_tier_label_full(rep_cell(t, row, 0), REP_CELL, p, chip, tiers[ti], o->lang);
             snprintf(rep_cell(t, row, 1), REP_CELL, "%s", eb_test_name(test));
             for (int v = 0; v < n_vers; v++) {
-                rep_format_mbps(rep_cell(t, row, 2 + 2 * v), REP_CELL,
-                                eb_results_cell_idf(r, chip, tiers[ti], test, vers[v], o->stat, NULL));
+                double m = eb_results_cell_idf(r, chip, tiers[ti], test, vers[v], o->stat, NULL);
+                rep_format_mbps(rep_cell(t, row, 2 + 2 * v), REP_CELL, m);
                 double heap = eb_results_free_heap_idf(r, chip, tiers[ti], vers[v]);
-                if (isfinite(heap))
+                if (isfinite(m) && isfinite(heap)) /* no heap beside a cell not measured */
                     snprintf(rep_cell(t, row, 3 + 2 * v), REP_CELL, "%.1f", heap / 1024.0);
             }
             row++;
