@@ -19,6 +19,10 @@
 #include "espbench/formats/profile.h"
 #include "espbench/formats/provenance.h"
 #include "espbench/jobs/run.h"
+#include "espbench/adapters/profile_dirs.h"
+#include "espbench/adapters/results_file.h"
+#include "espbench/base/fs.h"
+#include "espbench/formats/report.h"
 
 const char cmd_run_usage[] =
     "usage: espbench run --chip CHIP [--tier T[,T...]|all] (--port URL | --sim | --lab FILE) [options]\n"
@@ -55,6 +59,9 @@ const char cmd_run_usage[] =
     "  --shard I/N           run only slice I of N of the chip x tier x test matrix\n"
     "  --parallel-count N --parallel-index I  the same as --shard I/N, in\n"
     "                        pytest-embedded's spelling (I is 1-based)\n"
+    "  --performance-lines   after the run, print ESP-IDF CI's lines per cell:\n"
+    "                        [Performance][tcp_tx_throughput]: 74.61 Mbps (peak 1-s)\n"
+    "  --metrics FILE        after the run, write the figures as OpenMetrics text\n"
     "  --dialect NAME        console dialect instead of detecting it\n"
     "  --pattern FILE|NAME   the board runs a firmware of your own, described by a pattern file\n"
     "                        with a commands: block (espbench-patterns(5)); runs that protocol's tests\n"
@@ -101,6 +108,8 @@ const char cmd_run_usage[] =
 static const char *cli_argv_last; /* the option being parsed, for messages */
 static const char *pattern_arg;   /* --pattern FILE|NAME */
 static const char *parallel_count_arg, *parallel_index_arg; /* apply_parallel */
+static bool perf_lines_arg;       /* --performance-lines */
+static const char *metrics_arg;   /* --metrics FILE */
 
 /* ------------------------------------------------------------ display */
 
@@ -361,6 +370,7 @@ enum {
     O_PEER_PORT, O_PEER_CHIP, O_PEER_TIER, /* board to board */
     O_PATTERN,
     O_PARALLEL_COUNT, O_PARALLEL_INDEX, /* pytest-embedded's spelling of --shard */
+    O_PERF_LINES, O_METRICS,            /* CI figures after the run */
 };
 
 static const struct option long_opts[] = {
@@ -375,6 +385,8 @@ static const struct option long_opts[] = {
     {"shard", required_argument, 0, O_SHARD},
     {"parallel-count", required_argument, 0, O_PARALLEL_COUNT},
     {"parallel-index", required_argument, 0, O_PARALLEL_INDEX},
+    {"performance-lines", no_argument, 0, O_PERF_LINES},
+    {"metrics", required_argument, 0, O_METRICS},
     {"dialect", required_argument, 0, O_DIALECT},
     {"ssid", required_argument, 0, O_SSID},
     {"password-env", required_argument, 0, O_PASSWORD_ENV},
@@ -466,6 +478,8 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
     }
     case O_PARALLEL_COUNT: parallel_count_arg = optarg; break;
     case O_PARALLEL_INDEX: parallel_index_arg = optarg; break;
+    case O_PERF_LINES: perf_lines_arg = true; break;
+    case O_METRICS: metrics_arg = optarg; break;
     case O_DIALECT: rq->dialect = optarg; break;
     case O_SSID: rq->ssid = optarg; break;
     case O_PASSWORD_ENV: rq->password_env = optarg; break;
@@ -584,6 +598,38 @@ static int apply_parallel(eb_run_opts *o)
     return 0;
 }
 
+/* --performance-lines / --metrics: the figures of the run's results.json,
+ * rendered as `report` does. */
+static int emit_figures(const char *out_dir, eb_error *err)
+{
+    if (!perf_lines_arg && !metrics_arg)
+        return 0;
+    char path[512];
+    snprintf(path, sizeof path, "%s/results.json", out_dir);
+    eb_results r;
+    eb_profiles p = {0};
+    int rc = eb_results_load(&r, path, err);
+    if (rc)
+        return rc;
+    rc = eb_profiles_load_default(&p, cli_profiles_dir, err);
+    eb_buf b;
+    eb_buf_init(&b);
+    if (!rc && perf_lines_arg) {
+        eb_report_performance_lines(&r, &p, &b);
+        fwrite(b.data, 1, b.len, stdout);
+        fflush(stdout);
+    }
+    if (!rc && metrics_arg) {
+        eb_buf_reset(&b);
+        eb_report_openmetrics(&r, &p, EB_STAT_MEAN, &b);
+        rc = eb_file_write_atomic(metrics_arg, b.data, b.len, err);
+    }
+    eb_buf_free(&b);
+    eb_profiles_free(&p);
+    eb_results_free(&r);
+    return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
     eb_run_opts o = {.stub = "auto"};
@@ -592,7 +638,8 @@ int cmd_run(int argc, char **argv)
     eb_run_request rq = {.profiles_dir = cli_profiles_dir};
     int rc, c;
     pattern_arg = NULL;
-    parallel_count_arg = parallel_index_arg = NULL;
+    parallel_count_arg = parallel_index_arg = metrics_arg = NULL;
+    perf_lines_arg = false;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
@@ -640,6 +687,8 @@ int cmd_run(int argc, char **argv)
     eb_patterns_free(&builtin);
     free(disp.rows);
     free(disp.lat);
+    if (!rc)
+        rc = emit_figures(out, &err);
     if (rc == EB_EINTR) {
         fprintf(stderr, "espbench: interrupted; finished tests are kept in %s (continue with --resume)\n", out);
         return EB_EINTR;

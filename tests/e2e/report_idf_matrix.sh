@@ -7,7 +7,12 @@ source "$(dirname "$0")/lib/run_helpers.sh"
 
 for v in v5.1 v5.3; do
     expect_rc 0 timeout 90 "$ESPBENCH" run --chip esp32 --tier iperf --sim --sim-idf "$v" \
-        --tests tcp_tx,udp_rx --duration 2 --interval 1 --warmup 0 --out "$T/$v"
+        --tests tcp_tx,udp_rx --duration 2 --interval 1 --warmup 0 --out "$T/$v" \
+        --performance-lines --metrics "$T/$v.om"
+    grep -Eq '^\[Performance\]\[udp_rx_throughput\]: [0-9]+\.[0-9]{2} Mbps$' "$T/last.out" \
+        || fail "run: no performance line"
+    grep -q "^espbench_throughput_bits_per_second{chip=\"esp32\",tier=\"iperf\",test=\"tcp_tx\",idf_version=\"$v\"" \
+        "$T/$v.om" || fail "run: no OpenMetrics sample"
 done
 expect_rc 0 "$ESPBENCH" merge "$T/v5.1/results.json" "$T/v5.3/results.json" -o "$T/m.json"
 python3 - "$T/m.json" <<'PY'
