@@ -15,6 +15,7 @@ const char cmd_compare_usage[] =
     "usage: espbench compare BASELINE CURRENT... [--max-drop PCT] [--significant] [--stat mean|peak]\n"
     "                        [--chip CHIP] [--tier-map A=B] [--confidence PCT] [--junit FILE]\n"
     "       espbench compare --baseline docs CURRENT...   (or BASELINE = docs)\n"
+    "       espbench compare RESULTS... --idf-base VERSION --idf-new VERSION\n"
     "\n"
     "Compares every chip x tier x test cell of CURRENT (results.json files, merged)\n"
     "with BASELINE (a results.json) or with the profiles' reference figures (docs).\n"
@@ -33,12 +34,78 @@ const char cmd_compare_usage[] =
     "  --junit FILE     also write JUnit XML: one testcase per cell, classname\n"
     "                   espbench.CHIP.TIER, name TEST, the figures as properties\n"
     "  --baseline docs  compare with the docs' figures from the profiles\n"
+    "  --idf-base A --idf-new B  within RESULTS (merged), the cells measured with\n"
+    "                   ESP-IDF A (provenance idf_version, e.g. v5.1) are the\n"
+    "                   baseline and those with ESP-IDF B the current ones\n"
     "\n"
     "Every cell also gets a verdict: better / worse / within noise, from Welch's\n"
     "t interval of the difference (repeat figures when both sides have >= 2,\n"
     "else the steady interval rates); n/a with fewer than 2 values a side.\n"
     "\n"
     "exit status: 0 no regression, 1 a cell failed, 2 bad input.\n";
+
+/* Prints the comparison (text, JUnit) and frees it; the exit status. */
+static int compare_output(eb_compare *cmp, const char *junit, eb_error *err)
+{
+    eb_buf out;
+    eb_buf_init(&out);
+    eb_compare_text(cmp, &out);
+    fwrite(out.data, 1, out.len, stdout);
+    int rc = 0;
+    if (junit) {
+        eb_buf_reset(&out);
+        eb_compare_junit(cmp, &out);
+        rc = eb_file_write_atomic(junit, out.data, out.len, err);
+    }
+    eb_buf_free(&out);
+    return rc;
+}
+
+/* compare RESULTS... --idf-base A --idf-new B: the cells of one ESP-IDF
+ * version against another's, with the same verdicts. */
+static int compare_idf(int n_files, char **files, const char *idf_base, const char *idf_new,
+                       const eb_compare_opts *co, const char *junit)
+{
+    if (n_files < 1)
+        return cli_usage_error("compare", "no RESULTS given for --idf-base/--idf-new");
+    eb_error err = {0};
+    eb_results all, base, cur;
+    if (eb_results_load_merged(&all, (const char *const *)files, n_files, EB_MERGE_NEWEST, &err))
+        return cli_error(&err) == EB_EIO ? EB_EIO : EB_ECONFIG;
+    eb_results_select_idf(&all, idf_base, &base);
+    eb_results_select_idf(&all, idf_new, &cur);
+    eb_profiles p = {0};
+    eb_compare cmp = {0};
+    int rc = 0;
+    const char *missing = base.n_entries == 0 ? idf_base : cur.n_entries == 0 ? idf_new : NULL;
+    if (missing) {
+        const char *vers[16];
+        char list[256] = "";
+        int n = eb_results_idf_versions(&all, NULL, vers, 16);
+        for (int i = 0; i < n; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", vers[i]);
+        rc = eb_fail(&err, EB_ECONFIG, "%s%s: no entries built with ESP-IDF '%s' (the results hold: %s)", files[0],
+                     n_files > 1 ? " ..." : "", missing, n ? list : "no ESP-IDF version");
+    }
+    if (!rc)
+        rc = eb_profiles_load_default(&p, cli_profiles_dir, &err);
+    if (!rc)
+        rc = eb_compare_results(&base, &cur, &p, co, &cmp, &err);
+    if (!rc) {
+        snprintf(cmp.baseline_name, sizeof cmp.baseline_name, "ESP-IDF %s", idf_base);
+        snprintf(cmp.current_name, sizeof cmp.current_name, "ESP-IDF %s", idf_new);
+        rc = compare_output(&cmp, junit, &err);
+    }
+    int failed = cmp.n_failed;
+    eb_compare_free(&cmp);
+    eb_profiles_free(&p);
+    eb_results_free(&base);
+    eb_results_free(&cur);
+    eb_results_free(&all);
+    if (rc)
+        return cli_error(&err);
+    return failed ? EB_ESHORT : 0;
+}
 
 int cmd_compare(int argc, char **argv)
 {
@@ -47,10 +114,11 @@ int cmd_compare(int argc, char **argv)
         {"chip", required_argument, NULL, 'c'},     {"junit", required_argument, NULL, 'j'},
         {"baseline", required_argument, NULL, 'b'}, {"significant", no_argument, NULL, 'S'},
         {"tier-map", required_argument, NULL, 't'}, {"confidence", required_argument, NULL, 'C'},
+        {"idf-base", required_argument, NULL, 'A'}, {"idf-new", required_argument, NULL, 'B'},
         {NULL, 0, NULL, 0},
     };
     eb_compare_opts co = {.max_drop_pct = 5.0, .stat = EB_STAT_MEAN, .chip = NULL};
-    const char *junit = NULL, *baseline = NULL;
+    const char *junit = NULL, *baseline = NULL, *idf_base = NULL, *idf_new = NULL;
     char tier_map[64];
     int c;
     optind = 1;
@@ -84,9 +152,17 @@ int cmd_compare(int argc, char **argv)
             co.confidence = pct / 100.0;
             break;
         }
+        case 'A': idf_base = optarg; break;
+        case 'B': idf_new = optarg; break;
         default: return cli_usage_error("compare", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
+    if ((idf_base != NULL) != (idf_new != NULL))
+        return cli_usage_error("compare", "--idf-base and --idf-new go together: give both ESP-IDF versions");
+    if (idf_base && baseline)
+        return cli_usage_error("compare", "--idf-base/--idf-new compare within RESULTS: leave out --baseline");
+    if (idf_base)
+        return compare_idf(argc - optind, argv + optind, idf_base, idf_new, &co, junit);
     if (baseline && strcmp(baseline, "docs") != 0)
         return cli_usage_error("compare", "--baseline '%s': only 'docs' is a named baseline; give a file as the "
                                           "first argument instead", baseline);
@@ -116,16 +192,7 @@ int cmd_compare(int argc, char **argv)
     if (!rc) {
         snprintf(cmp.baseline_name, sizeof cmp.baseline_name, "%s", baseline);
         snprintf(cmp.current_name, sizeof cmp.current_name, "%s%s", argv[optind], argc - optind > 1 ? " ..." : "");
-        eb_buf out;
-        eb_buf_init(&out);
-        eb_compare_text(&cmp, &out);
-        fwrite(out.data, 1, out.len, stdout);
-        if (junit) {
-            eb_buf_reset(&out);
-            eb_compare_junit(&cmp, &out);
-            rc = eb_file_write_atomic(junit, out.data, out.len, &err);
-        }
-        eb_buf_free(&out);
+        rc = compare_output(&cmp, junit, &err);
     }
     int failed = cmp.n_failed;
     eb_compare_free(&cmp);

@@ -12,6 +12,7 @@
 const char cmd_report_usage[] =
     "usage: espbench report RESULTS... [--format csv|json|rst|md|html] [--chip CHIP] [--vs-docs]\n"
     "                       [--lang en|zh_CN] [--stat mean|peak] [-o FILE]\n"
+    "                       [--performance-lines] [--metrics FILE]\n"
     "\n"
     "Renders one or more results.json files (merged; for a key present twice the\n"
     "newest entry wins) in one of these formats:\n"
@@ -30,7 +31,10 @@ const char cmd_report_usage[] =
     "  --stat STAT     mean (default): mean of the steady receiver-side intervals;\n"
     "                  peak: peak one-second interval (what Espressif's CI reports).\n"
     "                  Repeats are averaged.\n"
-    "  -o FILE         write FILE (atomically) instead of standard output\n";
+    "  -o FILE         write FILE (atomically) instead of standard output\n"
+    "  --performance-lines  also print ESP-IDF CI's lines, one per cell:\n"
+    "                  [Performance][tcp_tx_throughput]: 74.61 Mbps (peak 1-s)\n"
+    "  --metrics FILE  also write the figures as OpenMetrics text (atomically)\n";
 
 static int format_from_path(const char *path)
 {
@@ -50,11 +54,13 @@ int cmd_report(int argc, char **argv)
         {"format", required_argument, NULL, 'f'}, {"chip", required_argument, NULL, 'c'},
         {"vs-docs", no_argument, NULL, 'd'},      {"lang", required_argument, NULL, 'l'},
         {"stat", required_argument, NULL, 's'},   {"output", required_argument, NULL, 'o'},
+        {"performance-lines", no_argument, NULL, 'P'}, {"metrics", required_argument, NULL, 'M'},
         {NULL, 0, NULL, 0},
     };
     eb_report_opts ro = {.chip = NULL, .vs_docs = false, .lang = EB_LANG_EN, .stat = EB_STAT_MEAN};
     int format = -1;
-    const char *output = NULL;
+    const char *output = NULL, *metrics = NULL;
+    bool perf_lines = false;
     int c;
     optind = 1;
     opterr = 0;
@@ -78,6 +84,8 @@ int cmd_report(int argc, char **argv)
                 return cli_usage_error("report", "--stat '%s': expected mean or peak", optarg);
             break;
         case 'o': output = optarg; break;
+        case 'P': perf_lines = true; break;
+        case 'M': metrics = optarg; break;
         default: return cli_usage_error("report", "unknown or incomplete option '%s'", argv[optind - 1]);
         }
     }
@@ -91,7 +99,7 @@ int cmd_report(int argc, char **argv)
     if (eb_results_load_merged(&r, (const char *const *)argv + optind, argc - optind, EB_MERGE_NEWEST, &err))
         return cli_error(&err);
     eb_profiles p = {0};
-    bool need_profiles = format == EB_RF_RST || format == EB_RF_MD || format == EB_RF_HTML;
+    bool need_profiles = format == EB_RF_RST || format == EB_RF_MD || format == EB_RF_HTML || perf_lines || metrics;
     if (need_profiles && eb_profiles_load_default(&p, cli_profiles_dir, &err)) {
         eb_results_free(&r);
         return cli_error(&err);
@@ -104,6 +112,17 @@ int cmd_report(int argc, char **argv)
             rc = eb_file_write_atomic(output, out.data, out.len, &err);
         else if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout) != 0)
             rc = eb_fail(&err, EB_EIO, "cannot write to standard output");
+    }
+    if (!rc && perf_lines) {
+        eb_buf_reset(&out);
+        eb_report_performance_lines(&r, &p, &out);
+        if (fwrite(out.data, 1, out.len, stdout) != out.len || fflush(stdout) != 0)
+            rc = eb_fail(&err, EB_EIO, "cannot write to standard output");
+    }
+    if (!rc && metrics) {
+        eb_buf_reset(&out);
+        eb_report_openmetrics(&r, &p, ro.stat, &out);
+        rc = eb_file_write_atomic(metrics, out.data, out.len, &err);
     }
     eb_buf_free(&out);
     if (need_profiles)

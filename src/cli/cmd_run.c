@@ -19,6 +19,10 @@
 #include "espbench/formats/profile.h"
 #include "espbench/formats/provenance.h"
 #include "espbench/jobs/run.h"
+#include "espbench/adapters/profile_dirs.h"
+#include "espbench/adapters/results_file.h"
+#include "espbench/base/fs.h"
+#include "espbench/formats/report.h"
 
 const char cmd_run_usage[] =
     "usage: espbench run --chip CHIP [--tier T[,T...]|all] (--port URL | --sim | --lab FILE) [options]\n"
@@ -55,6 +59,11 @@ const char cmd_run_usage[] =
     "  --peer-chip CHIP      the peer's chip (default --chip); with --sim a second virtual board\n"
     "  --peer-tier T         the peer's tier for every test (default: the board's tier)\n"
     "  --shard I/N           run only slice I of N of the chip x tier x test matrix\n"
+    "  --parallel-count N --parallel-index I  the same as --shard I/N, in\n"
+    "                        pytest-embedded's spelling (I is 1-based)\n"
+    "  --performance-lines   after the run, print ESP-IDF CI's lines per cell:\n"
+    "                        [Performance][tcp_tx_throughput]: 74.61 Mbps (peak 1-s)\n"
+    "  --metrics FILE        after the run, write the figures as OpenMetrics text\n"
     "  --dialect NAME        console dialect instead of detecting it\n"
     "  --pattern FILE|NAME   the board runs a firmware of your own, described by a pattern file\n"
     "                        with a commands: block (espbench-patterns(5)); runs that protocol's tests\n"
@@ -100,6 +109,9 @@ const char cmd_run_usage[] =
 
 static const char *cli_argv_last; /* the option being parsed, for messages */
 static const char *pattern_arg;   /* --pattern FILE|NAME */
+static const char *parallel_count_arg, *parallel_index_arg; /* apply_parallel */
+static bool perf_lines_arg;       /* --performance-lines */
+static const char *metrics_arg;   /* --metrics FILE */
 
 /* ------------------------------------------------------------ display */
 
@@ -318,6 +330,8 @@ enum {
     O_COPROCESSOR, O_TRANSPORT, O_COPROCESSOR_PORT, /* ESP-Hosted */
     O_PEER_PORT, O_PEER_CHIP, O_PEER_TIER, /* board to board */
     O_PATTERN,
+    O_PARALLEL_COUNT, O_PARALLEL_INDEX, /* pytest-embedded's spelling of --shard */
+    O_PERF_LINES, O_METRICS,            /* CI figures after the run */
 };
 
 static const struct option long_opts[] = {
@@ -330,6 +344,10 @@ static const struct option long_opts[] = {
     {"sim-fault", required_argument, 0, O_SIM_FAULT},
     {"lab", required_argument, 0, O_LAB},
     {"shard", required_argument, 0, O_SHARD},
+    {"parallel-count", required_argument, 0, O_PARALLEL_COUNT},
+    {"parallel-index", required_argument, 0, O_PARALLEL_INDEX},
+    {"performance-lines", no_argument, 0, O_PERF_LINES},
+    {"metrics", required_argument, 0, O_METRICS},
     {"dialect", required_argument, 0, O_DIALECT},
     {"ssid", required_argument, 0, O_SSID},
     {"password-env", required_argument, 0, O_PASSWORD_ENV},
@@ -420,6 +438,10 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
             return cli_usage_error("run", "--shard: %s", e.msg);
         break;
     }
+    case O_PARALLEL_COUNT: parallel_count_arg = optarg; break;
+    case O_PARALLEL_INDEX: parallel_index_arg = optarg; break;
+    case O_PERF_LINES: perf_lines_arg = true; break;
+    case O_METRICS: metrics_arg = optarg; break;
     case O_DIALECT: rq->dialect = optarg; break;
     case O_SSID: rq->ssid = optarg; break;
     case O_PASSWORD_ENV: rq->password_env = optarg; break;
@@ -525,6 +547,52 @@ static int load_pattern(const eb_run_request *rq, eb_run_opts *o, eb_pattern *pa
     return rc ? cli_error(&err) : 0;
 }
 
+/* --parallel-count / --parallel-index (pytest-embedded): the shard, once
+ * every option is read, so the order of the flags does not matter. */
+static int apply_parallel(eb_run_opts *o)
+{
+    if (!parallel_count_arg && !parallel_index_arg)
+        return 0;
+    if (o->shard_total)
+        return cli_usage_error("run", "--shard and --parallel-count/--parallel-index name the same slice: give one");
+    eb_error e = {0};
+    if (eb_shard_from_parallel(parallel_count_arg, parallel_index_arg, &o->shard_index, &o->shard_total, &e))
+        return cli_usage_error("run", "%s", e.msg);
+    return 0;
+}
+
+/* --performance-lines / --metrics: the figures of the run's results.json,
+ * rendered as `report` does. */
+static int emit_figures(const char *out_dir, eb_error *err)
+{
+    if (!perf_lines_arg && !metrics_arg)
+        return 0;
+    char path[512];
+    snprintf(path, sizeof path, "%s/results.json", out_dir);
+    eb_results r;
+    eb_profiles p = {0};
+    int rc = eb_results_load(&r, path, err);
+    if (rc)
+        return rc;
+    rc = eb_profiles_load_default(&p, cli_profiles_dir, err);
+    eb_buf b;
+    eb_buf_init(&b);
+    if (!rc && perf_lines_arg) {
+        eb_report_performance_lines(&r, &p, &b);
+        fwrite(b.data, 1, b.len, stdout);
+        fflush(stdout);
+    }
+    if (!rc && metrics_arg) {
+        eb_buf_reset(&b);
+        eb_report_openmetrics(&r, &p, EB_STAT_MEAN, &b);
+        rc = eb_file_write_atomic(metrics_arg, b.data, b.len, err);
+    }
+    eb_buf_free(&b);
+    eb_profiles_free(&p);
+    eb_results_free(&r);
+    return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
     eb_run_opts o = {.stub = "auto"};
@@ -533,6 +601,8 @@ int cmd_run(int argc, char **argv)
     eb_run_request rq = {.profiles_dir = cli_profiles_dir};
     int rc, c;
     pattern_arg = NULL;
+    parallel_count_arg = parallel_index_arg = metrics_arg = NULL;
+    perf_lines_arg = false;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
@@ -542,6 +612,8 @@ int cmd_run(int argc, char **argv)
     }
     if (optind < argc)
         return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+    if ((rc = apply_parallel(&o)) != 0)
+        return rc;
     eb_error serr; /* a bad --stub FILE: one line, exit 2, before any board is touched */
     if (eb_stub_mode_check(o.stub, NULL, &serr) != EB_OK)
         return cli_error(&serr);
@@ -579,6 +651,8 @@ int cmd_run(int argc, char **argv)
     eb_patterns_free(&builtin);
     eb_results_free(&disp.done);
     free(disp.lat);
+    if (!rc)
+        rc = emit_figures(out, &err);
     if (rc == EB_EINTR) {
         fprintf(stderr, "espbench: interrupted; finished tests are kept in %s (continue with --resume)\n", out);
         return EB_EINTR;

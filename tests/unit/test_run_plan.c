@@ -105,6 +105,32 @@ static void test_unknown_tier_names_the_choices(void **state)
                                  "psram-memory-saving, psram-minimum; or all, psram)");
 }
 
+/* pytest-embedded's --parallel-count/--parallel-index: 1-based like --shard. */
+static void test_parallel_count_is_a_shard(void **state)
+{
+    (void)state;
+    int i = 0, n = 0, si = 0, sn = 0;
+    eb_error err = {0};
+    assert_int_equal(eb_shard_from_parallel("2", "1", &i, &n, &err), 0);
+    assert_int_equal(eb_shard_parse("1/2", &si, &sn, &err), 0);
+    assert_int_equal(i, si);
+    assert_int_equal(n, sn);
+    assert_int_equal(eb_shard_from_parallel("4", "4", &i, &n, &err), 0);
+    assert_int_equal(i, 4);
+    assert_int_equal(n, 4);
+    assert_int_equal(eb_shard_from_parallel("4", "0", &i, &n, &err), EB_ECONFIG);
+    assert_string_equal(err.msg, "--parallel-index '0': expected 1 to 4 (1-based, as pytest-embedded's)");
+    assert_int_equal(eb_shard_from_parallel("4", "5", &i, &n, &err), EB_ECONFIG);
+    assert_string_equal(err.msg, "--parallel-index '5': expected 1 to 4 (1-based, as pytest-embedded's)");
+    assert_int_equal(eb_shard_from_parallel("0", "1", &i, &n, &err), EB_ECONFIG);
+    assert_string_equal(err.msg, "--parallel-count '0': expected a whole number from 1 to 10000");
+    assert_int_equal(eb_shard_from_parallel("2x", "1", &i, &n, &err), EB_ECONFIG);
+    assert_string_equal(err.msg, "--parallel-count '2x': expected a whole number from 1 to 10000");
+    assert_int_equal(eb_shard_from_parallel(NULL, "1", &i, &n, &err), EB_ECONFIG);
+    assert_string_equal(err.msg, "--parallel-count and --parallel-index go together: give both (e.g. "
+                                 "--parallel-count 4 --parallel-index 1)");
+}
+
 static void test_shards_partition_the_matrix(void **state)
 {
     (void)state;
@@ -271,6 +297,7 @@ int main(void)
         cmocka_unit_test(test_named_tiers_tests_and_repeats),
         cmocka_unit_test(test_unknown_tier_names_the_choices),
         cmocka_unit_test(test_shards_partition_the_matrix),
+        cmocka_unit_test(test_parallel_count_is_a_shard),
         cmocka_unit_test(test_udp_rate_default),
         cmocka_unit_test(test_sweep_parse),
         cmocka_unit_test(test_sweep_plan),

@@ -47,6 +47,32 @@ double eb_results_cell_pair(const eb_results *r, const char *chip, const char *t
 /* Mean free heap (bytes) after the tests of a chip × tier; NAN if unknown. */
 double eb_results_cell_free_heap(const eb_results *r, const char *chip, const char *tier);
 
+/* The IDF matrix (report_idf.c). ESP-IDF versions of r's entries
+ * (provenance idf_version; unset ones left out), chip NULL = every chip, in
+ * version order (idf_version.h); names point into r. */
+int eb_results_idf_versions(const eb_results *r, const char *chip, const char **out, int max);
+/* eb_results_cell over the tests against the PC built with ESP-IDF `idf`. */
+double eb_results_cell_idf(const eb_results *r, const char *chip, const char *tier, int test, const char *idf,
+                           int stat, int *n_out);
+/* Mean free heap (bytes) after a chip × tier's tests under `idf`; NAN if unknown. */
+double eb_results_free_heap_idf(const eb_results *r, const char *chip, const char *tier, const char *idf);
+/* The entries of r built with ESP-IDF `idf` ("" = unset), and r's boards,
+ * copied into out (initialised here): compare --idf-base/--idf-new. */
+void eb_results_select_idf(const eb_results *r, const char *idf, eb_results *out);
+
+/* ESP-IDF CI's performance lines (its log_performance: "[Performance][ITEM]: VALUE"),
+ * one per cell, the value its iperf test logs ("%.02f Mbps" of the peak
+ * one-second interval, its "best throughput"): items "tcp_tx_throughput" ...
+ * as its iperf test names them when r holds one chip, tier and IDF version,
+ * else "CHIP_TIER_[IDF_]tcp_tx_throughput". */
+void eb_report_performance_lines(const eb_results *r, const eb_profiles *p, eb_buf *out);
+/* The figures as an OpenMetrics text exposition: gauges
+ * espbench_throughput_bits_per_second{chip,tier,test,idf_version,stat} (the
+ * statistic `stat`) and espbench_free_heap_bytes{chip,tier,idf_version},
+ * each family with # TYPE, # UNIT and # HELP, label values escaped, ended by
+ * "# EOF". */
+void eb_report_openmetrics(const eb_results *r, const eb_profiles *p, int stat, eb_buf *out);
+
 /* Chips present in r in profile order (unknown chips last, in order of first
  * appearance). Returns the count; names point into r. */
 int eb_results_chips(const eb_results *r, const eb_profiles *p, const char **out, int max);

@@ -150,10 +150,11 @@ eb_entry *eb_results_find(eb_results *r, const char *board, const char *chip, co
 eb_entry *eb_results_find_point(eb_results *r, const char *board, const char *chip, const char *tier, int test,
                                 int repeat, const char *sweep_var, double sweep_value);
 void eb_entry_free(eb_entry *e);
-/* The whole key of an entry: board, chip, tier, test, repeat, sweep point
- * and, for a board-to-board test, the peer's chip and tier (provenance
+/* The whole key of an entry: board, chip, tier, test, repeat, sweep point,
+ * for a board-to-board test the peer's chip and tier (provenance
  * peer_chip / peer_tier) — a pair test and a test against the PC are never
- * the same cell. */
+ * the same cell — and the ESP-IDF version (provenance idf_version; "" only
+ * matches ""), so merge and put keep the cells of two IDFs apart. */
 bool eb_entry_same_key(const eb_entry *a, const eb_entry *b);
 eb_entry *eb_results_find_same(eb_results *r, const eb_entry *key);
 /* "esp32c3/iperf" for a pair test's peer, "" for a test against the PC. */

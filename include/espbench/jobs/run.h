@@ -169,6 +169,9 @@ bool eb_shard_select(int index, int total, const char *key);
 void eb_shard_key(char *out, size_t size, const char *chip, const char *tier, int test);
 /* Parses "i/N" (1 <= i <= N); EB_ECONFIG with a message otherwise. */
 int eb_shard_parse(const char *s, int *index, int *total, eb_error *err);
+/* pytest-embedded's --parallel-count N --parallel-index I (1-based) as the
+ * shard I/N; EB_ECONFIG when one is missing or out of range. */
+int eb_shard_from_parallel(const char *count, const char *index, int *shard_index, int *shard_total, eb_error *err);
 
 /* ---- resolve: from what the user asked for to the boards of a run ---- */
 

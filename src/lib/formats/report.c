@@ -6,6 +6,7 @@
 
 #include "espbench/formats/report.h"
 #include "espbench/formats/results.h"
+#include "report_internal.h"
 
 int eb_report_render(const eb_results *r, const eb_profiles *p, int format, const eb_report_opts *o, eb_buf *out,
                      eb_error *err)
@@ -31,10 +32,30 @@ int eb_report_render(const eb_results *r, const eb_profiles *p, int format, cons
             eb_results_free(&sub);
             return eb_fail(err, EB_ECONFIG, "no results for chip '%s' in the input", o->chip);
         }
-        if (format == EB_RF_CSV)
+        const char *vers[REP_MAX_IDF];
+        if (format == EB_RF_CSV) {
             eb_results_to_csv(&sub, out);
-        else
+        } else if (rep_idf_section_versions(r, o, vers, REP_MAX_IDF)) {
+            /* The results JSON with the IDF matrix as one more key, before
+             * its closing brace (a file of one IDF stays as it was). */
+            eb_buf json;
+            eb_buf_init(&json);
+            eb_results_to_json(&sub, &json);
+            size_t end = json.len;
+            while (end > 0 && json.data[end - 1] != '}')
+                end--;
+            if (end > 0)
+                end--;
+            eb_buf_append(out, json.data, end);
+            while (out->len > 0 && (out->data[out->len - 1] == '\n' || out->data[out->len - 1] == '\t'))
+                out->len--;
+            eb_buf_printf(out, ",\n\t\"idf_matrix\":\t");
+            rep_idf_json(r, p, o, out);
+            eb_buf_printf(out, "\n}\n");
+            eb_buf_free(&json);
+        } else {
             eb_results_to_json(&sub, out);
+        }
         eb_results_free(&sub);
         return 0;
     }

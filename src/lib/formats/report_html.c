@@ -149,6 +149,85 @@ static void chart_tiers(eb_buf *out, const chip_view *v)
     eb_buf_printf(out, "</svg>\n");
 }
 
+static void html_table(eb_buf *out, rep_table *t);
+
+/* One test's tiers across ESP-IDF versions: a group per tier, a bar per
+ * version (oldest first), the free heap in each bar's tooltip. */
+static void chart_idf(eb_buf *out, const chip_view *v, int test, const char *const *vers, int n_vers)
+{
+    double vmax = 0;
+    for (int t = 0; t < v->n_tiers; t++)
+        for (int k = 0; k < n_vers; k++) {
+            double m = eb_results_cell_idf(v->r, v->chip, v->tiers[t], test, vers[k], v->o->stat, NULL);
+            if (isfinite(m) && m > vmax) vmax = m;
+        }
+    if (vmax <= 0)
+        return;
+    axes a = {1, 0, 0, 0};
+    a.ystep = nice_step(vmax * 1.15 + (n_vers > 4 ? vmax * 0.1 : 0), &a.ymax);
+    char title[96];
+    snprintf(title, sizeof title, "%s by ESP-IDF version (Mbit/s)", eb_test_label(test));
+    svg_open(out, title);
+    svg_axes(out, &a, NULL, "Mbit/s");
+    double group = (double)PW / (v->n_tiers ? v->n_tiers : 1), bar = group * 0.8 / n_vers;
+    for (int t = 0; t < v->n_tiers; t++) {
+        double gx = ML + group * t + group * 0.1;
+        for (int k = 0; k < n_vers; k++) {
+            double m = eb_results_cell_idf(v->r, v->chip, v->tiers[t], test, vers[k], v->o->stat, NULL);
+            if (!isfinite(m))
+                continue;
+            double heap = eb_results_free_heap_idf(v->r, v->chip, v->tiers[t], vers[k]);
+            eb_buf_printf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
+                          gx + bar * k, py(&a, m), bar - 1, MT + PH - py(&a, m), tier_colour[k % N_TIER_COLOURS]);
+            html_text(out, v->tiers[t]);
+            eb_buf_printf(out, ", ESP-IDF ");
+            html_text(out, vers[k]);
+            eb_buf_printf(out, ": %.1f Mbit/s", m);
+            if (isfinite(heap))
+                eb_buf_printf(out, ", free heap %.1f KiB", heap / 1024.0);
+            eb_buf_printf(out, "</title></rect>");
+        }
+        eb_buf_printf(out, "\n<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">",
+                      ML + group * t + group / 2, MT + PH + 16);
+        char label[96];
+        rep_tier_label_full(label, sizeof label, v->p, v->chip, v->tiers[t], v->o->lang);
+        html_text(out, label);
+        eb_buf_printf(out, "</text>\n");
+    }
+    for (int k = 0; k < n_vers; k++)
+        legend_item(out, k, tier_colour[k % N_TIER_COLOURS], vers[k]);
+    eb_buf_printf(out, "</svg>\n");
+}
+
+/* The "By ESP-IDF version" section: per chip the charts and the table. */
+static void html_idf(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const char *const *chips,
+                     int n_chips, eb_buf *out)
+{
+    const char *vers[REP_MAX_IDF];
+    int n_vers = rep_idf_section_versions(r, o, vers, REP_MAX_IDF);
+    if (!n_vers)
+        return;
+    eb_buf_printf(out, "<h2>By ESP-IDF version</h2>\n<p class=\"note\">");
+    html_text(out, rep_idf_note(o->stat));
+    eb_buf_printf(out, "</p>\n");
+    for (int i = 0; i < n_chips; i++) {
+        rep_table t;
+        rep_idf_table(r, p, o, chips[i], &t);
+        if (t.n_rows) {
+            chip_view v = {.r = r, .p = p, .o = o, .chip = chips[i]};
+            v.n_tiers = eb_results_tiers(r, p, chips[i], v.tiers, REP_MAX_TIERS);
+            eb_buf_printf(out, "<h3>");
+            html_text(out, rep_chip_display(p, chips[i]));
+            eb_buf_printf(out, "</h3>\n<div class=\"charts\">\n");
+            for (int test = 0; test < EB_TEST_COUNT; test++)
+                chart_idf(out, &v, test, vers, n_vers);
+            eb_buf_printf(out, "</div>\n");
+            html_table(out, &t);
+        }
+        rep_table_free(&t);
+    }
+}
+
 /* The receiver-side intervals of the first ok entry of a cell (repeat order). */
 static const eb_entry *first_entry(const chip_view *v, const char *tier, int test)
 {
@@ -599,6 +678,12 @@ static void html_latency(const rep_walk *w, rep_table *t)
     html_noted_table(w, "<h3>Latency</h3>\n", rep_latency_note(), t);
 }
 
+static void html_idf_walk(const rep_walk *w, rep_table *t)
+{
+    (void)t;
+    html_idf(w->r, w->p, w->o, w->chips, w->n_chips, w->out);
+}
+
 static void html_aggregate(const rep_walk *w, rep_table *t)
 {
     html_noted_table(w, "<h2>Boards together</h2>\n", rep_aggregate_note(), t);
@@ -619,6 +704,7 @@ static const rep_format html_format = {
             [REP_SEC_RANK] = html_rank,
             [REP_SEC_SPREAD] = html_spread,
             [REP_SEC_LATENCY] = html_latency,
+            [REP_SEC_IDF] = html_idf_walk,
             [REP_SEC_AGGREGATE] = html_aggregate,
             [REP_SEC_PAIR] = html_pair,
         },

@@ -130,6 +130,7 @@ enum rep_section_id {
     REP_SEC_SUMMARY,   /* per chip: best throughput (shown even when empty) */
     REP_SEC_SPREAD,    /* per chip: spread over repeats */
     REP_SEC_LATENCY,   /* per chip: the latency tests */
+    REP_SEC_IDF,       /* the run: by ESP-IDF version (its own per-chip tables) */
     REP_SEC_AGGREGATE, /* the run: boards together */
     REP_SEC_PAIR,      /* the run: board to board */
     REP_SEC_COUNT
@@ -143,6 +144,8 @@ typedef struct rep_walk {
     eb_buf *out;
     const char *chip;
     int group;
+    const char *const *chips; /* the chips chosen, for a run-wide section that goes per chip */
+    int n_chips;
 } rep_walk;
 
 /* One format: what it writes around the sections (any may be NULL) and per
@@ -162,5 +165,16 @@ typedef struct rep_format {
  * Returns 0, or rep_select_chips' error when there is nothing to report. */
 int rep_walk_report(const rep_format *f, const eb_results *r, const eb_profiles *p, const eb_report_opts *o,
                     eb_buf *out, eb_error *err);
+/* report_idf.c: the ESP-IDF versions of the report's "By ESP-IDF version"
+ * section (o->chip or all, in version order), 0 when the results hold
+ * fewer than two; a chip's Tier | Test | VER Mbps | VER heap KiB ... table
+ * (0 rows when no section); the section's sentence; the matrix as a JSON
+ * object (the report's "idf_matrix"). */
+#define REP_MAX_IDF 16
+int rep_idf_section_versions(const eb_results *r, const eb_report_opts *o, const char **out, int max);
+void rep_idf_table(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const char *chip,
+                   rep_table *t);
+const char *rep_idf_note(int stat);
+void rep_idf_json(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, eb_buf *out);
 
 #endif

@@ -107,6 +107,24 @@ static void md_aggregate(const rep_walk *w, rep_table *t)
     md_table(w->out, t);
 }
 
+static void md_idf(const rep_walk *w, rep_table *t)
+{
+    (void)t;
+    const char *vers[REP_MAX_IDF];
+    if (!rep_idf_section_versions(w->r, w->o, vers, REP_MAX_IDF))
+        return;
+    eb_buf_printf(w->out, "## By ESP-IDF version\n\n%s\n\n", rep_idf_note(w->o->stat));
+    for (int i = 0; i < w->n_chips; i++) {
+        rep_table it;
+        rep_idf_table(w->r, w->p, w->o, w->chips[i], &it);
+        if (it.n_rows) {
+            eb_buf_printf(w->out, "### %s\n\n", rep_chip_display(w->p, w->chips[i]));
+            md_table(w->out, &it);
+        }
+        rep_table_free(&it);
+    }
+}
+
 static void md_pair(const rep_walk *w, rep_table *t)
 {
     eb_buf_printf(w->out, "## Board to board\n\n%s\n\n", rep_pair_note());
@@ -124,6 +142,7 @@ static const rep_format md_format = {
             [REP_SEC_SUMMARY] = md_summary,
             [REP_SEC_SPREAD] = md_spread,
             [REP_SEC_LATENCY] = md_latency,
+            [REP_SEC_IDF] = md_idf,
             [REP_SEC_AGGREGATE] = md_aggregate,
             [REP_SEC_PAIR] = md_pair,
         },

@@ -112,6 +112,26 @@ static void rst_latency(const rep_walk *w, rep_table *t)
     rst_list_table(w->out, title, t);
 }
 
+static void rst_idf(const rep_walk *w, rep_table *t)
+{
+    (void)t;
+    const char *vers[REP_MAX_IDF];
+    if (!rep_idf_section_versions(w->r, w->o, vers, REP_MAX_IDF))
+        return;
+    rst_heading(w->out, "By ESP-IDF version", '=');
+    eb_buf_printf(w->out, "%s\n\n", rep_idf_note(w->o->stat));
+    for (int i = 0; i < w->n_chips; i++) {
+        rep_table it;
+        rep_idf_table(w->r, w->p, w->o, w->chips[i], &it);
+        if (it.n_rows) {
+            char title[160];
+            snprintf(title, sizeof title, "%s by ESP-IDF version", rep_chip_display(w->p, w->chips[i]));
+            rst_list_table(w->out, title, &it);
+        }
+        rep_table_free(&it);
+    }
+}
+
 static void rst_aggregate(const rep_walk *w, rep_table *t)
 {
     eb_buf_printf(w->out, "%s\n\n", rep_aggregate_note());
@@ -134,6 +154,7 @@ static const rep_format rst_format = {
             [REP_SEC_SUMMARY] = rst_summary,
             [REP_SEC_SPREAD] = rst_spread,
             [REP_SEC_LATENCY] = rst_latency,
+            [REP_SEC_IDF] = rst_idf,
             [REP_SEC_AGGREGATE] = rst_aggregate,
             [REP_SEC_PAIR] = rst_pair,
         },

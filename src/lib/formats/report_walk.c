@@ -17,6 +17,12 @@ static void make_rank(const rep_walk *w, rep_table *t) { rep_rank_table(w->r, w-
 static void make_summary(const rep_walk *w, rep_table *t) { rep_summary_table(w->r, w->p, w->o, w->chip, t); }
 static void make_spread(const rep_walk *w, rep_table *t) { rep_spread_table(w->r, w->p, w->o, w->chip, t); }
 static void make_latency(const rep_walk *w, rep_table *t) { rep_latency_table(w->r, w->p, w->o, w->chip, t); }
+/* The IDF section's tables are per chip and come from the format (rep_idf_table). */
+static void make_idf(const rep_walk *w, rep_table *t)
+{
+    (void)w;
+    rep_table_init(t, 0, 0);
+}
 static void make_aggregate(const rep_walk *w, rep_table *t) { rep_aggregate_table(w->r, w->o, t); }
 static void make_pair(const rep_walk *w, rep_table *t) { rep_pair_table(w->r, w->o, t); }
 
@@ -26,6 +32,7 @@ static const rep_section rep_sections[REP_SEC_COUNT] = {
     [REP_SEC_SUMMARY] = {.per_chip = true, .always = true, .make = make_summary},
     [REP_SEC_SPREAD] = {.per_chip = true, .make = make_spread},
     [REP_SEC_LATENCY] = {.per_chip = true, .make = make_latency},
+    [REP_SEC_IDF] = {.always = true, .make = make_idf},
     [REP_SEC_AGGREGATE] = {.make = make_aggregate},
     [REP_SEC_PAIR] = {.make = make_pair},
 };
@@ -55,7 +62,7 @@ int rep_walk_report(const rep_format *f, const eb_results *r, const eb_profiles 
     int n = rep_select_chips(r, p, o, chips, REP_MAX_CHIPS, err);
     if (n == 0 && !rep_has_pairs(r, o->chip))
         return err ? err->code : EB_ECONFIG;
-    rep_walk w = {.r = r, .p = p, .o = o, .out = out};
+    rep_walk w = {.r = r, .p = p, .o = o, .out = out, .chips = chips, .n_chips = n};
     if (f->begin)
         f->begin(&w);
     if (f->hosted)

@@ -205,7 +205,11 @@ bool eb_entry_same_key(const eb_entry *a, const eb_entry *b)
     return !strcmp(a->board, b->board) && !strcmp(a->chip, b->chip) && !strcmp(a->tier, b->tier) &&
            a->test == b->test && a->repeat == b->repeat && !strcmp(eb_entry_prov(a)->sweep_var, eb_entry_prov(b)->sweep_var) &&
            (!eb_entry_prov(a)->sweep_var[0] || eb_entry_prov(a)->sweep_value == eb_entry_prov(b)->sweep_value) &&
-           !strcmp(eb_entry_prov(a)->peer_chip, eb_entry_prov(b)->peer_chip) && !strcmp(eb_entry_prov(a)->peer_tier, eb_entry_prov(b)->peer_tier);
+           !strcmp(eb_entry_prov(a)->peer_chip, eb_entry_prov(b)->peer_chip) && !strcmp(eb_entry_prov(a)->peer_tier, eb_entry_prov(b)->peer_tier) &&
+           /* The ESP-IDF version the firmware was built with: the same cell
+            * measured with two IDFs is two entries (an unset version, as in
+            * every file before the IDF matrix, matches only unset). */
+           !strcmp(eb_entry_prov(a)->idf_version, eb_entry_prov(b)->idf_version);
 }
 
 eb_entry *eb_results_find_same(eb_results *r, const eb_entry *key)

@@ -261,3 +261,26 @@ int eb_shard_parse(const char *s, int *index, int *total, eb_error *err)
 bad:
     return eb_fail(err, EB_ECONFIG, "'%s' is not a shard: expected I/N with 1 <= I <= N (e.g. 1/4, as CI_NODE_INDEX/CI_NODE_TOTAL)", s);
 }
+
+/* pytest-embedded's spelling of a shard: --parallel-count N --parallel-index I,
+ * its index 1-based like ours (its tests: 5 cases, count 2, index 1 runs 3 of
+ * them), so I/N is the shard as it stands. */
+int eb_shard_from_parallel(const char *count, const char *index, int *shard_index, int *shard_total, eb_error *err)
+{
+    if (!count || !index)
+        return eb_fail(err, EB_ECONFIG, "--parallel-count and --parallel-index go together: give both (e.g. "
+                                        "--parallel-count 4 --parallel-index 1)");
+    char *end;
+    errno = 0;
+    long n = strtol(count, &end, 10);
+    if (end == count || *end || errno || n < 1 || n > 10000)
+        return eb_fail(err, EB_ECONFIG, "--parallel-count '%s': expected a whole number from 1 to 10000", count);
+    errno = 0;
+    long i = strtol(index, &end, 10);
+    if (end == index || *end || errno || i < 1 || i > n)
+        return eb_fail(err, EB_ECONFIG, "--parallel-index '%s': expected 1 to %ld (1-based, as pytest-embedded's)",
+                       index, n);
+    *shard_index = (int)i;
+    *shard_total = (int)n;
+    return 0;
+}
