@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "commands.h"
+#include "espbench/jobs/run_idf.h"
 #include "espbench/adapters/stub_files.h"
 #include "espbench/adapters/iperf_proc.h"
 #include "espbench/formats/lab.h"
@@ -41,6 +42,10 @@ const char cmd_run_usage[] =
     "  --sim-idf VERSION     its ESP-IDF version (default v5.3): picks the stock dialect\n"
     "  --sim-image FILE      the app image the virtual board is flashed with (e.g. a build\n"
     "                        of `espbench build`: BUILD-DIR/espbench.bin)\n"
+    "  --idf PATH[,PATH...]  build the firmware with each ESP-IDF checkout (cached, as\n"
+    "                        `espbench build`) and measure the matrix with each; one run\n"
+    "                        folder per IDF in --out, merged into --out/results.json\n"
+    "  --idf-cache DIR       the build cache for --idf (default: espbench's cache folder)\n"
     "  --sim-model           the virtual board's figures all from the tier model (docs/model.md);\n"
     "                        default: published tiers replay the docs' figures, others the model\n"
     "  --sim-rssi DBM, --sim-phy MBPS, --sim-rtt MS, --sim-loss PCT\n"
@@ -112,6 +117,8 @@ static const char *pattern_arg;   /* --pattern FILE|NAME */
 static const char *parallel_count_arg, *parallel_index_arg; /* apply_parallel */
 static bool perf_lines_arg;       /* --performance-lines */
 static const char *metrics_arg;   /* --metrics FILE */
+static char *idf_arg;             /* --idf PATH[,PATH...] */
+static const char *idf_cache_arg; /* --idf-cache DIR */
 
 /* ------------------------------------------------------------ display */
 
@@ -332,6 +339,7 @@ enum {
     O_PATTERN,
     O_PARALLEL_COUNT, O_PARALLEL_INDEX, /* pytest-embedded's spelling of --shard */
     O_PERF_LINES, O_METRICS,            /* CI figures after the run */
+    O_IDF, O_IDF_CACHE,                 /* the matrix over ESP-IDF checkouts */
 };
 
 static const struct option long_opts[] = {
@@ -371,6 +379,8 @@ static const struct option long_opts[] = {
     {"sim-project", required_argument, 0, O_SIM_PROJECT},
     {"sim-idf", required_argument, 0, O_SIM_IDF},
     {"sim-image", required_argument, 0, O_SIM_IMAGE},
+    {"idf", required_argument, 0, O_IDF},
+    {"idf-cache", required_argument, 0, O_IDF_CACHE},
     {"sim-model", no_argument, 0, O_SIM_MODEL},
     {"sim-rssi", required_argument, 0, O_SIM_RSSI},
     {"sim-phy", required_argument, 0, O_SIM_PHY},
@@ -472,6 +482,8 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
     case O_SIM_PROJECT: rq->sim_project = optarg; break;
     case O_SIM_IDF: rq->sim_idf = optarg; break;
     case O_SIM_IMAGE: rq->sim_image = optarg; break;
+    case O_IDF: idf_arg = optarg; break;
+    case O_IDF_CACHE: idf_cache_arg = optarg; break;
     case O_SIM_MODEL: rq->sim_model = true; break;
     case O_ENV: {
         char why[160];
@@ -593,6 +605,149 @@ static int emit_figures(const char *out_dir, eb_error *err)
     return rc;
 }
 
+/* One run: the request resolved into boards, run, its summary printed; out
+ * gets the run folder. A wrong request sets *usage. */
+static int run_once(const eb_run_request *rq, eb_run_opts *o, char *out, size_t cap, eb_error *err, bool *usage)
+{
+    display disp = {.tty = cli_stdout_is_tty()};
+    eb_results_init(&disp.done);
+    o->stop = &cli_stop_flag;
+    o->progress = on_progress;
+    o->user = &disp;
+    eb_run_setup st;
+    eb_run_summary sum = {0};
+    int rc = eb_run_resolve(rq, o, &st, err);
+    disp.n_boards = o->n_boards;
+    *usage = rc && st.bad_request;
+    if (!rc) {
+        rc = cli_stop_flag ? eb_fail(err, EB_EINTR, "interrupted") : eb_run(o, &sum, err);
+        if (rc != EB_ECONFIG || sum.planned)
+            print_summary(&disp, &sum, st.out_dir);
+    }
+    snprintf(out, cap, "%s", st.out_dir);
+    eb_run_setup_free(&st);
+    eb_results_free(&disp.done);
+    free(disp.lat);
+    return rc;
+}
+
+static void on_idf_build_progress(void *user, const char *line)
+{
+    (void)user;
+    if (cli_verbose)
+        fprintf(stderr, "espbench run: %s\n", line);
+}
+
+/* run --idf: per checkout the firmware built (cached) for the chip, a run of
+ * its own in OUT/idf-VERSION-COMMIT/ with that image, then the runs merged
+ * into OUT/results.json (run_idf.h). A failed build is one line and the other
+ * IDFs go on. */
+static int run_idf(const eb_run_request *rq, const eb_run_opts *tmpl, char *out, size_t cap, eb_error *err,
+                   bool *usage)
+{
+    if (!rq->chip || strchr(rq->chip, ',')) {
+        *usage = true;
+        return eb_fail(err, EB_ECONFIG, "--idf needs one --chip to build the firmware for");
+    }
+    if (!rq->sim) {
+        /* A real board would need each build flashed before its run; until run
+         * does that, measure real boards per IDF with `espbench flash --build-dir`. */
+        *usage = true;
+        return eb_fail(err, EB_ECONFIG,
+                       "--idf runs on virtual boards (--sim) only; on a real board flash each `espbench build` "
+                       "folder with `espbench flash --build-dir DIR` and run once per ESP-IDF");
+    }
+    if (rq->sim_image) {
+        *usage = true;
+        return eb_fail(err, EB_ECONFIG, "--idf and --sim-image both name the firmware: give one");
+    }
+    char *paths[32];
+    int n = 0;
+    for (char *t = strtok(idf_arg, ","); t; t = strtok(NULL, ",")) {
+        if (n == 32) {
+            *usage = true;
+            return eb_fail(err, EB_ECONFIG, "--idf: at most 32 checkouts");
+        }
+        paths[n++] = t;
+    }
+    if (rq->out_dir)
+        snprintf(out, cap, "%s", rq->out_dir);
+    else {
+        char stamp[32];
+        time_t now = time(NULL);
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
+        snprintf(out, cap, "espbench-%s-idf-%s", rq->chip, stamp);
+    }
+    if (eb_mkdir_p(out) != 0)
+        return eb_fail(err, EB_EIO, "--out %s: cannot create the folder; check the path and its permissions", out);
+    eb_run_idf_step *steps = calloc((size_t)n, sizeof *steps);
+    if (!steps)
+        return eb_fail(err, EB_EIO, "out of memory");
+    int rc = 0, failed = 0, ran = 0;
+    for (int i = 0; i < n && rc != EB_EINTR; i++) {
+        eb_idf_build_req req = {.firmware = EB_IDF_FW_ESPBENCH, .cache_dir = idf_cache_arg, .stop = &cli_stop_flag,
+                                .progress = on_idf_build_progress};
+        fprintf(stderr, "build %d/%d: %s with ESP-IDF %s... ", i + 1, n, rq->chip, paths[i]);
+        fflush(stderr);
+        eb_error berr = {0};
+        int b = eb_run_idf_prepare(paths[i], rq->chip, out, &req, &steps[i], &berr);
+        if (b == EB_EINTR) {
+            fprintf(stderr, "interrupted\n");
+            rc = EB_EINTR;
+            *err = berr;
+            break;
+        }
+        if (b) {
+            fprintf(stderr, "FAILED: %s\n", berr.msg);
+            steps[i].out_dir[0] = 0;
+            failed++;
+            continue;
+        }
+        if (steps[i].build.cached)
+            fprintf(stderr, "%s (%.7s) cached\n", steps[i].idf.version, steps[i].idf.commit);
+        else
+            fprintf(stderr, "%s (%.7s) built in %.1f s\n", steps[i].idf.version, steps[i].idf.commit,
+                    steps[i].build.seconds);
+        eb_run_request one = *rq;
+        one.sim_image = steps[i].image;
+        one.out_dir = steps[i].out_dir;
+        eb_run_opts o = *tmpl;
+        char sub[1024];
+        printf("ESP-IDF %s (%s): run in %s\n", steps[i].idf.version, steps[i].idf.path, steps[i].out_dir);
+        fflush(stdout);
+        eb_error rerr = {0};
+        int r = run_once(&one, &o, sub, sizeof sub, &rerr, usage);
+        ran++;
+        if (*usage || r == EB_EINTR || r == EB_ECONFIG) {
+            *err = rerr;
+            rc = r;
+            break;
+        }
+        if (r) {
+            fprintf(stderr, "espbench: ESP-IDF %s: %s\n", steps[i].idf.version, rerr.msg);
+            if (!rc || r == EB_EIO)
+                rc = r;
+        }
+    }
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (steps[i].out_dir[0])
+            steps[kept++] = steps[i];
+    if (!*usage && kept) {
+        eb_error merr = {0};
+        if (eb_run_idf_collect(out, steps, kept, &merr)) {
+            if (!rc)
+                *err = merr, rc = merr.code;
+        } else
+            printf("%d ESP-IDF run%s merged into %s/results.json\n", kept, kept == 1 ? "" : "s", out);
+    }
+    free(steps);
+    if (!rc && failed)
+        rc = eb_fail(err, EB_EIO, "%d of %d ESP-IDF builds failed (see the lines above)", failed, n);
+    (void)ran;
+    return rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
     eb_run_opts o = {.stub = "auto"};
@@ -602,6 +757,8 @@ int cmd_run(int argc, char **argv)
     int rc, c;
     pattern_arg = NULL;
     parallel_count_arg = parallel_index_arg = metrics_arg = NULL;
+    idf_arg = NULL;
+    idf_cache_arg = NULL;
     perf_lines_arg = false;
     optind = 1;
     opterr = 0;
@@ -623,34 +780,14 @@ int cmd_run(int argc, char **argv)
         return rc;
 
     cli_catch_stop_signals();
-    display disp = {.tty = cli_stdout_is_tty()};
-    eb_results_init(&disp.done);
-    o.stop = &cli_stop_flag;
-    o.progress = on_progress;
-    o.user = &disp;
-
     eb_error err = {0};
-    eb_run_setup st;
-    eb_run_summary sum = {0};
-    rc = eb_run_resolve(&rq, &o, &st, &err);
-    disp.n_boards = o.n_boards;
-    if (rc && st.bad_request) {
-        /* The request itself is wrong: a usage error. */
-        eb_run_setup_free(&st);
-        return cli_usage_error("run", "%s", err.msg);
-    }
-    if (!rc) {
-        rc = cli_stop_flag ? eb_fail(&err, EB_EINTR, "interrupted") : eb_run(&o, &sum, &err);
-        if (rc != EB_ECONFIG || sum.planned)
-            print_summary(&disp, &sum, st.out_dir);
-    }
-    char out[256];
-    snprintf(out, sizeof out, "%s", st.out_dir);
-    eb_run_setup_free(&st);
+    char out[1024];
+    bool usage = false;
+    rc = idf_arg ? run_idf(&rq, &o, out, sizeof out, &err, &usage) : run_once(&rq, &o, out, sizeof out, &err, &usage);
     eb_pattern_free(&pat);
     eb_patterns_free(&builtin);
-    eb_results_free(&disp.done);
-    free(disp.lat);
+    if (usage)
+        return cli_usage_error("run", "%s", err.msg);
     if (!rc)
         rc = emit_figures(out, &err);
     if (rc == EB_EINTR) {

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# run --idf over two fake ESP-IDF checkouts (tests/e2e/lib/fake_idf.sh): each
+# checkout's firmware is built once, measured on a virtual board in a run
+# folder of its own, and the runs merged into one results.json whose entries
+# carry each IDF's version and commit; the test-only efficiency factor of B
+# (0.5) shows in B's figures; the report shows the By ESP-IDF version matrix;
+# a second run builds nothing; a checkout that does not build is one line and
+# the other IDF is still measured (exit 3); --idf without --sim is refused.
+source "$(dirname "$0")/lib/run_helpers.sh"
+source "$(dirname "$0")/lib/fake_idf.sh"
+export VBOARD
+export ESPBENCH_VBOARD=$VBOARD
+
+fake_idf_repo "$T/idf-a" 2
+FAKE_IDF_MINOR=4 fake_idf_repo "$T/idf-b" 2 1 0.5
+fake_idf_repo "$T/idf-bad" 1 0 1.0 1 1
+cache=$T/cache
+run() { "$ESPBENCH" run --chip esp32s3 --tier iperf --tests tcp_tx,udp_rx --sim --duration 2 --interval 1 \
+    --warmup 0 --idf-cache "$cache" "$@"; }
+
+run --idf "$T/idf-a,$T/idf-b" --out "$T/m1" >"$T/o1" 2>"$T/e1" || fail "run --idf: $(cat "$T/e1" "$T/o1")"
+grep -Eq '^build 1/2: esp32s3 with ESP-IDF .*idf-a\.\.\. v5\.3\.0 \([0-9a-f]{7}\) built in' "$T/e1" || fail "A built: $(cat "$T/e1")"
+grep -Eq '^build 2/2: esp32s3 with ESP-IDF .*idf-b\.\.\. v5\.4\.0 \([0-9a-f]{7}\) built in' "$T/e1" || fail "B built: $(cat "$T/e1")"
+grep -q '^2 ESP-IDF runs merged into' "$T/o1" || fail "no merge line: $(cat "$T/o1")"
+[ "$(fake_idf_builds "$T/idf-a")" = 1 ] && [ "$(fake_idf_builds "$T/idf-b")" = 1 ] || fail "not one build each"
+python3 - "$T/m1/results.json" "$(git -C "$T/idf-a" rev-parse HEAD)" "$(git -C "$T/idf-b" rev-parse HEAD)" <<'PY' \
+    || fail "merged IDF matrix"
+import json, sys
+r = json.load(open(sys.argv[1]))
+by = {}
+for e in r["entries"]:
+    p = e["provenance"]
+    by.setdefault(p["idf_version"], []).append(e)
+    want = sys.argv[2] if p["idf_version"] == "v5.3-dev-2" else sys.argv[3]
+    assert p["idf_commit"] == want, (p["idf_version"], p["idf_commit"], want)
+assert sorted(by) == ["v5.3-dev-2", "v5.4-dev-2"], sorted(by)
+for v, es in by.items():
+    assert len(es) == 2 and all(e["status"] == "ok" for e in es), (v, [(e["test"], e["status"]) for e in es])
+    for e in es:
+        ratio = e["mean_mbps"] / e["ref_mbps"]
+        want = 1.0 if v == "v5.3-dev-2" else 0.5
+        assert abs(ratio - want) < 0.08, (v, e["test"], ratio)
+PY
+"$ESPBENCH" report "$T/m1/results.json" --format md >"$T/r.md" 2>&1 || fail "report: $(cat "$T/r.md")"
+grep -q '^## By ESP-IDF version' "$T/r.md" || fail "no IDF section: $(cat "$T/r.md")"
+grep -q 'v5.3-dev-2.*v5.4-dev-2' "$T/r.md" || fail "IDF columns: $(grep -A4 'By ESP-IDF' "$T/r.md")"
+
+# A second run (new folder): nothing built.
+run --idf "$T/idf-a,$T/idf-b" --out "$T/m2" >"$T/o2" 2>"$T/e2" || fail "second run: $(cat "$T/e2")"
+[ "$(grep -c ') cached$' "$T/e2")" = 2 ] || fail "not cached: $(cat "$T/e2")"
+[ "$(fake_idf_builds "$T/idf-a")" = 1 ] && [ "$(fake_idf_builds "$T/idf-b")" = 1 ] || fail "idf.py ran again"
+
+# A checkout that does not build: one line with its log, the other IDF measured, exit 3.
+expect_rc 3 run --idf "$T/idf-bad,$T/idf-a" --out "$T/m3"
+grep -Eq '^build 1/2: .*FAILED: build esp32s3 with ESP-IDF v5\.3\.0 \(.*idf-bad\) failed: .*; see .*\.log$' "$T/last.out" \
+    || fail "failed build line: $(cat "$T/last.out")"
+grep -q '^1 ESP-IDF run merged into' "$T/last.out" || fail "A not measured: $(cat "$T/last.out")"
+has "1 of 2 ESP-IDF builds failed"
+
+# Usage: --idf needs --sim (for now) and one chip.
+expect_rc 2 "$ESPBENCH" run --chip esp32s3 --tier iperf --idf "$T/idf-a" --port /dev/null --out "$T/m4"
+has "--idf runs on virtual boards (--sim) only"
