@@ -53,6 +53,21 @@ static void test_same_cell_of_two_idfs_is_two_entries(void **state)
     /* no IDF is a cell of its own, as in every file before the matrix */
     add(&r, "esp32", "iperf", EB_TEST_TCP_TX, "", 72.0, 73.0, 38912);
     assert_int_equal(r.n_entries, 6);
+    /* resume: a plan item (no IDF known yet) is done by an entry of any
+     * version; a key with a version only by that version's */
+    eb_entry k;
+    eb_entry_init(&k);
+    snprintf(k.board, sizeof k.board, "sim");
+    snprintf(k.chip, sizeof k.chip, "esp32");
+    snprintf(k.tier, sizeof k.tier, "iperf");
+    k.test = EB_TEST_UDP_RX;
+    assert_non_null(eb_results_find_done(&r, &k));
+    assert_null(eb_results_find_same(&r, &k));
+    snprintf(eb_entry_prov_mut(&k)->idf_version, sizeof eb_entry_prov(&k)->idf_version, "v6.0-dev");
+    assert_null(eb_results_find_done(&r, &k));
+    snprintf(eb_entry_prov_mut(&k)->idf_version, sizeof eb_entry_prov(&k)->idf_version, "v5.1");
+    assert_non_null(eb_results_find_done(&r, &k));
+    eb_entry_free(&k);
     eb_results_free(&r);
 }
 

@@ -157,6 +157,11 @@ void eb_entry_free(eb_entry *e);
  * matches ""), so merge and put keep the cells of two IDFs apart. */
 bool eb_entry_same_key(const eb_entry *a, const eb_entry *b);
 eb_entry *eb_results_find_same(eb_results *r, const eb_entry *key);
+/* For resume: as eb_results_find_same, but a key of no ESP-IDF version
+ * (a plan item, whose firmware's version is known only once the board
+ * boots) matches an entry of any version; a key with one set matches only
+ * that version (run --idf). */
+eb_entry *eb_results_find_done(eb_results *r, const eb_entry *key);
 /* "esp32c3/iperf" for a pair test's peer, "" for a test against the PC. */
 void eb_entry_pair_label(const eb_entry *e, char *out, size_t cap);
 /* Whether e is a cell of peer `pair` (that label; "" = a test against the

@@ -200,7 +200,7 @@ void eb_results_take(eb_results *r, eb_entry **entries, int *n, int *cap)
     *n = *cap = 0;
 }
 
-bool eb_entry_same_key(const eb_entry *a, const eb_entry *b)
+static bool same_key(const eb_entry *a, const eb_entry *b, bool any_idf)
 {
     return !strcmp(a->board, b->board) && !strcmp(a->chip, b->chip) && !strcmp(a->tier, b->tier) &&
            a->test == b->test && a->repeat == b->repeat && !strcmp(eb_entry_prov(a)->sweep_var, eb_entry_prov(b)->sweep_var) &&
@@ -209,7 +209,21 @@ bool eb_entry_same_key(const eb_entry *a, const eb_entry *b)
            /* The ESP-IDF version the firmware was built with: the same cell
             * measured with two IDFs is two entries (an unset version, as in
             * every file before the IDF matrix, matches only unset). */
-           !strcmp(eb_entry_prov(a)->idf_version, eb_entry_prov(b)->idf_version);
+           (any_idf || !strcmp(eb_entry_prov(a)->idf_version, eb_entry_prov(b)->idf_version));
+}
+
+bool eb_entry_same_key(const eb_entry *a, const eb_entry *b)
+{
+    return same_key(a, b, false);
+}
+
+eb_entry *eb_results_find_done(eb_results *r, const eb_entry *key)
+{
+    bool any_idf = !eb_entry_prov(key)->idf_version[0];
+    for (int i = 0; i < r->n_entries; i++)
+        if (same_key(&r->entries[i], key, any_idf))
+            return &r->entries[i];
+    return NULL;
 }
 
 eb_entry *eb_results_find_same(eb_results *r, const eb_entry *key)

@@ -279,7 +279,7 @@ bool run_item_done(run_shared *sh, const eb_run_board *b, const char *chip, cons
             snprintf(kp->peer_chip, sizeof kp->peer_chip, "%s", b->peer.chip);
             snprintf(kp->peer_tier, sizeof kp->peer_tier, "%s", eb_run_peer_tier(b, it->tier->name));
         }
-        eb_entry *e = eb_results_find_same(&sh->results, &k);
+        eb_entry *e = eb_results_find_done(&sh->results, &k);
         done = e && strcmp(e->status, "ok") == 0;
         eb_entry_free(&k);
     }
