@@ -159,6 +159,49 @@ static void test_pair_key(void **state)
     eb_results_free(&r);
 }
 
+/* The ESP-IDF version keys an entry (two IDFs: two cells), and resume's
+ * lookup takes a plan item without a version as any version's entry, one
+ * with a version only as that version's. */
+static void test_idf_key_and_resume_lookup(void **state)
+{
+    (void)state;
+    eb_results r;
+    eb_results_init(&r);
+    eb_entry a, b, plan;
+    eb_entry_init(&a);
+    snprintf(a.board, sizeof a.board, "a");
+    snprintf(a.chip, sizeof a.chip, "esp32");
+    snprintf(a.tier, sizeof a.tier, "iperf");
+    a.test = EB_TEST_TCP_TX;
+    a.mean_mbps = 70;
+    snprintf(eb_entry_prov_mut(&a)->idf_version, 48, "v5.1");
+    eb_results_put(&r, &a);
+    eb_entry_copy(&b, &a);
+    snprintf(eb_entry_prov_mut(&b)->idf_version, 48, "v5.3");
+    b.mean_mbps = 60;
+    eb_results_put(&r, &b);
+    assert_int_equal(r.n_entries, 2);
+    assert_false(eb_entry_same_key(&a, &b));
+    eb_entry_init(&plan);
+    snprintf(plan.board, sizeof plan.board, "a");
+    snprintf(plan.chip, sizeof plan.chip, "esp32");
+    snprintf(plan.tier, sizeof plan.tier, "iperf");
+    plan.test = EB_TEST_TCP_TX;
+    assert_null(eb_results_find_same(&r, &plan));
+    assert_non_null(eb_results_find_done(&r, &plan));
+    snprintf(eb_entry_prov_mut(&plan)->idf_version, 48, "v5.3");
+    assert_float_equal(eb_results_find_done(&r, &plan)->mean_mbps, 60, 1e-9);
+    snprintf(eb_entry_prov_mut(&plan)->idf_version, 48, "v6.0");
+    assert_null(eb_results_find_done(&r, &plan));
+    plan.test = EB_TEST_UDP_RX;
+    eb_entry_prov_mut(&plan)->idf_version[0] = 0;
+    assert_null(eb_results_find_done(&r, &plan));
+    eb_entry_free(&plan);
+    eb_entry_free(&b);
+    eb_entry_free(&a);
+    eb_results_free(&r);
+}
+
 /* An entry holds its provenance out of line: none until a field is set, the
  * shared all-unknown one read in its place, its own copy in a copy, and a
  * results.json entry that knows nothing reads back holding none. */
@@ -430,6 +473,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_add_find_put),
         cmocka_unit_test(test_pair_key),
+        cmocka_unit_test(test_idf_key_and_resume_lookup),
         cmocka_unit_test(test_entry_provenance),
         cmocka_unit_test(test_json_round_trip),
         cmocka_unit_test(test_load_errors),
