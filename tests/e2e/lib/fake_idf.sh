@@ -56,7 +56,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 [ "$cmd" = build ] || { echo "fake idf.py: only 'build' is faked (got '$cmd')" >&2; exit 2; }
-echo "$(git -C "$top" rev-parse HEAD) $target" >> "$top/.git/fake_idf_builds"
+echo "$(git -C "$top" rev-parse HEAD) $target" >> "$(git -C "$top" rev-parse --path-format=absolute --git-common-dir)/fake_idf_builds"
 echo "fake idf.py: building for $target with $(cat "$top/tools/idf_ver")"
 if [ -e "$top/tools/broken" ]; then
   echo "fake idf.py: error: this commit does not build (tools/broken)" >&2

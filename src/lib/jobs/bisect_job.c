@@ -1,0 +1,324 @@
+/* espbench bisect (jobs/bisect.h): the walk over a commit range with a
+ * driver, the journal after every step, and the real driver (git worktree,
+ * idf_build, the run job). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "espbench/adapters/proc_run.h"
+#include "espbench/adapters/results_file.h"
+#include "espbench/base/buf.h"
+#include "espbench/base/fs.h"
+#include "espbench/formats/profile.h"
+#include "espbench/formats/stats.h"
+#include "espbench/jobs/bisect.h"
+#include "espbench/jobs/idf_build.h"
+
+static void say(const eb_bisect_req *rq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const eb_bisect_req *rq, const char *fmt, ...)
+{
+    if (!rq->progress)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    rq->progress(rq->user, line);
+}
+
+static int save_journal(const eb_bisect_req *rq, const eb_bisect_journal *j, eb_error *err)
+{
+    if (!rq->journal)
+        return 0;
+    eb_buf b;
+    eb_buf_init(&b);
+    eb_bisect_journal_to_json(j, &b);
+    int rc = eb_file_write_atomic(rq->journal, b.data, b.len, err);
+    eb_buf_free(&b);
+    return rc;
+}
+
+/* The journal of an earlier run of this bisect, or a new one. */
+static int open_journal(const eb_bisect_req *rq, eb_bisect_journal *j, eb_error *err)
+{
+    eb_bisect_journal want = {0};
+    snprintf(want.good, sizeof want.good, "%s", rq->commits[0]);
+    snprintf(want.bad, sizeof want.bad, "%s", rq->commits[rq->n - 1]);
+    snprintf(want.chip, sizeof want.chip, "%s", rq->chip);
+    snprintf(want.tier, sizeof want.tier, "%s", rq->tier);
+    snprintf(want.test, sizeof want.test, "%s", rq->test);
+    want.threshold_pct = rq->threshold_pct;
+    struct stat sb;
+    if (!rq->journal || stat(rq->journal, &sb) != 0) {
+        *j = want;
+        return 0;
+    }
+    eb_buf b;
+    eb_buf_init(&b);
+    int rc = eb_file_read(rq->journal, 16u << 20, NULL, &b, err);
+    if (!rc)
+        rc = eb_bisect_journal_parse((const char *)b.data, b.len, rq->journal, j, err);
+    eb_buf_free(&b);
+    if (!rc && (rc = eb_bisect_journal_matches(j, &want, rq->journal, err)) != 0)
+        eb_bisect_journal_free(j);
+    return rc;
+}
+
+/* Builds and measures commit i until its verdict is clear (the good end: its
+ * first repeats, the baseline), journalled. */
+static int measure_commit(const eb_bisect_req *rq, const eb_bisect_driver *d, eb_bisect_journal *j,
+                          const double *good, int n_good, int i, int *mark, eb_error *err)
+{
+    const char *commit = rq->commits[i];
+    const eb_bisect_step *done = eb_bisect_journal_find(j, commit);
+    if (done) {
+        *mark = done->mark;
+        return 0;
+    }
+    char image[1200], version[48] = "";
+    int b = d->build(d->user, commit, image, sizeof image, version, sizeof version, err);
+    eb_bisect_step st = {0};
+    snprintf(st.commit, sizeof st.commit, "%s", commit);
+    if (b == 1) {
+        st.mark = EB_BISECT_SKIP;
+        say(rq, "%.10s: does not build: skipped (%s)", commit, err->msg);
+    } else if (b) {
+        return b;
+    } else {
+        snprintf(st.version, sizeof st.version, "%s", version);
+        int want = rq->repeats;
+        bool clear = false;
+        while (st.n < want) {
+            if (rq->stop && *rq->stop)
+                return eb_fail(err, EB_EINTR, "interrupted");
+            int rc = d->measure(d->user, image, want - st.n, st.mbps + st.n, err);
+            if (rc)
+                return rc;
+            st.n = want;
+            if (!good) { /* the good end: its figures are the baseline */
+                st.mark = EB_BISECT_GOOD;
+                clear = true;
+                break;
+            }
+            st.mark = eb_bisect_verdict(good, n_good, st.mbps, st.n, rq->threshold_pct, &clear);
+            if (clear || want >= rq->max_repeats)
+                break;
+            want = want + 2 > rq->max_repeats ? rq->max_repeats : want + 2;
+        }
+        st.unclear = !clear;
+        eb_sample_stats s;
+        eb_sample_stats_compute(st.mbps, st.n, &s);
+        say(rq, "%.10s %s: %.1f Mbit/s (%d repeats) %s%s", commit, version, s.mean, st.n,
+            eb_bisect_mark_name(st.mark), st.unclear ? " (unclear: decided on the threshold)" : "");
+    }
+    eb_bisect_step *slot = eb_bisect_journal_add(j);
+    if (!slot)
+        return eb_fail(err, EB_EIO, "out of memory");
+    *slot = st;
+    *mark = st.mark;
+    if (save_journal(rq, j, err))
+        return err->code;
+    return st.mark == EB_BISECT_SKIP ? 0 : -2; /* -2: measured now */
+}
+
+int eb_bisect(const eb_bisect_req *rq0, const eb_bisect_driver *d, eb_bisect_result *res, eb_error *err)
+{
+    eb_bisect_req rq = *rq0;
+    if (rq.threshold_pct <= 0)
+        rq.threshold_pct = 5;
+    if (rq.repeats <= 1)
+        rq.repeats = 3;
+    if (rq.max_repeats < rq.repeats)
+        rq.max_repeats = rq.repeats > 8 ? rq.repeats : 8;
+    if (rq.max_repeats > EB_BISECT_MAX_REPEATS)
+        rq.max_repeats = EB_BISECT_MAX_REPEATS;
+    memset(res, 0, sizeof *res);
+    res->first_bad = res->amb_lo = res->amb_hi = -1;
+    if (rq.n < 2)
+        return eb_fail(err, EB_ECONFIG, "the range has no commit after the good one: is --good an ancestor of --bad?");
+    int rc = open_journal(&rq, &res->journal, err);
+    if (rc)
+        return rc;
+    eb_bisect_journal *j = &res->journal;
+    int *marks = calloc((size_t)rq.n, sizeof *marks);
+    if (!marks)
+        return eb_fail(err, EB_EIO, "out of memory");
+    int mark;
+    /* The ends first: the good end's figures are every verdict's baseline. */
+    rc = measure_commit(&rq, d, j, NULL, 0, 0, &mark, err);
+    if (rc == -2)
+        res->measured++, rc = 0;
+    const eb_bisect_step *g = rc ? NULL : eb_bisect_journal_find(j, rq.commits[0]);
+    if (!rc && (!g || g->mark != EB_BISECT_GOOD))
+        rc = eb_fail(err, EB_ECONFIG, "the good end %.10s does not build; give a --good that does", rq.commits[0]);
+    double good[EB_BISECT_MAX_REPEATS];
+    int n_good = 0;
+    if (!rc) {
+        n_good = g->n;
+        memcpy(good, g->mbps, sizeof good);
+        marks[0] = EB_BISECT_GOOD;
+        rc = measure_commit(&rq, d, j, good, n_good, rq.n - 1, &mark, err);
+        if (rc == -2)
+            res->measured++, rc = 0;
+        if (!rc && mark != EB_BISECT_BAD)
+            rc = eb_fail(err, EB_ESHORT,
+                         "the bad end %.10s is not worse than the good end %.10s by more than %.1f %% "
+                         "(%s): nothing to bisect",
+                         rq.commits[rq.n - 1], rq.commits[0], rq.threshold_pct, eb_bisect_mark_name(mark));
+        marks[rq.n - 1] = EB_BISECT_BAD;
+    }
+    for (int i = 1; !rc && i < rq.n - 1; i++) {
+        const eb_bisect_step *s = eb_bisect_journal_find(j, rq.commits[i]);
+        if (s)
+            marks[i] = s->mark;
+    }
+    int first_bad = -1, lo, hi;
+    while (!rc) {
+        int next = eb_bisect_next(marks, rq.n, &first_bad, &lo, &hi);
+        if (next < 0)
+            break;
+        if (rq.stop && *rq.stop) {
+            rc = eb_fail(err, EB_EINTR, "interrupted");
+            break;
+        }
+        rc = measure_commit(&rq, d, j, good, n_good, next, &marks[next], err);
+        if (rc == -2)
+            res->measured++, rc = 0;
+    }
+    if (!rc) {
+        res->first_bad = first_bad;
+        res->amb_lo = lo;
+        res->amb_hi = hi;
+    }
+    for (int i = 0; i < j->n_steps; i++)
+        if (j->steps[i].mark != EB_BISECT_SKIP)
+            res->measured_total++;
+    free(marks);
+    return rc;
+}
+
+int eb_bisect_rev_list(const char *repo, const char *good, const char *bad, char ***out, int *n, eb_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    char g[64], b[64], range[160];
+    const char *pg[] = {"git", "-C", repo, "rev-parse", "--verify", "--quiet", NULL, NULL};
+    char spec[80];
+    snprintf(spec, sizeof spec, "%s^{commit}", good);
+    pg[6] = spec;
+    if (eb_proc_output(pg, NULL, 60, g, sizeof g, err))
+        return eb_fail(err, EB_ECONFIG, "--good %s: not a commit of %s; check the revision", good, repo);
+    snprintf(spec, sizeof spec, "%s^{commit}", bad);
+    if (eb_proc_output(pg, NULL, 60, b, sizeof b, err))
+        return eb_fail(err, EB_ECONFIG, "--bad %s: not a commit of %s; check the revision", bad, repo);
+    snprintf(range, sizeof range, "%s..%s", g, b);
+    const char *rl[] = {"git", "-C", repo, "rev-list", "--first-parent", "--reverse", range, NULL};
+    size_t cap = 8u << 20;
+    char *txt = malloc(cap);
+    if (!txt)
+        return eb_fail(err, EB_EIO, "out of memory");
+    if (eb_proc_output(rl, NULL, 120, txt, cap, err)) {
+        free(txt);
+        return err->code;
+    }
+    int count = 1;
+    for (char *p = txt; *p; p++)
+        count += *p == '\n';
+    char **v = calloc((size_t)count + 1, sizeof *v);
+    v[0] = strdup(g);
+    int k = 1;
+    for (char *t = strtok(txt, "\n"); t; t = strtok(NULL, "\n"))
+        v[k++] = strdup(t);
+    free(txt);
+    if (k < 2 || strcmp(v[k - 1], b)) {
+        for (int i = 0; i < k; i++)
+            free(v[i]);
+        free(v);
+        return eb_fail(err, EB_ECONFIG,
+                       "--bad %s is not a first-parent descendant of --good %s in %s; give --good an ancestor", bad,
+                       good, repo);
+    }
+    *out = v;
+    *n = k;
+    return 0;
+}
+
+/* The real driver. */
+static int real_build(void *user, const char *commit, char *image, size_t cap, char *version, size_t vcap,
+                      eb_error *err)
+{
+    eb_bisect_real *r = user;
+    char wt[1100];
+    snprintf(wt, sizeof wt, "%s/idf-worktree", r->work_dir);
+    struct stat sb;
+    if (stat(wt, &sb) != 0) {
+        const char *add[] = {"git", "-C", r->repo, "worktree", "add", "--detach", "--force", wt, commit, NULL};
+        char o[2048];
+        if (eb_proc_output(add, NULL, 600, o, sizeof o, err))
+            return eb_fail(err, EB_EIO, "git worktree add %s in %s: %s", wt, r->repo, o);
+    } else {
+        const char *co[] = {"git", "-C", wt, "checkout", "--detach", "--force", "--quiet", commit, NULL};
+        char o[2048];
+        if (eb_proc_output(co, NULL, 600, o, sizeof o, err))
+            return eb_fail(err, EB_EIO, "git checkout %.10s in %s: %s", commit, wt, o);
+    }
+    eb_idf_checkout idf;
+    if (eb_idf_probe(wt, &idf, err))
+        return 1; /* no ESP-IDF at this commit: skipped as one that does not build */
+    eb_idf_build_req req = {.idf = &idf, .chip = r->chip, .firmware = EB_IDF_FW_ESPBENCH, .cache_dir = r->cache_dir,
+                            .stop = r->stop};
+    eb_idf_build_result res;
+    int rc = eb_idf_build_firmware(&req, &res, err);
+    if (rc == EB_EINTR)
+        return rc;
+    if (rc)
+        return 1;
+    snprintf(image, cap, "%s/espbench.bin", res.dir);
+    snprintf(version, vcap, "%.47s", idf.describe[0] ? idf.describe : idf.version);
+    return 0;
+}
+
+static int real_measure(void *user, const char *image, int n, double *mbps, eb_error *err)
+{
+    eb_bisect_real *r = user;
+    char out[1100];
+    snprintf(out, sizeof out, "%s/run-%03d", r->work_dir, ++r->step);
+    eb_run_request rq = r->rq;
+    eb_run_opts o = r->o;
+    rq.sim_image = image;
+    rq.out_dir = out;
+    o.repeat = n;
+    o.stop = r->stop;
+    eb_run_setup st;
+    eb_run_summary sum = {0};
+    int rc = eb_run_resolve(&rq, &o, &st, err);
+    if (!rc)
+        rc = eb_run(&o, &sum, err);
+    eb_run_setup_free(&st);
+    if (rc && rc != EB_ESHORT)
+        return rc;
+    char path[1200];
+    snprintf(path, sizeof path, "%s/results.json", out);
+    eb_results res;
+    eb_results_init(&res);
+    if ((rc = eb_results_load(&res, path, err)) != 0)
+        return rc;
+    int k = 0;
+    for (int i = 0; i < res.n_entries && k < n; i++)
+        if (!strcmp(res.entries[i].status, "ok") && isfinite(res.entries[i].mean_mbps))
+            mbps[k++] = res.entries[i].mean_mbps;
+    eb_results_free(&res);
+    if (k < n)
+        return eb_fail(err, EB_EIO, "%s: %d of %d repeats measured; see its logs", out, k, n);
+    return 0;
+}
+
+eb_bisect_driver eb_bisect_real_driver(eb_bisect_real *r)
+{
+    eb_bisect_driver d = {.build = real_build, .measure = real_measure, .user = r};
+    return d;
+}
