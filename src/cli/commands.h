@@ -26,6 +26,8 @@ int cmd_merge(int argc, char **argv);
 int cmd_model(int argc, char **argv);
 int cmd_predict(int argc, char **argv);
 int cmd_tune(int argc, char **argv);
+int cmd_bisect(int argc, char **argv);
+extern const char cmd_bisect_usage[];
 int cmd_build(int argc, char **argv);
 extern const char cmd_build_usage[];
 extern const char cmd_tune_usage[];

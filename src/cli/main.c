@@ -20,6 +20,8 @@ static const cli_command commands[] = {
     {"merge", cmd_merge, "merge results of several runs or shards into one matrix", cmd_merge_usage, 1},
     {"predict", cmd_predict, "predict a tier's throughputs and free heap with the tier model", cmd_predict_usage, 0},
     {"tune", cmd_tune, "search the runtime buffer settings for the throughput / free-heap frontier", cmd_tune_usage, 0},
+    {"bisect", cmd_bisect, "find the ESP-IDF commit that made a board slower (build, measure, bisect)",
+     cmd_bisect_usage, 0},
     {"build", cmd_build, "build the espbench firmware with each given ESP-IDF checkout, cached", cmd_build_usage, 0},
     {"model", cmd_model, "fit the tier model's constants; cross-validate it", cmd_model_usage, 0},
 };

@@ -57,6 +57,12 @@ int eb_bisect(const eb_bisect_req *rq, const eb_bisect_driver *d, eb_bisect_resu
  * *out (free each and the array), *n. */
 int eb_bisect_rev_list(const char *repo, const char *good, const char *bad, char ***out, int *n, eb_error *err);
 
+/* The subject line of commit in repo ("" when git cannot tell). */
+void eb_bisect_commit_subject(const char *repo, const char *commit, char *out, size_t cap);
+/* How many commits a bisect of n measures without skips or unclear ends:
+ * the two ends and ceil(log2(n - 2 + 1)) between. */
+int eb_bisect_most_measured(int n);
+
 /* The real driver: each commit checked out into a detached worktree of repo
  * (the user's checkout untouched), the espbench firmware built there for chip
  * (idf_build.h, cached under cache_dir), measured with the run job: rq/o as

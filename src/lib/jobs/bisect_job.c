@@ -247,6 +247,22 @@ int eb_bisect_rev_list(const char *repo, const char *good, const char *bad, char
     return 0;
 }
 
+void eb_bisect_commit_subject(const char *repo, const char *commit, char *out, size_t cap)
+{
+    const char *argv[] = {"git", "-C", repo, "log", "-1", "--format=%s", commit, NULL};
+    eb_error err;
+    if (eb_proc_output(argv, NULL, 60, out, cap, &err))
+        out[0] = 0;
+}
+
+int eb_bisect_most_measured(int n)
+{
+    int steps = 0;
+    for (int range = n - 1; range > 1; range = (range + 1) / 2)
+        steps++;
+    return 2 + steps;
+}
+
 /* The real driver. */
 static int real_build(void *user, const char *commit, char *image, size_t cap, char *version, size_t vcap,
                       eb_error *err)
@@ -286,7 +302,10 @@ static int real_measure(void *user, const char *image, int n, double *mbps, eb_e
 {
     eb_bisect_real *r = user;
     char out[1100];
-    snprintf(out, sizeof out, "%s/run-%03d", r->work_dir, ++r->step);
+    struct stat sb;
+    do /* a fresh folder: a resumed bisect continues the numbering */
+        snprintf(out, sizeof out, "%s/run-%03d", r->work_dir, ++r->step);
+    while (stat(out, &sb) == 0);
     eb_run_request rq = r->rq;
     eb_run_opts o = r->o;
     rq.sim_image = image;
