@@ -34,7 +34,7 @@ _espbench() {
         esac
     done
     case $prev in
-    --profiles | --out | --cache-dir)
+    --profiles | --out | --cache-dir | --idf-repo | --idf-cache)
         COMPREPLY=($(compgen -d -- "$cur")); return ;;
     --chip | --peer-chip | --coprocessor)
         COMPREPLY=($(compgen -W "$(_espbench_chips "$prog")" -- "$cur")); return ;;

@@ -13,7 +13,7 @@ mv "$T/first" "$T/prefix"   # relocated: nothing may point at the prefix it was 
 P=$T/prefix
 for f in bin/espbench bin/espbench-vboard share/espbench/profiles/esp32c3.yaml share/espbench/profiles/model/model.yaml \
          share/espbench/profiles/dialects/espbench.yaml share/espbench/profiles/hosted share/espbench/profiles/patterns \
-         share/man/man1/espbench.1 share/man/man1/espbench-build.1 share/man/man5/espbench-profiles.5 share/man/man5/espbench-patterns.5 \
+         share/man/man1/espbench.1 share/man/man1/espbench-build.1 share/man/man1/espbench-bisect.1 share/man/man5/espbench-profiles.5 share/man/man5/espbench-patterns.5 \
          share/bash-completion/completions/espbench; do
     [ -e "$P/$f" ] || fail "not installed: $f"
 done
@@ -52,7 +52,7 @@ got=$(complete_words espbench "")
 for c in $cmds; do grep -qx "$c" <<<"$got" || fail "completion lacks the command $c"; done
 [ "$(complete_words espbench ru)" = run ] || fail "espbench ru<TAB>: $(complete_words espbench ru)"
 got=$(complete_words espbench run --pe)
-[ "$got" = "$(printf -- '--peer-chip\n--peer-port\n--peer-tier')" ] || fail "espbench run --pe<TAB>: $got"
+[ "$got" = "$(printf -- '--peer-chip\n--peer-port\n--peer-tier\n--performance-lines')" ] || fail "espbench run --pe<TAB>: $got"
 complete_words espbench run --chip esp32 --tier "" | grep -x psram-iperf >/dev/null || fail "no tiers of --chip esp32 offered"
 complete_words espbench run --chip esp32c | grep -x esp32c3 >/dev/null || fail "no chips offered for --chip"
 echo ok
