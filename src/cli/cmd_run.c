@@ -579,7 +579,7 @@ static int emit_figures(const char *out_dir, eb_error *err)
 {
     if (!perf_lines_arg && !metrics_arg)
         return 0;
-    char path[512];
+    char path[1100];
     snprintf(path, sizeof path, "%s/results.json", out_dir);
     eb_results r;
     eb_profiles p = {0};
