@@ -14,4 +14,8 @@ size_t eb_strlcpy(char *dst, const char *src, size_t cap);
  * it); NULL when the text is empty. Aborts only when memory runs out. */
 char *eb_vstrdup_cut(size_t cap, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
+/* A heap copy (free it) of s[0..n) with the \r \n \t \\ escapes of the
+ * fake:// scripts replaced; any other escaped character stands for itself. */
+char *eb_unescape(const char *s, size_t n);
+
 #endif

@@ -102,12 +102,18 @@ typedef struct eb_run_opts {
     bool resume;            /* keep finished tests of out_dir/results.json */
     int shard_index, shard_total; /* 0/0 = no sharding */
     int retries;            /* per test after a reboot or a lost connection; < 0 → 2 */
+    /* How long past its end a test's traffic may go on before the test
+     * counts as stalled; 0 = 5 s + 2 intervals (eb_run_grace_s). */
+    double grace_s;
     uint32_t baud;          /* console baud; 0 = 115200 */
     const char *stub;       /* --stub for tier images flashed by the run (flash.h); NULL = "off" */
     const char *manifest;   /* for stock firmware: flash each tier's image; NULL = default */
     const char *firmware;   /* manifest firmware name for stock tiers; NULL = "iperf-example" */
     const char *iperf;      /* PC iperf program; NULL = eb_iperf_program() */
     const char *iperf_version; /* already probed (eb_run_resolve); NULL = eb_run probes it */
+    /* The PC side: iperf2, ping, UDP echo (pc.h); NULL = this computer's
+     * (eb_pc_host). Tests pass a scripted PC (eb_pc_fake_load). */
+    struct eb_pc *pc;
     const char *env;        /* --env: the setting (shield-box, air, cable, free text); NULL = unknown */
     /* --pattern: every board runs a firmware of its own, described by a
      * pattern file with a commands: block (pattern.h); NULL = a built-in
@@ -118,6 +124,9 @@ typedef struct eb_run_opts {
     eb_run_step_fn step;
     void *user;
 } eb_run_opts;
+
+/* The stall allowance of a test (opts grace_s, or its default). */
+double eb_run_grace_s(const eb_run_opts *o);
 
 typedef struct eb_run_summary {
     int planned, done, skipped, failed;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "espbench/base/buf.h"
+#include "espbench/base/str.h"
 #include "port_internal.h"
 
 #define FAKE_MAX_RULES 64
@@ -33,23 +34,6 @@ typedef struct fake_state {
     bool gone;
 } fake_state;
 
-static char *unescape(const char *s, size_t n)
-{
-    char *out = malloc(n + 1), *o = out;
-    if (!out)
-        abort();
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] != '\\' || i + 1 == n) {
-            *o++ = s[i];
-            continue;
-        }
-        char c = s[++i];
-        *o++ = c == 'r' ? '\r' : c == 'n' ? '\n' : c == 't' ? '\t' : c;
-    }
-    *o = 0;
-    return out;
-}
-
 static int parse_rule(fake_state *f, const char *path, int ln, const char *rest, bool once, eb_error *err)
 {
     const char *arrow = strstr(rest, " -> ");
@@ -60,8 +44,8 @@ static int parse_rule(fake_state *f, const char *path, int ln, const char *rest,
     if (f->n_rules == FAKE_MAX_RULES)
         return eb_fail(err, EB_ECONFIG, "%s:%d: more than %d rules", path, ln, FAKE_MAX_RULES);
     fake_rule *r = &f->rules[f->n_rules++];
-    r->prefix = unescape(rest, arrow > rest ? (size_t)(arrow - rest) : 0);
-    r->reply = unescape(arrow + 4, strlen(arrow + 4));
+    r->prefix = eb_unescape(rest, arrow > rest ? (size_t)(arrow - rest) : 0);
+    r->reply = eb_unescape(arrow + 4, strlen(arrow + 4));
     r->once = once;
     return 0;
 }
@@ -72,7 +56,7 @@ static int parse_line(fake_state *f, const char *path, int ln, char *s, eb_error
     if (!s[0] || s[0] == '#')
         return 0;
     if (!strncmp(s, "print ", 6)) {
-        char *t = unescape(s + 6, strlen(s + 6));
+        char *t = eb_unescape(s + 6, strlen(s + 6));
         eb_buf_append(&f->out, t, strlen(t));
         free(t);
         return 0;

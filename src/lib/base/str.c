@@ -28,3 +28,20 @@ char *eb_vstrdup_cut(size_t cap, const char *fmt, va_list ap)
         abort();
     return s;
 }
+
+char *eb_unescape(const char *s, size_t n)
+{
+    char *out = malloc(n + 1), *o = out;
+    if (!out)
+        abort();
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '\\' || i + 1 == n) {
+            *o++ = s[i];
+            continue;
+        }
+        char c = s[++i];
+        *o++ = c == 'r' ? '\r' : c == 'n' ? '\n' : c == 't' ? '\t' : c;
+    }
+    *o = 0;
+    return out;
+}

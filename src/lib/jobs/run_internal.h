@@ -24,6 +24,7 @@
 #include "espbench/protocols/console.h"
 #include "espbench/protocols/console_driver.h"
 #include "espbench/formats/esp_image.h"
+#include "espbench/adapters/pc.h"
 #include "espbench/adapters/port.h"
 #include "espbench/formats/provenance.h"
 #include "espbench/jobs/run.h"
@@ -46,6 +47,7 @@ typedef struct run_meet {
 /* What all board threads share. */
 typedef struct run_shared {
     const eb_run_opts *o;
+    eb_pc *pc;            /* o->pc, or this computer's */
     eb_results results;
     pthread_mutex_t lock; /* results, summary, progress callbacks */
     eb_run_summary *sum;

@@ -146,7 +146,7 @@ int eb_run(const eb_run_opts *o_in, eb_run_summary *sum, eb_error *err)
     int rc = check_opts(&o, err);
     if (rc)
         return rc;
-    run_shared sh = {.o = &o, .sum = sum};
+    run_shared sh = {.o = &o, .pc = o.pc ? o.pc : eb_pc_host(), .sum = sum};
     pthread_mutex_init(&sh.lock, NULL);
     run_meet_init(&sh.meet, o.n_boards);
     eb_results_init(&sh.results);
@@ -163,7 +163,7 @@ int eb_run(const eb_run_opts *o_in, eb_run_summary *sum, eb_error *err)
         snprintf(sh.iperf_version, sizeof sh.iperf_version, "%.63s", o.iperf_version);
     } else {
         eb_iperf_version v;
-        if ((rc = eb_iperf_probe(o.iperf ? o.iperf : eb_iperf_program(), &v, err)) != 0)
+        if ((rc = sh.pc->ops->iperf_probe(sh.pc, o.iperf ? o.iperf : eb_iperf_program(), &v, err)) != 0)
             goto out;
         snprintf(sh.iperf_version, sizeof sh.iperf_version, "%.63s", v.text);
     }

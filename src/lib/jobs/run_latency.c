@@ -16,7 +16,6 @@
 
 #include "espbench/base/clock.h"
 #include "espbench/formats/dialect.h"
-#include "espbench/adapters/ping_proc.h"
 #include "espbench/adapters/udp_echo.h"
 #include "run_internal.h"
 
@@ -95,8 +94,10 @@ int run_latency(board_ctx *bc, const eb_run_item *it, eb_latency *l, eb_error *e
     eb_deadline d = eb_deadline_in((uint64_t)(o->latency_count * o->latency_interval_s * 1000) + LATENCY_SLACK_MS);
     run_infof(bc, EB_RUN_EV_INFO, "%s: latency: %d %s probes to %s", bc->label, o->latency_count, l->method,
               l->target);
-    int rc = port ? eb_udp_echo_run(l->target, (uint16_t)port, o->latency_count, o->latency_interval_s, d, r, err)
-                  : eb_ping_run(l->target, o->latency_count, o->latency_interval_s, d, logp, r, err);
+    eb_pc *pc = bc->sh->pc;
+    int rc = port ? pc->ops->udp_echo(pc, l->target, (uint16_t)port, o->latency_count, o->latency_interval_s, d, r,
+                                      err)
+                  : pc->ops->ping(pc, l->target, o->latency_count, o->latency_interval_s, d, logp, r, err);
     if (rc) {
         free(r);
         eb_error_prefix(err, "%s: ", bc->label);

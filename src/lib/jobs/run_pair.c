@@ -304,7 +304,7 @@ static int traffic(pair_io *io, eb_error *err)
     const eb_run_opts *o = io->bc->sh->o;
     io->t0 = eb_now_us();
     run_emit(io->bc, EB_RUN_EV_TEST_START, io->it, NULL, 0, NAN, NULL);
-    double grace = 5 + 2 * o->interval_s;
+    double grace = eb_run_grace_s(o);
     eb_deadline end = eb_deadline_in((uint64_t)((o->duration_s + grace) * 1000));
     int rc = 0;
     while (!io->recv.run.done && !io->recv.run.failed && !io->send.run.failed && !eb_deadline_passed(end))

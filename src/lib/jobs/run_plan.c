@@ -68,6 +68,11 @@ int eb_run_test_from_name(const char *name)
     return strcmp(name, "latency") == 0 ? EB_RUN_LATENCY : eb_test_from_name(name);
 }
 
+double eb_run_grace_s(const eb_run_opts *o)
+{
+    return o->grace_s > 0 ? o->grace_s : 5 + 2 * o->interval_s;
+}
+
 bool eb_run_test_is_tx(int test) { return test == EB_TEST_TCP_TX || test == EB_TEST_UDP_TX; }
 bool eb_run_test_is_udp(int test) { return test == EB_TEST_UDP_TX || test == EB_TEST_UDP_RX; }
 

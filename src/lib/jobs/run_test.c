@@ -16,7 +16,7 @@ typedef struct test_io {
     const eb_run_item *it;
     eb_board_iperf cfg;
     eb_board_run run;
-    eb_iperf_proc *pc;
+    eb_pc_iperf *pc;
     unsigned boots;
     uint64_t t0;           /* traffic start; 0 before */
     uint64_t last_emit_us;
@@ -32,9 +32,9 @@ static double last_mbps(const eb_interval *iv, int n)
 }
 
 /* The latest non-final PC data line, for live progress. */
-static double pc_last_mbps(eb_iperf_proc *p, int *count)
+static double pc_last_mbps(eb_pc_iperf *p, int *count)
 {
-    eb_iperf_run *r = eb_iperf_proc_run(p);
+    eb_iperf_run *r = eb_pc_iperf_run(p);
     int n = 0;
     double v = NAN;
     for (int i = 0; i < r->n_samples; i++) {
@@ -94,8 +94,8 @@ static int pump_event(void *u, int ev, const char *line, eb_error *err)
     if (ev == EB_CON_LINE)
         bc->drv->iperf_line(bc->drv, &io->cfg, line, &io->run);
     bool pc_ended = false;
-    if (io->pc && eb_iperf_proc_running(io->pc))
-        pc_ended = eb_iperf_pump(io->pc, eb_deadline_in(0)) == 1;
+    if (io->pc && eb_pc_iperf_running(io->pc))
+        pc_ended = eb_pc_iperf_pump(io->pc, eb_deadline_in(0)) == 1;
     progress(io);
     if (run_stopped(bc))
         return eb_fail(err, EB_EINTR, "interrupted");
@@ -108,12 +108,6 @@ static int pump(test_io *io, int ms, eb_error *err)
 {
     eb_console_wait w = {.boots = io->boots, .on_event = pump_event, .on_reboot = pump_reboot, .u = io, .slice_ms = 20};
     return eb_console_wait_for(io->bc->con, &w, eb_deadline_in((uint64_t)ms), err);
-}
-
-/* How long after the configured end a board may take to finish a test. */
-static double grace_s(const eb_run_opts *o)
-{
-    return 5 + 2 * o->interval_s;
 }
 
 static void io_init(test_io *io, board_ctx *bc, const eb_run_item *it)
@@ -159,22 +153,23 @@ static int start_pc_server(test_io *io, eb_error *err)
     for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
         args[n++] = rest[i];
     args[n] = NULL;
-    int rc = eb_iperf_spawn(&io->pc, io->prog, args, io->logp, err);
+    int rc = io->bc->sh->pc->ops->iperf_spawn(io->bc->sh->pc, &io->pc, io->prog, args, io->logp, err);
     if (rc)
         return rc;
     /* Start the board client only once the PC server listens. */
     eb_deadline ld = eb_deadline_in(3000);
+    eb_pc *pc = bc->sh->pc;
     int b;
-    while ((b = eb_net_port_bound(bc->b->pc_ip, io->cfg.port, io->cfg.udp)) == 0 && !eb_deadline_passed(ld)) {
-        eb_iperf_pump(io->pc, eb_deadline_in(20));
-        if (!eb_iperf_proc_running(io->pc))
+    while ((b = pc->ops->port_bound(pc, bc->b->pc_ip, io->cfg.port, io->cfg.udp)) == 0 && !eb_deadline_passed(ld)) {
+        eb_pc_iperf_pump(io->pc, eb_deadline_in(20));
+        if (!eb_pc_iperf_running(io->pc))
             break;
     }
     if (b < 0)
         eb_sleep_ms(300);
     if (b == 0) {
-        eb_iperf_stop(io->pc);
-        rc = eb_iperf_proc_check(io->pc, err);
+        eb_pc_iperf_stop(io->pc);
+        rc = eb_pc_iperf_check(io->pc, err);
         if (!rc)
             rc = eb_fail(err, EB_EIO, "PC iperf server did not listen on %s port %u", bc->b->pc_ip, io->cfg.port);
     }
@@ -195,7 +190,7 @@ static int board_sends(test_io *io, eb_entry *e, const eb_interval **udp_final, 
     run_step_done(bc, EB_STEP_SETUP, t_setup);
     io->t0 = eb_now_us();
     run_emit(bc, EB_RUN_EV_TEST_START, io->it, NULL, 0, NAN, NULL);
-    eb_deadline end = eb_deadline_in((uint64_t)((o->duration_s + grace_s(o)) * 1000));
+    eb_deadline end = eb_deadline_in((uint64_t)((o->duration_s + eb_run_grace_s(o)) * 1000));
     while (!io->run.done && !io->run.failed && !eb_deadline_passed(end))
         if ((rc = pump(io, 100, err)) != 0)
             return rc;
@@ -206,7 +201,7 @@ static int board_sends(test_io *io, eb_entry *e, const eb_interval **udp_final, 
     if (!io->run.done) {
         bc->drv->iperf_abort(bc->drv, bc->con, eb_deadline_in(EB_RUN_CMD_MS), err);
         return eb_fail(err, EB_EIO, "%s: the board's iperf was still running %g s after the end of %s "
-                       "(stalled?); aborted it", bc->label, grace_s(o), eb_test_name(io->it->test));
+                       "(stalled?); aborted it", bc->label, eb_run_grace_s(o), eb_test_name(io->it->test));
     }
     /* The server's last interval lines follow the end of the traffic:
      * wait until it printed as many as the board did (or a bounded time). */
@@ -214,13 +209,13 @@ static int board_sends(test_io *io, eb_entry *e, const eb_interval **udp_final, 
     for (;;) {
         int pc_n;
         pc_last_mbps(io->pc, &pc_n);
-        if (pc_n >= io->run.n || eb_deadline_passed(tail) || eb_iperf_pump(io->pc, eb_deadline_in(20)) == 1)
+        if (pc_n >= io->run.n || eb_deadline_passed(tail) || eb_pc_iperf_pump(io->pc, eb_deadline_in(20)) == 1)
             break;
     }
-    eb_iperf_stop(io->pc);
-    if ((rc = eb_iperf_proc_check(io->pc, err)) != 0)
+    eb_pc_iperf_stop(io->pc);
+    if ((rc = eb_pc_iperf_check(io->pc, err)) != 0)
         return rc;
-    eb_iperf_run *r = eb_iperf_proc_run(io->pc);
+    eb_iperf_run *r = eb_pc_iperf_run(io->pc);
     e->receiver = r->intervals;
     e->n_receiver = r->n_intervals;
     e->sender = io->run.iv;
@@ -249,7 +244,7 @@ static int start_pc_client(test_io *io, eb_error *err)
     for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
         args[n++] = rest[i];
     args[n] = NULL;
-    return eb_iperf_spawn(&io->pc, io->prog, args, io->logp, err);
+    return io->bc->sh->pc->ops->iperf_spawn(io->bc->sh->pc, &io->pc, io->prog, args, io->logp, err);
 }
 
 /* RX tests: the PC's client sends to the board's server. */
@@ -266,21 +261,21 @@ static int board_receives(test_io *io, eb_entry *e, const eb_interval **udp_fina
     run_step_done(bc, EB_STEP_SETUP, t_setup);
     io->t0 = eb_now_us();
     run_emit(bc, EB_RUN_EV_TEST_START, io->it, NULL, 0, NAN, NULL);
-    eb_deadline end = eb_deadline_in((uint64_t)((o->duration_s + grace_s(o)) * 1000));
-    while (eb_iperf_proc_running(io->pc) && !eb_deadline_passed(end)) {
+    eb_deadline end = eb_deadline_in((uint64_t)((o->duration_s + eb_run_grace_s(o)) * 1000));
+    while (eb_pc_iperf_running(io->pc) && !eb_deadline_passed(end)) {
         if ((rc = pump(io, 100, err)) != 0)
             return rc;
-        if (eb_iperf_pump(io->pc, eb_deadline_in(0)) == 1) {
-            eb_iperf_wait(io->pc, eb_deadline_in(2000));
+        if (eb_pc_iperf_pump(io->pc, eb_deadline_in(0)) == 1) {
+            eb_pc_iperf_wait(io->pc, eb_deadline_in(2000));
             break;
         }
     }
     run_step_done(bc, EB_STEP_TRAFFIC, io->t0);
     uint64_t t_down = eb_now_us();
-    if (eb_iperf_proc_running(io->pc))
-        eb_iperf_stop(io->pc);
+    if (eb_pc_iperf_running(io->pc))
+        eb_pc_iperf_stop(io->pc);
     else
-        eb_iperf_wait(io->pc, eb_deadline_in(100));
+        eb_pc_iperf_wait(io->pc, eb_deadline_in(100));
     /* The board prints its last interval and summary after the client ends. */
     eb_deadline bd = eb_deadline_in((uint64_t)(o->interval_s * 1000 + 3000));
     while (!io->run.done && !io->run.failed && !eb_deadline_passed(bd))
@@ -288,12 +283,12 @@ static int board_receives(test_io *io, eb_entry *e, const eb_interval **udp_fina
             return rc;
     if (!io->run.done)
         bc->drv->iperf_abort(bc->drv, bc->con, eb_deadline_in(EB_RUN_CMD_MS), err);
-    if ((rc = eb_iperf_proc_check(io->pc, err)) != 0)
+    if ((rc = eb_pc_iperf_check(io->pc, err)) != 0)
         return rc;
     if (io->run.n == 0)
         return eb_fail(err, EB_EIO, "%s: the board reported no intervals%s%s", bc->label, io->run.msg[0] ? ": " : "",
                        io->run.msg);
-    eb_iperf_run *r = eb_iperf_proc_run(io->pc);
+    eb_iperf_run *r = eb_pc_iperf_run(io->pc);
     e->receiver = io->run.iv;
     e->n_receiver = io->run.n;
     e->sender = r->intervals;
@@ -365,7 +360,7 @@ int run_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err)
         e->receiver = e->sender = NULL;
         e->n_receiver = e->n_sender = 0;
     }
-    eb_iperf_free(io.pc);
+    eb_pc_iperf_free(io.pc);
     eb_board_run_free(&io.run);
     return rc;
 }
