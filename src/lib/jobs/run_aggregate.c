@@ -19,11 +19,9 @@ static double meet_wait_s(const eb_run_opts *o)
     return (o->duration_s + 30) * (o->retries + 1) + 120;
 }
 
-int run_aggregate_check(const run_shared *sh, board_ctx *bcs, int n, eb_error *err)
+static int aggregate_check(const run_shared *sh, board_ctx *bcs, int n, eb_error *err)
 {
     const eb_run_opts *o = sh->o;
-    if (!o->aggregate)
-        return 0;
     if (n < 2)
         return eb_fail(err, EB_ECONFIG, "--aggregate needs two or more boards: give a lab file (--lab) with them");
     int first = -1;
@@ -43,7 +41,7 @@ int run_aggregate_check(const run_shared *sh, board_ctx *bcs, int n, eb_error *e
     return 0;
 }
 
-void run_meet_init(run_meet *m, int members)
+static void meet_init(run_meet *m, int members)
 {
     memset(m, 0, sizeof *m);
     pthread_mutex_init(&m->lock, NULL);
@@ -53,9 +51,10 @@ void run_meet_init(run_meet *m, int members)
     pthread_cond_init(&m->cond, &ca);
     pthread_condattr_destroy(&ca);
     m->members = members;
+    m->open = true;
 }
 
-void run_meet_destroy(run_meet *m)
+static void meet_destroy(run_meet *m)
 {
     pthread_cond_destroy(&m->cond);
     pthread_mutex_destroy(&m->lock);
@@ -70,7 +69,7 @@ static void close_meeting(run_meet *m)
     pthread_cond_broadcast(&m->cond);
 }
 
-int run_meet_wait(board_ctx *bc)
+static int meet_wait(board_ctx *bc)
 {
     run_meet *m = &bc->sh->meet;
     struct timespec until;
@@ -112,7 +111,7 @@ int run_meet_wait(board_ctx *bc)
     return met;
 }
 
-void run_meet_leave(board_ctx *bc)
+static void meet_leave(board_ctx *bc)
 {
     run_meet *m = &bc->sh->meet;
     pthread_mutex_lock(&m->lock);
@@ -122,7 +121,7 @@ void run_meet_leave(board_ctx *bc)
     pthread_mutex_unlock(&m->lock);
 }
 
-bool run_done_everywhere(board_ctx *bc, const eb_run_item *it)
+static bool done_everywhere(board_ctx *bc, const eb_run_item *it)
 {
     const eb_run_opts *o = bc->sh->o;
     for (int i = 0; i < o->n_boards; i++)
@@ -130,3 +129,56 @@ bool run_done_everywhere(board_ctx *bc, const eb_run_item *it)
             return false;
     return true;
 }
+
+/* ------------------------------------------------------------ the variant */
+
+static int aggregate_begin(run_shared *sh, board_ctx *bcs, int n, eb_error *err)
+{
+    if (!sh->o->aggregate)
+        return 0;
+    meet_init(&sh->meet, n);
+    return aggregate_check(sh, bcs, n, err);
+}
+
+static void aggregate_end(run_shared *sh)
+{
+    if (sh->meet.open)
+        meet_destroy(&sh->meet);
+}
+
+static bool aggregate_joins(const board_ctx *bc)
+{
+    return bc->sh->o->aggregate;
+}
+
+/* --resume: an item counts as done only when every board finished it (it
+ * is then redone on all, so the figures stay concurrent). */
+static bool aggregate_done(board_ctx *bc, const eb_run_item *it, bool *done)
+{
+    *done = done_everywhere(bc, it);
+    return true;
+}
+
+/* Start together with the other boards. */
+static void aggregate_begin_item(board_ctx *bc, const eb_run_item *it)
+{
+    (void)it;
+    bc->concurrent = meet_wait(bc);
+}
+
+static void aggregate_stamp(board_ctx *bc, const eb_run_item *it, run_result *r)
+{
+    (void)it;
+    r->prov->concurrent_boards = bc->concurrent;
+}
+
+const run_variant run_variant_aggregate = {
+    .name = "aggregate",
+    .run_begin = aggregate_begin,
+    .run_end = aggregate_end,
+    .joins = aggregate_joins,
+    .leave = meet_leave,
+    .done = aggregate_done,
+    .begin_item = aggregate_begin_item,
+    .stamp = aggregate_stamp,
+};

@@ -80,6 +80,15 @@ const char *run_file_label(const board_ctx *bc)
     return bc->b->name[0] ? bc->b->name : "board";
 }
 
+void run_point_tag(const board_ctx *bc, const eb_run_item *it, char *out, size_t cap)
+{
+    const eb_sweep *sw = &bc->sh->o->sweep;
+    if (it->point >= 0 && it->point < sw->n)
+        snprintf(out, cap, "-%s%g", eb_sweep_var_key(sw->var), sw->values[it->point]);
+    else if (cap)
+        out[0] = 0;
+}
+
 void run_console_capture(void *user, const char *line)
 {
     board_ctx *bc = user;
@@ -201,8 +210,6 @@ void run_entry_base(board_ctx *bc, const eb_run_item *it, eb_entry *e)
         snprintf(p->sweep_var, sizeof p->sweep_var, "%s", eb_sweep_var_key(o->sweep.var));
         p->sweep_value = o->sweep.values[it->point];
     }
-    if (o->aggregate)
-        eb_entry_prov_mut(e)->concurrent_boards = bc->concurrent;
     eb_model_link link;
     eb_sweep_link_at(&o->sweep, it->point, &bc->b->sim_link, &link);
     eb_entry_set_tier_params(e, it->tier);
@@ -213,10 +220,6 @@ void run_entry_base(board_ctx *bc, const eb_run_item *it, eb_entry *e)
                  eb_model_source(it->tier, it->test, &link, bc->b->sim_model) == EB_FIG_PUBLISHED
                      ? "published"
                      : "model " EB_MODEL_VERSION);
-    if (bc->b->hosted)
-        run_hosted_entry(bc, it, e);
-    if (bc->peer)
-        run_pair_entry(bc, it, e);
     eb_prov_track_test_start(&bc->prov);
 }
 
@@ -285,11 +288,4 @@ bool run_item_done(run_shared *sh, const eb_run_board *b, const char *chip, cons
     }
     pthread_mutex_unlock(&sh->lock);
     return done;
-}
-
-bool run_already_done(board_ctx *bc, const eb_run_item *it)
-{
-    if (bc->sh->o->aggregate)
-        return run_done_everywhere(bc, it);
-    return run_item_done(bc->sh, bc->b, bc->chip->name, it);
 }

@@ -1,15 +1,23 @@
 /* Private to the run job (run_*.c): the run context shared by the board
- * threads, the board context, and the seams between planner, board loop and
- * test runner.
+ * threads, the board context, the variants' hook table, and the services
+ * the variants and the core share. The files, in layers (a file calls only
+ * files above it in this list; scripts/run_calls.py checks it):
  *
- *   run_plan.c    what to run: defaults, tier x test x repeat plan, shards, UDP rate
- *   run_resolve.c from flags/lab file to boards: lab filtering, password policy,
- *                 --sim boards, output folder (eb_run_resolve)
- *   run_ctx.c     the run context: progress events, step timing, results store
- *   run_board.c   one board: its port and console, tier (switch or flash), Wi-Fi,
- *                 the plan loop with retries and failure classification
- *   run_test.c    one test: both iperf ends, intervals, memory, figures
- *   run_job.c     eb_run: checks, the PC iperf probe, one thread per board
+ *   run_plan.c      what to run: defaults, tier x test x repeat plan, shards, UDP
+ *                   rate, usage errors of the request (run_bad_request)
+ *   run_ctx.c       the run context: progress events, step timing, results store
+ *   run_steps.c     a board's steps: port and console, tier (switch or flash),
+ *                   Wi-Fi, a link sweep point, flashing a manifest image
+ *   run_test.c      the measuring pieces: one test against the PC (both iperf
+ *                   ends), free memory, the figures of an entry
+ *   variants        one file each, a run_variant row each (run_variants.c):
+ *                   run_plain.c, run_pair.c, run_hosted.c, run_latency.c,
+ *                   run_aggregate.c, run_link_sweep.c, run_pattern.c
+ *   run_variants.c  the table
+ *   run_board.c     the core: one board's plan loop with retries and failure
+ *                   classification, calling the variants' hooks
+ *   run_job.c       the core: eb_run, checks, the PC iperf probe, a thread per board
+ *   run_resolve.c   from flags/lab file to boards (eb_run_resolve)
  *
  * Ownership: a board context owns its port for the whole board; the console
  * session reads from it and the flasher borrows it while a tier image is
@@ -34,7 +42,7 @@
 #define EB_RUN_WIFI_MS 30000
 #define EB_RUN_MAX_PLAN 4096
 
-/* --aggregate: the boards meet before each test (run_aggregate.c). */
+/* --aggregate: the boards meet before each test (run_aggregate.c's state). */
 typedef struct run_meet {
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -42,6 +50,7 @@ typedef struct run_meet {
     int arrived;   /* at the open meeting */
     int gen;       /* meetings closed so far */
     int met;       /* how many boards the last closed meeting had */
+    bool open;     /* initialised (an --aggregate run) */
 } run_meet;
 
 /* What all board threads share. */
@@ -78,6 +87,9 @@ typedef struct board_ctx {
     int link_point;        /* sweep point whose link the virtual board has; -1 = none set */
     int concurrent;        /* --aggregate: boards that started the current test together; 0 = no aggregate */
     eb_pattern_driver pattern_drv; /* --pattern: the board's driver (drv points here) */
+    /* The console driver a variant imposes (run_pattern.c), NULL = the
+     * board's dialect, else detected; a peer speaks as its board. */
+    const eb_console_driver *(*pick_driver)(struct board_ctx *bc);
     /* Board to board: the peer's context (owned, NULL = tests against the
      * PC) and the board it describes (made from b->peer). */
     struct board_ctx *peer;
@@ -87,66 +99,58 @@ typedef struct board_ctx {
 /* run_plan.c */
 bool eb_run_test_is_tx(int test);
 bool eb_run_test_is_udp(int test);
+/* An error of the request itself (a usage error, exit 2). */
+int run_bad_request(eb_run_setup *st, eb_error *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-/* run_ctx.c: progress, timing and the results store */
+/* ------------------------------------------------------------ run_ctx.c */
+
+/* progress, timing and the results store */
 void run_emit(board_ctx *bc, int event, const eb_run_item *it, const char *msg, double elapsed, double mbps,
               const eb_entry *e);
 void run_infof(board_ctx *bc, int event, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void run_step_done(board_ctx *bc, int step, uint64_t t0_us);
 bool run_stopped(const board_ctx *bc);
 const char *run_file_label(const board_ctx *bc);
+/* "-rssi-60" for an item at a sweep point, else "": in log file names. */
+void run_point_tag(const board_ctx *bc, const eb_run_item *it, char *out, size_t cap);
 void run_console_capture(void *user, const char *line);
 void run_fill_meta(board_ctx *bc);
+/* An entry's key and settings for the item (sweep point, tier, figure source). */
 void run_entry_base(board_ctx *bc, const eb_run_item *it, eb_entry *e);
 int run_record(board_ctx *bc, const eb_entry *e, eb_error *err);
-bool run_already_done(board_ctx *bc, const eb_run_item *it);
+/* Stores a latency test (with provenance), saves, reports it. */
+int run_record_latency(board_ctx *bc, const eb_latency *l, eb_error *err);
+void run_emit_latency(board_ctx *bc, const eb_run_item *it, const eb_latency *l);
 /* Whether board/chip finished the item (status ok) in the results so far. */
 bool run_item_done(run_shared *sh, const eb_run_board *b, const char *chip, const eb_run_item *it);
 void run_count(board_ctx *bc, int *field, int n);
 /* Saves results.json and results.csv in a stable order; lock held. */
 int run_save_locked(run_shared *sh, eb_error *err);
 
-/* run_aggregate.c: --aggregate. check: every board has the same plan
- * length (else EB_ECONFIG); wait: meets the other boards before a test and
- * returns how many started it together (a board missing the wait's deadline
- * is left behind); leave: a board whose plan ended. done_everywhere: with
- * --aggregate an item counts as done only when every board finished it
- * (--resume then redoes it on all, so the figures stay concurrent). */
-int run_aggregate_check(const run_shared *sh, board_ctx *bcs, int n, eb_error *err);
-void run_meet_init(run_meet *m, int members);
-void run_meet_destroy(run_meet *m);
-int run_meet_wait(board_ctx *bc);
-void run_meet_leave(board_ctx *bc);
-bool run_done_everywhere(board_ctx *bc, const eb_run_item *it);
+/* ------------------------------------------------------------ run_steps.c */
 
-/* run_board.c */
-int run_board(board_ctx *bc);
+/* Opens the board's console log (OUT/console-NAME.log) unless open. */
+int run_board_log(board_ctx *bc, eb_error *err);
+/* Opens the port and console, greets the board (dialect, identity, chip check). */
+int run_board_open(board_ctx *bc, eb_error *err);
+/* Records the board's facts and closes its console, port and log. */
+void run_board_close(board_ctx *bc);
+/* Applies tier t and connects; a failure is the board's (EB_KIND_BOARD)
+ * unless it already has a kind (reboot, port lost). */
+int run_apply_tier(board_ctx *bc, const eb_tier *t, eb_error *err);
+/* Before a retry: the board from a known state (tier and Wi-Fi redone);
+ * an error only when its console is gone. */
+int run_board_ready(board_ctx *bc, eb_error *err);
+/* A link sweep point: the virtual board takes the point's link. */
+int run_apply_link_point(board_ctx *bc, const eb_run_item *it, eb_error *err);
 /* Flashes the manifest's images of firmware/tier (stock firmware) over the
  * board's port and opens the console on the new image; what names the
  * image in messages ("tier minimum"). */
 int run_flash_manifest(board_ctx *bc, const char *firmware, const char *tier, const char *what, eb_error *err);
 
-/* run_hosted.c: ESP-Hosted pairs (--coprocessor). */
-int run_hosted_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
-int run_hosted_sim_images(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
-void run_hosted_setup_free(eb_run_setup *st);
-/* --coprocessor-port: the co-processor's firmware from the manifest, over its own port. */
-int run_hosted_flash_coprocessor(board_ctx *bc, eb_error *err);
-/* The pair's part of an entry: transport provenance, raw reference, figure source. */
-void run_hosted_entry(board_ctx *bc, const eb_run_item *it, eb_entry *e);
-/* raw_tx / raw_rx: flashes the raw-throughput image, reads its report. */
-int run_hosted_raw(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err);
+/* ------------------------------------------------------------ run_test.c */
 
-/* run_latency.c: the latency test on a connected board. base fills the key
- * and start; run_latency measures into l (status "failed" with figures when
- * nothing answered) and returns an error only when it could not run. */
-void run_latency_base(board_ctx *bc, const eb_run_item *it, eb_latency *l);
-int run_latency(board_ctx *bc, const eb_run_item *it, eb_latency *l, eb_error *err);
-/* run_ctx.c: stores a latency test (with provenance), saves, reports it. */
-int run_record_latency(board_ctx *bc, const eb_latency *l, eb_error *err);
-void run_emit_latency(board_ctx *bc, const eb_run_item *it, const eb_latency *l);
-
-/* run_test.c: one test on a connected board; fills e's intervals and figures. */
+/* One test against the PC on a connected board; fills e's intervals and figures. */
 int run_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err);
 /* The pieces a test runner shares: the reboot error (kind REBOOT), free
  * memory after the traffic (a reboot since `boots` fails the test), and the
@@ -155,21 +159,82 @@ int run_rebooted(board_ctx *bc, const eb_run_item *it, eb_error *err);
 int run_read_memory(board_ctx *bc, const eb_run_item *it, unsigned boots, eb_entry *e, eb_error *err);
 int run_test_figures(board_ctx *bc, const eb_run_item *it, eb_entry *e, const eb_interval *udp_final, eb_error *err);
 
-/* run_resolve.c: an error of the request itself (a usage error, exit 2). */
-int run_bad_request(eb_run_setup *st, eb_error *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* ------------------------------------------------------------ variants */
 
-/* run_pair.c: board to board (eb_run_peer). resolve checks the request's
- * --peer-* flags and the lab's peers (EB_ECONFIG, a usage error) and fills
- * each board's peer (run_resolve.c starts a virtual board per peer under
- * --sim); make/free give a board its peer's context (sharing sh); the test
- * runs one plan item between the two boards; entry fills the pair's part
- * of an entry (peer name, chip, tier, MAC, address, firmware). */
-int run_pair_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
-int run_pair_make(board_ctx *bc, eb_error *err);
-void run_pair_free(board_ctx *bc);
-/* The peer's tier for an item (EB_ECONFIG when its chip lacks it). */
-const eb_tier *run_pair_tier(board_ctx *bc, const eb_run_item *it, eb_error *err);
-int run_pair_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err);
-void run_pair_entry(board_ctx *bc, const eb_run_item *it, eb_entry *e);
+/* What one plan item produced: entry points at e for a throughput test,
+ * NULL for a latency test (lat); prov is the result's provenance either way. */
+typedef struct run_result {
+    eb_entry e;
+    eb_latency lat;
+    eb_entry *entry;
+    eb_provenance *prov;
+} run_result;
+
+/* A variant of a run (plain board, board to board, ESP-Hosted pair,
+ * latency, aggregate, link sweep, pattern firmware): one file fills one
+ * row; the core (run_board.c, run_job.c, run_resolve.c) calls the hooks of
+ * the variants that join a board, in table order, and knows none by name.
+ * Every hook may be NULL. */
+typedef struct run_variant {
+    const char *name;
+    /* run_resolve.c: checks the request's flags of the variant (usage
+     * errors through run_bad_request) and completes the options; images:
+     * after the output folder and the PC probe, before --sim boards start;
+     * setup_free: what resolve kept in the setup. */
+    int (*resolve)(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+    int (*resolve_images)(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+    void (*setup_free)(eb_run_setup *st);
+    /* run_job.c: the whole run, before any board is touched, and after. */
+    int (*run_begin)(run_shared *sh, board_ctx *bcs, int n, eb_error *err);
+    void (*run_end)(run_shared *sh);
+    /* Whether the variant takes part in the board's run; NULL = always. */
+    bool (*joins)(const board_ctx *bc);
+    /* The board context: made before the run starts, freed after. */
+    int (*make)(board_ctx *bc, eb_error *err);
+    void (*free)(board_ctx *bc);
+    /* run_board.c, a board's life: its console driver; before and after
+     * its console opens; its end (close) and the end of its plan (leave). */
+    const eb_console_driver *(*driver)(board_ctx *bc);
+    int (*before_open)(board_ctx *bc, eb_error *err);
+    int (*after_open)(board_ctx *bc, eb_error *err);
+    void (*close)(board_ctx *bc);
+    void (*leave)(board_ctx *bc);
+    /* An item: whether --resume counts it done (true = decided in *done);
+     * before its attempts; in each attempt before and after the tier. */
+    bool (*done)(board_ctx *bc, const eb_run_item *it, bool *done);
+    void (*begin_item)(board_ctx *bc, const eb_run_item *it);
+    int (*before_tier)(board_ctx *bc, const eb_run_item *it, eb_error *err);
+    int (*after_tier)(board_ctx *bc, const eb_run_item *it, eb_error *err);
+    /* The items the variant runs (the first variant in the table that
+     * runs an item owns it); own_tier: they bring an image of their own,
+     * no tier is applied first. start fills the result's key (NULL = an
+     * entry, run_entry_base); test measures; record stores and reports it
+     * (NULL = an entry's); failed marks it failed with the reason. */
+    bool (*runs)(const board_ctx *bc, const eb_run_item *it);
+    bool own_tier;
+    void (*start)(board_ctx *bc, const eb_run_item *it, run_result *r);
+    int (*test)(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err);
+    int (*record)(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err);
+    void (*failed)(run_result *r, const char *why);
+    /* The variant's part of every result of the board (after start). */
+    void (*stamp)(board_ctx *bc, const eb_run_item *it, run_result *r);
+    /* Whether the board cannot go on (its other board's console is gone);
+     * reset: after a failed attempt the tier is forgotten and, when ready
+     * is set (a retry follows), the board brought to a known state. */
+    bool (*lost)(const board_ctx *bc);
+    int (*reset)(board_ctx *bc, bool ready, eb_error *err);
+} run_variant;
+
+/* run_variants.c: the table, NULL-terminated, in the order hooks are called. */
+extern const run_variant *const run_variants[];
+
+/* The core's walk over the table: v joins bc. */
+static inline bool run_variant_joins(const run_variant *v, const board_ctx *bc)
+{
+    return !v->joins || v->joins(bc);
+}
+
+/* run_board.c */
+int run_board(board_ctx *bc);
 
 #endif

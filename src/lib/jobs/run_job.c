@@ -1,7 +1,8 @@
-/* The run job's entry point (run.h): checks the options, loads a run to
- * resume, probes the PC's iperf2, then runs each board's plan (run_board.c)
- * in a thread of its own and keeps the first board error. The parts:
- * run_internal.h. */
+/* The run job's entry point (run.h), part of the core: checks the options,
+ * loads a run to resume, lets the variants make their board contexts and
+ * check the run (run_variants.c), probes the PC's iperf2, then runs each
+ * board's plan (run_board.c) in a thread of its own and keeps the first
+ * board error. The parts: run_internal.h. */
 #include "espbench/base/fs.h"
 #include "espbench/jobs/run.h"
 
@@ -78,8 +79,37 @@ static int first_board_error(const board_ctx *bcs, int n, eb_error *err)
 static void free_boards(board_ctx *bcs, int n)
 {
     for (int i = 0; bcs && i < n; i++)
-        run_pair_free(&bcs[i]);
+        for (const run_variant *const *v = run_variants; *v; v++)
+            if ((*v)->free && run_variant_joins(*v, &bcs[i]))
+                (*v)->free(&bcs[i]);
     free(bcs);
+}
+
+/* The variants' part of a board context: the driver one imposes, then what each makes. */
+static int make_variants(board_ctx *bc, eb_error *err)
+{
+    for (const run_variant *const *v = run_variants; *v; v++)
+        if ((*v)->driver && run_variant_joins(*v, bc))
+            bc->pick_driver = (*v)->driver;
+    for (const run_variant *const *v = run_variants; *v; v++)
+        if ((*v)->make && run_variant_joins(*v, bc) && (*v)->make(bc, err))
+            return err->code;
+    return 0;
+}
+
+static int begin_variants(run_shared *sh, board_ctx *bcs, int n, eb_error *err)
+{
+    for (const run_variant *const *v = run_variants; *v; v++)
+        if ((*v)->run_begin && (*v)->run_begin(sh, bcs, n, err))
+            return err->code;
+    return 0;
+}
+
+static void end_variants(run_shared *sh)
+{
+    for (const run_variant *const *v = run_variants; *v; v++)
+        if ((*v)->run_end)
+            (*v)->run_end(sh);
 }
 
 /* Board contexts with their chips; the plan of each is checked (unknown
@@ -98,7 +128,7 @@ static int make_boards(run_shared *sh, board_ctx **out, eb_error *err)
         bcs[i].link_point = -1;
         bcs[i].chip = eb_profiles_chip(o->profiles, o->boards[i].chip);
         eb_run_item probe[1];
-        if (!bcs[i].chip || eb_run_plan(o, bcs[i].chip, probe, 0, err) < 0 || run_pair_make(&bcs[i], err)) {
+        if (!bcs[i].chip || eb_run_plan(o, bcs[i].chip, probe, 0, err) < 0 || make_variants(&bcs[i], err)) {
             if (!bcs[i].chip)
                 eb_fail(err, EB_ECONFIG, "no profile for chip '%s' (see 'espbench profiles')", o->boards[i].chip);
             free_boards(bcs, o->n_boards);
@@ -148,14 +178,13 @@ int eb_run(const eb_run_opts *o_in, eb_run_summary *sum, eb_error *err)
         return rc;
     run_shared sh = {.o = &o, .pc = o.pc ? o.pc : eb_pc_host(), .sum = sum};
     pthread_mutex_init(&sh.lock, NULL);
-    run_meet_init(&sh.meet, o.n_boards);
     eb_results_init(&sh.results);
     if (gethostname(sh.host, sizeof sh.host) != 0)
         snprintf(sh.host, sizeof sh.host, "unknown");
     sh.host[sizeof sh.host - 1] = 0;
     board_ctx *bcs = NULL;
     if ((rc = prepare_out(&sh, err)) != 0 || (rc = make_boards(&sh, &bcs, err)) != 0 ||
-        (rc = run_aggregate_check(&sh, bcs, o.n_boards, err)) != 0)
+        (rc = begin_variants(&sh, bcs, o.n_boards, err)) != 0)
         goto out;
     snprintf(sh.results.espbench_version, sizeof sh.results.espbench_version, "%s", eb_version());
     /* The PC side first: no iperf2, no run (eb_run_resolve may have probed it). */
@@ -168,11 +197,8 @@ int eb_run(const eb_run_opts *o_in, eb_run_summary *sum, eb_error *err)
         snprintf(sh.iperf_version, sizeof sh.iperf_version, "%.63s", v.text);
     }
     snprintf(sum->iperf_version, sizeof sum->iperf_version, "%s", sh.iperf_version);
-    for (int i = 0; i < o.n_boards; i++) { /* provenance starts with what the PC side knows */
+    for (int i = 0; i < o.n_boards; i++) /* provenance starts with what the PC side knows */
         eb_prov_track_init(&bcs[i].prov, eb_version(), sh.iperf_version, o.env);
-        if (bcs[i].peer)
-            eb_prov_track_init(&bcs[i].peer->prov, eb_version(), sh.iperf_version, o.env);
-    }
     run_boards(bcs, o.n_boards);
     rc = first_board_error(bcs, o.n_boards, err);
     if (!rc && sum->failed)
@@ -191,6 +217,6 @@ out:
     sum->test_s = (sum->done) * o.duration_s;
     eb_results_free(&sh.results);
     pthread_mutex_destroy(&sh.lock);
-    run_meet_destroy(&sh.meet);
+    end_variants(&sh);
     return rc;
 }

@@ -21,9 +21,14 @@
 
 #define LATENCY_SLACK_MS 5000 /* beyond count x interval: the last reply's wait and ping's start */
 
-void run_latency_base(board_ctx *bc, const eb_run_item *it, eb_latency *l)
+/* The key and start of the test; the entry of the result stays empty. */
+static void latency_start(board_ctx *bc, const eb_run_item *it, run_result *r)
 {
     const eb_run_opts *o = bc->sh->o;
+    eb_latency *l = &r->lat;
+    eb_entry_init(&r->e); /* unused; freed like any */
+    r->entry = NULL;
+    r->prov = &l->prov;
     memset(l, 0, sizeof *l);
     eb_prov_init(&l->prov);
     snprintf(l->board, sizeof l->board, "%s", bc->b->name);
@@ -36,8 +41,6 @@ void run_latency_base(board_ctx *bc, const eb_run_item *it, eb_latency *l)
         snprintf(l->prov.sweep_var, sizeof l->prov.sweep_var, "%s", eb_sweep_var_key(o->sweep.var));
         l->prov.sweep_value = o->sweep.values[it->point];
     }
-    if (o->aggregate)
-        l->prov.concurrent_boards = bc->concurrent;
     eb_iso8601_utc(l->started);
     eb_prov_track_test_start(&bc->prov);
 }
@@ -58,9 +61,8 @@ static unsigned echo_port(const board_ctx *bc)
 static void log_path(const board_ctx *bc, const eb_run_item *it, char *out, size_t cap)
 {
     const eb_run_opts *o = bc->sh->o;
-    char point[48] = "";
-    if (it->point >= 0 && it->point < o->sweep.n)
-        snprintf(point, sizeof point, "-%s%g", eb_sweep_var_key(o->sweep.var), o->sweep.values[it->point]);
+    char point[48];
+    run_point_tag(bc, it, point, sizeof point);
     snprintf(out, cap, "%s/latency-%s-%s%s-r%d.log", o->out_dir, run_file_label(bc), it->tier->name, point,
              it->repeat);
 }
@@ -78,9 +80,12 @@ static void write_echo_log(const char *path, unsigned port, const eb_latency *l,
     fclose(f);
 }
 
-int run_latency(board_ctx *bc, const eb_run_item *it, eb_latency *l, eb_error *err)
+/* Measures into r->lat: status "failed" with figures when nothing
+ * answered; an error only when the test could not run. */
+static int latency_test(board_ctx *bc, const eb_run_item *it, run_result *res, eb_error *err)
 {
     const eb_run_opts *o = bc->sh->o;
+    eb_latency *l = &res->lat;
     unsigned port = echo_port(bc);
     snprintf(l->method, sizeof l->method, "%s", port ? "udp-echo" : "icmp");
     if (!bc->wifi.ip[0])
@@ -124,3 +129,32 @@ int run_latency(board_ctx *bc, const eb_run_item *it, eb_latency *l, eb_error *e
     eb_iso8601_utc(l->finished);
     return 0;
 }
+
+static int latency_record(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err)
+{
+    int rc = run_record_latency(bc, &r->lat, err);
+    run_emit_latency(bc, it, &r->lat);
+    return rc;
+}
+
+static void latency_failed(run_result *r, const char *why)
+{
+    snprintf(r->lat.status, sizeof r->lat.status, "failed");
+    snprintf(r->lat.error, sizeof r->lat.error, "%.255s", why);
+    eb_iso8601_utc(r->lat.finished);
+}
+
+static bool latency_runs(const board_ctx *bc, const eb_run_item *it)
+{
+    (void)bc;
+    return it->test == EB_RUN_LATENCY;
+}
+
+const run_variant run_variant_latency = {
+    .name = "latency",
+    .runs = latency_runs,
+    .start = latency_start,
+    .test = latency_test,
+    .record = latency_record,
+    .failed = latency_failed,
+};

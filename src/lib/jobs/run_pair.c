@@ -20,14 +20,10 @@
 #include <string.h>
 
 #include "espbench/base/clock.h"
+#include "espbench/base/version.h"
 #include "run_internal.h"
 
 #define PAIR_SERVER_SETTLE_MS 300
-
-const char *eb_run_peer_tier(const eb_run_board *b, const char *tier)
-{
-    return b->peer.tier[0] ? b->peer.tier : tier;
-}
 
 /* ------------------------------------------------------------- resolve */
 
@@ -84,7 +80,7 @@ static int check_peer(const eb_run_opts *o, eb_run_board *b, eb_run_setup *st, e
     return chip ? check_peer_tiers(o, b, chip, pc, st, err) : 0;
 }
 
-int run_pair_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
+static int pair_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
 {
     bool asked = rq->peer_port || rq->peer_chip || rq->peer_tier;
     if (asked && rq->lab_file)
@@ -130,7 +126,7 @@ int run_pair_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st,
 
 /* ------------------------------------------------------------- contexts */
 
-int run_pair_make(board_ctx *bc, eb_error *err)
+static int pair_make(board_ctx *bc, eb_error *err)
 {
     const eb_run_board *b = bc->b;
     if (!b->peer.chip[0])
@@ -156,6 +152,7 @@ int run_pair_make(board_ctx *bc, eb_error *err)
     p->b = pb;
     p->label = pb->name;
     p->link_point = -1;
+    p->pick_driver = bc->pick_driver; /* the peer speaks as its board */
     snprintf(p->fw_sha256, sizeof p->fw_sha256, "%s", pb->fw_sha256);
     p->chip = eb_profiles_chip(o->profiles, pb->chip);
     if (!p->chip) {
@@ -166,13 +163,13 @@ int run_pair_make(board_ctx *bc, eb_error *err)
     return 0;
 }
 
-void run_pair_free(board_ctx *bc)
+static void pair_free(board_ctx *bc)
 {
     free(bc->peer);
     bc->peer = NULL;
 }
 
-const eb_tier *run_pair_tier(board_ctx *bc, const eb_run_item *it, eb_error *err)
+static const eb_tier *pair_tier(board_ctx *bc, const eb_run_item *it, eb_error *err)
 {
     const char *want = eb_run_peer_tier(bc->b, it->tier->name);
     const eb_tier *t = eb_chip_tier(bc->peer->chip, want);
@@ -182,7 +179,7 @@ const eb_tier *run_pair_tier(board_ctx *bc, const eb_run_item *it, eb_error *err
     return t;
 }
 
-void run_pair_entry(board_ctx *bc, const eb_run_item *it, eb_entry *e)
+static void pair_entry(board_ctx *bc, const eb_run_item *it, eb_entry *e)
 {
     board_ctx *p = bc->peer;
     eb_provenance *v = eb_entry_prov_mut(e);
@@ -329,7 +326,7 @@ static int traffic(pair_io *io, eb_error *err)
     return 0;
 }
 
-int run_pair_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err)
+static int pair_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err)
 {
     const eb_run_opts *o = bc->sh->o;
     bool tx = eb_run_test_is_tx(it->test);
@@ -365,7 +362,7 @@ int run_pair_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *e
         rc = run_read_memory(bc, it, tx ? io.send.boots : io.recv.boots, e, err);
     }
     if (!rc) {
-        run_pair_entry(bc, it, e);
+        pair_entry(bc, it, e);
         rc = run_test_figures(bc, it, e, NULL, err); /* no relayed final: both ends are boards */
     }
     if (rc) {
@@ -376,3 +373,80 @@ int run_pair_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *e
     eb_board_run_free(&io.recv.run);
     return rc;
 }
+
+/* ------------------------------------------------------------- the variant */
+
+static bool pair_joins(const board_ctx *bc)
+{
+    return bc->b->peer.chip[0] != 0;
+}
+
+/* The peer is opened as the board is, its console logged on its own. */
+static int pair_after_open(board_ctx *bc, eb_error *err)
+{
+    run_shared *sh = bc->sh;
+    eb_prov_track_init(&bc->peer->prov, eb_version(), sh->iperf_version, sh->o->env);
+    return run_board_open(bc->peer, err);
+}
+
+static void pair_close(board_ctx *bc)
+{
+    run_board_close(bc->peer);
+}
+
+/* The peer's tier (its --peer-tier, else the same tier) and Wi-Fi, and a
+ * link sweep point on its virtual board too. */
+static int pair_after_tier(board_ctx *bc, const eb_run_item *it, eb_error *err)
+{
+    board_ctx *p = bc->peer;
+    const eb_tier *t = pair_tier(bc, it, err);
+    if (!t)
+        return EB_ECONFIG;
+    int rc = p->b->sim_control[0] ? run_apply_link_point(p, it, err) : 0;
+    if (!rc && p->tier != t)
+        rc = run_apply_tier(p, t, err);
+    return rc;
+}
+
+static bool pair_runs(const board_ctx *bc, const eb_run_item *it)
+{
+    return bc->peer && it->test >= 0 && it->test < EB_TEST_COUNT;
+}
+
+static int pair_test_item(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err)
+{
+    return pair_test(bc, it, &r->e, err);
+}
+
+static void pair_stamp(board_ctx *bc, const eb_run_item *it, run_result *r)
+{
+    if (r->entry)
+        pair_entry(bc, it, r->entry);
+}
+
+static bool pair_lost(const board_ctx *bc)
+{
+    return !bc->peer->con || eb_console_port_failed(bc->peer->con);
+}
+
+static int pair_reset(board_ctx *bc, bool ready, eb_error *err)
+{
+    bc->peer->tier = NULL;
+    return ready ? run_board_ready(bc->peer, err) : 0;
+}
+
+const run_variant run_variant_pair = {
+    .name = "pair",
+    .resolve = pair_resolve,
+    .joins = pair_joins,
+    .make = pair_make,
+    .free = pair_free,
+    .after_open = pair_after_open,
+    .close = pair_close,
+    .after_tier = pair_after_tier,
+    .runs = pair_runs,
+    .test = pair_test_item,
+    .stamp = pair_stamp,
+    .lost = pair_lost,
+    .reset = pair_reset,
+};

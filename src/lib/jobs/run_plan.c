@@ -3,6 +3,7 @@
  * offered rate of a test. Pure: no board, no file. */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +67,25 @@ const char *eb_run_test_name(int test)
 int eb_run_test_from_name(const char *name)
 {
     return strcmp(name, "latency") == 0 ? EB_RUN_LATENCY : eb_test_from_name(name);
+}
+
+const char *eb_run_peer_tier(const eb_run_board *b, const char *tier)
+{
+    return b->peer.tier[0] ? b->peer.tier : tier;
+}
+
+/* An error of the request itself (flags that contradict or lack something):
+ * the CLI shows it as a usage error. */
+int run_bad_request(eb_run_setup *st, eb_error *err, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    err->code = EB_ECONFIG;
+    err->kind = EB_KIND_NONE;
+    st->bad_request = true;
+    return EB_ECONFIG;
 }
 
 double eb_run_grace_s(const eb_run_opts *o)

@@ -25,20 +25,6 @@
 /* The virtual AP's password (the vboard gets it through its environment). */
 #define SIM_AP_PASSWORD "espbench-sim-wpa2"
 
-/* An error of the request itself (flags that contradict or lack something):
- * the CLI shows it as a usage error. */
-int run_bad_request(eb_run_setup *st, eb_error *err, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-    va_end(ap);
-    err->code = EB_ECONFIG;
-    err->kind = EB_KIND_NONE;
-    st->bad_request = true;
-    return EB_ECONFIG;
-}
-
 _Static_assert(EB_RUN_MAX_SIM_FAULTS == EB_SIM_MAX_FAULTS, "one limit for --sim-fault");
 
 /* A lab file's boards; with --chip only that chip's. */
@@ -324,10 +310,10 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     for (int i = 0; i < o->n_boards; i++)
         if (!eb_profiles_chip(&st->profiles, o->boards[i].chip))
             return run_bad_request(st, err, "no profile for chip '%s' (see 'espbench profiles')", o->boards[i].chip);
-    if ((rc = run_hosted_resolve(rq, o, st, err)) != 0) /* --coprocessor: an ESP-Hosted pair */
-        return rc;
-    if ((rc = run_pair_resolve(rq, o, st, err)) != 0) /* board to board: --peer-*, a lab board's peer */
-        return rc;
+    /* The variants' flags: --coprocessor (an ESP-Hosted pair), --peer-* (board to board), ... */
+    for (const run_variant *const *v = run_variants; *v; v++)
+        if ((*v)->resolve && (rc = (*v)->resolve(rq, o, st, err)) != 0)
+            return rc;
     if ((rc = check_plan(rq, o, st, err)) != 0)
         return rc;
     out_default(rq, o, st);
@@ -335,17 +321,18 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
         return rc;
     /* No iperf2 on this PC, no run: say so before starting anything (board to
      * board runs leave it out: "" keeps pc_iperf_version unknown). */
-    eb_iperf_version v;
+    eb_iperf_version pv;
     if (all_pairs(o)) {
         st->iperf_version[0] = 0;
     } else {
-        if ((rc = eb_iperf_probe(o->iperf ? o->iperf : eb_iperf_program(), &v, err)) != 0)
+        if ((rc = eb_iperf_probe(o->iperf ? o->iperf : eb_iperf_program(), &pv, err)) != 0)
             return rc;
-        snprintf(st->iperf_version, sizeof st->iperf_version, "%.63s", v.text);
+        snprintf(st->iperf_version, sizeof st->iperf_version, "%.63s", pv.text);
     }
     o->iperf_version = st->iperf_version;
-    if ((rc = run_hosted_sim_images(rq, o, st, err)) != 0)
-        return rc;
+    for (const run_variant *const *v = run_variants; *v; v++)
+        if ((*v)->resolve_images && (rc = (*v)->resolve_images(rq, o, st, err)) != 0)
+            return rc;
     return rq->sim ? start_sims(rq, o, st, err) : 0;
 }
 
@@ -361,7 +348,9 @@ void eb_run_setup_free(eb_run_setup *st)
         eb_lab_free(st->lab);
         free(st->lab);
     }
-    run_hosted_setup_free(st);
+    for (const run_variant *const *v = run_variants; *v; v++)
+        if ((*v)->setup_free)
+            (*v)->setup_free(st);
     eb_profiles_free(&st->profiles);
     memset(st->password, 0, sizeof st->password);
     memset(st, 0, sizeof *st);

@@ -1,4 +1,5 @@
-/* One test on a connected board: starts both iperf ends (the PC's iperf2 and
+/* The measuring pieces of the run job. One test against the PC on a
+ * connected board (the plain variant's, run_plain.c): starts both iperf ends (the PC's iperf2 and
  * the board's through its dialect driver), pumps both sides' output with
  * live progress, reads free memory, and computes the entry's figures with
  * the rule parse uses too (eb_entry_figures). */
@@ -126,9 +127,8 @@ static void io_init(test_io *io, board_ctx *bc, const eb_run_item *it)
     io->cfg.udp_rate_mbps = io->cfg.udp ? eb_run_item_udp_rate(o, bc->chip, it) : 0;
     io->boots = eb_console_boot(bc->con)->boots;
     io->prog = o->iperf ? o->iperf : eb_iperf_program();
-    char point[48] = ""; /* one log per sweep point */
-    if (it->point >= 0 && it->point < o->sweep.n)
-        snprintf(point, sizeof point, "-%s%g", eb_sweep_var_key(o->sweep.var), o->sweep.values[it->point]);
+    char point[48]; /* one log per sweep point */
+    run_point_tag(bc, it, point, sizeof point);
     snprintf(io->logp, sizeof io->logp, "%s/iperf-%s-%s-%s%s-r%d.log", o->out_dir, run_file_label(bc),
              it->tier->name, eb_test_name(it->test), point, it->repeat);
     snprintf(io->port_s, sizeof io->port_s, "%u", io->cfg.port);
@@ -339,8 +339,6 @@ int run_test_figures(board_ctx *bc, const eb_run_item *it, eb_entry *e, const eb
 
 int run_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err)
 {
-    if (bc->peer) /* board to board: no PC in the data path */
-        return run_pair_test(bc, it, e, err);
     test_io io;
     io_init(&io, bc, it);
     const eb_interval *udp_final = NULL;

@@ -1,0 +1,290 @@
+/* A board's steps, shared by the core (run_board.c) and the variants: its
+ * port and console session, the tier (switched at run time or flashed as an
+ * image of its own), Wi-Fi, a link sweep point on a virtual board, and
+ * flashing a manifest image over the board's own port. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "espbench/base/clock.h"
+#include "espbench/jobs/firmware_source.h"
+#include "espbench/jobs/flash.h"
+#include "espbench/base/sha256.h"
+#include "espbench/adapters/vboard_ctl.h"
+#include "run_internal.h"
+
+#define SCAN_TRIES 3
+#define CONNECT_TRIES 2
+
+static void end_console(board_ctx *bc)
+{
+    eb_console_free(bc->con);
+    bc->con = NULL;
+}
+
+static void close_board_port(board_ctx *bc)
+{
+    end_console(bc);
+    eb_port_close(bc->port);
+    bc->port = NULL;
+}
+
+/* Picks the dialect (forced or detected), waits for the prompt, asks who the
+ * board is and checks the chip. */
+static int greet(board_ctx *bc, eb_error *err)
+{
+    int rc;
+    const eb_console_driver *forced = bc->pick_driver ? bc->pick_driver(bc) : NULL;
+    if (forced) {
+        bc->drv = forced;
+        eb_console_set_prompts(bc->con, bc->drv->prompts);
+        rc = bc->drv->ready(bc->drv, bc->con, eb_deadline_in(EB_RUN_READY_MS), err);
+    } else if (bc->b->dialect[0]) {
+        bc->drv = eb_console_driver_by_name(bc->b->dialect);
+        if (!bc->drv)
+            return eb_fail(err, EB_ECONFIG, "no console dialect '%s'", bc->b->dialect);
+        eb_console_set_prompts(bc->con, bc->drv->prompts);
+        rc = bc->drv->ready(bc->drv, bc->con, eb_deadline_in(EB_RUN_READY_MS), err);
+    } else {
+        rc = eb_console_detect(bc->con, bc->chip->name, &bc->drv, eb_deadline_in(EB_RUN_READY_MS), err);
+    }
+    if (rc)
+        return rc;
+    bc->ident = *eb_console_boot(bc->con);
+    if (bc->drv->identify) {
+        rc = bc->drv->identify(bc->drv, bc->con, &bc->ident, eb_deadline_in(EB_RUN_CMD_MS), err);
+        if (rc)
+            return rc;
+    }
+    if (bc->ident.chip[0] && strcmp(bc->ident.chip, bc->chip->name) != 0)
+        return eb_fail(err, EB_ECONFIG, "%s: the board is an %s, not an %s: pass --chip %s",
+                       bc->b->port, bc->ident.chip, bc->chip->name, bc->ident.chip);
+    return 0;
+}
+
+/* Starts a console session on the board's port (opened here the first
+ * time). app: the descriptor of the image just flashed (NULL if none),
+ * standing in for a boot log the console may have missed. */
+static int open_console(board_ctx *bc, const eb_image_info *app, eb_error *err)
+{
+    const eb_run_opts *o = bc->sh->o;
+    uint64_t t0 = eb_now_us();
+    int rc;
+    if (!bc->port && (rc = eb_port_open(&bc->port, bc->b->port, o->baud, err)) != 0)
+        return rc;
+    bc->port->lines_absent_known = bc->b->sim; /* the virtual board's pty has no DTR/RTS */
+    eb_console_open(&bc->con, bc->port, err);
+    eb_console_set_stop(bc->con, o->stop);
+    eb_console_set_capture(bc->con, run_console_capture, bc);
+    eb_console_add_secret(bc->con, o->password);
+    if (app && app->has_app_desc)
+        eb_console_note_app(bc->con, app->project_name, app->version, app->idf_ver);
+    if ((rc = greet(bc, err)) != 0)
+        return rc;
+    run_step_done(bc, EB_STEP_OPEN, t0);
+    return 0;
+}
+
+/* Writes a tier's images over the board's own port, lent to the flasher,
+ * and takes the port back after the hard reset without closing it, so the
+ * boot log is read rather than lost between a close and a reopen. */
+static int flash_over_port(board_ctx *bc, const eb_image_set *set, eb_error *err)
+{
+    const eb_run_opts *o = bc->sh->o;
+    eb_flash_opts fo = {.profiles = o->profiles, .expect_chip = bc->chip->name, .port_lent = true, .stub = o->stub};
+    eb_flash_session *fs = NULL;
+    int rc = eb_port_set_baud(bc->port, EB_ROM_BAUD, err);
+    if (!rc)
+        rc = eb_flash_open_port(&fs, bc->port, &fo, err);
+    if (!rc) { /* which loader wrote, for the entries' provenance (without the stub's path) */
+        const char *l = eb_flash_loader(fs);
+        snprintf(bc->prov.seen.flash_loader, sizeof bc->prov.seen.flash_loader, "%.*s", (int)strcspn(l, "("), l);
+        for (size_t n = strlen(bc->prov.seen.flash_loader); n && bc->prov.seen.flash_loader[n - 1] == ' ';)
+            bc->prov.seen.flash_loader[--n] = '\0';
+        rc = eb_flash_write(fs, set->regions, set->n, NULL, err);
+    }
+    if (!rc)
+        rc = eb_flash_reset_after(fs, err);
+    if (!rc && eb_flash_release_port(fs, err) == NULL)
+        rc = err->code ? err->code : EB_EIO;
+    eb_flash_close(fs);
+    if (!rc && bc->port->baud != o->baud)
+        rc = eb_port_set_baud(bc->port, o->baud, err);
+    return rc;
+}
+
+/* The application is the region at the app partition (the highest offset):
+ * its hash and descriptor describe the firmware the board now runs. */
+static bool app_info(board_ctx *bc, const eb_image_set *set, eb_image_info *info)
+{
+    const eb_flash_region *app = NULL;
+    for (int i = 0; i < set->n; i++)
+        if (!app || set->regions[i].offset > app->offset)
+            app = &set->regions[i];
+    if (!app)
+        return false;
+    eb_error ierr = {0};
+    if (eb_sha256_hex(app->data, app->len, bc->fw_sha256, &ierr)) /* "" when unknown: the results say so */
+        return false;
+    return eb_image_parse(app->data, app->len, bc->chip->image_format == EB_IMAGE_ESP8266, info, &ierr) == 0;
+}
+
+/* Stock firmware: the tier is an image of its own, flashed from the manifest. */
+static int flash_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
+{
+    const eb_run_opts *o = bc->sh->o;
+    char what[48];
+    snprintf(what, sizeof what, "tier %s", t->name);
+    return run_flash_manifest(bc, o->firmware ? o->firmware : "iperf-example", t->name, what, err);
+}
+
+int run_flash_manifest(board_ctx *bc, const char *firmware, const char *tier, const char *what, eb_error *err)
+{
+    const eb_run_opts *o = bc->sh->o;
+    eb_image_set set = {0};
+    eb_manifest_query q = {
+        .manifest = o->manifest, .firmware = firmware, .chip = bc->chip->name, .tier = tier, .cache_dir = NULL,
+    };
+    int rc = eb_image_set_from_manifest(&set, &q, err);
+    if (rc) {
+        eb_error_prefix(err, "%s needs its own image (stock firmware): ", what);
+        return rc;
+    }
+    end_console(bc);
+    run_infof(bc, EB_RUN_EV_INFO, "%s: flashing the %s image for %s", bc->label, q.firmware, what);
+    rc = flash_over_port(bc, &set, err);
+    eb_image_info info;
+    bool have_info = !rc && app_info(bc, &set, &info);
+    eb_image_set_free(&set);
+    if (rc)
+        return rc; /* no console: the board cannot go on */
+    return open_console(bc, have_info ? &info : NULL, err);
+}
+
+static int set_tier_runtime(board_ctx *bc, const eb_tier *t, eb_error *err)
+{
+    int rc = bc->drv->set_tier(bc->drv, bc->con, t, eb_deadline_in(EB_RUN_WIFI_MS), err);
+    /* One image serves every tier: say which build-time settings it cannot switch. */
+    if (!rc && bc->drv->tier_built)
+        rc = bc->drv->tier_built(bc->drv, bc->con, t, bc->tier_note, sizeof bc->tier_note,
+                                 eb_deadline_in(EB_RUN_CMD_MS), err);
+    if (!rc && bc->tier_note[0])
+        run_infof(bc, EB_RUN_EV_WARN, "%s: tier %s: the firmware's build-time settings differ: %s; "
+                  "the runtime settings are the tier's", bc->label, t->name, bc->tier_note);
+    return rc;
+}
+
+static int join_ap(board_ctx *bc, eb_error *err)
+{
+    const eb_run_opts *o = bc->sh->o;
+    int rc;
+    memset(&bc->wifi, 0, sizeof bc->wifi);
+    for (int i = 1;; i++) {
+        rc = bc->drv->scan(bc->drv, bc->con, o->ssid, &bc->wifi, eb_deadline_in(EB_RUN_CMD_MS), err);
+        if (!rc || i >= SCAN_TRIES || eb_console_port_failed(bc->con) || run_stopped(bc))
+            break;
+    }
+    if (rc)
+        return rc;
+    for (int i = 1;; i++) {
+        rc = bc->drv->connect(bc->drv, bc->con, o->ssid, o->password, &bc->wifi,
+                              eb_deadline_in(EB_RUN_WIFI_MS), err);
+        if (!rc || i >= CONNECT_TRIES || eb_console_port_failed(bc->con) || run_stopped(bc))
+            break;
+        run_infof(bc, EB_RUN_EV_WARN, "%s: %s; retrying", bc->label, err->msg);
+    }
+    return rc;
+}
+
+int run_apply_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
+{
+    uint64_t t0 = eb_now_us();
+    bc->tier_note[0] = 0;
+    int rc = bc->drv->runtime_tiers && bc->drv->set_tier ? set_tier_runtime(bc, t, err) : flash_tier(bc, t, err);
+    if (!rc) {
+        run_step_done(bc, EB_STEP_TIER, t0);
+        t0 = eb_now_us();
+        rc = join_ap(bc, err);
+    }
+    if (rc) {
+        if (err->kind == EB_KIND_NONE)
+            eb_error_kind(err, EB_KIND_BOARD);
+        return rc;
+    }
+    run_step_done(bc, EB_STEP_WIFI, t0);
+    run_infof(bc, EB_RUN_EV_INFO, "%s: tier %s, connected to '%s' (RSSI %d dBm), board address %s",
+              bc->label, t->name, bc->wifi.ssid, bc->wifi.rssi, bc->wifi.ip);
+    bc->tier = t;
+    run_fill_meta(bc);
+    return 0;
+}
+
+/* The point's link through the virtual board's control socket, before the
+ * point's first test (vb_control.c "link"). */
+int run_apply_link_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
+{
+    const eb_sweep *sw = &bc->sh->o->sweep;
+    if (it->point < 0 || !eb_sweep_var_sim_only(sw->var) || bc->link_point == it->point)
+        return 0;
+    eb_model_link l;
+    eb_sweep_link_at(sw, it->point, &bc->b->sim_link, &l);
+    char cmd[160], reply[160];
+    eb_sweep_link_command(&l, cmd, sizeof cmd);
+    int rc = eb_vboard_ctl(bc->b->sim_control, cmd, reply, sizeof reply, 5000, err);
+    if (rc)
+        return rc;
+    bc->link_point = it->point;
+    run_infof(bc, EB_RUN_EV_INFO, "%s: sweep %s = %g %s (link %s)", bc->label, eb_sweep_var_name(sw->var),
+              sw->values[it->point], eb_sweep_var_unit(sw->var), reply);
+    return 0;
+}
+
+int run_board_ready(board_ctx *bc, eb_error *err)
+{
+    bc->tier = NULL;
+    eb_error ready_err = {0};
+    if (bc->drv->ready(bc->drv, bc->con, eb_deadline_in(EB_RUN_READY_MS), &ready_err) &&
+        eb_console_port_failed(bc->con)) {
+        *err = ready_err;
+        return err->code ? err->code : EB_EIO;
+    }
+    return 0;
+}
+
+int run_board_log(board_ctx *bc, eb_error *err)
+{
+    if (bc->console_log)
+        return 0;
+    char clog[1200];
+    snprintf(clog, sizeof clog, "%s/console-%s.log", bc->sh->o->out_dir, run_file_label(bc));
+    bc->console_log = fopen(clog, "ae");
+    if (!bc->console_log)
+        return eb_fail(err, EB_EIO, "cannot write %s: %s", clog, strerror(errno));
+    return 0;
+}
+
+int run_board_open(board_ctx *bc, eb_error *err)
+{
+    int rc = run_board_log(bc, err);
+    if (!rc)
+        rc = open_console(bc, NULL, err);
+    if (rc)
+        return rc;
+    run_infof(bc, EB_RUN_EV_INFO, "%s: %s on %s speaks %s (%s %s, IDF %s)", bc->label, bc->chip->name,
+              bc->b->port, bc->drv->name, bc->ident.project[0] ? bc->ident.project : "?",
+              bc->ident.app_version, bc->ident.idf_version[0] ? bc->ident.idf_version : "?");
+    run_fill_meta(bc);
+    return 0;
+}
+
+void run_board_close(board_ctx *bc)
+{
+    if (bc->con)
+        run_fill_meta(bc);
+    close_board_port(bc);
+    if (bc->console_log)
+        fclose(bc->console_log);
+    bc->console_log = NULL;
+}
