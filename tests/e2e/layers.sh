@@ -49,6 +49,13 @@ then
     echo "FAIL: an include runs up the layers (docs/architecture.md)" >&2
     fail=1
 fi
+# The run job calls down only: core -> variant table -> variants -> services
+# (docs/architecture.md "The run job"): no call circle among run_*.c, no
+# core file naming a variant.
+if ! python3 "$SOURCE_DIR/scripts/run_calls.py" "$SOURCE_DIR"; then
+    echo "FAIL: the run job's files call in a circle or the core names a variant" >&2
+    fail=1
+fi
 # Start-up: libcurl and libcrypto are loaded on first use (adapters/http_fetch.c,
 # base/digest.c), not by every command: the espbench program must not need them.
 if [ -n "${ESPBENCH:-}" ]; then

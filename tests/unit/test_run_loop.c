@@ -4,7 +4,9 @@
  * ping output (tests/fixtures/logs/iperf2, tests/fixtures/transcripts). No
  * process, socket or pty: each scenario takes a fraction of a second.
  * Scenarios: the success path (TCP TX and RX, latency), a reboot in the
- * middle of a test (retried, then measured), a board whose iperf stalls
+ * middle of a test (retried, then measured), reboots that spend the
+ * retries (recorded, the next test measured), a receiver that covers part
+ * of the test (no figure), a board whose iperf stalls
  * (aborted and recorded as failed, the board goes on), a PC iperf that
  * cannot start, and a PC client that never ends. */
 #include <math.h>
@@ -232,6 +234,56 @@ static void test_reboot_mid_test_is_retried(void **state)
     cleanup(&res);
 }
 
+static void test_reboots_spend_the_retries(void **state)
+{
+    (void)state;
+    seen s = {0};
+    eb_results res;
+    eb_error err = {0};
+    int spawns = 0;
+    /* Every tcp_tx attempt reboots the board: one retry, then the test is
+     * recorded as failed and tcp_rx is still measured. */
+    scenario sc = {.board = "on iperf -c -> " CLIENT_STARTED IV("0.00", "0.50", "1310780") REBOOT "\n",
+                   .tests = 1u << EB_TEST_TCP_TX | 1u << EB_TEST_TCP_RX, .retries = 1};
+    int rc = run_scenario(&sc, &s, &res, &spawns, &err);
+    assert_int_equal(rc, EB_EIO);
+    assert_non_null(strstr(err.msg, "1 of 2 tests failed (see the error column of "));
+    assert_int_equal(s.retries, 1);
+    assert_int_equal(s.failed, 1);
+    assert_int_equal(s.done, 1);
+    assert_string_equal(s.last_error, "dut: the board rebooted during tcp_tx (rst:0xc (SW_CPU_RESET))");
+    const eb_entry *tx = entry_of(&res, EB_TEST_TCP_TX);
+    assert_string_equal(tx->status, "failed");
+    assert_true(isnan(tx->mean_mbps));
+    assert_string_equal(entry_of(&res, EB_TEST_TCP_RX)->status, "ok");
+    /* The reboot is in the board's console log. */
+    char log[160], cmd[256];
+    snprintf(log, sizeof log, "%s/console-dut.log", dir);
+    snprintf(cmd, sizeof cmd, "grep -q '^rst:0xc (SW_CPU_RESET)' %s", log);
+    assert_int_equal(system(cmd), 0);
+    cleanup(&res);
+}
+
+static void test_partial_receiver_gives_no_figure(void **state)
+{
+    (void)state;
+    seen s = {0};
+    eb_results res;
+    eb_error err = {0};
+    int spawns = 0;
+    /* The board's server ends after 1 s of a 2 s test (a dropped link). */
+    scenario sc = {.board = "on iperf -s -> " SERVER_STARTED IV("0.00", "0.50", "1310780") IV("0.50", "1.00", "1310720")
+                            BOARD_DONE "\n",
+                   .tests = 1u << EB_TEST_TCP_RX, .retries = 1};
+    int rc = run_scenario(&sc, &s, &res, &spawns, &err);
+    assert_int_equal(rc, EB_EIO);
+    assert_int_equal(s.retries, 1);
+    assert_string_equal(s.last_error, "dut: the receiver reported only 1.0 s of the 2 s of tcp_rx");
+    assert_string_equal(res.entries[0].status, "failed");
+    assert_true(isnan(res.entries[0].mean_mbps));
+    cleanup(&res);
+}
+
 static void test_stalled_board_is_aborted_and_recorded(void **state)
 {
     (void)state;
@@ -314,6 +366,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_success_path_tx_rx_latency),
         cmocka_unit_test(test_reboot_mid_test_is_retried),
+        cmocka_unit_test(test_reboots_spend_the_retries),
+        cmocka_unit_test(test_partial_receiver_gives_no_figure),
         cmocka_unit_test(test_stalled_board_is_aborted_and_recorded),
         cmocka_unit_test(test_pc_iperf_that_cannot_start),
         cmocka_unit_test(test_pc_client_that_never_ends),
