@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "run_fixture.h"
+
 #include "espbench/adapters/port.h"
 #include "espbench/formats/profile.h"
 #include "espbench/formats/results.h"
@@ -36,44 +38,6 @@ static const char base_script[] =
 
 #define REBOOT "\\r\\nets Jun  8 2016 00:22:57\\r\\nrst:0x1 (POWERON_RESET),boot:0x13 (SPI_FAST_FLASH_BOOT)\\r\\n" \
                "#EB:EV boot chip=esp32" P
-
-static eb_profiles profiles;
-static char dir[64];
-
-typedef struct seen {
-    int retries, done, failed;
-    char last_error[256];
-} seen;
-
-static void on_progress(void *user, const eb_run_progress *p)
-{
-    seen *s = user;
-    if (p->event == EB_RUN_EV_WARN && strstr(p->message, "retrying ("))
-        s->retries++;
-    if (p->event == EB_RUN_EV_TEST_DONE) {
-        if (!strcmp(p->entry->status, "ok"))
-            s->done++;
-        else {
-            s->failed++;
-            snprintf(s->last_error, sizeof s->last_error, "%s", eb_entry_error(p->entry));
-        }
-    }
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    eb_error err = {0};
-    const char *dirs[] = {SOURCE_DIR "/profiles"};
-    return eb_profiles_load(&profiles, dirs, 1, &err) ? -1 : 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    eb_profiles_free(&profiles);
-    return 0;
-}
 
 /* Runs tcp_rx (repeat times) on tier iperf against scenario + base. */
 static int run_script(const char *scenario, int repeat, seen *s, eb_results *res, eb_error *err)
@@ -99,14 +63,6 @@ static int run_script(const char *scenario, int repeat, seen *s, eb_results *res
     eb_error lerr = {0};
     assert_int_equal(eb_results_load(res, json, &lerr), 0);
     return rc;
-}
-
-static void cleanup(eb_results *res)
-{
-    eb_results_free(res);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
 }
 
 static void test_failed_test_is_retried_then_recorded(void **state)

@@ -21,6 +21,8 @@
 
 #include <cmocka.h>
 
+#include "run_fixture.h"
+
 #include "espbench/adapters/pc.h"
 #include "espbench/adapters/profile_dirs.h"
 #include "espbench/adapters/results_file.h"
@@ -62,46 +64,6 @@ static const char pc_base[] =
     "iperf -s -> @" LOGS "tcp_csv.server.log\n"
     "iperf -c -> @" LOGS "tcp_fb.client.log\n"
     "ping -> @" SOURCE_DIR "/tests/fixtures/transcripts/ping-iputils-20221126.txt\n";
-
-static eb_profiles profiles;
-static char dir[64];
-
-typedef struct seen {
-    int retries, done, failed, latency;
-    char last_error[256];
-} seen;
-
-static void on_progress(void *user, const eb_run_progress *p)
-{
-    seen *s = user;
-    if (p->event == EB_RUN_EV_WARN && strstr(p->message, "retrying ("))
-        s->retries++;
-    if (p->event == EB_RUN_EV_LATENCY_DONE)
-        s->latency++;
-    if (p->event == EB_RUN_EV_TEST_DONE) {
-        if (!strcmp(p->entry->status, "ok"))
-            s->done++;
-        else {
-            s->failed++;
-            snprintf(s->last_error, sizeof s->last_error, "%s", eb_entry_error(p->entry));
-        }
-    }
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    eb_error err = {0};
-    const char *dirs[] = {SOURCE_DIR "/profiles"};
-    return eb_profiles_load(&profiles, dirs, 1, &err) ? -1 : 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    eb_profiles_free(&profiles);
-    return 0;
-}
 
 static void write_file(const char *path, const char *a, const char *b)
 {
@@ -150,14 +112,6 @@ static int run_scenario(const scenario *sc, seen *s, eb_results *res, int *spawn
     eb_error lerr = {0};
     assert_int_equal(eb_results_load(res, json, &lerr), 0);
     return rc;
-}
-
-static void cleanup(eb_results *res)
-{
-    eb_results_free(res);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
 }
 
 static const eb_entry *entry_of(const eb_results *res, int test)
