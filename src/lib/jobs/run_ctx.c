@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "espbench/formats/dims.h"
 #include "espbench/base/clock.h"
 #include "espbench/formats/dialect.h"
 #include "espbench/adapters/results_file.h"
@@ -200,7 +201,7 @@ void run_entry_base(board_ctx *bc, const eb_run_item *it, eb_entry *e)
     snprintf(e->tier, sizeof e->tier, "%s", it->tier->name);
     e->test = it->test;
     e->repeat = it->repeat;
-    e->ref_mbps = it->test < EB_TEST_COUNT ? it->tier->ref_mbps[it->test] : NAN;
+    e->ref_mbps = eb_tier_ref(it->tier, it->test, NULL);
     e->duration_s = o->duration_s;
     e->interval_s = o->interval_s;
     e->warmup_s = o->warmup_s;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "espbench/formats/dims.h"
 #include "espbench/jobs/run.h"
 #include "run_internal.h"
 
@@ -102,7 +103,7 @@ double eb_run_udp_rate(const eb_run_opts *o, const eb_chip *chip, const eb_tier 
         return o->udp_rate_mbps;
     if (test == EB_TEST_UDP_RX) /* the PC sends: the chip's cap, as ESP-IDF's CI offers it */
         return chip && chip->udp_rx_rate_mbps > 0 ? chip->udp_rx_rate_mbps : UDP_RATE_FALLBACK;
-    double ref = t ? t->ref_mbps[test] : NAN;
+    double ref = eb_tier_ref(t, test, NULL);
     if (isfinite(ref) && ref > 0)
         return round(ref * UDP_RATE_FACTOR * 10) / 10;
     return UDP_RATE_FALLBACK;
