@@ -151,8 +151,8 @@ compile espressif__iperf "$iperf"
 
 # The headers the firmware's sources name (after the preprocessor, so only the
 # branch this version and console take), each with the component it comes from.
+mapfile -t incs < <("${graph[@]}" --for main --includes | sed 's/^/-I/')
 for f in "$top"/firmware/main/*.c; do
-  mapfile -t incs < <("${graph[@]}" --for main --includes | sed 's/^/-I/')
   riscv64-unknown-elf-gcc "${flags[@]}" -E -dI -I"$tmp/config" "${incs[@]}" "${libc_inc[@]}" "$f" 2>/dev/null |
     awk -v f="$f" 'index($0, "# 1 \"" f "\"") == 1 { in_f = 1; next }
       /^# [0-9]+ "/ { in_f = (index($0, "\"" f "\"") > 0); next }
