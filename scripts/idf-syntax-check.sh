@@ -128,6 +128,7 @@ theirs=("$werr" -Wno-error=unused-function -Wno-error=unused-variable -Wno-error
 grep -q '"-Wno-error=extra"' "$idf/tools/cmake/build.cmake" && theirs+=(-Wno-error=extra)
 
 rc=0
+: >"$tmp/named"
 # compile COMPONENT DIR: its .c files with the component's view of the graph.
 compile() {
   local comp=$1 dir=$2 incs opts warn
@@ -137,10 +138,14 @@ compile() {
   [ "$comp" = espressif__iperf ] && warn=("${theirs[@]}")
   for f in "$dir"/*.c; do
     if riscv64-unknown-elf-gcc "${flags[@]}" "${warn[@]}" "${opts[@]}" -I"$tmp/config" "${incs[@]}" \
-        "${libc_inc[@]}" "$f"; then
+        "${libc_inc[@]}" "$f" 2>"$tmp/err"; then
+      cat "$tmp/err" >&2
       echo "idf-syntax-check: $tag: $comp: ${f##*/}: ok"
     else
+      cat "$tmp/err" >&2
       echo "idf-syntax-check: $tag: $comp: ${f##*/}: FAILED" >&2
+      # A header not found: say which component has it (below).
+      sed -n "s/^.*fatal error: \(.*\): No such file or directory$/$comp \1/p" "$tmp/err" >>"$tmp/missing"
       rc=1
     fi
   done
@@ -156,9 +161,17 @@ for f in "$top"/firmware/main/*.c; do
   riscv64-unknown-elf-gcc "${flags[@]}" -E -dI -I"$tmp/config" "${incs[@]}" "${libc_inc[@]}" "$f" 2>/dev/null |
     awk -v f="$f" 'index($0, "# 1 \"" f "\"") == 1 { in_f = 1; next }
       /^# [0-9]+ "/ { in_f = (index($0, "\"" f "\"") > 0); next }
-      in_f && /^#include "/ { gsub(/^#include "|".*$/, ""); print }' >>"$tmp/named"
+      in_f && /^#include "/ { gsub(/^#include "|".*$/, ""); print }' >>"$tmp/named" || true
 done
-mapfile -t named < <(sort -u "$tmp/named" | grep -v -x -e fw.h -e sdkconfig.h)
+# A header a compile did not find: where it is, and whether the component requires that.
+if [ -s "$tmp/missing" ]; then
+  sort -u "$tmp/missing" | while read -r comp h; do
+    "${graph[@]}" --for "$comp" --why "$h" | sed "s/^/idf-syntax-check: $tag: /" >&2 || true
+  done
+fi
+touch "$tmp/missing"
+mapfile -t named < <(sort -u "$tmp/named" | grep -v -x -e fw.h -e sdkconfig.h |
+  grep -v -x -F -f <(cut -d' ' -f2 "$tmp/missing"; echo fw.h))
 if ! "${graph[@]}" --for main --why "${named[@]}" >"$tmp/why"; then
   rc=1
   grep -v ': from ' "$tmp/why" | sed "s/^/idf-syntax-check: $tag: /" >&2
