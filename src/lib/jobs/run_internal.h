@@ -64,6 +64,7 @@ typedef struct run_shared {
     char host[64];
     char iperf_version[64];
     run_meet meet;
+    struct run_instr *instr; /* lab instruments the run drives (run_instruments.c), NULL = none */
 } run_shared;
 
 /* One board of the run. */
@@ -94,6 +95,7 @@ typedef struct board_ctx {
      * PC) and the board it describes (made from b->peer). */
     struct board_ctx *peer;
     eb_run_board peer_board;
+    struct run_instr_board *instr; /* the board's attenuator (run_instruments.c), NULL = none */
 } board_ctx;
 
 /* run_plan.c */
