@@ -37,7 +37,7 @@ expect_rc 2 "$ESPBENCH" "${RUN[@]}" --sim --password hunter2 --out "$T/e"
 has "the Wi-Fi password is never a flag"
 # A named variable that is not set.
 expect_rc 2 "$ESPBENCH" "${RUN[@]}" --sim --password-env NO_SUCH_VAR_EB --out "$T/f"
-has "espbench: the Wi-Fi password is read from the environment variable NO_SUCH_VAR_EB, which is not set"
+has "espbench run: the environment variable named by --password-env is not set (the name is not shown, in case it is the password itself)"
 # Unknown tier: one line with the choices, before any board is touched.
 expect_rc 2 "$ESPBENCH" run --chip esp32 --tier turbo --sim --out "$T/g"
 has "chip esp32 has no tier 'turbo' (tiers: iperf, tx-prior"
