@@ -30,7 +30,7 @@ ESPBENCH_WIFI_PASSWORD=not-the-pass-42 expect_rc 3 timeout 40 "$ESPBENCH" "${RUN
 has "espbench: Wi-Fi connect to 'espbench-sim' failed on /dev/pts/"
 has "wrong password"
 ! grep -rq "not-the-pass-42" "$T/d" "$T/last.out" || fail "the password reached a log or the results"
-grep -q "^> sta_connect espbench-sim -$" "$T/d/console-sim.log" || fail "console log lacks the connect command"
+grep -q "^> sta_connect espbench-sim -$" "$T/d/console-sim-esp32.log" || fail "console log lacks the connect command"
 
 # A password is never a flag.
 expect_rc 2 "$ESPBENCH" "${RUN[@]}" --sim --password hunter2 --out "$T/e"

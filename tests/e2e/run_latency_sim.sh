@@ -23,7 +23,7 @@ json_check "$OUT" 'r["latency"][0]["sent"] == 10 and r["latency"][0]["received"]
 json_check "$OUT" '20 <= r["latency"][0]["min_ms"] <= r["latency"][0]["avg_ms"] <= r["latency"][0]["p99_ms"] <= r["latency"][0]["max_ms"]'
 json_check "$OUT" 'r["latency"][0]["avg_ms"] < 35'
 json_check "$OUT" 'r["latency"][0]["provenance"]["idf_version"] is not None'
-grep -q "^reply 10 time=" "$OUT/latency-sim-iperf-r0.log" || fail "echo log"
+grep -q "^reply 10 time=" "$OUT/latency-sim-esp32-iperf-r0.log" || fail "echo log"
 python3 "$SOURCE_DIR/tests/e2e/report_schema_check.py" "$SOURCE_DIR/docs/results-schema.json" "$OUT/results.json"
 # The report's latency table: one row, the runs' figures.
 "$ESPBENCH" report "$OUT/results.json" --format md >"$T/report.md"
@@ -62,7 +62,7 @@ has "latency icmp 5/5 replies"
 ! grep -q "DTR/RTS" "$T/last.out" || fail "the virtual board's pty drew a DTR/RTS notice"
 json_check "$OUT" 'r["latency"][0]["method"] == "icmp" and r["latency"][0]["received"] == 5'
 json_check "$OUT" 'r["latency"][0]["avg_ms"] < 5'   # the kernel answers on loopback: no model here
-grep -q "5 packets transmitted, 5 received" "$OUT/latency-sim-iperf-r0.log" || fail "ping log"
+grep -q "5 packets transmitted, 5 received" "$OUT/latency-sim-esp32-iperf-r0.log" || fail "ping log"
 
 # The stock example serves no UDP echo: forcing it finds nobody answering (a failed test: exit 3).
 OUT="$T/noecho"

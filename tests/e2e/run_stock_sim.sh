@@ -37,10 +37,10 @@ json_check "$OUT" 'all(e["free_heap"] > 0 and e["min_free_heap"] > 0 for e in r[
 # The tier image the run flashed says which loader wrote it (no stub in the test environment: the ROM).
 json_check "$OUT" 'all(e["provenance"]["flash_loader"] == "ROM" for e in r["entries"] if e["tier"] == "minimum")'
 # The stock console takes the password on the command line: the log has it masked.
-grep -q "^> sta_connect espbench-sim \*\*\*\*$" "$OUT/console-sim.log" || fail "masked connect line"
-! grep -q "espbench-sim-wpa2" "$OUT/console-sim.log" || fail "password in the console log"
+grep -q "^> sta_connect espbench-sim \*\*\*\*$" "$OUT/console-sim-esp32.log" || fail "masked connect line"
+! grep -q "espbench-sim-wpa2" "$OUT/console-sim-esp32.log" || fail "password in the console log"
 # The board's "Mbits" are 2^20 bits: 63.6 decimal Mbit/s shows as about 60.7.
-grep -q "^ 1.0- 2.0 sec  60\.[0-9]* Mbits/sec" "$OUT/console-sim.log" || fail "stock interval lines"
+grep -q "^ 1.0- 2.0 sec  60\.[0-9]* Mbits/sec" "$OUT/console-sim-esp32.log" || fail "stock interval lines"
 
 # A tier image that cannot be flashed (built for another chip) fails that
 # board's tests with the flasher's reason; the console it closed is not used.
