@@ -78,7 +78,7 @@ static int parse_args(int argc, char **argv, build_args *a)
     char *end;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "", opts)) != -1) {
         switch (c) {
         case 'i':
             if ((a->n_idf = split(optarg, a->idf, MAX_LIST)) < 0)
@@ -96,7 +96,7 @@ static int parse_args(int argc, char **argv, build_args *a)
             if (!*optarg || *end || a->timeout <= 0)
                 return cli_usage_error("build", "--timeout '%s': not a number of seconds", optarg);
             break;
-        default: return cli_usage_error("build", "unknown or incomplete option '%s'", argv[optind - 1]);
+        default: return cli_option_error("build");
         }
     }
     if (optind < argc)

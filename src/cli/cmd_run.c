@@ -115,7 +115,6 @@ const char cmd_run_usage[] =
     "exit: 0 all tests done; 2 usage/config; 3 device, network or iperf error (finished\n"
     "results kept); 4 interrupted (results kept; continue with --resume).\n";
 
-static const char *cli_argv_last; /* the option being parsed, for messages */
 static const char *pattern_arg;   /* --pattern FILE|NAME */
 static const char *parallel_count_arg, *parallel_index_arg; /* apply_parallel */
 static bool perf_lines_arg;       /* --performance-lines */
@@ -542,8 +541,7 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
         if (!(rc = parse_int("--baud", optarg, 300, 16000000, &v)))
             o->baud = (uint32_t)v;
         break;
-    case ':': return cli_usage_error("run", "%s needs a value", cli_argv_last);
-    default: return cli_usage_error("run", "unknown option '%s'", cli_argv_last);
+    default: return cli_option_error("run");
     }
     return rc;
 }
@@ -722,13 +720,14 @@ int cmd_run(int argc, char **argv)
     perf_lines_arg = false;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
-        cli_argv_last = argv[optind - 1];
+    while ((c = cli_getopt(argc, argv, ":", long_opts)) != -1) {
         if ((rc = parse_opt(c, &rq, &o)) != 0)
             return rc;
     }
     if (optind < argc)
         return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+    if ((rc = cli_check_secret_env("run", "--password-env", rq.password_env)) != 0)
+        return rc;
     if ((rc = apply_parallel(&o)) != 0)
         return rc;
     eb_error serr; /* a bad --stub FILE: one line, exit 2, before any board is touched */
