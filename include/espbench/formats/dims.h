@@ -1,7 +1,8 @@
 /* The dimensions of a result: what, besides the board, the chip and the
  * test, a figure was measured at — the tier, the repeat, a sweep variable
  * (the UDP offered rate, the TX power, the virtual board's link: RSSI, loss,
- * round trip) and the ESP-IDF version. One row each (dims.c): its names
+ * round trip; a lab attenuator's attenuation, the lab AP's channel and
+ * bandwidth) and the ESP-IDF version. One row each (dims.c): its names
  * (flag spelling, results key, unit), the range of its values, whether
  * --sweep takes it, and how it compares and names itself in a result's key.
  * The run job applies a row's value to an end of a test (jobs/run_dims.c);
@@ -26,6 +27,9 @@ enum eb_dim {
     EB_DIM_RSSI,     /* dBm, the virtual board's link */
     EB_DIM_LOSS,     /* %, the virtual board's link */
     EB_DIM_RTT,      /* ms, the virtual board's link */
+    EB_DIM_ATTEN,    /* dB, the board's attenuator (lab instruments) */
+    EB_DIM_CHANNEL,  /* the AP's channel (lab instrument; 36 and up: 5 GHz) */
+    EB_DIM_BANDWIDTH,/* MHz, the AP's channel width (lab instrument) */
     EB_DIM_SWEEP_END,
     /* the matrix itself */
     EB_DIM_TIER = EB_DIM_SWEEP_END, /* the buffer tier (entry tier) */
@@ -35,7 +39,7 @@ enum eb_dim {
 };
 
 #define EB_DIM_SWEEPS 1u /* --sweep takes it */
-#define EB_DIM_LINK 2u   /* the virtual board's link (its control socket): --sim only */
+#define EB_DIM_LINK 2u   /* the virtual board's link (its control socket): --sim (rssi: or an attenuator) */
 
 typedef struct eb_dim_desc {
     const char *name; /* as flags spell it: "udp-rate" */
@@ -43,6 +47,7 @@ typedef struct eb_dim_desc {
     const char *unit; /* "Mbit/s"; "" for a name */
     double lo, hi;    /* the values it takes (numeric dimensions) */
     unsigned flags;   /* EB_DIM_SWEEPS, EB_DIM_LINK */
+    int instrument;   /* the lab instrument that sets it (lab.h enum eb_instr_kind), 0 = none */
     /* Whether two results were measured at the same value of the
      * dimension (NULL: the results store keys it by a field of its own —
      * tier, repeat — or a run folder does). */

@@ -38,6 +38,7 @@ static void result_start(board_ctx *bc, const run_kind *kind, const eb_run_item 
     kind->start(bc, it, r);
     if (bc->sh->o->aggregate)
         r->prov->concurrent_boards = bc->concurrent;
+    run_instr_stamp(bc, it, r);
     EACH_END(e, bc)
     if (e->ops->stamp)
         e->ops->stamp(e, it, r);
@@ -86,6 +87,7 @@ static int reset_ends(board_ctx *bc, bool ready, eb_error *err)
     int rc = 0;
     EACH_END(e, bc) {
         e->tier = NULL;
+        run_instr_forget(e);
         if (!rc && ready && e->ops->ready)
             rc = e->ops->ready(e, err);
     }

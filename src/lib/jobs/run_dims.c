@@ -1,9 +1,11 @@
 /* The dimensions of a run (run_internal.h run_dim): one row each, in the
  * order their values are applied to an end — the UDP offered rate (a
- * setting of the test's sender), the TX power, the virtual board's link
- * (RSSI, loss, round trip: before the tier, as a real link is there before
- * the board connects), the tier with its Wi-Fi connection, the repeat and
- * the ESP-IDF version. Their names, units and ranges are the formats'
+ * setting of the test's sender), the TX power, the link (the virtual
+ * board's RSSI, loss and round trip; a lab attenuator; the lab AP's channel
+ * and bandwidth: before the tier, as a real link is there before the board
+ * connects), the tier with its Wi-Fi connection, the repeat and the ESP-IDF
+ * version. A row's connected step follows on a connected end (an RSSI
+ * steered with an attenuator). Their names, units and ranges are the formats'
  * table (formats/dims.c). A new dimension is a row there and a row here
  * with its apply function; a row without one (tx_power: no console
  * dialect has the command yet) is refused up front with its reason. */
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "espbench/formats/dims.h"
+#include "espbench/formats/lab.h"
 #include "run_internal.h"
 
 /* ------------------------------------------------------------ sweep variables */
@@ -72,20 +75,50 @@ static bool tx_power_check(const eb_run_opts *o, const eb_run_board *b, char *wh
     return false;
 }
 
-/* The link variables go through the virtual board's control socket. */
+/* Whether a lab attenuator serves the board (the lab file's serves:). */
+static bool has_attenuator(const eb_run_opts *o, const eb_run_board *b)
+{
+    return o->lab && b->name[0] && eb_lab_attenuator_of(o->lab, b->name);
+}
+
+/* The link variables go through the virtual board's control socket (rssi
+ * also through a lab attenuator). */
 static bool link_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap)
 {
-    if (!b || o->sweep.n <= 0 || !eb_sweep_var_sim_only(o->sweep.var) || (b->sim && b->sim_control[0]))
+    int var = o->sweep.var;
+    if (!b || o->sweep.n <= 0 || !eb_sweep_var_sim_only(var) || (b->sim && b->sim_control[0]) ||
+        (has_attenuator(o, b) && eb_sweep_var_instrument(var) == EB_INSTR_ATTENUATOR))
         return true;
-    snprintf(why, cap, "--sweep %s sets the virtual board's link and needs --sim (board %s is not simulated); on "
-             "hardware sweep udp-rate, or change the link yourself", eb_sweep_var_name(o->sweep.var),
-             b->name[0] ? b->name : b->port);
+    snprintf(why, cap, "--sweep %s sets the virtual board's link and needs --sim (board %s is not simulated)%s; on "
+             "hardware sweep udp-rate, or change the link yourself", eb_sweep_var_name(var),
+             b->name[0] ? b->name : b->port,
+             eb_sweep_var_instrument(var) ? " or a lab attenuator in front of the board (docs/instruments.md)" : "");
     return false;
 }
 
 static int link_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
 {
     return end->b->sim_control[0] ? run_apply_link_point(end, it, err) : 0;
+}
+
+/* rssi: the virtual board's link, else the board's attenuator steered to it. */
+static int rssi_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
+{
+    return end->b->sim_control[0] ? run_apply_link_point(end, it, err) : run_instr_rssi_apply(end, it, err);
+}
+
+static int rssi_connected(board_ctx *end, const eb_run_item *it, eb_error *err)
+{
+    return end->b->sim_control[0] ? 0 : run_instr_rssi_connected(end, it, err);
+}
+
+static bool atten_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap)
+{
+    if (!b || o->sweep.n <= 0 || o->sweep.var != EB_DIM_ATTEN || has_attenuator(o, b))
+        return true;
+    snprintf(why, cap, "--sweep attenuation needs a lab attenuator in front of board %s: an instruments: entry of "
+             "kind attenuator in the lab file (docs/instruments.md)", b->name[0] ? b->name : b->port);
+    return false;
 }
 
 /* ------------------------------------------------------------ the matrix */
@@ -146,14 +179,18 @@ static void repeat_tag(const eb_run_opts *o, const eb_run_item *it, char *out, s
  * ESP-IDF version is a run of its own per version (run --idf: its image and
  * folder), recorded from what the board reports (provenance idf_version). */
 static const run_dim dims[] = {
-    {EB_DIM_UDP_RATE, udp_rate_check, udp_rate_apply, sweep_key, sweep_tag},
-    {EB_DIM_TX_POWER, tx_power_check, NULL, sweep_key, sweep_tag},
-    {EB_DIM_RSSI, link_check, link_apply, sweep_key, sweep_tag},
-    {EB_DIM_LOSS, link_check, link_apply, sweep_key, sweep_tag},
-    {EB_DIM_RTT, link_check, link_apply, sweep_key, sweep_tag},
-    {EB_DIM_TIER, tier_check, tier_apply, tier_key, tier_tag},
-    {EB_DIM_REPEAT, NULL, NULL, repeat_key, repeat_tag},
-    {EB_DIM_IDF, NULL, NULL, NULL, NULL},
+    {EB_DIM_UDP_RATE, udp_rate_check, udp_rate_apply, NULL, sweep_key, sweep_tag},
+    {EB_DIM_TX_POWER, tx_power_check, NULL, NULL, sweep_key, sweep_tag},
+    {EB_DIM_RSSI, link_check, rssi_apply, rssi_connected, sweep_key, sweep_tag},
+    {EB_DIM_LOSS, link_check, link_apply, NULL, sweep_key, sweep_tag},
+    {EB_DIM_RTT, link_check, link_apply, NULL, sweep_key, sweep_tag},
+    /* the lab instruments' (run_instruments.c; the AP's are checked with --ap in its resolve) */
+    {EB_DIM_ATTEN, atten_check, run_instr_atten_apply, NULL, sweep_key, sweep_tag},
+    {EB_DIM_CHANNEL, NULL, run_instr_ap_apply, NULL, sweep_key, sweep_tag},
+    {EB_DIM_BANDWIDTH, NULL, run_instr_ap_apply, NULL, sweep_key, sweep_tag},
+    {EB_DIM_TIER, tier_check, tier_apply, NULL, tier_key, tier_tag},
+    {EB_DIM_REPEAT, NULL, NULL, NULL, repeat_key, repeat_tag},
+    {EB_DIM_IDF, NULL, NULL, NULL, NULL, NULL},
 };
 #define N_DIMS ((int)(sizeof dims / sizeof dims[0]))
 
@@ -196,6 +233,9 @@ int run_dims_apply(board_ctx *end, const eb_run_item *it, bool own_tier, eb_erro
     for (int i = 0; i < N_DIMS && !rc; i++)
         if (dims[i].apply && row_on(&dims[i], end->sh->o) && !(own_tier && dims[i].dim == EB_DIM_TIER))
             rc = dims[i].apply(end, it, err);
+    for (int i = 0; i < N_DIMS && !rc; i++)
+        if (dims[i].connected && row_on(&dims[i], end->sh->o) && !own_tier)
+            rc = dims[i].connected(end, it, err);
     return rc;
 }
 

@@ -89,6 +89,7 @@ int run_end_init(board_ctx *end, run_shared *sh, eb_run_board *b, const run_end_
     end->sh = sh;
     end->b = b;
     end->label = b->name[0] ? b->name : b->port;
+    run_file_label_init(end);
     snprintf(end->fw_sha256, sizeof end->fw_sha256, "%s", b->fw_sha256);
     end->link_point = -1;
     end->chip = eb_profiles_chip(sh->o->profiles, b->chip);

@@ -23,11 +23,13 @@
  *   run_kinds.c     the test kinds' table
  *   run_ends.c      the ends' table, the making of a board's far end
  *   run_dims.c      the dimensions' table
- *   run_pair.c, run_hosted.c, run_latency.c, run_aggregate.c, run_pattern.c
- *                   what an end or a kind does: a throughput test between
- *                   two consoles, the pair's resolve/images/co-processor/raw
- *                   test, round trips from the PC, the --aggregate barrier,
- *                   --pattern's checks and console driver
+ *   run_pair.c, run_hosted.c, run_latency.c, run_aggregate.c,
+ *   run_instruments.c, run_pattern.c
+ *                   what an end, a kind or a dimension does: a throughput
+ *                   test between two consoles, the pair's resolve/images/
+ *                   co-processor/raw test, round trips from the PC, the
+ *                   --aggregate barrier, the lab instruments (attenuator,
+ *                   AP), --pattern's checks and console driver
  *   run_test.c      a throughput test against the PC, free memory, figures
  *   run_steps.c     a board's steps: port and console (its driver chosen from
  *                   a table: --pattern, --dialect, detected), tier (switch or
@@ -81,6 +83,7 @@ typedef struct run_shared {
     char host[64];
     char iperf_version[64];
     run_meet meet;
+    struct run_instr *instr; /* lab instruments the run drives (run_instruments.c), NULL = none */
 } run_shared;
 
 struct run_end_ops;
@@ -103,6 +106,7 @@ typedef struct board_ctx {
     const eb_tier *tier;   /* applied and connected with it; NULL = redo */
     char tier_note[256];   /* build-time settings the board runs with other values */
     const char *label;     /* board name for messages */
+    char file_label[80];   /* in its file names: NAME-CHIP (run_file_label_init) */
     char fw_sha256[72];    /* of the application image, when known */
     int index, total;
     eb_error err;
@@ -112,6 +116,7 @@ typedef struct board_ctx {
     int concurrent;        /* --aggregate: boards that started the current test together; 0 = no aggregate */
     eb_pattern_driver pattern_drv; /* --pattern: the board's driver (drv points here) */
     eb_run_board far_board; /* a peer end: the board it describes (made from the board's peer) */
+    struct run_instr_board *instr; /* the board's attenuator (run_instruments.c), NULL = none */
 } board_ctx;
 
 /* run_plan.c */
@@ -129,6 +134,10 @@ void run_infof(board_ctx *bc, int event, const char *fmt, ...) __attribute__((fo
 void run_step_done(board_ctx *bc, int step, uint64_t t0_us);
 bool run_stopped(const board_ctx *bc);
 const char *run_file_label(const board_ctx *bc);
+/* A board's files carry its name and chip ("sim-esp32c3", "bench-s3-esp32s3";
+ * the chip once when the name ends with "-CHIP"; the chip alone for a board
+ * of no name), so two boards or two chips never write one file. */
+void run_file_label_init(board_ctx *bc);
 void run_console_capture(void *user, const char *line);
 void run_fill_meta(board_ctx *bc);
 int run_record(board_ctx *bc, const eb_entry *e, eb_error *err);
@@ -256,8 +265,10 @@ typedef struct run_dim {
     /* Whether the run can take its values on a board (b NULL: a run of no
      * board yet) before anything starts; one line in why. */
     bool (*check)(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap);
-    /* The item's value applied to an end. */
+    /* The item's value applied to an end (in table order: the link before
+     * the tier), and what takes a connected end (after every row's apply). */
     int (*apply)(board_ctx *end, const eb_run_item *it, eb_error *err);
+    int (*connected)(board_ctx *end, const eb_run_item *it, eb_error *err);
     /* Its value in the result's key and in file names ("-rssi-60"). */
     void (*key)(const eb_run_opts *o, const eb_run_item *it, run_key *k);
     void (*tag)(const eb_run_opts *o, const eb_run_item *it, char *out, size_t cap);
@@ -310,6 +321,24 @@ void run_meet_end(run_shared *sh);
 int run_meet_wait(board_ctx *bc);
 void run_meet_leave(board_ctx *bc);
 bool run_meet_done(board_ctx *bc, const eb_run_item *it);
+
+/* run_instruments.c: the lab instruments (docs/instruments.md), a
+ * run-level service the core calls: resolve (--ap, --ap-set, an AP
+ * sweep), begin (the AP powered and set) and end; a board's attenuator
+ * attached before the run and detached after; their facts in every result
+ * of the board; a failed attempt's point forgotten. And the apply functions
+ * of the dimensions they set (run_dims.c). */
+int run_instr_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+int run_instr_begin(run_shared *sh, board_ctx *bcs, int n, eb_error *err);
+void run_instr_end(run_shared *sh);
+int run_instr_attach(board_ctx *bc, eb_error *err);
+void run_instr_detach(board_ctx *bc);
+void run_instr_stamp(board_ctx *bc, const eb_run_item *it, run_result *r);
+void run_instr_forget(board_ctx *bc);
+int run_instr_atten_apply(board_ctx *bc, const eb_run_item *it, eb_error *err);
+int run_instr_rssi_apply(board_ctx *bc, const eb_run_item *it, eb_error *err);
+int run_instr_rssi_connected(board_ctx *bc, const eb_run_item *it, eb_error *err);
+int run_instr_ap_apply(board_ctx *bc, const eb_run_item *it, eb_error *err);
 
 /* run_pattern.c: --pattern's console driver for a board. */
 const eb_console_driver *run_pattern_driver(board_ctx *bc);

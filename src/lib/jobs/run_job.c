@@ -78,8 +78,10 @@ static int first_board_error(const board_ctx *bcs, int n, eb_error *err)
 
 static void free_boards(board_ctx *bcs, int n)
 {
-    for (int i = 0; bcs && i < n; i++)
+    for (int i = 0; bcs && i < n; i++) {
+        run_instr_detach(&bcs[i]);
         run_end_free_far(&bcs[i]);
+    }
     free(bcs);
 }
 
@@ -96,7 +98,7 @@ static int make_boards(run_shared *sh, board_ctx **out, eb_error *err)
         run_end_rows(&o->boards[i], &own, &far);
         eb_run_item probe[1];
         if (run_end_init(&bcs[i], sh, &o->boards[i], own, err) || eb_run_plan(o, bcs[i].chip, probe, 0, err) < 0 ||
-            run_end_make_far(&bcs[i], err)) {
+            run_instr_attach(&bcs[i], err) || run_end_make_far(&bcs[i], err)) {
             free_boards(bcs, o->n_boards);
             return err->code;
         }
@@ -154,6 +156,7 @@ int eb_run(const eb_run_opts *o_in, eb_run_summary *sum, eb_error *err)
     sh.host[sizeof sh.host - 1] = 0;
     board_ctx *bcs = NULL;
     if ((rc = prepare_out(&sh, err)) != 0 || (rc = make_boards(&sh, &bcs, err)) != 0 ||
+        (rc = run_instr_begin(&sh, bcs, o.n_boards, err)) != 0 ||
         (o.aggregate && (rc = run_meet_begin(&sh, bcs, o.n_boards, err)) != 0))
         goto out;
     snprintf(sh.results.espbench_version, sizeof sh.results.espbench_version, "%s", eb_version());
@@ -185,6 +188,7 @@ out:
     sum->test_s = (sum->done) * o.duration_s;
     eb_results_free(&sh.results);
     pthread_mutex_destroy(&sh.lock);
+    run_instr_end(&sh);
     run_meet_end(&sh);
     return rc;
 }

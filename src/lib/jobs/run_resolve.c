@@ -20,7 +20,9 @@
 #include "espbench/jobs/sim.h"
 #include "espbench/adapters/lab_file.h"
 #include "espbench/adapters/profile_dirs.h"
+#include "espbench/adapters/dir_lock.h"
 #include "run_internal.h"
+#include "run_request.h"
 
 /* The virtual AP's password (the vboard gets it through its environment). */
 #define SIM_AP_PASSWORD "espbench-sim-wpa2"
@@ -308,12 +310,13 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
         if (!eb_profiles_chip(&st->profiles, o->boards[i].chip))
             return run_bad_request(st, err, "no profile for chip '%s' (see 'espbench profiles')", o->boards[i].chip);
     /* The ends' flags: --coprocessor (an ESP-Hosted pair), --peer-* (board to board). */
-    if ((rc = run_hosted_resolve(rq, o, st, err)) != 0 || (rc = run_pair_resolve(rq, o, st, err)) != 0)
+    if ((rc = run_instr_resolve(rq, o, st, err)) != 0 || (rc = run_hosted_resolve(rq, o, st, err)) != 0 ||
+        (rc = run_pair_resolve(rq, o, st, err)) != 0)
         return rc;
     if ((rc = check_plan(rq, o, st, err)) != 0)
         return rc;
     out_default(rq, o, st);
-    if ((rc = eb_run_check_out(o, err)) != 0)
+    if ((rc = eb_run_check_out(o, err)) != 0 || (rc = run_out_ready(rq, o, st, err)) != 0)
         return rc;
     /* No iperf2 on this PC, no run: say so before starting anything (board to
      * board runs leave it out: "" keeps pc_iperf_version unknown). */
@@ -328,7 +331,9 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     o->iperf_version = st->iperf_version;
     if ((rc = run_hosted_images(rq, o, st, err)) != 0)
         return rc;
-    return rq->sim ? start_sims(rq, o, st, err) : 0;
+    if (rq->sim && (rc = start_sims(rq, o, st, err)) != 0)
+        return rc;
+    return run_request_record(o, err);
 }
 
 void eb_run_setup_free(eb_run_setup *st)
@@ -345,6 +350,7 @@ void eb_run_setup_free(eb_run_setup *st)
     }
     run_hosted_setup_free(st);
     eb_profiles_free(&st->profiles);
+    eb_dir_lock_release(st->out_lock);
     memset(st->password, 0, sizeof st->password);
     memset(st, 0, sizeof *st);
 }

@@ -19,6 +19,7 @@ const char *eb_sweep_var_name(int v) { return var_of(v) ? var_of(v)->name : NULL
 const char *eb_sweep_var_key(int v) { return var_of(v) ? var_of(v)->key : NULL; }
 const char *eb_sweep_var_unit(int v) { return var_of(v) ? var_of(v)->unit : ""; }
 bool eb_sweep_var_sim_only(int v) { return var_of(v) && (var_of(v)->flags & EB_DIM_LINK); }
+int eb_sweep_var_instrument(int v) { return var_of(v) ? var_of(v)->instrument : 0; }
 
 int eb_sweep_var_from_name(const char *name)
 {
@@ -91,7 +92,7 @@ int eb_sweep_parse(const char *spec, eb_sweep *out, eb_error *err)
     if (!out->var)
         return eb_fail(err, EB_ECONFIG,
                        "--sweep %s: unknown sweep variable '%s' (udp-rate, tx-power; under --sim also rssi, "
-                       "loss, rtt)", spec, name);
+                       "loss, rtt; with lab instruments attenuation, rssi, channel, bandwidth)", spec, name);
     if (!eq || !eq[1])
         return bad(err, spec, "no points: give VAR=START:STOP:STEP or VAR=V1,V2,...");
     int rc = strchr(eq + 1, ':') ? parse_range(spec, eq + 1, out, err) : parse_list(spec, eq + 1, out, err);
