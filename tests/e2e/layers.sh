@@ -49,11 +49,12 @@ then
     echo "FAIL: an include runs up the layers (docs/architecture.md)" >&2
     fail=1
 fi
-# The run job calls down only: core -> variant table -> variants -> services
-# (docs/architecture.md "The run job"): no call circle among run_*.c, no
-# core file naming a variant.
+# The run job calls down only and runs every end of a test through its end
+# table (docs/architecture.md "The run job"): no call circle among run_*.c,
+# no variant table, no per-end copy of a board's steps, no core file naming
+# what one end or test kind does, no ops table over ten entries.
 if ! python3 "$SOURCE_DIR/scripts/run_calls.py" "$SOURCE_DIR"; then
-    echo "FAIL: the run job's files call in a circle or the core names a variant" >&2
+    echo "FAIL: the run job's layers (see the lines above)" >&2
     fail=1
 fi
 # Start-up: libcurl and libcrypto are loaded on first use (adapters/http_fetch.c,
