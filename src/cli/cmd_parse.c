@@ -170,7 +170,7 @@ int cmd_parse(int argc, char **argv)
         return cli_error(&derr);
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "o:", opts)) != -1) {
         switch (c) {
         case 'd':
             if (parse_dialect(optarg, &o))
@@ -212,7 +212,7 @@ int cmd_parse(int argc, char **argv)
             else
                 return cli_usage_error("parse", "--unit-base '%s': 1e6 or 2^20 (bits per \"Mbit\")", optarg);
             break;
-        default: return cli_usage_error("parse", "unknown or incomplete option '%s'", argv[optind - 1]);
+        default: return cli_option_error("parse");
         }
     }
     if (optind >= argc)
