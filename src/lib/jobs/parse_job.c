@@ -4,14 +4,12 @@
 #include "espbench/jobs/parse_job.h"
 #include "espbench/base/str.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "espbench/formats/board_parse.h"
 #include "espbench/formats/dialect.h"
@@ -117,31 +115,14 @@ int pj_budget_error(const char *name, long lineno, eb_error *err)
                    name, lineno, EB_RESULTS_MAX_BYTES >> 20);
 }
 
-/* Whether the log holds ESP-Hosted's raw throughput report (" sec Tx:").
- * A file is searched block by block in the reader's buffer, without cutting
- * it into lines (the next pass rewinds the reader). */
+/* Whether the log holds ESP-Hosted's raw throughput report (" sec Tx:");
+ * a file is searched block by block, not cut into lines. */
 static bool has_raw_tp(pj_src *src)
 {
     static const char key[] = " sec Tx:";
-    const size_t klen = sizeof key - 1;
     if (src->data)
-        return memmem(src->data, src->len, key, klen) != NULL;
-    eb_line_reader *rd = src->rd;
-    size_t keep = 0;
-    off_t off = 0;
-    for (;;) {
-        ssize_t n = pread(rd->fd, rd->buf + keep, EB_LINE_READER_BUF - keep, off);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        off += n;
-        size_t len = keep + (size_t)n;
-        if (memmem(rd->buf, len, key, klen))
-            return true;
-        keep = len < klen - 1 ? len : klen - 1; /* a key across two blocks */
-        memmove(rd->buf, rd->buf + len - keep, keep);
-    }
+        return memmem(src->data, src->len, key, sizeof key - 1) != NULL;
+    return eb_line_reader_contains(src->rd, key, sizeof key - 1);
 }
 
 /* ------------------------------------------------------- side detection */
