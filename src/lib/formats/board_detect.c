@@ -172,7 +172,8 @@ int eb_board_detect_result(const eb_board_detect *d, char *why, size_t why_cap)
 /* The unit base's evidence against the base a dialect gives
  * (board_parse.h). What each layout means, from the iperf sources
  * (../shared/reference/board-console-dialects.md sections 1.3 and 1.5):
- * ESP-IDF <= v5.0 prints "%.2f Mbits/sec" of bytes*8/interval/1e6 and a
+ * ESP-IDF <= v5.0 prints "%.2f Mbits/sec" of bytes*8/interval/1e6 (the
+ * report task of examples/wifi/iperf/components/iperf/iperf.c, v4.x) and a
  * mode= line with single spaces; v5.1-v5.2 divides by 1048576 (fcafd8dc27a)
  * and its mode= line, a backslash-continued literal, has runs of spaces;
  * v5.1-v5.2 and iperf-cmd 0.1 may print a NUL where the unit's prefix goes.
