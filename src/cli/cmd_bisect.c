@@ -68,7 +68,7 @@ static int parse_args(int argc, char **argv, bisect_args *a)
     int c, rc = 0;
     optind = 1;
     opterr = 0;
-    while (!rc && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    while (!rc && (c = cli_getopt(argc, argv, ":", opts)) != -1) {
         switch (c) {
         case B_REPO: a->repo = optarg; break;
         case B_GOOD: a->good = optarg; break;
@@ -88,7 +88,7 @@ static int parse_args(int argc, char **argv, bisect_args *a)
         case B_MAXREP:
             rc = cli_parse_long("bisect", "--max-repeats", optarg, 2, EB_BISECT_MAX_REPEATS, &a->max_repeats);
             break;
-        default: return cli_usage_error("bisect", "unknown or incomplete option '%s'", argv[optind - 1]);
+        default: return cli_option_error("bisect");
         }
     }
     if (rc)
@@ -156,8 +156,13 @@ int cmd_bisect(int argc, char **argv)
     eb_error err = {0};
     char **commits = NULL;
     int n = 0;
-    if ((rc = eb_bisect_rev_list(a.repo, a.good, a.bad, &commits, &n, &err)) != 0)
+    eb_bisect_range range;
+    if ((rc = eb_bisect_rev_list(a.repo, a.good, a.bad, &commits, &n, &range, &err)) != 0)
         return cli_error(&err);
+    if (range.from_merge_base)
+        fprintf(stderr, "espbench bisect: --good %s is not an ancestor of --bad %s (a release branch?): bisecting "
+                        "from their merge base %.10s (%s), measured first\n", a.good, a.bad, range.start,
+                range.start_version);
     cli_catch_stop_signals();
     eb_bisect_real real = {.repo = a.repo, .chip = a.chip, .cache_dir = a.cache, .work_dir = out,
                            .stop = &cli_stop_flag};
@@ -199,6 +204,15 @@ int cmd_bisect(int argc, char **argv)
         printf("measured %d commits (%d in this run); journal %s\n", res.measured_total, res.measured, journal);
     }
     eb_bisect_journal_free(&res.journal);
+    /* The worktree goes with a finished bisect; an unfinished one keeps it to resume. */
+    eb_error werr = {0};
+    if (!real.worktree[0])
+        ;
+    else if (rc == EB_EINTR || (rc && rc != EB_ESHORT))
+        fprintf(stderr, "espbench bisect: the worktree %s stays registered in %s until this bisect is finished\n",
+                real.worktree[0] ? real.worktree : out, a.repo);
+    else if (eb_bisect_real_cleanup(&real, &werr))
+        fprintf(stderr, "espbench bisect: %s\n", werr.msg);
     for (int i = 0; i < n; i++)
         free(commits[i]);
     free(commits);

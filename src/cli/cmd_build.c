@@ -29,8 +29,13 @@ const char cmd_build_usage[] =
     "  --firmware DIR     firmware sources (default the source tree's firmware/)\n"
     "  --timeout S        per build (default 1800)\n"
     "\n"
-    "Exit: 0 every image built or cached, 3 some build failed, 2 usage or a checkout\n"
-    "that is not an ESP-IDF, 4 interrupted.\n";
+    "Before building anything, every checkout's version is checked (the firmware needs\n"
+    "ESP-IDF " EB_IDF_FIRMWARE_MIN " or later) and its export.sh sourced in an environment without\n"
+    "what another export set (IDF_PATH, IDF_PYTHON_ENV_PATH, IDF_TARGET ...), then checked.\n"
+    "\n"
+    "Exit: 0 every image built or cached, 3 some build failed, 2 usage, a checkout that is\n"
+    "not an ESP-IDF or too old, or an environment that is not set up (export.sh, network),\n"
+    "4 interrupted.\n";
 
 #define MAX_LIST 32
 
@@ -73,7 +78,7 @@ static int parse_args(int argc, char **argv, build_args *a)
     char *end;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "", opts)) != -1) {
         switch (c) {
         case 'i':
             if ((a->n_idf = split(optarg, a->idf, MAX_LIST)) < 0)
@@ -91,7 +96,7 @@ static int parse_args(int argc, char **argv, build_args *a)
             if (!*optarg || *end || a->timeout <= 0)
                 return cli_usage_error("build", "--timeout '%s': not a number of seconds", optarg);
             break;
-        default: return cli_usage_error("build", "unknown or incomplete option '%s'", argv[optind - 1]);
+        default: return cli_option_error("build");
         }
     }
     if (optind < argc)
@@ -119,10 +124,23 @@ int cmd_build(int argc, char **argv)
     eb_idf_checkout *idf = calloc((size_t)a.n_idf, sizeof *idf);
     if (!idf)
         return EB_EIO;
-    for (int i = 0; i < a.n_idf && !rc; i++)
-        if ((rc = eb_idf_probe(a.idf[i], &idf[i], &err)) != 0)
-            cli_error(&err);
-    int total = a.n_idf * a.n_chip, done = 0, failed = 0;
+    /* Every checkout's version and environment before anything is built. */
+    for (int i = 0; i < a.n_idf && !rc; i++) {
+        char who[1100];
+        snprintf(who, sizeof who, "--idf %s", a.idf[i]);
+        eb_idf_env env;
+        if ((rc = eb_idf_probe(a.idf[i], &idf[i], &err)) == 0 &&
+            (rc = eb_idf_version_check(idf[i].version, who, &err)) == 0)
+            rc = eb_idf_env_probe(&idf[i], a.chip[0], &env, &err);
+        if (rc)
+            rc = cli_error(&err);
+        else if (idf[i].stale_submodules)
+            fprintf(stderr, "espbench build: warning: ESP-IDF %s (%s): %d submodule%s not at the commit's, e.g. %s; "
+                            "built as checked out (git submodule update --init --recursive to follow HEAD)\n",
+                    idf[i].version, idf[i].path, idf[i].stale_submodules, idf[i].stale_submodules == 1 ? "" : "s",
+                    idf[i].stale_first);
+    }
+    int total = a.n_idf * a.n_chip, done = 0, failed = 0, env_failed = 0;
     cli_catch_stop_signals();
     for (int i = 0; i < a.n_idf && !rc; i++) {
         for (int k = 0; k < a.n_chip && !rc; k++) {
@@ -133,8 +151,9 @@ int cmd_build(int argc, char **argv)
             eb_idf_build_result res;
             char shortc[8];
             snprintf(shortc, sizeof shortc, "%.7s", idf[i].commit[0] ? idf[i].commit : "no-git");
-            fprintf(stderr, "build %d/%d: %s with ESP-IDF %s (%s)... ", ++done, total, a.chip[k], idf[i].version,
-                    shortc);
+            const char *dirty = idf[i].dirty ? "+changes" : "";
+            fprintf(stderr, "build %d/%d: %s with ESP-IDF %s (%s%s)... ", ++done, total, a.chip[k], idf[i].version,
+                    shortc, dirty);
             fflush(stderr);
             int b = eb_idf_build_firmware(&req, &res, &err);
             if (b == EB_EINTR) {
@@ -143,6 +162,7 @@ int cmd_build(int argc, char **argv)
             } else if (b) {
                 fprintf(stderr, "FAILED: %s\n", err.msg);
                 failed++;
+                env_failed += res.env_error;
             } else {
                 if (res.cached)
                     fprintf(stderr, "cached\n");
@@ -158,5 +178,5 @@ int cmd_build(int argc, char **argv)
     eb_buf_free(&cfg);
     if (rc)
         return rc;
-    return failed ? EB_EIO : 0;
+    return env_failed ? EB_ECONFIG : failed ? EB_EIO : 0;
 }

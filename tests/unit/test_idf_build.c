@@ -2,6 +2,7 @@
  * probe of a checkout that is none, and the tree hash. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,30 +18,48 @@
 #define COMMIT "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define TREE "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 
+#define STATE "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+#define GCC "xtensa-esp-elf-gcc (crosstool-NG esp-13.2.0_20240530) 13.2.0"
+
 /* The key is SHA-256 over a fixed text (computed independently with Python's hashlib). */
 static void test_cache_key_golden_and_parts(void **state)
 {
     (void)state;
     char k[65], o[65];
-    eb_idf_cache_key(COMMIT, "esp32s3", EB_IDF_FW_ESPBENCH, "CONFIG_X=y\n", TREE, k);
-    assert_string_equal(k, "01d8d18c3c922bd98842efa71ebebf6619f54c07b5a217f53450cf6c224724ee");
-    eb_idf_cache_key(COMMIT, "esp32s3", EB_IDF_FW_ESPBENCH, "CONFIG_X=y\n", TREE, o);
+    const eb_idf_key_parts base = {.idf_commit = COMMIT, .idf_state = STATE, .toolchain = GCC, .chip = "esp32s3",
+                                   .fw = EB_IDF_FW_ESPBENCH, .sdkconfig = "CONFIG_X=y\n", .firmware_hash = TREE};
+    eb_idf_cache_key(&base, k);
+    assert_string_equal(k, "a23410854d34dbad5f4c22bca60b7182ed032eabb434bf404874c6929e5e6400");
+    eb_idf_cache_key(&base, o);
     assert_string_equal(k, o);
-    /* Every part changes it. */
-    eb_idf_cache_key("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab", "esp32s3", EB_IDF_FW_ESPBENCH, "CONFIG_X=y\n", TREE, o);
+    /* Every part changes it: a dirty tree or a submodule (state), another compiler too. */
+    eb_idf_key_parts p = base;
+    p.idf_commit = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab";
+    eb_idf_cache_key(&p, o);
     assert_string_not_equal(k, o);
-    eb_idf_cache_key(COMMIT, "esp32", EB_IDF_FW_ESPBENCH, "CONFIG_X=y\n", TREE, o);
+    p = base, p.idf_state = "d";
+    eb_idf_cache_key(&p, o);
     assert_string_not_equal(k, o);
-    eb_idf_cache_key(COMMIT, "esp32s3", EB_IDF_FW_IPERF_EXAMPLE, "CONFIG_X=y\n", TREE, o);
+    p = base, p.toolchain = "xtensa-esp-elf-gcc (crosstool-NG esp-14.2.0_20241119) 14.2.0";
+    eb_idf_cache_key(&p, o);
     assert_string_not_equal(k, o);
-    eb_idf_cache_key(COMMIT, "esp32s3", EB_IDF_FW_ESPBENCH, "CONFIG_X=n\n", TREE, o);
+    p = base, p.chip = "esp32";
+    eb_idf_cache_key(&p, o);
     assert_string_not_equal(k, o);
-    eb_idf_cache_key(COMMIT, "esp32s3", EB_IDF_FW_ESPBENCH, "CONFIG_X=y\n",
-                     "cbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", o);
+    p = base, p.fw = EB_IDF_FW_IPERF_EXAMPLE;
+    eb_idf_cache_key(&p, o);
+    assert_string_not_equal(k, o);
+    p = base, p.sdkconfig = "CONFIG_X=n\n";
+    eb_idf_cache_key(&p, o);
+    assert_string_not_equal(k, o);
+    p = base, p.firmware_hash = "cbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+    eb_idf_cache_key(&p, o);
     assert_string_not_equal(k, o);
     /* No sdkconfig is the empty text. */
-    eb_idf_cache_key(COMMIT, "esp32s3", EB_IDF_FW_ESPBENCH, NULL, TREE, k);
-    eb_idf_cache_key(COMMIT, "esp32s3", EB_IDF_FW_ESPBENCH, "", TREE, o);
+    p = base, p.sdkconfig = NULL;
+    eb_idf_cache_key(&p, k);
+    p.sdkconfig = "";
+    eb_idf_cache_key(&p, o);
     assert_string_equal(k, o);
 }
 
@@ -124,12 +143,94 @@ static void test_probe_and_tree_hash(void **state)
     assert_string_equal(e.msg, "--idf /nonexistent/idf: No such file or directory");
 }
 
+/* PATH after another version's export: its IDF_PATH/tools, its Python
+ * environment and the IDF_TOOLS_PATH tools go; the user's own stay. */
+static void test_clean_path(void **state)
+{
+    (void)state;
+    char out[1024];
+    eb_idf_clean_path("/home/u/esp/v5.1/tools:/home/u/.espressif/tools/xtensa-esp-elf/esp-13.2.0/xtensa-esp-elf/bin:"
+                      "/home/u/.espressif/python_env/idf5.1_py3.11_env/bin:/home/u/bin:/usr/bin:/home/u/esp/v5.10/x:"
+                      "/home/u/.espressif/toolsX:/bin",
+                      "/home/u/esp/v5.1", "/home/u/.espressif/python_env/idf5.1_py3.11_env", "/home/u/.espressif/", out,
+                      sizeof out);
+    assert_string_equal(out, "/home/u/bin:/usr/bin:/home/u/esp/v5.10/x:/home/u/.espressif/toolsX:/bin");
+    eb_idf_clean_path("/usr/bin::/bin", NULL, NULL, NULL, out, sizeof out);
+    assert_string_equal(out, "/usr/bin:/bin");
+    eb_idf_clean_path("/a/tools", "/a", NULL, NULL, out, sizeof out);
+    assert_string_equal(out, "");
+    /* Every variable an export sets is in the list, IDF_TARGET too; the user's own are not. */
+    const char *want[] = {"IDF_PATH", "IDF_PYTHON_ENV_PATH", "IDF_TARGET", "ESP_IDF_VERSION", "IDF_TOOLS_EXPORT_CMD",
+                          "IDF_TOOLS_INSTALL_CMD", "OPENOCD_SCRIPTS", "ESP_ROM_ELF_DIR"};
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++) {
+        bool found = false;
+        for (int i = 0; eb_idf_export_vars[i]; i++)
+            found |= strcmp(eb_idf_export_vars[i], want[k]) == 0;
+        assert_true(found);
+    }
+    for (int i = 0; eb_idf_export_vars[i]; i++) {
+        assert_string_not_equal(eb_idf_export_vars[i], "IDF_TOOLS_PATH");
+        assert_string_not_equal(eb_idf_export_vars[i], "HOME");
+    }
+}
+
+/* The probe's output: export.sh (v5.4+) returned 0 after activate.py died;
+ * the first ERROR: line is the cause, quoted as export printed it. */
+static void test_env_parse(void **state)
+{
+    (void)state;
+    eb_idf_env e;
+    static const char missing[] =
+        "\nERROR: ESP-IDF Python virtual environment \"/h/.espressif/python_env/idf5.4_py3.11_env/bin/python\" not "
+        "found. Please run the install script to set it up before proceeding.\n"
+        "espbench-env: export.sh did not set IDF_PATH to this checkout (IDF_PATH=unset)\n";
+    eb_idf_env_parse(missing, strlen(missing), &e);
+    assert_false(e.ok);
+    assert_string_equal(e.problem, "export.sh did not set IDF_PATH to this checkout (IDF_PATH=unset)");
+    assert_string_equal(e.export_error, "ERROR: ESP-IDF Python virtual environment "
+                                        "\"/h/.espressif/python_env/idf5.4_py3.11_env/bin/python\" not found. Please "
+                                        "run the install script to set it up before proceeding.");
+    static const char other[] =
+        "Activating ESP-IDF 5.4\nERROR: Python environment is set to /e which was generated for ESP-IDF 5.3 instead "
+        "of the current 5.4. The issue can be solved by ...\n\nERROR: Activation script failed\n"
+        "espbench-env: idf.py on PATH is /v53/tools/idf.py, not this checkout's\n";
+    eb_idf_env_parse(other, strlen(other), &e);
+    assert_false(e.ok);
+    assert_string_equal(e.export_error, "ERROR: Python environment is set to /e which was generated for ESP-IDF 5.3 "
+                                        "instead of the current 5.4. The issue can be solved by ...");
+    static const char good[] = "Activating ESP-IDF 5.4\nDone!\n"
+                               "espbench-cc: xtensa-esp-elf-gcc (crosstool-NG esp-13.2.0_20240530) 13.2.0\n";
+    eb_idf_env_parse(good, strlen(good), &e);
+    assert_true(e.ok);
+    assert_string_equal(e.toolchain, "xtensa-esp-elf-gcc (crosstool-NG esp-13.2.0_20240530) 13.2.0");
+    eb_idf_env_parse("", 0, &e);
+    assert_false(e.ok);
+    assert_string_equal(e.problem, "the environment check printed nothing");
+}
+
+/* The firmware stops at #error below v5.1.2 (firmware/main/fw_main.c). */
+static void test_version_check(void **state)
+{
+    (void)state;
+    eb_error e;
+    assert_int_equal(eb_idf_version_check("v5.1.2", "--idf x", &e), 0);
+    assert_int_equal(eb_idf_version_check("v6.0.0", "--idf x", &e), 0);
+    assert_int_equal(eb_idf_version_check("v5.2-dev-3", "--idf x", &e), 0);
+    assert_int_equal(eb_idf_version_check("v5.1.0", "--good v5.1", &e), EB_ECONFIG);
+    assert_string_equal(e.msg, "--good v5.1 is ESP-IDF v5.1.0: the espbench firmware needs v5.1.2 or later (it stops "
+                               "at #error below); give a newer one");
+    assert_int_equal(eb_idf_version_check("v4.4.7", "--idf /x", &e), EB_ECONFIG);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_cache_key_golden_and_parts),
         cmocka_unit_test(test_version_header),
         cmocka_unit_test(test_probe_and_tree_hash),
+        cmocka_unit_test(test_clean_path),
+        cmocka_unit_test(test_env_parse),
+        cmocka_unit_test(test_version_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
