@@ -55,7 +55,7 @@ set -- $total
 
 # Bad input: one line each.
 expect_rc 2 "$ESPBENCH" bisect --idf-repo "$T/idf" --good fake-1 --bad fake-50 --chip esp32s3 --tier iperf --test tcp_tx
-has "--sim is required"
+has "give --sim (a virtual board) or --port URL (a board), one of them"
 expect_rc 2 "$ESPBENCH" bisect --idf-repo "$T/idf" --good fake-1 --bad nosuchrev --chip esp32s3 --tier iperf \
     --test tcp_tx --sim --out "$T/b4"
 has "--bad nosuchrev: not a commit of $T/idf; check the revision"
