@@ -11,6 +11,7 @@
 #include "espbench/formats/profile.h"
 #include "espbench/formats/stats.h"
 #include "espbench/jobs/bisect.h"
+#include "espbench/jobs/run_idf.h"
 
 const char cmd_bisect_usage[] =
     "usage: espbench bisect --idf-repo PATH --good REV --bad REV --chip CHIP --tier TIER --test TEST\n"
@@ -31,10 +32,11 @@ const char cmd_bisect_usage[] =
     "  --out DIR             worktree, runs and journal (default espbench-bisect-CHIP-DATE)\n"
     "  --idf-cache DIR       the build cache (default: espbench's cache folder)\n"
     "  --sim                 measure on a virtual board flashed with each build; --sim-noise PCT\n"
-    "                        its noise. Its figures come from the published tables or the tier\n"
-    "                        model: a build's library code (Wi-Fi blobs, lwIP, drivers) and its\n"
-    "                        sdkconfig defaults do not change them, so a real regression is\n"
-    "                        bisected on a board\n"
+    "                        its noise. The figures follow each build's settings (its\n"
+    "                        config/sdkconfig.json: lwIP windows and mailboxes, IRAM options)\n"
+    "                        through the throughput model, so a changed default is found;\n"
+    "                        library code (Wi-Fi blobs, lwIP, drivers) cannot be simulated:\n"
+    "                        bisect that on a board\n"
     "  --port URL            a board: each build flashed with the flash job (unchanged regions\n"
     "                        skipped), then measured; --ssid SSID, --password-env VAR (the Wi-Fi\n"
     "                        password), --pc-address IP, --stub auto|off|FILE as for run\n"
@@ -206,9 +208,7 @@ int cmd_bisect(int argc, char **argv)
     fprintf(stderr, "espbench bisect: %d commits from %.10s to %.10s, at most %d to measure; journal %s\n", n,
             commits[0], commits[n - 1], eb_bisect_most_measured(n), journal);
     if (a.sim)
-        fprintf(stderr, "espbench bisect: --sim: the virtual board's figures come from the published tables or the "
-                        "tier model; changes in library code (Wi-Fi blobs, lwIP, drivers) cannot be simulated: "
-                        "bisect those on a board (--port)\n");
+        fprintf(stderr, "espbench bisect: --sim: %s\n", EB_SIM_IDF_NOTE);
     eb_bisect_result res;
     rc = eb_bisect(&rq, &d, &res, &err);
     if (!rc || rc == EB_ESHORT)

@@ -61,7 +61,7 @@ expect_rc 2 "$ESPBENCH" bisect --idf-repo "$T/idf" --good fake-1 --bad nosuchrev
 has "--bad nosuchrev: not a commit of $T/idf; check the revision"
 expect_rc 2 "$ESPBENCH" bisect --idf-repo "$T/idf" --good fake-50 --bad fake-1 --chip esp32s3 --tier iperf \
     --test tcp_tx --sim --out "$T/b5"
-has "is not a first-parent descendant of --good fake-50"
+has "--bad fake-1 is an ancestor of --good fake-50 in $T/idf; swap them"
 expect_rc 2 "$ESPBENCH" bisect --idf-repo "$T/idf" --good fake-1 --bad fake-50 --chip esp32s3 --tier iperf \
     --test tcp_tx --sim --out "$T/b1" --threshold 10
 has "the journal is of another bisect (its threshold differs)"
