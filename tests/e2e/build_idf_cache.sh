@@ -165,4 +165,20 @@ FAKE_IDF_OFFLINE=1 "$ESPBENCH" build --idf "$T/idf-a" --chip esp32c6 --cache "$T
 grep -q "FAILED: build esp32c6 with ESP-IDF v5.3.0 (.*) failed: the component manager needs the network for espressif/iperf and has none (the downloads are kept in $T/cache-offline/components once fetched); see .*failed.log$" "$T/err12" \
     || fail "offline message: $(cat "$T/err12")"
 [ "$(fw_sum)" = "$fw0" ] || fail "the firmware sources changed"
+
+# --tier all: an image per tier without PSRAM, each with its settings rendered
+# from the profiles (the minimum tier's lwIP window in its sdkconfig), cached.
+"$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --tier all --cache "$cache" >"$T/out13" 2>"$T/err13" \
+    || fail "--tier all: $(cat "$T/err13")"
+[ "$(awk '{print $5}' "$T/out13" | tr '\n' ' ')" = "iperf default minimum " ] || fail "tiers: $(cat "$T/out13")"
+dmin=$(awk '$5 == "minimum" {print $4}' "$T/out13")
+grep -qx 'CONFIG_LWIP_TCP_WND_DEFAULT=6144' "$dmin/sdkconfig" || fail "minimum's window: $(grep WND "$dmin/sdkconfig")"
+grep -qx '"LWIP_TCP_WND_DEFAULT": 6144,' <(tr -d ' ' <"$dmin/config/sdkconfig.json" | sed 's/:/: /') \
+    || fail "sdkconfig.json: $(cat "$dmin/config/sdkconfig.json")"
+"$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --tier all --cache "$cache" >/dev/null 2>"$T/err14" || fail "$(cat "$T/err14")"
+[ "$(grep -c 'cached$' "$T/err14")" = 3 ] || fail "tier images not cached: $(cat "$T/err14")"
+rc=0
+"$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --tier psram-oct-iperf --cache "$cache" 2>"$T/err15" || rc=$?
+[ $rc = 2 ] && grep -q "^espbench: --tier psram-oct-iperf: a PSRAM tier; its PSRAM options depend on the board" "$T/err15" \
+    || fail "PSRAM tier: $rc $(cat "$T/err15")"
 echo "build_idf_cache: ok"

@@ -30,4 +30,10 @@ bool eb_sdkconfig_reads(int field);
  * tier sets, in ESP-IDF v5's option names, after a comment naming it. */
 void eb_sdkconfig_render_tier(const eb_chip *c, const eb_tier *t, eb_buf *out);
 
+/* The tiers of chip c that spec names ("all": every tier without PSRAM; a
+ * tier name: that tier) into out (at most max); their count, or -1 with
+ * EB_ECONFIG: an unknown tier (naming the chip's), or a PSRAM tier (its
+ * PSRAM options are board-specific and not rendered). */
+int eb_sdkconfig_tiers(const eb_chip *c, const char *spec, const eb_tier **out, int max, eb_error *err);
+
 #endif

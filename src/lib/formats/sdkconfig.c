@@ -100,3 +100,27 @@ void eb_sdkconfig_render_tier(const eb_chip *c, const eb_tier *t, eb_buf *out)
         eb_buf_append(out, line, (size_t)k);
     }
 }
+
+int eb_sdkconfig_tiers(const eb_chip *c, const char *spec, const eb_tier **out, int max, eb_error *err)
+{
+    int n = 0;
+    if (strcmp(spec, "all") == 0) {
+        for (int i = 0; i < c->n_tiers && n < max; i++)
+            if (!c->tiers[i].psram)
+                out[n++] = &c->tiers[i];
+        return n;
+    }
+    const eb_tier *t = eb_chip_tier(c, spec);
+    if (!t) {
+        char names[512];
+        eb_chip_tier_names(c, names, sizeof names);
+        return eb_fail(err, EB_ECONFIG, "--tier %s: %s has no such tier (it has %s)", spec, c->name, names), -1;
+    }
+    if (t->psram)
+        return eb_fail(err, EB_ECONFIG, "--tier %s: a PSRAM tier; its PSRAM options depend on the board and are "
+                       "not rendered: build it with --sdkconfig FILE", spec), -1;
+    if (max < 1)
+        return 0;
+    out[0] = t;
+    return 1;
+}
