@@ -19,4 +19,17 @@ grep -q "^first bad commit: $(fake_idf_commit "$T/idf" 4) " "$T/o" || fail "not 
 grep -q "changes in library code (Wi-Fi blobs, lwIP, drivers) cannot be simulated" "$T/e" || fail "no note: $(cat "$T/e")"
 [ -z "$(git -C "$T/idf" worktree list --porcelain | grep '^worktree' | grep -v "^worktree $(cd "$T/idf" && pwd -P)$")" ] \
     || fail "a worktree is left: $(git -C "$T/idf" worktree list)"
+
+# A missing Python environment is the environment's error, not a commit that
+# does not build: one line naming install.sh, exit 2, nothing skipped.
+rm -rf "$IDF_TOOLS_PATH/python_env"
+rc=0
+"$ESPBENCH" bisect --idf-repo "$T/idf" --good fake-1 --bad fake-6 --chip esp32s3 --tier iperf --test tcp_rx --sim \
+    --duration 1 --repeats 2 --idf-cache "$T/cache2" --out "$T/b2" >"$T/o2" 2>"$T/e2" || rc=$?
+[ $rc = 2 ] || fail "exit $rc without a Python environment: $(cat "$T/e2")"
+grep -q "^espbench: ESP-IDF v5.3.0 ($T/b2/idf-worktree): its environment is not set up: .*ERROR: ESP-IDF Python virtual environment .* not found\..*; run $T/b2/idf-worktree/install.sh esp32s3$" "$T/e2" \
+    || fail "message: $(cat "$T/e2")"
+! grep -q "skipped" "$T/e2" || fail "a commit was skipped: $(cat "$T/e2")"
+grep -q "the worktree $T/b2/idf-worktree stays registered in $T/idf until this bisect is finished" "$T/e2" \
+    || fail "no worktree note: $(cat "$T/e2")"
 echo "bisect_sdkconfig: ok"

@@ -107,6 +107,16 @@ fw0=$(fw_sum)
 [ -f "$(dirname "$dir_b")/project/dependencies.lock" ] || fail "no dependencies.lock in the build's project copy"
 grep -q espressif/iperf "$cache/components/downloads" || fail "the component cache was not used"
 
+# Two espbench processes on one key: one builds, the other waits for its lock
+# and finds the image.
+n=$(fake_idf_builds "$T/idf-b")
+"$ESPBENCH" build --idf "$T/idf-b" --chip esp32c3 --cache "$cache" >"$T/race1" 2>&1 &
+p1=$!
+"$ESPBENCH" build --idf "$T/idf-b" --chip esp32c3 --cache "$cache" >"$T/race2" 2>&1 || fail "race: $(cat "$T/race2")"
+wait $p1 || fail "race: $(cat "$T/race1")"
+[ "$(fake_idf_builds "$T/idf-b")" = $((n + 1)) ] || fail "two builds of one key"
+cmp -s <(grep -v '^build' "$T/race1") <(grep -v '^build' "$T/race2") || fail "race outputs differ"
+
 # The folder a build ran in is the one it stays in: `idf.py -B DIR size` works on it.
 ( cd "$T/idf-b" && ./tools/idf.py -C "$(dirname "$dir_b")/project" -B "$dir_b" size ) >"$T/size" 2>&1 \
     || fail "idf.py size on the cached build: $(cat "$T/size")"
