@@ -6,6 +6,19 @@
 #include <stddef.h>
 
 #include "espbench_core.h"
+#include "esp_idf_version.h"
+
+/* Names that differ across the supported ESP-IDF releases (v5.1.2 .. v6.0.x):
+ * wifi_bandwidth_t's WIFI_BW_HT20/WIFI_BW_HT40 exist up to v5.5 and were
+ * removed in v6.0; WIFI_BW20/WIFI_BW40 first exist in v5.3
+ * (components/esp_wifi/include/esp_wifi_types_generic.h). */
+#if ESP_IDF_VERSION >= ESP_IDF_VERSION_VAL(5, 3, 0)
+#define FW_WIFI_BW20 WIFI_BW20
+#define FW_WIFI_BW40 WIFI_BW40
+#else
+#define FW_WIFI_BW20 WIFI_BW_HT20
+#define FW_WIFI_BW40 WIFI_BW_HT40
+#endif
 
 /* fw_console_io.c: console byte I/O on the UART or USB-Serial/JTAG console. */
 void fw_console_init(void);

@@ -80,7 +80,7 @@ static int parse_args(int argc, char **argv, bisect_args *a)
     int c, rc = 0;
     optind = 1;
     opterr = 0;
-    while (!rc && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    while (!rc && (c = cli_getopt(argc, argv, ":", opts)) != -1) {
         switch (c) {
         case B_REPO: a->repo = optarg; break;
         case B_GOOD: a->good = optarg; break;
@@ -105,7 +105,7 @@ static int parse_args(int argc, char **argv, bisect_args *a)
         case B_MAXREP:
             rc = cli_parse_long("bisect", "--max-repeats", optarg, 2, EB_BISECT_MAX_REPEATS, &a->max_repeats);
             break;
-        default: return cli_usage_error("bisect", "unknown or incomplete option '%s'", argv[optind - 1]);
+        default: return cli_option_error("bisect");
         }
     }
     if (rc)

@@ -38,12 +38,13 @@ const char cmd_build_usage[] =
     "  --firmware DIR     firmware sources (default the source tree's firmware/)\n"
     "  --timeout S        per build (default 1800)\n"
     "\n"
-    "Before building anything, every checkout's version is checked (the firmware needs\n"
-    "ESP-IDF " EB_IDF_FIRMWARE_MIN " or later) and its export.sh sourced in an environment without\n"
-    "what another export set (IDF_PATH, IDF_PYTHON_ENV_PATH, IDF_TARGET ...), then checked.\n"
+    "Before building anything, every checkout's version is checked (the firmware supports\n"
+    "ESP-IDF " EB_IDF_FIRMWARE_MIN " to " EB_IDF_FIRMWARE_LAST_LINE ".x) and its export.sh sourced in an\n"
+    "environment without what another export set (IDF_PATH, IDF_PYTHON_ENV_PATH,\n"
+    "IDF_TARGET ...), then checked.\n"
     "\n"
     "Exit: 0 every image built or cached, 3 some build failed, 2 usage, a checkout that is\n"
-    "not an ESP-IDF or too old, or an environment that is not set up (export.sh, network),\n"
+    "not an ESP-IDF or out of that range, or an environment that is not set up (export.sh, network),\n"
     "4 interrupted.\n";
 
 #define MAX_LIST 32
@@ -89,7 +90,7 @@ static int parse_args(int argc, char **argv, build_args *a)
     char *end;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "", opts)) != -1) {
         switch (c) {
         case 'i':
             if ((a->n_idf = split(optarg, a->idf, MAX_LIST)) < 0)
@@ -113,7 +114,7 @@ static int parse_args(int argc, char **argv, build_args *a)
             if (!*optarg || *end || a->timeout <= 0)
                 return cli_usage_error("build", "--timeout '%s': not a number of seconds", optarg);
             break;
-        default: return cli_usage_error("build", "unknown or incomplete option '%s'", argv[optind - 1]);
+        default: return cli_option_error("build");
         }
     }
     if (optind < argc)

@@ -230,12 +230,12 @@ int cmd_profiles(int argc, char **argv)
     int json = 0, predict = 0, c;
     optind = 1;
     opterr = 0; /* one message, ours, naming the option */
-    while ((c = getopt_long(argc, argv, "+jPh", opts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "+jPh", opts)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
         case 'P': predict = 1; break;
         case 'h': fputs(cmd_profiles_usage, stdout); return 0;
-        default: return cli_usage_error("profiles", "unknown or incomplete option '%s'", argv[optind - 1]);
+        default: return cli_option_error("profiles");
         }
     }
     /* Options may also follow the operands: "show esp32 --json". */

@@ -97,7 +97,10 @@ const char cmd_run_usage[] =
     "  --udp-rate MBPS       offered UDP rate (default: udp_rx the chip's udp_rx_rate_mbps as\n"
     "                        ESP-IDF's CI offers it; udp_tx 1.3 x the docs' figure, else 100)\n"
     "  --sweep VAR=A:B:STEP  run the tests at each point (also VAR=V1,V2,...): udp-rate (Mbit/s),\n"
-    "                        tx-power (dBm); under --sim the link: rssi (dBm), loss (%), rtt (ms)\n"
+    "                        tx-power (dBm); under --sim the link: rssi (dBm), loss (%), rtt (ms);\n"
+    "                        with lab instruments attenuation (dB), rssi, channel, bandwidth (MHz)\n"
+    "  --ap NAME             the lab's access point to use: powered on, every other AP off\n"
+    "  --ap-set SETTINGS     the AP's band=2g|5g,channel=N,bandwidth=MHZ,txpower=DBM for the run\n"
     "  --retries N           retries of a test after a reboot or failure (default 2)\n"
     "  --iperf PROGRAM       the PC's iperf2 (default $ESPBENCH_IPERF, else iperf in PATH)\n"
     "  --env SETTING         where the board ran: shield-box, air, cable or free text\n"
@@ -113,7 +116,6 @@ const char cmd_run_usage[] =
     "exit: 0 all tests done; 2 usage/config; 3 device, network or iperf error (finished\n"
     "results kept); 4 interrupted (results kept; continue with --resume).\n";
 
-static const char *cli_argv_last; /* the option being parsed, for messages */
 static const char *pattern_arg;   /* --pattern FILE|NAME */
 static const char *parallel_count_arg, *parallel_index_arg; /* apply_parallel */
 static bool perf_lines_arg;       /* --performance-lines */
@@ -333,7 +335,7 @@ enum {
     O_CHIP = 256, O_TIER, O_PORT, O_SIM, O_SIM_NOISE, O_SIM_FAULT, O_LAB, O_SHARD, O_DIALECT, O_SSID,
     O_PASSWORD_ENV, O_PC, O_IPERF_PORT, O_TESTS, O_DURATION, O_INTERVAL, O_WARMUP, O_REPEAT, O_UDP_RATE,
     O_RETRIES, O_OUT, O_RESUME, O_MANIFEST, O_FIRMWARE, O_BAUD, O_STUB, O_PASSWORD, O_IPERF, O_SIM_PROJECT, O_SIM_IDF, O_SIM_IMAGE,
-    O_SIM_MODEL, O_SIM_RSSI, O_SIM_PHY, O_SIM_RTT, O_SIM_LOSS, O_ENV, O_SWEEP,
+    O_SIM_MODEL, O_SIM_RSSI, O_SIM_PHY, O_SIM_RTT, O_SIM_LOSS, O_ENV, O_SWEEP, O_AP, O_AP_SET,
     O_LATENCY_COUNT, O_LATENCY_METHOD, O_AGGREGATE,
     O_COPROCESSOR, O_TRANSPORT, O_COPROCESSOR_PORT, /* ESP-Hosted */
     O_PEER_PORT, O_PEER_CHIP, O_PEER_TIER, /* board to board */
@@ -389,6 +391,8 @@ static const struct option long_opts[] = {
     {"sim-loss", required_argument, 0, O_SIM_LOSS},
     {"env", required_argument, 0, O_ENV},
     {"sweep", required_argument, 0, O_SWEEP},
+    {"ap", required_argument, 0, O_AP},
+    {"ap-set", required_argument, 0, O_AP_SET},
     {"latency-count", required_argument, 0, O_LATENCY_COUNT},
     {"latency-method", required_argument, 0, O_LATENCY_METHOD},
     {"aggregate", no_argument, 0, O_AGGREGATE},
@@ -503,6 +507,8 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
             return cli_usage_error("run", "--sim-%s: %s", names[c - O_SIM_RSSI], le.msg);
         break;
     }
+    case O_AP: o->ap_name = optarg; break;
+    case O_AP_SET: o->ap_set = optarg; break;
     case O_SWEEP: {
         eb_error se;
         if (o->sweep.n > 0)
@@ -536,8 +542,7 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
         if (!(rc = parse_int("--baud", optarg, 300, 16000000, &v)))
             o->baud = (uint32_t)v;
         break;
-    case ':': return cli_usage_error("run", "%s needs a value", cli_argv_last);
-    default: return cli_usage_error("run", "unknown option '%s'", cli_argv_last);
+    default: return cli_option_error("run");
     }
     return rc;
 }
@@ -720,13 +725,14 @@ int cmd_run(int argc, char **argv)
     perf_lines_arg = false;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
-        cli_argv_last = argv[optind - 1];
+    while ((c = cli_getopt(argc, argv, ":", long_opts)) != -1) {
         if ((rc = parse_opt(c, &rq, &o)) != 0)
             return rc;
     }
     if (optind < argc)
         return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+    if ((rc = cli_check_secret_env("run", "--password-env", rq.password_env)) != 0)
+        return rc;
     if ((rc = apply_parallel(&o)) != 0)
         return rc;
     eb_error serr; /* a bad --stub FILE: one line, exit 2, before any board is touched */

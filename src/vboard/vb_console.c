@@ -235,6 +235,7 @@ int vb_board_link_cmd(vb_board *b, const char *spec, eb_buf *reply, eb_error *er
     l = b->link;
     force = b->force_model;
     pthread_mutex_unlock(&b->lock);
+    int atten = -2; /* -2: unchanged */
     char buf[256];
     snprintf(buf, sizeof buf, "%s", spec);
     char *save = NULL;
@@ -243,11 +244,23 @@ int vb_board_link_cmd(vb_board *b, const char *spec, eb_buf *reply, eb_error *er
         if (!strcmp(tok, "published")) {
             eb_model_link_default(&l);
             force = false;
+            atten = -1;
             continue;
         }
         if (!eq)
             return eb_fail(err, EB_ECONFIG, "link: '%s' is not KEY=VALUE (rssi, phy, rtt, loss, stations, model) or 'published'", tok);
         *eq = '\0';
+        if (!strcmp(tok, "atten")) {
+            char *end;
+            double db = strtod(eq + 1, &end);
+            if (!strcmp(eq + 1, "none"))
+                atten = -1;
+            else if (end == eq + 1 || *end || !(db >= 0 && db <= 200))
+                return eb_fail(err, EB_ECONFIG, "link: atten=%s must be 0..200 dB or none", eq + 1);
+            else
+                atten = (int)lround(db * 100);
+            continue;
+        }
         if (!strcmp(tok, "model")) {
             if (strcmp(eq + 1, "on") && strcmp(eq + 1, "off"))
                 return eb_fail(err, EB_ECONFIG, "link: model=%s must be on or off", eq + 1);
@@ -256,8 +269,17 @@ int vb_board_link_cmd(vb_board *b, const char *spec, eb_buf *reply, eb_error *er
             return eb_error_prefix(err, "link: "), EB_ECONFIG;
         }
     }
+    if (atten >= 0 && b->n_aps) {
+        /* the board's AP (the strongest) through the attenuator; the model's floor is -100 dBm */
+        int best = b->aps[0].rssi;
+        for (int i = 1; i < b->n_aps; i++)
+            best = b->aps[i].rssi > best ? b->aps[i].rssi : best;
+        l.rssi_dbm = fmax(best - atten / 100.0, -100);
+    }
     if ((force || !eb_model_link_is_published(&l)) && !b->model)
         return eb_fail(err, EB_ECONFIG, "link: no model constants (profiles/model/model.yaml) on this board");
+    if (atten != -2)
+        __atomic_store_n(&b->atten_cdb, atten, __ATOMIC_RELAXED);
     pthread_mutex_lock(&b->lock);
     b->link = l;
     b->force_model = force;
@@ -274,6 +296,9 @@ int vb_board_link_cmd(vb_board *b, const char *spec, eb_buf *reply, eb_error *er
         snprintf(phy, sizeof phy, "%g", l.phy_mbps);
     eb_buf_printf(reply, "rssi=%s phy=%s rtt=%g loss=%g stations=%g model=%s", rssi, phy, l.rtt_ms, l.loss_pct,
                   l.stations > 1 ? l.stations : 1, force ? "on" : "off");
+    int cdb = __atomic_load_n(&b->atten_cdb, __ATOMIC_RELAXED);
+    if (cdb >= 0)
+        eb_buf_printf(reply, " atten=%g", cdb / 100.0);
     return 0;
 }
 

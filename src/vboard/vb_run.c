@@ -444,6 +444,7 @@ static int setup(vb_run_state *s, const vb_opts *o, eb_error *err)
         return rc;
     b->force_model = o->force_model;
     b->link = o->model_link;
+    b->atten_cdb = -1;
     b->baud_timing = o->baud_timing;
     b->flash_timing = o->flash_timing;
     b->forgiving = o->forgiving;

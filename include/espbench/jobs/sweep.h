@@ -22,6 +22,9 @@ enum eb_sweep_var {
     EB_SWEEP_RSSI,     /* dBm, --sim only */
     EB_SWEEP_LOSS,     /* %, --sim only */
     EB_SWEEP_RTT,      /* ms, --sim only */
+    EB_SWEEP_ATTEN,    /* dB, the board's attenuator (lab instruments) */
+    EB_SWEEP_CHANNEL,  /* the AP's channel (lab instrument; 36 and up: 5 GHz) */
+    EB_SWEEP_BANDWIDTH,/* MHz, the AP's channel width (lab instrument) */
     EB_SWEEP_COUNT
 };
 
@@ -45,8 +48,13 @@ const char *eb_sweep_var_key(int var);
 int eb_sweep_var_from_name(const char *name);
 /* "Mbit/s", "dBm", "%", "ms". */
 const char *eb_sweep_var_unit(int var);
-/* Set through the virtual board's control socket: only under --sim. */
+/* Set through the virtual board's control socket: only under --sim (rssi
+ * also through a lab attenuator: eb_sweep_var_instrument). */
 bool eb_sweep_var_sim_only(int var);
+/* The lab instrument kind (lab.h enum eb_instr_kind) a variable is set
+ * through: the attenuator for attenuation and, on hardware, rssi; the AP
+ * for channel and bandwidth; 0 for none. */
+int eb_sweep_var_instrument(int var);
 
 /* The virtual board's link at a point of a link sweep: base with the
  * swept value; base unchanged for other variables. */

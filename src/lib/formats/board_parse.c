@@ -310,7 +310,7 @@ static int prefix_power(char c)
 
 /* "[  1]  1.0- 2.0 sec\t2.95 MBytes\t23.63 Mbits/sec", " 0.0- 2.0 sec  24.36 Mbits/sec",
  * "   0-   3 sec       8.43 Mbits/sec" (the unit char may have been a NUL: "bits/sec"). */
-static bool parse_interval(int dialect, const char *p, const char *e, eb_board_line *out)
+static bool parse_interval(double mbit_base, const char *p, const char *e, eb_board_line *out)
 {
     int id = 0;
     if (p < e && *p == '[') {
@@ -364,6 +364,7 @@ static bool parse_interval(int dialect, const char *p, const char *e, eb_board_l
         }
     }
     int k = 0;
+    const char *unit = p;
     if (p < e && prefix_power(*p) >= 0) {
         k = prefix_power(*p);
         p++;
@@ -377,7 +378,7 @@ static bool parse_interval(int dialect, const char *p, const char *e, eb_board_l
         return false;
     /* The dialect's base for bit prefixes: 2^20 "Mbits" (v5.1–v6.0) or 1e6. Byte
      * prefixes are 1024-based everywhere. */
-    double kbase_bits = eb_dialect_mbit_base(dialect) == 1048576.0 ? 1024.0 : 1000.0;
+    double kbase_bits = mbit_base == 1048576.0 ? 1024.0 : 1000.0;
     double bits = bytes_rate ? v * pow(1024.0, k) * 8.0 : v * pow(kbase_bits, k);
     out->event = EB_BEV_INTERVAL;
     out->id = id;
@@ -385,6 +386,8 @@ static bool parse_interval(int dialect, const char *p, const char *e, eb_board_l
     out->iv.start_s = start;
     out->iv.end_s = end;
     out->iv.mbps = bits / 1e6;
+    out->printed = v;
+    ls_copy(out->unit, sizeof out->unit, unit, p);
     if (!isnan(xfer)) /* iperf-cmd 1.0: 'm' prints MBytes of 1e6, 'M' of 2^20 */
         out->iv.bytes = xfer * pow(bytes_rate ? 1024.0 : 1000.0, xpow);
     else
@@ -834,6 +837,12 @@ static const char *skip_prompts(const char *m, bool *had)
 
 void eb_board_parse_line(int dialect, const char *line, size_t len, eb_board_line *out, eb_ebline *scratch)
 {
+    eb_board_parse_line_base(dialect, 0, line, len, out, scratch);
+}
+
+void eb_board_parse_line_base(int dialect, double mbit_base, const char *line, size_t len, eb_board_line *out,
+                              eb_ebline *scratch)
+{
     out->event = EB_BEV_NONE;
     out->after_prompt = false;
     out->id = 0;
@@ -842,6 +851,8 @@ void eb_board_parse_line(int dialect, const char *line, size_t len, eb_board_lin
     out->iv.start_s = out->iv.end_s = out->iv.bytes = out->iv.mbps = 0;
     out->iv.jitter_ms = NAN;
     out->iv.lost = out->iv.total = -1;
+    out->printed = NAN;
+    out->unit[0] = '\0';
     out->error = EB_BERR_NONE;
     out->value = -1;
     out->port = 0;
@@ -892,7 +903,7 @@ void eb_board_parse_line(int dialect, const char *line, size_t len, eb_board_lin
             out->event = EB_BEV_CONNECTED;
             return;
         }
-        if (parse_interval(dialect, q, end, out))
+        if (parse_interval(mbit_base > 0 ? mbit_base : eb_dialect_mbit_base(dialect), q, end, out))
             return;
         /* `free`: the current free heap as a bare integer */
         if (!tag && ls_is_digit(*q) && strspn(q, "0123456789") == strlen(q)) {
@@ -976,10 +987,13 @@ bool eb_board_dialects_read_alike(int a, int b)
 
 void eb_board_detect_parsed(eb_board_detect *d, const char *line, size_t len, const eb_board_line *l)
 {
+    d->lines++;
     /* memchr first: these byte strings are rare and memmem costs more than the parse */
     bool has_nul = memchr(line, 0, len) != NULL;
-    if (has_nul && memmem(line, len, "\0bits/sec", 9))
+    if (has_nul && memmem(line, len, "\0bits/sec", 9)) {
         d->nul_unit = true;
+        d->nul_line = d->nul_line ? d->nul_line : d->lines;
+    }
     switch (l->event) {
     case EB_BEV_PROMPT:
         if (memmem(line, len, "espbench>", 9))
@@ -992,17 +1006,22 @@ void eb_board_detect_parsed(eb_board_detect *d, const char *line, size_t len, co
         break;
     case EB_BEV_APP_IDF:
         set_str(d->idf, sizeof d->idf, l->text);
+        d->idf_line = d->lines;
         break;
     case EB_BEV_BOOTLOADER:
-        if (!d->idf[0])
+        if (!d->idf[0]) {
             set_str(d->idf, sizeof d->idf, l->text);
+            d->idf_line = d->lines;
+        }
         break;
     case EB_BEV_BOOT:
         if (l->eb) {
             d->espbench = true;
             const char *v = eb_ebline_get(l->eb, "idf");
-            if (v)
+            if (v) {
                 set_str(d->idf, sizeof d->idf, v);
+                d->idf_line = d->lines;
+            }
         }
         if (l->text[0])
             set_str(d->chip, sizeof d->chip, l->text);
@@ -1020,10 +1039,14 @@ void eb_board_detect_parsed(eb_board_detect *d, const char *line, size_t len, co
     case EB_BEV_MODE:
         if (l->mode_localhost)
             d->iperf_cmd_01 = true;
-        if (l->mode_spaced)
+        if (l->mode_spaced) {
             d->mode_spaced = true;
-        else if (!l->eb)
+            d->mode_spaced_line = d->mode_spaced_line ? d->mode_spaced_line : d->lines;
+        } else if (!l->eb) {
             d->mode_plain = true;
+            if (!l->mode_localhost && !d->mode_plain_line)
+                d->mode_plain_line = d->lines;
+        }
         break;
     case EB_BEV_SOCKET_CREATED:
         d->socket_created = true;
@@ -1096,6 +1119,75 @@ int eb_board_detect_result(const eb_board_detect *d, char *why, size_t why_cap)
     return EB_DIALECT_UNKNOWN;
 }
 
+/* The unit base's evidence against the base a dialect gives
+ * (board_parse.h). What each layout means, from the iperf sources
+ * (../shared/reference/board-console-dialects.md sections 1.3 and 1.5):
+ * ESP-IDF <= v5.0 prints "%.2f Mbits/sec" of bytes*8/interval/1e6 and a
+ * mode= line with single spaces; v5.1-v5.2 divides by 1048576 (fcafd8dc27a)
+ * and its mode= line, a backslash-continued literal, has runs of spaces;
+ * v5.1-v5.2 and iperf-cmd 0.1 may print a NUL where the unit's prefix goes.
+ * A boot log's version is the strongest evidence; whitespace the weakest (a
+ * pasted log loses its runs of blanks). */
+static const char *base_name(bool mib) { return mib ? "2^20" : "1e6"; }
+
+bool eb_board_detect_unit_check(const eb_board_detect *d, int dialect, const char *name, char *note,
+                                size_t note_cap, char *warn, size_t warn_cap)
+{
+    bool mib = eb_dialect_mbit_base(dialect) == 1048576.0;
+    const char *bn = base_name(mib);
+    warn[0] = '\0';
+    bool boot = !d->espbench && !d->prompt_espbench && (d->project[0] || d->idf[0] || d->esp8266) &&
+                d->idf_line > 0;
+    bool other_grammar = d->espbench || d->prompt_espbench || d->iperf_cmd_10 || d->iperf_cmd_tag ||
+                         d->iperf_cmd_01 || d->wifi_cmd;
+    if (boot) {
+        snprintf(note, note_cap, "%s bits per Mbit, from %s:%ld (boot log: ESP-IDF %s)", bn, name, d->idf_line, d->idf);
+        /* the layout's base: a NUL unit char or runs of spaces say 2^20, single spaces 1e6 */
+        long against = 0;
+        const char *what = "";
+        if (!mib && (d->nul_line || d->mode_spaced_line)) {
+            against = d->nul_line ? d->nul_line : d->mode_spaced_line;
+            what = d->nul_line ? "a NUL byte where the unit's prefix goes (v5.1-v5.2: 2^20 bits)"
+                               : "the v5.1-v5.2 mode= layout (runs of spaces: 2^20 bits)";
+        } else if (mib && d->mode_plain_line && !d->nul_line && !d->mode_spaced_line) {
+            against = d->mode_plain_line;
+            what = "the <= v5.0 mode= layout (single spaces: 1e6 bits, or a v5.1 line whose blanks were collapsed)";
+        }
+        if (!against)
+            return false;
+        size_t k = strlen(note);
+        snprintf(note + k, note_cap - k, "; against it %s:%ld (%s)", name, against, what);
+        snprintf(warn, warn_cap,
+                 "%s:%ld: ESP-IDF %s prints Mbits of %s bits, but %s:%ld has %s; took %s bits per Mbit from the boot "
+                 "log (rates %.1f %% %s than with %s); pass --unit-base 1e6 or --unit-base 2^20 (or --dialect) to "
+                 "settle it",
+                 name, d->idf_line, d->idf, bn, name, against, what, bn, 4.8576, mib ? "higher" : "lower",
+                 base_name(!mib));
+        return true;
+    }
+    if (d->esp8266) { /* the ESP8266 ROM banner: its SDK's iperf prints 1e6 */
+        note[0] = '\0';
+        return false;
+    }
+    if (other_grammar || d->nul_line || (!d->mode_spaced_line && !d->mode_plain_line)) {
+        note[0] = '\0';
+        return false;
+    }
+    /* only the mode= line's spacing (and perhaps the esp32> prompt of <= v5.0) */
+    long at = mib ? d->mode_spaced_line : d->mode_plain_line;
+    snprintf(note, note_cap, "%s bits per Mbit, from %s:%ld (mode= line with %s)", bn, name, at,
+             mib ? "runs of spaces" : "single spaces");
+    if (!mib && d->prompt_esp32)
+        return false; /* the prompt of the <= v5.0 example agrees */
+    snprintf(warn, warn_cap,
+             "%s:%ld: the unit base rests on the mode= line's spacing alone: %s (the %s layout) reads as %s bits "
+             "per Mbit, but %s; pass --unit-base 1e6 or --unit-base 2^20 (or --dialect) to settle it",
+             name, at, mib ? "runs of spaces" : "single spaces", mib ? "v5.1-v5.2" : "<= v5.0", bn,
+             mib ? "no boot log or NUL unit char confirms it"
+                 : "a v5.1-v5.2 log (2^20 bits, rates 4.9 % higher) whose blanks were collapsed looks the same");
+    return true;
+}
+
 /* --------------------------------------------------------- stateful */
 
 void eb_board_parser_init(eb_board_parser *p, int dialect)
@@ -1107,7 +1199,7 @@ void eb_board_parser_init(eb_board_parser *p, int dialect)
 
 void eb_board_parser_line(eb_board_parser *p, const char *line, size_t len, eb_board_line *out)
 {
-    eb_board_parse_line(p->dialect, line, len, out, &p->scratch);
+    eb_board_parse_line_base(p->dialect, p->mbit_base, line, len, out, &p->scratch);
     if (p->detect)
         eb_board_detect_parsed(p->detect, line, len, out);
     if (out->event != EB_BEV_INTERVAL) {

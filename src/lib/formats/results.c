@@ -42,6 +42,9 @@ void eb_entry_free(eb_entry *e)
     free(e->provenance);
     free(e->tier_note);
     free(e->error_text);
+    free(e->summary_printed);
+    free(e->unit_note);
+    e->summary_printed = e->unit_note = NULL;
     e->error_text = NULL;
     e->receiver = e->sender = NULL;
     e->n_receiver = e->n_sender = 0;
@@ -106,6 +109,14 @@ void eb_entry_set_tier_note(eb_entry *e, const char *note)
 
 const char *eb_entry_tier_note(const eb_entry *e) { return e->tier_note ? e->tier_note : ""; }
 
+void eb_entry_set_text(char **slot, const char *s)
+{
+    free(*slot);
+    *slot = s && s[0] ? strdup(s) : NULL;
+    if (s && s[0] && !*slot)
+        abort();
+}
+
 const char *eb_entry_error(const eb_entry *e) { return e->error_text ? e->error_text : ""; }
 
 void eb_entry_set_error(eb_entry *e, const char *fmt, ...)
@@ -144,6 +155,9 @@ void eb_entry_copy(eb_entry *dst, const eb_entry *src)
         *eb_entry_prov_mut(dst) = *src->provenance;
     dst->tier_note = NULL;
     eb_entry_set_tier_note(dst, src->tier_note);
+    dst->summary_printed = dst->unit_note = NULL;
+    eb_entry_set_text(&dst->summary_printed, src->summary_printed);
+    eb_entry_set_text(&dst->unit_note, src->unit_note);
     dst->error_text = src->error_text ? strdup(src->error_text) : NULL;
     if (src->error_text && !dst->error_text)
         abort();
@@ -420,6 +434,15 @@ static void noise_json(eb_jw *w, const eb_entry *e)
     eb_jw_end(w);
 }
 
+/* Provenance text may hold a console capture's bytes: the file stays UTF-8. */
+static void prov_json(eb_jw *w, const eb_provenance *p)
+{
+    eb_buf *b = eb_jw_raw(w, "provenance");
+    size_t at = b->len;
+    eb_prov_to_json(p, b);
+    eb_utf8_fix_from(b, at);
+}
+
 static void entry_json(eb_jw *w, const eb_entry *e)
 {
     eb_jw_object(w, NULL);
@@ -437,6 +460,10 @@ static void entry_json(eb_jw *w, const eb_entry *e)
         eb_jw_str(w, "figure_source", e->figure_source);
     if (e->summary_mbps > 0)
         eb_jw_num(w, "summary_mbps", e->summary_mbps);
+    if (e->summary_printed)
+        eb_jw_str(w, "summary_printed", e->summary_printed);
+    if (e->unit_note)
+        eb_jw_str(w, "unit_base_note", e->unit_note);
     eb_jw_num(w, "mean_mbps", e->mean_mbps);
     eb_jw_num(w, "peak_mbps", e->peak_mbps);
     eb_jw_num(w, "loss_pct", e->loss_pct);
@@ -469,7 +496,7 @@ static void entry_json(eb_jw *w, const eb_entry *e)
     eb_jw_end(w);
     eb_jw_str(w, "started", e->started);
     eb_jw_str(w, "finished", e->finished);
-    eb_prov_to_json(eb_entry_prov(e), eb_jw_raw(w, "provenance"));
+    prov_json(w, eb_entry_prov(e));
     eb_jw_end(w);
 }
 
@@ -542,7 +569,7 @@ static void latency_json(eb_jw *w, const eb_latency *l)
     eb_jw_num(w, "mdev_ms", l->mdev_ms);
     eb_jw_str(w, "started", l->started);
     eb_jw_str(w, "finished", l->finished);
-    eb_prov_to_json(&l->prov, eb_jw_raw(w, "provenance"));
+    prov_json(w, &l->prov);
     eb_jw_end(w);
 }
 
@@ -667,7 +694,19 @@ static int get_str(const jctx *c, const cJSON *o, const char *key, char *out, si
         return req ? jfail(c, key, "missing (expected a string)") : 0;
     if (!cJSON_IsString(v))
         return jfail(c, key, "expected a string");
-    if (strlen(v->valuestring) >= size) {
+    size_t n = strlen(v->valuestring);
+    if (n >= size && strstr(v->valuestring, "\xef\xbf\xbd")) {
+        /* U+FFFD stood for one byte of a capture's noise when it was written
+         * (json_writer.c): three bytes now, so a field that fit may not; cut
+         * it at a character boundary instead of refusing the file. */
+        n = size - 1;
+        while (n > 0 && ((unsigned char)v->valuestring[n] & 0xc0) == 0x80)
+            n--;
+        memcpy(out, v->valuestring, n);
+        out[n] = '\0';
+        return 0;
+    }
+    if (n >= size) {
         char msg[64];
         snprintf(msg, sizeof msg, "string longer than %zu bytes", size - 1);
         return jfail(c, key, msg);
@@ -767,7 +806,7 @@ static int parse_intervals(jctx *c, const cJSON *o, const char *key, eb_interval
 static int parse_entry(jctx *c, const cJSON *o, eb_entry *e)
 {
     int rc;
-    char test[24], note[256] = "", error[256] = "";
+    char test[24], note[256] = "", error[256] = "", printed[48] = "", unit_note[512] = "";
     if ((rc = get_str(c, o, "board", e->board, sizeof e->board, OPTIONAL)) ||
         (rc = get_str(c, o, "chip", e->chip, sizeof e->chip, REQUIRED)) ||
         (rc = get_str(c, o, "tier", e->tier, sizeof e->tier, REQUIRED)) ||
@@ -785,6 +824,8 @@ static int parse_entry(jctx *c, const cJSON *o, eb_entry *e)
         (rc = get_str(c, o, "tier_note", note, sizeof note, OPTIONAL)) ||
         (rc = get_str(c, o, "figure_source", e->figure_source, sizeof e->figure_source, OPTIONAL)) ||
         (rc = get_num(c, o, "summary_mbps", &e->summary_mbps, OPTIONAL)) ||
+        (rc = get_str(c, o, "summary_printed", printed, sizeof printed, OPTIONAL)) ||
+        (rc = get_str(c, o, "unit_base_note", unit_note, sizeof unit_note, OPTIONAL)) ||
         (rc = get_num(c, o, "mean_mbps", &e->mean_mbps, REQUIRED)) ||
         (rc = get_num(c, o, "peak_mbps", &e->peak_mbps, REQUIRED)) ||
         (rc = get_num(c, o, "loss_pct", &e->loss_pct, OPTIONAL)) ||
@@ -800,6 +841,8 @@ static int parse_entry(jctx *c, const cJSON *o, eb_entry *e)
     if (strcmp(e->status, "ok") != 0 && strcmp(e->status, "failed") != 0)
         return jfail(c, "status", "expected \"ok\" or \"failed\"");
     eb_entry_set_tier_note(e, note);
+    eb_entry_set_text(&e->summary_printed, printed);
+    eb_entry_set_text(&e->unit_note, unit_note);
     if (error[0])
         eb_entry_set_error(e, "%s", error);
 

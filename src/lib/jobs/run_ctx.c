@@ -77,7 +77,18 @@ bool run_stopped(const board_ctx *bc)
 
 const char *run_file_label(const board_ctx *bc)
 {
-    return bc->b->name[0] ? bc->b->name : "board";
+    return bc->file_label[0] ? bc->file_label : bc->b->name[0] ? bc->b->name : "board";
+}
+
+void run_file_label_init(board_ctx *bc)
+{
+    const char *name = bc->b->name, *chip = bc->b->chip;
+    size_t ln = strlen(name), lc = strlen(chip);
+    bool ends = lc && ln > lc && name[ln - lc - 1] == '-' && !strcmp(name + ln - lc, chip);
+    if (!name[0] || !strcmp(name, chip) || ends || !chip[0])
+        snprintf(bc->file_label, sizeof bc->file_label, "%s", name[0] ? name : chip[0] ? chip : "board");
+    else
+        snprintf(bc->file_label, sizeof bc->file_label, "%s-%s", name, chip);
 }
 
 void run_point_tag(const board_ctx *bc, const eb_run_item *it, char *out, size_t cap)

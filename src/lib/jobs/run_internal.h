@@ -64,6 +64,7 @@ typedef struct run_shared {
     char host[64];
     char iperf_version[64];
     run_meet meet;
+    struct run_instr *instr; /* lab instruments the run drives (run_instruments.c), NULL = none */
 } run_shared;
 
 /* One board of the run. */
@@ -80,6 +81,7 @@ typedef struct board_ctx {
     const eb_tier *tier;   /* applied and connected with it; NULL = redo */
     char tier_note[256];   /* build-time settings the board runs with other values */
     const char *label;     /* board name for messages */
+    char file_label[80];   /* in its file names: NAME-CHIP (run_file_label_init) */
     char fw_sha256[72];    /* of the application image, when known */
     int index, total;
     eb_error err;
@@ -94,6 +96,7 @@ typedef struct board_ctx {
      * PC) and the board it describes (made from b->peer). */
     struct board_ctx *peer;
     eb_run_board peer_board;
+    struct run_instr_board *instr; /* the board's attenuator (run_instruments.c), NULL = none */
 } board_ctx;
 
 /* run_plan.c */
@@ -111,6 +114,10 @@ void run_infof(board_ctx *bc, int event, const char *fmt, ...) __attribute__((fo
 void run_step_done(board_ctx *bc, int step, uint64_t t0_us);
 bool run_stopped(const board_ctx *bc);
 const char *run_file_label(const board_ctx *bc);
+/* A board's files carry its name and chip ("sim-esp32c3", "bench-s3-esp32s3";
+ * the chip once when the name ends with "-CHIP"; the chip alone for a board
+ * of no name), so two boards or two chips never write one file. */
+void run_file_label_init(board_ctx *bc);
 /* "-rssi-60" for an item at a sweep point, else "": in log file names. */
 void run_point_tag(const board_ctx *bc, const eb_run_item *it, char *out, size_t cap);
 void run_console_capture(void *user, const char *line);

@@ -124,6 +124,7 @@ static int make_boards(run_shared *sh, board_ctx **out, eb_error *err)
         bcs[i].sh = sh;
         bcs[i].b = &o->boards[i];
         bcs[i].label = o->boards[i].name[0] ? o->boards[i].name : o->boards[i].port;
+        run_file_label_init(&bcs[i]);
         snprintf(bcs[i].fw_sha256, sizeof bcs[i].fw_sha256, "%s", o->boards[i].fw_sha256);
         bcs[i].link_point = -1;
         bcs[i].chip = eb_profiles_chip(o->profiles, o->boards[i].chip);

@@ -151,6 +151,7 @@ static int pair_make(board_ctx *bc, eb_error *err)
     p->sh = bc->sh;
     p->b = pb;
     p->label = pb->name;
+    run_file_label_init(p);
     p->link_point = -1;
     p->pick_driver = bc->pick_driver; /* the peer speaks as its board */
     snprintf(p->fw_sha256, sizeof p->fw_sha256, "%s", pb->fw_sha256);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "espbench/jobs/run.h"
+#include "espbench/formats/lab.h"
 #include "run_internal.h"
 
 #define UDP_RATE_FACTOR 1.3
@@ -122,13 +123,22 @@ int eb_run_check_sweep(const eb_run_opts *o, eb_error *err)
     const char *name = eb_sweep_var_name(o->sweep.var);
     if (!name)
         return eb_fail(err, EB_ECONFIG, "--sweep: no variable");
-    if (eb_sweep_var_sim_only(o->sweep.var))
-        for (int i = 0; i < o->n_boards; i++)
-            if (!o->boards[i].sim || !o->boards[i].sim_control[0])
-                return eb_fail(err, EB_ECONFIG,
-                               "--sweep %s sets the virtual board's link and needs --sim (board %s is not "
-                               "simulated); on hardware sweep udp-rate, or change the link yourself",
-                               name, o->boards[i].name[0] ? o->boards[i].name : o->boards[i].port);
+    for (int i = 0; i < o->n_boards; i++) {
+        const eb_run_board *b = &o->boards[i];
+        bool sim = b->sim && b->sim_control[0];
+        bool att = o->lab && b->name[0] && eb_lab_attenuator_of(o->lab, b->name);
+        const char *who = b->name[0] ? b->name : b->port;
+        if (eb_sweep_var_sim_only(o->sweep.var) && !sim &&
+            !(att && eb_sweep_var_instrument(o->sweep.var) == EB_INSTR_ATTENUATOR))
+            return eb_fail(err, EB_ECONFIG,
+                           "--sweep %s sets the virtual board's link and needs --sim (board %s is not "
+                           "simulated)%s; on hardware sweep udp-rate, or change the link yourself", name, who,
+                           eb_sweep_var_instrument(o->sweep.var) ? " or a lab attenuator in front of the board "
+                                                                   "(docs/instruments.md)" : "");
+        if (o->sweep.var == EB_SWEEP_ATTEN && !att)
+            return eb_fail(err, EB_ECONFIG, "--sweep attenuation needs a lab attenuator in front of board %s: an "
+                           "instruments: entry of kind attenuator in the lab file (docs/instruments.md)", who);
+    }
     unsigned tests = o->tests ? o->tests : (1u << EB_TEST_COUNT) - 1;
     if (o->sweep.var == EB_SWEEP_UDP_RATE && !(tests & ((1u << EB_TEST_UDP_TX) | (1u << EB_TEST_UDP_RX))))
         return eb_fail(err, EB_ECONFIG, "--sweep udp-rate needs a UDP test: add udp_tx or udp_rx to --tests");

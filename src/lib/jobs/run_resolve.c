@@ -20,7 +20,9 @@
 #include "espbench/jobs/sim.h"
 #include "espbench/adapters/lab_file.h"
 #include "espbench/adapters/profile_dirs.h"
+#include "espbench/adapters/dir_lock.h"
 #include "run_internal.h"
+#include "run_request.h"
 
 /* The virtual AP's password (the vboard gets it through its environment). */
 #define SIM_AP_PASSWORD "espbench-sim-wpa2"
@@ -317,7 +319,7 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     if ((rc = check_plan(rq, o, st, err)) != 0)
         return rc;
     out_default(rq, o, st);
-    if ((rc = eb_run_check_out(o, err)) != 0)
+    if ((rc = eb_run_check_out(o, err)) != 0 || (rc = run_out_ready(rq, o, st, err)) != 0)
         return rc;
     /* No iperf2 on this PC, no run: say so before starting anything (board to
      * board runs leave it out: "" keeps pc_iperf_version unknown). */
@@ -333,7 +335,9 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     for (const run_variant *const *v = run_variants; *v; v++)
         if ((*v)->resolve_images && (rc = (*v)->resolve_images(rq, o, st, err)) != 0)
             return rc;
-    return rq->sim ? start_sims(rq, o, st, err) : 0;
+    if (rq->sim && (rc = start_sims(rq, o, st, err)) != 0)
+        return rc;
+    return run_request_record(o, err);
 }
 
 void eb_run_setup_free(eb_run_setup *st)
@@ -352,6 +356,7 @@ void eb_run_setup_free(eb_run_setup *st)
         if ((*v)->setup_free)
             (*v)->setup_free(st);
     eb_profiles_free(&st->profiles);
+    eb_dir_lock_release(st->out_lock);
     memset(st->password, 0, sizeof st->password);
     memset(st, 0, sizeof *st);
 }

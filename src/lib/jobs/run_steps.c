@@ -226,8 +226,8 @@ int run_apply_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
 int run_apply_link_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
 {
     const eb_sweep *sw = &bc->sh->o->sweep;
-    if (it->point < 0 || !eb_sweep_var_sim_only(sw->var) || bc->link_point == it->point)
-        return 0;
+    if (it->point < 0 || !eb_sweep_var_sim_only(sw->var) || bc->link_point == it->point || !bc->b->sim_control[0])
+        return 0; /* without a control socket a lab attenuator sets it (run_instruments.c) */
     eb_model_link l;
     eb_sweep_link_at(sw, it->point, &bc->b->sim_link, &l);
     char cmd[160], reply[160];

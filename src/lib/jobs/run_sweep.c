@@ -4,6 +4,7 @@
  * esp_wifi_set_max_tx_power takes 2..20 dBm (in 0.25 dBm steps), and the
  * model's link ranges are eb_model_link_check's. */
 #include "espbench/jobs/sweep.h"
+#include "espbench/formats/lab.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,12 +16,18 @@ static const struct sweep_var {
     const char *name, *key, *unit;
     double lo, hi;
     bool sim_only;
+    int instrument; /* enum eb_instr_kind */
 } vars[EB_SWEEP_COUNT] = {
     [EB_SWEEP_UDP_RATE] = {"udp-rate", "udp_rate", "Mbit/s", 0.1, 1000, false},
     [EB_SWEEP_TX_POWER] = {"tx-power", "tx_power", "dBm", 2, 20, false},
-    [EB_SWEEP_RSSI] = {"rssi", "rssi", "dBm", -100, -10, true},
+    [EB_SWEEP_RSSI] = {"rssi", "rssi", "dBm", -100, -10, true, EB_INSTR_ATTENUATOR},
     [EB_SWEEP_LOSS] = {"loss", "loss", "%", 0, 50, true},
     [EB_SWEEP_RTT] = {"rtt", "rtt", "ms", 0, 2000, true},
+    /* 120 dB: the largest programmable attenuator range of the drivers (instrument.h) */
+    [EB_SWEEP_ATTEN] = {"attenuation", "attenuation", "dB", 0, 120, false, EB_INSTR_ATTENUATOR},
+    /* 2.4 GHz channels 1..14, 5 GHz 36..177 (IEEE 802.11 channel numbering) */
+    [EB_SWEEP_CHANNEL] = {"channel", "channel", "", 1, 177, false, EB_INSTR_AP},
+    [EB_SWEEP_BANDWIDTH] = {"bandwidth", "bandwidth", "MHz", 20, 160, false, EB_INSTR_AP},
 };
 
 static bool var_ok(int v) { return v > EB_SWEEP_NONE && v < EB_SWEEP_COUNT; }
@@ -29,6 +36,7 @@ const char *eb_sweep_var_name(int v) { return var_ok(v) ? vars[v].name : NULL; }
 const char *eb_sweep_var_key(int v) { return var_ok(v) ? vars[v].key : NULL; }
 const char *eb_sweep_var_unit(int v) { return var_ok(v) ? vars[v].unit : ""; }
 bool eb_sweep_var_sim_only(int v) { return var_ok(v) && vars[v].sim_only; }
+int eb_sweep_var_instrument(int v) { return var_ok(v) ? vars[v].instrument : 0; }
 
 int eb_sweep_var_from_name(const char *name)
 {
@@ -103,7 +111,7 @@ int eb_sweep_parse(const char *spec, eb_sweep *out, eb_error *err)
     if (!out->var)
         return eb_fail(err, EB_ECONFIG,
                        "--sweep %s: unknown sweep variable '%s' (udp-rate, tx-power; under --sim also rssi, "
-                       "loss, rtt)", spec, name);
+                       "loss, rtt; with lab instruments attenuation, rssi, channel, bandwidth)", spec, name);
     if (!eq || !eq[1])
         return bad(err, spec, "no points: give VAR=START:STOP:STEP or VAR=V1,V2,...");
     int rc = strchr(eq + 1, ':') ? parse_range(spec, eq + 1, out, err) : parse_list(spec, eq + 1, out, err);

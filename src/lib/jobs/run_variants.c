@@ -6,11 +6,12 @@
  * file with its row, and one line here. */
 #include "run_internal.h"
 
-extern const run_variant run_variant_pattern, run_variant_link_sweep, run_variant_aggregate, run_variant_latency,
+extern const run_variant run_variant_pattern, run_variant_instruments, run_variant_link_sweep, run_variant_aggregate, run_variant_latency,
     run_variant_hosted, run_variant_pair, run_variant_plain;
 
 const run_variant *const run_variants[] = {
     &run_variant_pattern,    /* run_pattern.c: --pattern firmware's console driver */
+    &run_variant_instruments, /* run_instruments.c: lab attenuators, APs, power switches */
     &run_variant_link_sweep, /* run_link_sweep.c: --sweep rssi/loss/rtt on a virtual board */
     &run_variant_aggregate,  /* run_aggregate.c: --aggregate, boards start each test together */
     &run_variant_latency,    /* run_latency.c: the latency test */
