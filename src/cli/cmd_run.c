@@ -98,6 +98,7 @@ typedef struct idf_display {
     display disp;
     eb_run_opts *o;
     const char *chip;
+    bool sim;
 } idf_display;
 
 static void on_idf_event(void *user, const eb_run_idf_event *ev)
@@ -105,7 +106,10 @@ static void on_idf_event(void *user, const eb_run_idf_event *ev)
     idf_display *d = user;
     const eb_run_idf_step *st = ev->step;
     switch (ev->kind) {
-    case EB_RUN_IDF_CHECKED: break;
+    case EB_RUN_IDF_CHECKED:
+        if (d->sim)
+            fprintf(stderr, "espbench run: --idf --sim: %s\n", EB_SIM_IDF_NOTE);
+        break;
     case EB_RUN_IDF_BUILD:
         fprintf(stderr, "build %d/%d: %s with ESP-IDF %s... ", ev->index + 1, ev->n, d->chip, st->idf.path);
         fflush(stderr);
@@ -149,7 +153,7 @@ static int run_idf(const eb_run_request *rq, eb_run_opts *tmpl, char *out, size_
     int n = 0;
     for (char *t = strtok(args.idf, ","); t && n < 33; t = strtok(NULL, ","))
         paths[n++] = t;
-    idf_display d = {.o = tmpl, .chip = rq->chip};
+    idf_display d = {.o = tmpl, .chip = rq->chip, .sim = rq->sim};
     display_reset(&d.disp, tmpl);
     eb_run_idf_req req = {.idf_paths = paths, .n_idf = n, .cache_dir = args.idf_cache, .rq = rq, .o = tmpl,
                           .stop = &cli_stop_flag, .event = on_idf_event, .user = &d};

@@ -265,6 +265,8 @@ static int read_rssi(board_ctx *bc, int *rssi, eb_error *err)
     memset(&w, 0, sizeof w);
     int rc = bc->drv->scan(bc->drv, bc->con, bc->sh->o->ssid, &w, eb_deadline_in(EB_RUN_CMD_MS), err);
     *rssi = w.rssi;
+    if (!rc && w.rssi) /* the point's reading is the next test's RSSI before (whatever the dialect's scan line) */
+        bc->prov.seen.rssi_before = w.rssi;
     return rc ? rc : w.rssi ? 0 : eb_fail(err, EB_EIO, "%s: the scan gave no RSSI", bc->label);
 }
 
@@ -289,7 +291,7 @@ static int steer_rssi(board_ctx *bc, double target, eb_error *err)
     double a = isfinite(bi->db) ? bi->db : 0;
     char last[160] = "";
     for (int step = 0; step < EB_RUN_RSSI_STEPS; step++) {
-        int rc = set_att(bc, a, err), rssi = 0;
+        int rc = step == 0 && a == bi->db ? 0 : set_att(bc, a, err), rssi = 0;
         if (rc)
             return rc;
         if (read_rssi(bc, &rssi, err)) {
@@ -302,8 +304,8 @@ static int steer_rssi(board_ctx *bc, double target, eb_error *err)
         snprintf(last, sizeof last, "at %g dB the board reports %d dBm", bi->db, rssi);
         double diff = target - rssi;
         if (fabs(diff) <= EB_RUN_RSSI_TOL_DB) {
-            run_infof(bc, EB_RUN_EV_INFO, "%s: sweep rssi = %g dBm: %s %s (%s)", bc->label, target,
-                      bi->att.spec->name, last + 3, bi->att.spec->driver);
+            run_infof(bc, EB_RUN_EV_INFO, "%s: sweep rssi = %g dBm: with %s %s", bc->label, target,
+                      bi->att.spec->name, last);
             return 0;
         }
         double next = fmin(fmax(bi->db - diff, 0), ops->max_db);
@@ -332,10 +334,13 @@ static int att_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
     } else {
         rc = set_att(bc, v, err);
         int rssi = 0;
-        if (!rc && bc->tier && !read_rssi(bc, &rssi, err))
+        if (!rc && !bc->tier)
+            run_infof(bc, EB_RUN_EV_INFO, "%s: sweep attenuation = %g dB (%s reads %g dB); the board connects next",
+                      bc->label, v, bi->att.spec->name, bi->db);
+        else if (!rc && !read_rssi(bc, &rssi, err))
             run_infof(bc, EB_RUN_EV_INFO, "%s: sweep attenuation = %g dB (%s reads %g dB), RSSI %d dBm", bc->label, v,
                       bi->att.spec->name, bi->db, rssi);
-        else if (!rc && bc->tier)
+        else if (!rc)
             run_infof(bc, EB_RUN_EV_WARN, "%s: sweep attenuation = %g dB: no RSSI: %s", bc->label, v, err->msg);
     }
     if (!rc)
