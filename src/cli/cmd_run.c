@@ -43,8 +43,9 @@ const char cmd_run_usage[] =
     "  --sim-image FILE      the app image the virtual board is flashed with (e.g. a build\n"
     "                        of `espbench build`: BUILD-DIR/espbench.bin)\n"
     "  --idf PATH[,PATH...]  build the firmware with each ESP-IDF checkout (cached, as\n"
-    "                        `espbench build`) and measure the matrix with each; one run\n"
-    "                        folder per IDF in --out, merged into --out/results.json\n"
+    "                        `espbench build`) and measure the matrix with each (a board gets\n"
+    "                        each build flashed); one run folder per IDF in --out, merged\n"
+    "                        into --out/results.json\n"
     "  --idf-cache DIR       the build cache for --idf (default: espbench's cache folder)\n"
     "  --sim-model           the virtual board's figures all from the tier model (docs/model.md);\n"
     "                        default: published tiers replay the docs' figures, others the model\n"
@@ -640,6 +641,7 @@ static int run_once(const eb_run_request *rq, eb_run_opts *o, char *out, size_t 
 typedef struct idf_display {
     display disp;
     const char *chip;
+    bool sim;
 } idf_display;
 
 static void on_idf_event(void *user, const eb_run_idf_event *ev)
@@ -647,7 +649,10 @@ static void on_idf_event(void *user, const eb_run_idf_event *ev)
     idf_display *d = user;
     const eb_run_idf_step *st = ev->step;
     switch (ev->kind) {
-    case EB_RUN_IDF_CHECKED: break;
+    case EB_RUN_IDF_CHECKED:
+        if (d->sim)
+            fprintf(stderr, "espbench run: --idf --sim: %s\n", EB_SIM_IDF_NOTE);
+        break;
     case EB_RUN_IDF_BUILD:
         fprintf(stderr, "build %d/%d: %s with ESP-IDF %s... ", ev->index + 1, ev->n, d->chip, st->idf.path);
         fflush(stderr);
@@ -694,7 +699,7 @@ static int run_idf(const eb_run_request *rq, eb_run_opts *tmpl, char *out, size_
     int n = 0;
     for (char *t = strtok(idf_arg, ","); t && n < 33; t = strtok(NULL, ","))
         paths[n++] = t;
-    idf_display d = {.disp = {.tty = cli_stdout_is_tty()}, .chip = rq->chip};
+    idf_display d = {.disp = {.tty = cli_stdout_is_tty()}, .chip = rq->chip, .sim = rq->sim};
     eb_results_init(&d.disp.done);
     tmpl->progress = on_progress;
     tmpl->user = &d.disp;

@@ -108,6 +108,16 @@ fw0=$(fw_sum)
 [ -f "$(dirname "$dir_b")/project/dependencies.lock" ] || fail "no dependencies.lock in the build's project copy"
 grep -q espressif/iperf "$cache/components/downloads" || fail "the component cache was not used"
 
+# Two espbench processes on one key: one builds, the other waits for its lock
+# and finds the image.
+n=$(fake_idf_builds "$T/idf-b")
+"$ESPBENCH" build --idf "$T/idf-b" --chip esp32c3 --cache "$cache" >"$T/race1" 2>&1 &
+p1=$!
+"$ESPBENCH" build --idf "$T/idf-b" --chip esp32c3 --cache "$cache" >"$T/race2" 2>&1 || fail "race: $(cat "$T/race2")"
+wait $p1 || fail "race: $(cat "$T/race1")"
+[ "$(fake_idf_builds "$T/idf-b")" = $((n + 1)) ] || fail "two builds of one key"
+cmp -s <(grep -v '^build' "$T/race1") <(grep -v '^build' "$T/race2") || fail "race outputs differ"
+
 # The folder a build ran in is the one it stays in: `idf.py -B DIR size` works on it.
 ( cd "$T/idf-b" && ./tools/idf.py -C "$(dirname "$dir_b")/project" -B "$dir_b" size ) >"$T/size" 2>&1 \
     || fail "idf.py size on the cached build: $(cat "$T/size")"
@@ -156,7 +166,7 @@ expect="espbench: ESP-IDF v5.4.0 ($idf_b): its environment is not set up: export
 FAKE_IDF_MINOR=1 fake_idf_repo "$T/idf-old" 1
 rc=0
 "$ESPBENCH" build --idf "$T/idf-a,$T/idf-old" --chip esp32s3 --cache "$cache" 2>"$T/err11" || rc=$?
-[ $rc = 2 ] && [ "$(cat "$T/err11")" = "espbench: --idf $T/idf-old is ESP-IDF v5.1.0: the espbench firmware needs v5.1.2 or later (it stops at #error below); give a newer one" ] \
+[ $rc = 2 ] && [ "$(cat "$T/err11")" = "espbench: --idf $T/idf-old: ESP-IDF v5.1.0 is older than the firmware supports; the espbench firmware is checked with v5.1.2 to v6.0.x (docs/firmware.md, \"Checking against ESP-IDF\"): use a newer checkout" ] \
     || fail "old version: $rc $(cat "$T/err11")"
 
 # No network and the component not cached: an environment error naming it.
@@ -166,4 +176,20 @@ FAKE_IDF_OFFLINE=1 "$ESPBENCH" build --idf "$T/idf-a" --chip esp32c6 --cache "$T
 grep -q "FAILED: build esp32c6 with ESP-IDF v5.3.0 (.*) failed: the component manager needs the network for espressif/iperf and has none (the downloads are kept in $T/cache-offline/components once fetched); see .*failed.log$" "$T/err12" \
     || fail "offline message: $(cat "$T/err12")"
 [ "$(fw_sum)" = "$fw0" ] || fail "the firmware sources changed"
+
+# --tier all: an image per tier without PSRAM, each with its settings rendered
+# from the profiles (the minimum tier's lwIP window in its sdkconfig), cached.
+"$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --tier all --cache "$cache" >"$T/out13" 2>"$T/err13" \
+    || fail "--tier all: $(cat "$T/err13")"
+[ "$(awk '{print $5}' "$T/out13" | tr '\n' ' ')" = "iperf default minimum " ] || fail "tiers: $(cat "$T/out13")"
+dmin=$(awk '$5 == "minimum" {print $4}' "$T/out13")
+grep -qx 'CONFIG_LWIP_TCP_WND_DEFAULT=6144' "$dmin/sdkconfig" || fail "minimum's window: $(grep WND "$dmin/sdkconfig")"
+grep -qx '"LWIP_TCP_WND_DEFAULT": 6144,' <(tr -d ' ' <"$dmin/config/sdkconfig.json" | sed 's/:/: /') \
+    || fail "sdkconfig.json: $(cat "$dmin/config/sdkconfig.json")"
+"$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --tier all --cache "$cache" >/dev/null 2>"$T/err14" || fail "$(cat "$T/err14")"
+[ "$(grep -c 'cached$' "$T/err14")" = 3 ] || fail "tier images not cached: $(cat "$T/err14")"
+rc=0
+"$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --tier psram-oct-iperf --cache "$cache" 2>"$T/err15" || rc=$?
+[ $rc = 2 ] && grep -q "^espbench: --tier psram-oct-iperf: a PSRAM tier; its PSRAM options depend on the board" "$T/err15" \
+    || fail "PSRAM tier: $rc $(cat "$T/err15")"
 echo "build_idf_cache: ok"

@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "espbench/base/error.h"
+#include "espbench/formats/idf_version.h"
 
 /* One ESP-IDF checkout, as found on disk. */
 typedef struct eb_idf_checkout {
@@ -63,12 +64,11 @@ int eb_idf_env_script(char *out, size_t cap, const char *body);
  * IDF_PYTHON_ENV_PATH and IDF_TOOLS_PATH (default ~/.espressif). */
 void eb_idf_env_path(char *out, size_t cap);
 
-/* The lowest ESP-IDF the espbench firmware builds with (firmware/main/fw_main.c
- * stops at #error below it). */
-#define EB_IDF_FIRMWARE_MIN "v5.1.2"
-/* 0 when the firmware supports version ("v5.1.2", "v5.2-dev-3"), else
- * EB_ECONFIG with one line naming what (who: "--idf PATH", "--good v5.1") and
- * the lowest supported. */
+/* 0 when the firmware supports version (a checkout's header version,
+ * "v5.3.1"; eb_idf_firmware_supported(), formats/idf_version.h: from
+ * EB_IDF_FIRMWARE_MIN, firmware/main/fw_main.c stops at #error below it, to
+ * the last line checked), else EB_ECONFIG with one line starting with who
+ * ("--idf PATH", "--good v5.1"). */
 int eb_idf_version_check(const char *version, const char *who, eb_error *err);
 
 /* Reads the checkout at path: its version header (required; EB_ECONFIG with

@@ -31,6 +31,19 @@ int eb_run_idf_prepare(const char *idf_path, const char *chip, const char *out_d
  * gets its step's. Returns 0, or the first load/merge/save error. */
 int eb_run_idf_collect(const char *out_dir, const eb_run_idf_step *steps, int n, eb_error *err);
 
+/* A build folder onto every board of a resolved run (o->boards), with the
+ * flash job as `espbench flash --build-dir` does it (o->stub, regions whose
+ * MD5 matches skipped, verified), then reset into the application; flashed
+ * (may be NULL) after each board. */
+int eb_run_flash_build(const eb_run_opts *o, const eb_profiles *profiles, const char *build_dir, const char *chip,
+                       void (*flashed)(void *user, const char *port), void *user, eb_error *err);
+
+/* What a virtual board can find between ESP-IDF builds, for front ends to say. */
+#define EB_SIM_IDF_NOTE                                                                                        \
+    "the virtual board's figures follow each build's settings (config/sdkconfig.json: lwIP windows and "       \
+    "mailboxes, IRAM options) through the throughput model; changes in library code (Wi-Fi blobs, lwIP, "       \
+    "drivers) cannot be simulated: measure those on a board (--port)"
+
 /* What happens, for the front end to print (the library prints nothing). */
 enum eb_run_idf_event_kind {
     EB_RUN_IDF_CHECKED,      /* every checkout's version read and its environment checked */

@@ -16,6 +16,7 @@
 #include "espbench/formats/stats.h"
 #include "espbench/jobs/bisect.h"
 #include "espbench/jobs/idf_build.h"
+#include "espbench/jobs/run_idf.h"
 #include "espbench/formats/idf_version.h"
 
 static void say(const eb_bisect_req *rq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -381,13 +382,22 @@ static int real_measure(void *user, const char *image, int n, double *mbps, eb_e
     while (stat(out, &sb) == 0);
     eb_run_request rq = r->rq;
     eb_run_opts o = r->o;
-    rq.sim_image = image;
+    if (rq.sim)
+        rq.sim_image = image;
     rq.out_dir = out;
     o.repeat = n;
     o.stop = r->stop;
     eb_run_setup st;
     eb_run_summary sum = {0};
     int rc = eb_run_resolve(&rq, &o, &st, err);
+    if (!rc && !rq.sim) { /* a board: the build flashed as `espbench flash --build-dir` does */
+        char dir[1200];
+        snprintf(dir, sizeof dir, "%s", image);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = 0;
+        rc = eb_run_flash_build(&o, &st.profiles, dir, rq.chip, NULL, NULL, err);
+    }
     if (!rc)
         rc = eb_run(&o, &sum, err);
     eb_run_setup_free(&st);

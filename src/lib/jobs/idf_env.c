@@ -187,12 +187,9 @@ int eb_idf_env_probe(const eb_idf_checkout *idf, const char *chip, eb_idf_env *e
 
 int eb_idf_version_check(const char *version, const char *who, eb_error *err)
 {
-    if (eb_idf_version_cmp(version, EB_IDF_FIRMWARE_MIN) >= 0)
+    if (eb_idf_firmware_supported(version, err) == 0)
         return 0;
-    return eb_fail(err, EB_ECONFIG,
-                   "%s is ESP-IDF %s: the espbench firmware needs %s or later (it stops at #error below); "
-                   "give a newer one",
-                   who, version, EB_IDF_FIRMWARE_MIN);
+    return eb_error_prefix(err, "%s: ", who);
 }
 
 int eb_idf_version_at(const char *repo, const char *rev, char *out, size_t cap, eb_error *err)

@@ -116,15 +116,13 @@ static int check_all(const eb_run_idf_req *req, eb_run_idf_step *steps, eb_error
     return 0;
 }
 
-/* A real board gets the step's image with the flash job (the same path
- * `espbench flash --build-dir` takes: stub, unchanged regions skipped). */
-static int flash_boards(const eb_run_idf_req *req, eb_run_opts *o, const eb_profiles *profiles,
-                        const eb_run_idf_step *step, int index, eb_error *err)
+int eb_run_flash_build(const eb_run_opts *o, const eb_profiles *profiles, const char *build_dir, const char *chip,
+                       void (*flashed)(void *user, const char *port), void *user, eb_error *err)
 {
     eb_image_set set = {0};
-    int rc = eb_image_set_from_build_dir(&set, step->build.dir, err);
+    int rc = eb_image_set_from_build_dir(&set, build_dir, err);
     for (int b = 0; !rc && b < o->n_boards; b++) {
-        eb_flash_opts fo = {.profiles = profiles, .expect_chip = req->rq->chip, .stub = o->stub ? o->stub : "auto"};
+        eb_flash_opts fo = {.profiles = profiles, .expect_chip = chip, .stub = o->stub ? o->stub : "auto"};
         eb_flash_session *s = NULL;
         rc = eb_flash_open(&s, o->boards[b].port, &fo, err);
         if (!rc)
@@ -133,13 +131,25 @@ static int flash_boards(const eb_run_idf_req *req, eb_run_opts *o, const eb_prof
             rc = eb_flash_reset_after(s, err);
         eb_flash_close(s);
         if (rc)
-            eb_error_prefix(err, "flash %s with ESP-IDF %s's build: ", o->boards[b].port, step->idf.version);
-        else
-            emit(req, (eb_run_idf_event){.kind = EB_RUN_IDF_FLASHED, .index = index, .n = req->n_idf,
-                                         .step = step, .board = o->boards[b].port});
+            eb_error_prefix(err, "flash %s with %s: ", o->boards[b].port, build_dir);
+        else if (flashed)
+            flashed(user, o->boards[b].port);
     }
     eb_image_set_free(&set);
     return rc;
+}
+
+typedef struct flashed_ctx {
+    const eb_run_idf_req *req;
+    const eb_run_idf_step *step;
+    int index;
+} flashed_ctx;
+
+static void on_flashed(void *user, const char *port)
+{
+    flashed_ctx *c = user;
+    emit(c->req, (eb_run_idf_event){.kind = EB_RUN_IDF_FLASHED, .index = c->index, .n = c->req->n_idf,
+                                    .step = c->step, .board = port});
 }
 
 /* One step's run: resolved from the request with the step's image. */
@@ -157,8 +167,9 @@ static int run_step(const eb_run_idf_req *req, eb_run_idf_step *step, int i, boo
     eb_run_summary sum = {0};
     int rc = eb_run_resolve(&one, &o, &st, err);
     *usage = rc && st.bad_request;
+    flashed_ctx fc = {.req = req, .step = step, .index = i};
     if (!rc && !one.sim)
-        rc = flash_boards(req, &o, &st.profiles, step, i, err);
+        rc = eb_run_flash_build(&o, &st.profiles, step->build.dir, one.chip, on_flashed, &fc, err);
     if (!rc)
         rc = req->stop && *req->stop ? eb_fail(err, EB_EINTR, "interrupted") : eb_run(&o, &sum, err);
     emit(req, (eb_run_idf_event){.kind = EB_RUN_IDF_RUN_END, .index = i, .n = req->n_idf, .step = step,

@@ -16,7 +16,9 @@
 #     NCOMMITS commits (1..N); from commit BAD_AT on, tools/sim_efficiency is
 #     FACTOR (else 1.0); commits BROKEN_FROM..BROKEN_TO carry tools/broken.
 #     FAKE_IDF_MINOR (default 3) is the minor version of the header and tags.
-#     Commit N is tagged fake-N; HEAD is commit NCOMMITS.
+#     Commit N is tagged fake-N; HEAD is commit NCOMMITS. FAKE_IDF_RENAME_AT=N
+#     renames the Kconfig option FAKE_IDF_RENAME (default LWIP_TCP_WND_DEFAULT)
+#     from commit N on: an sdkconfig-default regression.
 #   fake_idf_release DIR   ESP-IDF's branching with a Wi-Fi library submodule
 #     (see the function).
 #   fake_idf_builds DIR   how many builds the checkout's idf.py has done.
@@ -43,7 +45,7 @@ fake_idf_skeleton() { # DIR MINOR
   fake_idf_header "$dir" "$2" 0
   echo "CONFIG_EXAMPLE_FAKE=y" > "$dir/examples/wifi/iperf/sdkconfig.defaults"
   cp "$FAKE_IDF_SRC/export.sh" "$FAKE_IDF_SRC/install.sh" "$dir/"
-  cp "$FAKE_IDF_SRC/tools/idf.py" "$FAKE_IDF_SRC/tools/activate" "$dir/tools/"
+  cp "$FAKE_IDF_SRC/tools/idf.py" "$FAKE_IDF_SRC/tools/activate" "$FAKE_IDF_SRC/tools/kconfig" "$dir/tools/"
   echo "13.2.0_20240530" > "$dir/tools/gcc_ver"
   echo 1.0 > "$dir/tools/sim_efficiency"
 }
@@ -59,6 +61,11 @@ fake_idf_repo() {
       echo "v5.$minor-dev-$i" > tools/idf_ver
       if [ "$bad_at" -gt 0 ] && [ "$i" -ge "$bad_at" ]; then echo "$factor" > tools/sim_efficiency
       else echo 1.0 > tools/sim_efficiency; fi
+      # A renamed Kconfig option from commit FAKE_IDF_RENAME_AT on: the
+      # firmware's line for it is dropped, the new option's default applies.
+      if [ -n "${FAKE_IDF_RENAME_AT-}" ] && [ "$i" -ge "$FAKE_IDF_RENAME_AT" ]; then
+        sed -i "s/^${FAKE_IDF_RENAME:-LWIP_TCP_WND_DEFAULT}=/${FAKE_IDF_RENAME:-LWIP_TCP_WND_DEFAULT}_BYTES=/" tools/kconfig
+      fi
       if [ "$i" -ge "$broken_from" ] && [ "$i" -le "$broken_to" ] && [ "$broken_from" -gt 0 ]; then
         : > tools/broken
       else
