@@ -39,7 +39,8 @@ typedef struct mock_rom {
     int gone_after_blocks;    /* >0: the port fails after this many DEFL_DATA blocks */
     int chatty;               /* an app printing without pause: every read returns console text */
     int no_deflate;           /* a ROM without FLASH_DEFL_*: answers them as an unknown command, 8 times */
-    uint32_t inflate_window;  /* ESP32 ROM: FLASH_DEFL writes whole buffers of this size (stale bytes past the end) */
+    uint32_t inflate_window;  /* ESP32 ROM: its circular inflate buffer (<= 64 KiB), programmed whole at a stream's end */
+    uint8_t inflate_buf[0x10000];
     int stub;                 /* a flasher stub runs: SYNC value 0, 2 status bytes, SPI_ATTACH takes 4 bytes */
     int stub_reboots;         /* FLASH_END 0 from the stub: back to the ROM loader */
     int damage_replies;       /* the next N replies carry a bad SLIP escape (DB 01) in place of value[0] */
@@ -243,13 +244,15 @@ static void mock_handle(mock_rom *m, const uint8_t *pkt, size_t len)
             int zr = inflate(&m->z, Z_NO_FLUSH);
             size_t got = sizeof tmp - m->z.avail_out;
             memcpy(m->flash + m->write_at, tmp, got);
+            for (size_t i = 0; m->inflate_window && i < got; i++)
+                m->inflate_buf[(m->write_at - m->defl_start + i) % m->inflate_window] = tmp[i];
             m->write_at += (uint32_t)got;
             if (zr == Z_STREAM_END && m->inflate_window) {
-                /* The ESP32 ROM writes its whole last buffer: stale bytes from one window earlier. */
-                uint32_t w = m->inflate_window, rel = m->write_at - m->defl_start;
-                uint32_t stop = m->defl_start + (rel + w - 1) / w * w;
-                for (; m->write_at < stop && m->write_at < m->flash_size; m->write_at++)
-                    m->flash[m->write_at] = m->write_at >= w ? m->flash[m->write_at - w] : 0;
+                /* The ESP32 ROM programs its whole circular buffer, unerased, at
+                 * the window holding the end (the next one on a boundary). */
+                uint32_t w = m->inflate_window, at = m->defl_start + (m->write_at - m->defl_start) / w * w;
+                for (uint32_t i = 0; i < w && at + i < m->flash_size; i++)
+                    m->flash[at + i] &= m->inflate_buf[i];
             }
             if (zr != Z_OK)
                 break;
