@@ -43,6 +43,8 @@ typedef struct mock_rom {
     uint8_t inflate_buf[0x10000];
     int stub;                 /* a flasher stub runs: SYNC value 0, 2 status bytes, SPI_ATTACH takes 4 bytes */
     int stub_reboots;         /* FLASH_END 0 from the stub: back to the ROM loader */
+    int stub_never_greets;    /* MEM_END starts code that never says OHAI: silent until a reset by the lines */
+    bool hung;
     int damage_replies;       /* the next N replies carry a bad SLIP escape (DB 01) in place of value[0] */
     /* state */
     eb_slip_decoder dec;
@@ -144,7 +146,7 @@ static void mock_handle(mock_rom *m, const uint8_t *pkt, size_t len)
         return;
     if (m->n_ops < (int)sizeof m->ops)
         m->ops[m->n_ops++] = q.op;
-    if (m->silent || m->dev_baud != m->host_baud || m->app_running)
+    if (m->silent || m->hung || m->dev_baud != m->host_baud || m->app_running)
         return; /* silent, the two ends disagree on the baud, or the app runs: nothing answers */
     const uint8_t *d = q.data;
     switch (q.op) {
@@ -260,6 +262,25 @@ static void mock_handle(mock_rom *m, const uint8_t *pkt, size_t len)
         mock_reply(m, q.op, 0, NULL, 0, 0, 0);
         break;
     }
+    case EB_ROM_MEM_BEGIN:
+    case EB_ROM_MEM_DATA:
+        mock_reply(m, q.op, 0, NULL, 0, 0, 0);
+        break;
+    case EB_ROM_MEM_END:
+        mock_reply(m, q.op, 0, NULL, 0, 0, 0);
+        if (eb_rd32le(d + 4) == 0)
+            break;
+        if (m->stub_never_greets) {
+            m->hung = true;
+        } else {
+            eb_buf f;
+            eb_buf_init(&f);
+            eb_slip_encode(&f, (const uint8_t *)"OHAI", 4);
+            eb_buf_append(&m->out, f.data, f.len);
+            eb_buf_free(&f);
+            m->stub = 1;
+        }
+        break;
     case EB_ROM_RUN_USER_CODE:
         break; /* no answer; an ESP32-family stub returns into the ROM, which does not start the app */
     case EB_ROM_SPI_FLASH_MD5: {
@@ -350,6 +371,11 @@ static int mock_set_lines(eb_port *p, bool dtr, bool rts, eb_error *e)
     mock_rom *m = (mock_rom *)p;
     if (!m->lines_ok)
         return 1;
+    if (m->rts && !rts && dtr) { /* EN released with IO0 low: the ROM loader, at 115200 */
+        m->hung = m->app_running = false;
+        m->stub = 0;
+        m->dev_baud = 115200;
+    }
     m->dtr = dtr, m->rts = rts;
     m->line_changes++;
     size_t n = strlen(m->line_log);

@@ -605,6 +605,50 @@ static void test_stub_attach_and_leave(void **state)
     eb_buf_free(&app);
 }
 
+/* An uploaded stub that never greets (esp-flasher-stub v1.2.2 in Espressif's
+ * QEMU): with DTR/RTS the board is reset into the ROM loader and the write goes
+ * through the ROM; without them one line says what to do, and nothing waits
+ * on the silent chip afterwards. */
+static void test_stub_that_never_greets(void **state)
+{
+    (void)state;
+    for (int lines = 1; lines >= 0; lines--) {
+        mock_rom *m = mock_rom_new();
+        m->lines_ok = lines;
+        m->stub_never_greets = 1;
+        eb_flash_opts o = {.profiles = &profiles, .stub = SOURCE_DIR "/tests/fixtures/stubs/esp32c3.json",
+                           .port_lent = true};
+        eb_error err;
+        eb_error_clear(&err);
+        eb_flash_session *s = NULL;
+        int rc = eb_flash_open_port(&s, &m->port, &o, &err);
+        if (!lines) {
+            assert_int_equal(rc, EB_EIO);
+            assert_string_equal(err.msg, "mock0: the flasher stub did not start (no OHAI within 3000 ms), and this port "
+                                         "cannot reset the board (no DTR/RTS, or unconfirmed ones), so the chip answers "
+                                         "nothing now: put it into download mode by hand (hold BOOT, press RESET) and "
+                                         "run again with --stub off");
+            assert_int_equal(mock_count_op(m, EB_ROM_CHANGE_BAUDRATE), 1); /* none sent to the silent chip */
+            mock_rom_free(m);
+            continue;
+        }
+        if (rc != EB_OK)
+            fail_msg("%s", err.msg);
+        assert_string_equal(eb_flash_loader(s), "ROM (the flasher stub did not start)");
+        assert_false(eb_flash_chip(s)->stub);
+        eb_buf app;
+        build_app(&app, 5, 30000, 6);
+        eb_flash_region r = {0x10000, app.data, app.len, "app"};
+        if (eb_flash_write(s, &r, 1, NULL, &err) != EB_OK)
+            fail_msg("%s", err.msg);
+        assert_memory_equal(m->flash + 0x10000, app.data, app.len);
+        assert_int_equal(mock_count_op(m, EB_ROM_MEM_END), 1);
+        eb_flash_close(s);
+        eb_buf_free(&app);
+        mock_rom_free(m);
+    }
+}
+
 /* detect on a port without DTR/RTS stays in the loader unless --after is given;
  * a blank eFuse MAC is flagged. */
 static void test_detect_stays_in_loader_without_lines(void **state)
@@ -667,6 +711,7 @@ int main(void)
         cmocka_unit_test(test_esp32_rom_write_keeps_canaries),
         cmocka_unit_test(test_plain_write_keeps_canaries),
         cmocka_unit_test(test_stub_attach_and_leave),
+        cmocka_unit_test(test_stub_that_never_greets),
         cmocka_unit_test(test_detect_stays_in_loader_without_lines),
     };
     return cmocka_run_group_tests(tests, load_profiles, free_profiles);

@@ -212,13 +212,15 @@ static int stub_silent(eb_flash_session *s, eb_error *err)
     memcpy(why, err->msg, sizeof why);
     s->stub_found = 1;
     s->stub_coming = false;
-    if (s->no_lines) {
+    const eb_reset_seq *seq = eb_reset_before(s->opts.before ? s->opts.before : "default-reset", s->port->usb_vid,
+                                              s->port->usb_pid);
+    if (s->no_lines || !seq || !strncmp(seq->name, "no-reset", 8)) {
         s->after_done = true; /* nothing answers: no baud to put back */
         return eb_fail(err, EB_EIO,
-                       "%s, and this port cannot reset the board (no DTR/RTS, or unconfirmed ones), so the chip answers "
-                       "nothing now: put it into download mode by hand (hold BOOT, press RESET) and run again with "
-                       "--stub off",
-                       why);
+                       "%s, and %s, so the chip answers nothing now: put it into download mode by hand (hold BOOT, "
+                       "press RESET) and run again with --stub off",
+                       why, s->no_lines ? "this port cannot reset the board (no DTR/RTS, or unconfirmed ones)"
+                                        : "--before no-reset does not reset the board");
     }
     eb_log(EB_LOG_WARN, "%s: resetting into the ROM loader and flashing through it (--stub off skips the stub)", why);
     int rc = s->port->baud == EB_ROM_BAUD ? EB_OK : eb_port_set_baud(s->port, EB_ROM_BAUD, err);
