@@ -43,7 +43,8 @@ typedef struct mock_rom {
     uint8_t inflate_buf[0x10000];
     int stub;                 /* a flasher stub runs: SYNC value 0, 2 status bytes, SPI_ATTACH takes 4 bytes */
     int stub_reboots;         /* FLASH_END 0 from the stub: back to the ROM loader */
-    int stub_never_greets;    /* MEM_END starts code that never says OHAI: silent until a reset by the lines */
+    int stub_never_greets;    /* MEM_END starts code that never says OHAI (1), or says it and no more (2):
+                                 silent until a reset by the lines */
     bool hung;
     int damage_replies;       /* the next N replies carry a bad SLIP escape (DB 01) in place of value[0] */
     /* state */
@@ -270,9 +271,7 @@ static void mock_handle(mock_rom *m, const uint8_t *pkt, size_t len)
         mock_reply(m, q.op, 0, NULL, 0, 0, 0);
         if (eb_rd32le(d + 4) == 0)
             break;
-        if (m->stub_never_greets) {
-            m->hung = true;
-        } else {
+        if (m->stub_never_greets != 1) { /* 2: greets, then answers nothing */
             eb_buf f;
             eb_buf_init(&f);
             eb_slip_encode(&f, (const uint8_t *)"OHAI", 4);
@@ -280,6 +279,7 @@ static void mock_handle(mock_rom *m, const uint8_t *pkt, size_t len)
             eb_buf_free(&f);
             m->stub = 1;
         }
+        m->hung = m->stub_never_greets != 0;
         break;
     case EB_ROM_RUN_USER_CODE:
         break; /* no answer; an ESP32-family stub returns into the ROM, which does not start the app */
