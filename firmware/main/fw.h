@@ -36,6 +36,11 @@ void fw_heap(void *ctx, ebc_heap *h);
 void fw_restart(void *ctx);
 /* The station's IPv4 address in network order (0 when not connected). */
 unsigned long fw_wifi_ip4(void);
+/* The listen interval the next association uses (radio_set; ESP-IDF's 3 when unset). */
+int fw_wifi_listen_interval(void);
+
+/* fw_radio.c: radio settings (ebc_ops.radio_apply). */
+int fw_radio_apply(void *ctx, const ebc_radio *want, ebc_radio *now, char *msg, size_t msg_len);
 
 /* fw_iperf.c */
 void fw_iperf_setup(ebc_core *core);

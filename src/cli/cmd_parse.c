@@ -87,6 +87,23 @@ static int parse_test_list(const char *arg, eb_parse_opts *o)
     return 0;
 }
 
+/* --dialect auto|NAME */
+static int parse_dialect(const char *arg, eb_parse_opts *o)
+{
+    o->dialect = EB_DIALECT_UNKNOWN;
+    if (strcmp(arg, "auto") == 0)
+        return 0;
+    o->dialect = eb_dialect_from_name(arg);
+    if (o->dialect != EB_DIALECT_UNKNOWN)
+        return 0;
+    char names[512] = "";
+    for (int d = 0; d < eb_dialect_count(); d++) {
+        strncat(names, d ? ", " : "", sizeof names - strlen(names) - 1);
+        strncat(names, eb_dialect_name(d), sizeof names - strlen(names) - 1);
+    }
+    return cli_usage_error("parse", "--dialect '%s': unknown; one of auto, %s", arg, names);
+}
+
 static void print_row(FILE *f, const eb_entry *e)
 {
     char loss[16] = "-", summary[96] = "";
@@ -156,19 +173,8 @@ int cmd_parse(int argc, char **argv)
     while ((c = cli_getopt(argc, argv, "o:", opts)) != -1) {
         switch (c) {
         case 'd':
-            if (strcmp(optarg, "auto") == 0) {
-                o.dialect = EB_DIALECT_UNKNOWN;
-            } else {
-                o.dialect = eb_dialect_from_name(optarg);
-                if (o.dialect == EB_DIALECT_UNKNOWN) {
-                    char names[512] = "";
-                    for (int d = 0; d < eb_dialect_count(); d++) {
-                        strncat(names, d ? ", " : "", sizeof names - strlen(names) - 1);
-                        strncat(names, eb_dialect_name(d), sizeof names - strlen(names) - 1);
-                    }
-                    return cli_usage_error("parse", "--dialect '%s': unknown; one of auto, %s", optarg, names);
-                }
-            }
+            if (parse_dialect(optarg, &o))
+                return EB_ECONFIG;
             break;
         case 's':
             if (strcmp(optarg, "board") == 0)

@@ -267,6 +267,19 @@ static void test_streamed_equals_buffer(void **state)
     assert_true(eb_line_reader_next(&rd, &l, &n));
     assert_int_equal(n, EB_LINE_READER_BUF);
     eb_line_reader_close(&rd);
+    /* a needle that straddles two of the reader's blocks is found */
+    fd = open(path, O_WRONLY | O_TRUNC);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, line, EB_LINE_READER_BUF - 3), (ssize_t)(EB_LINE_READER_BUF - 3));
+    assert_int_equal(write(fd, " sec Tx:1\n", 10), 10);
+    close(fd);
+    assert_int_equal(eb_line_reader_open(&rd, path, 16u << 20, NULL, &err), 0);
+    assert_true(eb_line_reader_contains(&rd, " sec Tx:", 8));
+    assert_false(eb_line_reader_contains(&rd, " sec Rx:", 8));
+    assert_int_equal(eb_line_reader_rewind(&rd), 0);
+    assert_true(eb_line_reader_next(&rd, &l, &n));
+    assert_int_equal(n, EB_LINE_READER_BUF);
+    eb_line_reader_close(&rd);
     free(line);
     unlink(path);
 }

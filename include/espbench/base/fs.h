@@ -44,6 +44,9 @@ typedef struct eb_line_reader {
 } eb_line_reader;
 int eb_line_reader_open(eb_line_reader *r, const char *path, size_t max, const char *hint, eb_error *err);
 bool eb_line_reader_next(eb_line_reader *r, const char **line, size_t *len);
+/* Whether the file holds needle (at most 64 bytes), searched block by block
+ * through the reader's buffer; the next pass must rewind. */
+bool eb_line_reader_contains(eb_line_reader *r, const char *needle, size_t n);
 /* Back to the first line (0, or -1 with errno). */
 int eb_line_reader_rewind(eb_line_reader *r);
 void eb_line_reader_close(eb_line_reader *r);

@@ -9,6 +9,13 @@
  * with the same name are paired in order (the first tcp_tx of the board log
  * with the first tcp_tx of the PC log), so one entry holds both sides.
  *
+ * A server's intervals of zeros before its "accept:" line (older ESP-IDF
+ * servers report while they wait for the client) belong to no test: the
+ * test starts at "accept:" with its mode line's -t. A board log's rates are
+ * converted with its dialect's unit base; when the evidence for that base
+ * conflicts or rests on the mode= line's whitespace alone, out->warnings
+ * says so and the entries carry unit_note (docs/results.md, unit base).
+ *
  * A log no built-in parser reads (no interval, mode or iperf2 data line) is
  * tried against the built-in pattern files (pattern.h); the first whose
  * lines it has is its dialect, and the board's side. */

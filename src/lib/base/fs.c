@@ -178,6 +178,26 @@ bool eb_line_reader_next(eb_line_reader *r, const char **line, size_t *len)
     }
 }
 
+bool eb_line_reader_contains(eb_line_reader *r, const char *needle, size_t n)
+{
+    size_t keep = 0;
+    off_t off = 0;
+    r->start = r->end = 0; /* the buffer is scratch here: the next pass rewinds */
+    for (;;) {
+        ssize_t got = pread(r->fd, r->buf + keep, EB_LINE_READER_BUF - keep, off);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return false;
+        off += got;
+        size_t len = keep + (size_t)got;
+        if (memmem(r->buf, len, needle, n))
+            return true;
+        keep = len < n - 1 ? len : n - 1; /* a needle across two blocks */
+        memmove(r->buf, r->buf + len - keep, keep);
+    }
+}
+
 int eb_line_reader_rewind(eb_line_reader *r)
 {
     if (lseek(r->fd, 0, SEEK_SET) < 0)

@@ -115,19 +115,14 @@ int pj_budget_error(const char *name, long lineno, eb_error *err)
                    name, lineno, EB_RESULTS_MAX_BYTES >> 20);
 }
 
-/* Whether the log holds ESP-Hosted's raw throughput report (" sec Tx:"). */
+/* Whether the log holds ESP-Hosted's raw throughput report (" sec Tx:");
+ * a file is searched block by block, not cut into lines. */
 static bool has_raw_tp(pj_src *src)
 {
+    static const char key[] = " sec Tx:";
     if (src->data)
-        return memmem(src->data, src->len, " sec Tx:", 8) != NULL;
-    line_iter it;
-    pj_iter_start(&it, src);
-    const char *line;
-    size_t n;
-    while (pj_next_line(&it, &line, &n))
-        if (memchr(line, 'T', n) && memmem(line, n, " sec Tx:", 8))
-            return true;
-    return false;
+        return memmem(src->data, src->len, key, sizeof key - 1) != NULL;
+    return eb_line_reader_contains(src->rd, key, sizeof key - 1);
 }
 
 /* ------------------------------------------------------- side detection */

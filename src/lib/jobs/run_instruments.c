@@ -1,5 +1,8 @@
-/* Lab instruments in a run (docs/instruments.md): the variant that drives
- * them.
+/* Lab instruments in a run (docs/instruments.md): a run-level service the
+ * core calls (resolve, begin/end, a board's attenuator attached/detached,
+ * its part of every result, a failed attempt forgotten) and the apply
+ * functions of the dimensions they set (run_dims.c: attenuation, rssi on
+ * hardware, the AP's channel and bandwidth).
  *  - run begin: --ap NAME powers that AP's outlet on and every other AP's
  *    off (one AP at a time, as ESP-IDF's shield-box test does with its APC
  *    switch), waits for the AP to answer, and applies --ap-set;
@@ -53,11 +56,6 @@ static bool att_sweep(const board_ctx *bc)
     return sw->n > 0 && (sw->var == EB_SWEEP_ATTEN || (sw->var == EB_SWEEP_RSSI && !bc->b->sim_control[0]));
 }
 
-static bool instr_joins(const board_ctx *bc)
-{
-    const eb_run_opts *o = bc->sh->o;
-    return o->lab && o->lab->n_instruments > 0;
-}
 
 static void add_name(run_instr *ri, const eb_instr_spec *s)
 {
@@ -111,7 +109,7 @@ static const eb_instr_spec *run_ap(const eb_run_opts *o, eb_error *err)
     return NULL;
 }
 
-static int instr_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
+int run_instr_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
 {
     (void)rq;
     o->lab = st->lab;
@@ -176,7 +174,7 @@ static int open_ap(board_ctx *bc0, run_instr *ri, const eb_instr_spec *s, bool p
     }
 }
 
-static int instr_run_begin(run_shared *sh, board_ctx *bcs, int n, eb_error *err)
+int run_instr_begin(run_shared *sh, board_ctx *bcs, int n, eb_error *err)
 {
     const eb_run_opts *o = sh->o;
     if (!o->lab || !o->lab->n_instruments || !n)
@@ -215,7 +213,7 @@ static int instr_run_begin(run_shared *sh, board_ctx *bcs, int n, eb_error *err)
     return 0;
 }
 
-static void instr_run_end(run_shared *sh)
+void run_instr_end(run_shared *sh)
 {
     run_instr *ri = sh->instr;
     if (!ri)
@@ -226,9 +224,10 @@ static void instr_run_end(run_shared *sh)
     sh->instr = NULL;
 }
 
-static int instr_make(board_ctx *bc, eb_error *err)
+int run_instr_attach(board_ctx *bc, eb_error *err)
 {
-    if (!att_sweep(bc))
+    const eb_run_opts *o = bc->sh->o;
+    if (!o->lab || o->lab->n_instruments <= 0 || !att_sweep(bc))
         return 0;
     const eb_instr_spec *s = eb_lab_attenuator_of(bc->sh->o->lab, bc->b->name);
     if (!s)
@@ -249,7 +248,7 @@ static int instr_make(board_ctx *bc, eb_error *err)
     return 0;
 }
 
-static void instr_free(board_ctx *bc)
+void run_instr_detach(board_ctx *bc)
 {
     if (!bc->instr)
         return;
@@ -266,6 +265,8 @@ static int read_rssi(board_ctx *bc, int *rssi, eb_error *err)
     memset(&w, 0, sizeof w);
     int rc = bc->drv->scan(bc->drv, bc->con, bc->sh->o->ssid, &w, eb_deadline_in(EB_RUN_CMD_MS), err);
     *rssi = w.rssi;
+    if (!rc && w.rssi) /* the point's reading is the next test's RSSI before (whatever the dialect's scan line) */
+        bc->prov.seen.rssi_before = w.rssi;
     return rc ? rc : w.rssi ? 0 : eb_fail(err, EB_EIO, "%s: the scan gave no RSSI", bc->label);
 }
 
@@ -290,7 +291,7 @@ static int steer_rssi(board_ctx *bc, double target, eb_error *err)
     double a = isfinite(bi->db) ? bi->db : 0;
     char last[160] = "";
     for (int step = 0; step < EB_RUN_RSSI_STEPS; step++) {
-        int rc = set_att(bc, a, err), rssi = 0;
+        int rc = step == 0 && a == bi->db ? 0 : set_att(bc, a, err), rssi = 0;
         if (rc)
             return rc;
         if (read_rssi(bc, &rssi, err)) {
@@ -303,8 +304,8 @@ static int steer_rssi(board_ctx *bc, double target, eb_error *err)
         snprintf(last, sizeof last, "at %g dB the board reports %d dBm", bi->db, rssi);
         double diff = target - rssi;
         if (fabs(diff) <= EB_RUN_RSSI_TOL_DB) {
-            run_infof(bc, EB_RUN_EV_INFO, "%s: sweep rssi = %g dBm: %s %s (%s)", bc->label, target,
-                      bi->att.spec->name, last + 3, bi->att.spec->driver);
+            run_infof(bc, EB_RUN_EV_INFO, "%s: sweep rssi = %g dBm: with %s %s", bc->label, target,
+                      bi->att.spec->name, last);
             return 0;
         }
         double next = fmin(fmax(bi->db - diff, 0), ops->max_db);
@@ -333,10 +334,13 @@ static int att_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
     } else {
         rc = set_att(bc, v, err);
         int rssi = 0;
-        if (!rc && bc->tier && !read_rssi(bc, &rssi, err))
+        if (!rc && !bc->tier)
+            run_infof(bc, EB_RUN_EV_INFO, "%s: sweep attenuation = %g dB (%s reads %g dB); the board connects next",
+                      bc->label, v, bi->att.spec->name, bi->db);
+        else if (!rc && !read_rssi(bc, &rssi, err))
             run_infof(bc, EB_RUN_EV_INFO, "%s: sweep attenuation = %g dB (%s reads %g dB), RSSI %d dBm", bc->label, v,
                       bi->att.spec->name, bi->db, rssi);
-        else if (!rc && bc->tier)
+        else if (!rc)
             run_infof(bc, EB_RUN_EV_WARN, "%s: sweep attenuation = %g dB: no RSSI: %s", bc->label, v, err->msg);
     }
     if (!rc)
@@ -371,22 +375,33 @@ static int ap_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
     return 0;
 }
 
-static int instr_before_tier(board_ctx *bc, const eb_run_item *it, eb_error *err)
+/* ------------------------------------------------------------ the dimensions */
+
+int run_instr_atten_apply(board_ctx *bc, const eb_run_item *it, eb_error *err)
 {
-    const eb_sweep *sw = &bc->sh->o->sweep;
-    if (sw->n > 0 && ap_var(sw->var))
-        return ap_point(bc, it, err);
     return bc->instr ? att_point(bc, it, err) : 0;
 }
 
-/* After the tier (a fresh connection): an rssi point is steered now that
- * the board reports an RSSI. */
-static int instr_after_tier(board_ctx *bc, const eb_run_item *it, eb_error *err)
+/* rssi on hardware: before connecting, the least attenuation; once
+ * connected, steered until the board reports the point's RSSI. */
+int run_instr_rssi_apply(board_ctx *bc, const eb_run_item *it, eb_error *err)
 {
-    return bc->instr && bc->sh->o->sweep.var == EB_SWEEP_RSSI ? att_point(bc, it, err) : 0;
+    return bc->instr && !bc->tier ? att_point(bc, it, err) : 0;
 }
 
-static void instr_stamp(board_ctx *bc, const eb_run_item *it, run_result *r)
+int run_instr_rssi_connected(board_ctx *bc, const eb_run_item *it, eb_error *err)
+{
+    return bc->instr ? att_point(bc, it, err) : 0;
+}
+
+int run_instr_ap_apply(board_ctx *bc, const eb_run_item *it, eb_error *err)
+{
+    return ap_point(bc, it, err);
+}
+
+/* ------------------------------------------------------------ results */
+
+void run_instr_stamp(board_ctx *bc, const eb_run_item *it, run_result *r)
 {
     (void)it;
     run_instr *ri = bc->sh->instr;
@@ -406,24 +421,8 @@ static void instr_stamp(board_ctx *bc, const eb_run_item *it, run_result *r)
 }
 
 /* A failed attempt: the point is set again before the next one. */
-static int instr_reset(board_ctx *bc, bool ready, eb_error *err)
+void run_instr_forget(board_ctx *bc)
 {
-    (void)ready, (void)err;
     if (bc->instr)
         bc->instr->point = -1;
-    return 0;
 }
-
-const run_variant run_variant_instruments = {
-    .name = "instruments",
-    .resolve = instr_resolve,
-    .run_begin = instr_run_begin,
-    .run_end = instr_run_end,
-    .joins = instr_joins,
-    .make = instr_make,
-    .free = instr_free,
-    .before_tier = instr_before_tier,
-    .after_tier = instr_after_tier,
-    .stamp = instr_stamp,
-    .reset = instr_reset,
-};
