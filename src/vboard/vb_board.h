@@ -54,6 +54,10 @@ typedef struct vb_board {
      * force_model change through the control socket: guarded by lock. */
     const eb_model *model;
     bool force_model;
+    /* --sdkconfig-json: the build-time fields the flashed build got; the
+     * figures follow them through the model (vb_console.c figure()). */
+    eb_tier build;
+    bool have_build;
     eb_model_link link;
     /* An attenuator between the APs and the board (control socket "atten"):
      * hundredths of a dB, -1 = none. Scans see each AP that much weaker and

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "espbench/formats/sdkconfig.h"
 #include "espbench/base/clock.h"
 #include "espbench/formats/dialect.h"
 #include "vb_dialect.h"
@@ -155,7 +156,20 @@ static int figure(vb_console *c, int test, double *value)
         return isnan(*value) ? EB_FIG_NONE : EB_FIG_MODEL;
     }
     const eb_model_chip *mc = b->model && b->chip ? eb_model_chip_get(b->model, b->chip->name) : NULL;
-    return eb_model_figure(mc, b->chip, c->have_runs ? &c->runs : NULL, &link, force, test, value);
+    int src = eb_model_figure(mc, b->chip, c->have_runs ? &c->runs : NULL, &link, force, test, value);
+    if (b->have_build && c->have_runs && mc && !isnan(*value)) {
+        /* The build's settings (--sdkconfig-json) against the image's
+         * default build, through the model: the figure scaled by the ratio,
+         * and then a model figure. */
+        double with, without;
+        eb_model_figure(mc, b->chip, &c->runs, &link, true, test, &with);
+        eb_model_figure(mc, b->chip, &c->as_built, &link, true, test, &without);
+        if (with > 0 && without > 0 && fabs(with / without - 1) > 1e-9) {
+            *value *= with / without;
+            src = EB_FIG_MODEL;
+        }
+    }
+    return src;
 }
 
 static void update_heap(vb_console *c)
@@ -177,6 +191,12 @@ static void set_runs(vb_console *c, const eb_tier *t)
     c->have_runs = true;
     if (c->dialect == EB_DIALECT_ESPBENCH && c->b->chip)
         eb_model_as_built(c->b->chip, &c->runs);
+    c->as_built = c->runs;
+    for (int f = 0; c->b->have_build && f < EB_F_COUNT; f++)
+        if (eb_sdkconfig_reads(f) && c->dialect == EB_DIALECT_ESPBENCH) {
+            c->runs.set[f] = c->b->build.set[f]; /* unset: ESP-IDF's Kconfig default, as built */
+            c->runs.value[f] = c->b->build.value[f];
+        }
     update_heap(c);
 }
 

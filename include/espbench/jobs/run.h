@@ -237,6 +237,7 @@ typedef struct eb_run_setup {
     struct eb_hosted_set *hosted; /* ESP-Hosted pair profiles, with --coprocessor */
     char hosted_manifest[448];    /* --sim: the pair's images, made by run_hosted.c */
     bool bad_request;          /* the error is the request's own (a usage error) */
+    struct eb_dir_lock *out_lock; /* one writer per results folder (dir_lock.h), held to eb_run_setup_free */
 } eb_run_setup;
 
 /* One step from request to a runnable eb_run_opts: loads the profiles and

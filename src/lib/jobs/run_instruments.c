@@ -1,5 +1,8 @@
-/* Lab instruments in a run (docs/instruments.md): the variant that drives
- * them.
+/* Lab instruments in a run (docs/instruments.md): a run-level service the
+ * core calls (resolve, begin/end, a board's attenuator attached/detached,
+ * its part of every result, a failed attempt forgotten) and the apply
+ * functions of the dimensions they set (run_dims.c: attenuation, rssi on
+ * hardware, the AP's channel and bandwidth).
  *  - run begin: --ap NAME powers that AP's outlet on and every other AP's
  *    off (one AP at a time, as ESP-IDF's shield-box test does with its APC
  *    switch), waits for the AP to answer, and applies --ap-set;
@@ -53,11 +56,6 @@ static bool att_sweep(const board_ctx *bc)
     return sw->n > 0 && (sw->var == EB_SWEEP_ATTEN || (sw->var == EB_SWEEP_RSSI && !bc->b->sim_control[0]));
 }
 
-static bool instr_joins(const board_ctx *bc)
-{
-    const eb_run_opts *o = bc->sh->o;
-    return o->lab && o->lab->n_instruments > 0;
-}
 
 static void add_name(run_instr *ri, const eb_instr_spec *s)
 {
@@ -111,7 +109,7 @@ static const eb_instr_spec *run_ap(const eb_run_opts *o, eb_error *err)
     return NULL;
 }
 
-static int instr_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
+int run_instr_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
 {
     (void)rq;
     o->lab = st->lab;
@@ -177,7 +175,7 @@ static int open_ap(board_ctx *bc0, run_instr *ri, const eb_instr_spec *s, bool p
     }
 }
 
-static int instr_run_begin(run_shared *sh, board_ctx *bcs, int n, eb_error *err)
+int run_instr_begin(run_shared *sh, board_ctx *bcs, int n, eb_error *err)
 {
     const eb_run_opts *o = sh->o;
     if (!o->lab || !o->lab->n_instruments || !n)
@@ -216,7 +214,7 @@ static int instr_run_begin(run_shared *sh, board_ctx *bcs, int n, eb_error *err)
     return 0;
 }
 
-static void instr_run_end(run_shared *sh)
+void run_instr_end(run_shared *sh)
 {
     run_instr *ri = sh->instr;
     if (!ri)
@@ -227,9 +225,10 @@ static void instr_run_end(run_shared *sh)
     sh->instr = NULL;
 }
 
-static int instr_make(board_ctx *bc, eb_error *err)
+int run_instr_attach(board_ctx *bc, eb_error *err)
 {
-    if (!att_sweep(bc))
+    const eb_run_opts *o = bc->sh->o;
+    if (!o->lab || o->lab->n_instruments <= 0 || !att_sweep(bc))
         return 0;
     const eb_instr_spec *s = eb_lab_attenuator_of(bc->sh->o->lab, bc->b->name);
     if (!s)
@@ -256,7 +255,7 @@ static int instr_make(board_ctx *bc, eb_error *err)
     return 0;
 }
 
-static void instr_free(board_ctx *bc)
+void run_instr_detach(board_ctx *bc)
 {
     if (!bc->instr)
         return;
@@ -383,22 +382,33 @@ static int ap_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
     return 0;
 }
 
-static int instr_before_tier(board_ctx *bc, const eb_run_item *it, eb_error *err)
+/* ------------------------------------------------------------ the dimensions */
+
+int run_instr_atten_apply(board_ctx *bc, const eb_run_item *it, eb_error *err)
 {
-    const eb_sweep *sw = &bc->sh->o->sweep;
-    if (sw->n > 0 && ap_var(sw->var))
-        return ap_point(bc, it, err);
     return bc->instr ? att_point(bc, it, err) : 0;
 }
 
-/* After the tier (a fresh connection): an rssi point is steered now that
- * the board reports an RSSI. */
-static int instr_after_tier(board_ctx *bc, const eb_run_item *it, eb_error *err)
+/* rssi on hardware: before connecting, the least attenuation; once
+ * connected, steered until the board reports the point's RSSI. */
+int run_instr_rssi_apply(board_ctx *bc, const eb_run_item *it, eb_error *err)
 {
-    return bc->instr && bc->sh->o->sweep.var == EB_SWEEP_RSSI ? att_point(bc, it, err) : 0;
+    return bc->instr && !bc->tier ? att_point(bc, it, err) : 0;
 }
 
-static void instr_stamp(board_ctx *bc, const eb_run_item *it, run_result *r)
+int run_instr_rssi_connected(board_ctx *bc, const eb_run_item *it, eb_error *err)
+{
+    return bc->instr ? att_point(bc, it, err) : 0;
+}
+
+int run_instr_ap_apply(board_ctx *bc, const eb_run_item *it, eb_error *err)
+{
+    return ap_point(bc, it, err);
+}
+
+/* ------------------------------------------------------------ results */
+
+void run_instr_stamp(board_ctx *bc, const eb_run_item *it, run_result *r)
 {
     (void)it;
     run_instr *ri = bc->sh->instr;
@@ -421,24 +431,8 @@ static void instr_stamp(board_ctx *bc, const eb_run_item *it, run_result *r)
 }
 
 /* A failed attempt: the point is set again before the next one. */
-static int instr_reset(board_ctx *bc, bool ready, eb_error *err)
+void run_instr_forget(board_ctx *bc)
 {
-    (void)ready, (void)err;
     if (bc->instr)
         bc->instr->point = -1;
-    return 0;
 }
-
-const run_variant run_variant_instruments = {
-    .name = "instruments",
-    .resolve = instr_resolve,
-    .run_begin = instr_run_begin,
-    .run_end = instr_run_end,
-    .joins = instr_joins,
-    .make = instr_make,
-    .free = instr_free,
-    .before_tier = instr_before_tier,
-    .after_tier = instr_after_tier,
-    .stamp = instr_stamp,
-    .reset = instr_reset,
-};

@@ -1,10 +1,7 @@
-/* Sweeps (sweep.h): the variable table, the spec parser and the link of a
- * point. The ranges are what the board or the model accepts: the iperf -b
- * option takes any positive rate (1..1000 Mbit/s here), ESP-IDF's
- * esp_wifi_set_max_tx_power takes 2..20 dBm (in 0.25 dBm steps), and the
- * model's link ranges are eb_model_link_check's. */
+/* Sweeps (sweep.h): the spec parser and the link of a point. The
+ * variables are rows of the dimension table (formats/dims.c), with their
+ * names, units and ranges. */
 #include "espbench/jobs/sweep.h"
-#include "espbench/formats/lab.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,38 +9,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct sweep_var {
-    const char *name, *key, *unit;
-    double lo, hi;
-    bool sim_only;
-    int instrument; /* enum eb_instr_kind */
-} vars[EB_SWEEP_COUNT] = {
-    [EB_SWEEP_UDP_RATE] = {"udp-rate", "udp_rate", "Mbit/s", 0.1, 1000, false},
-    [EB_SWEEP_TX_POWER] = {"tx-power", "tx_power", "dBm", 2, 20, false},
-    [EB_SWEEP_RSSI] = {"rssi", "rssi", "dBm", -100, -10, true, EB_INSTR_ATTENUATOR},
-    [EB_SWEEP_LOSS] = {"loss", "loss", "%", 0, 50, true},
-    [EB_SWEEP_RTT] = {"rtt", "rtt", "ms", 0, 2000, true},
-    /* 120 dB: the largest programmable attenuator range of the drivers (instrument.h) */
-    [EB_SWEEP_ATTEN] = {"attenuation", "attenuation", "dB", 0, 120, false, EB_INSTR_ATTENUATOR},
-    /* 2.4 GHz channels 1..14, 5 GHz 36..177 (IEEE 802.11 channel numbering) */
-    [EB_SWEEP_CHANNEL] = {"channel", "channel", "", 1, 177, false, EB_INSTR_AP},
-    [EB_SWEEP_BANDWIDTH] = {"bandwidth", "bandwidth", "MHz", 20, 160, false, EB_INSTR_AP},
-};
+static const eb_dim_desc *var_of(int v)
+{
+    const eb_dim_desc *d = eb_dim(v);
+    return d && (d->flags & EB_DIM_SWEEPS) ? d : NULL;
+}
 
-static bool var_ok(int v) { return v > EB_SWEEP_NONE && v < EB_SWEEP_COUNT; }
-
-const char *eb_sweep_var_name(int v) { return var_ok(v) ? vars[v].name : NULL; }
-const char *eb_sweep_var_key(int v) { return var_ok(v) ? vars[v].key : NULL; }
-const char *eb_sweep_var_unit(int v) { return var_ok(v) ? vars[v].unit : ""; }
-bool eb_sweep_var_sim_only(int v) { return var_ok(v) && vars[v].sim_only; }
-int eb_sweep_var_instrument(int v) { return var_ok(v) ? vars[v].instrument : 0; }
+const char *eb_sweep_var_name(int v) { return var_of(v) ? var_of(v)->name : NULL; }
+const char *eb_sweep_var_key(int v) { return var_of(v) ? var_of(v)->key : NULL; }
+const char *eb_sweep_var_unit(int v) { return var_of(v) ? var_of(v)->unit : ""; }
+bool eb_sweep_var_sim_only(int v) { return var_of(v) && (var_of(v)->flags & EB_DIM_LINK); }
+int eb_sweep_var_instrument(int v) { return var_of(v) ? var_of(v)->instrument : 0; }
 
 int eb_sweep_var_from_name(const char *name)
 {
-    for (int v = EB_SWEEP_NONE + 1; v < EB_SWEEP_COUNT; v++)
-        if (!strcmp(name, vars[v].name) || !strcmp(name, vars[v].key))
-            return v;
-    return EB_SWEEP_NONE;
+    int v = eb_dim_from_name(name);
+    return var_of(v) ? v : EB_SWEEP_NONE;
 }
 
 static int bad(eb_error *err, const char *spec, const char *why)
@@ -119,7 +100,7 @@ int eb_sweep_parse(const char *spec, eb_sweep *out, eb_error *err)
         return rc;
     if (out->n == 0)
         return bad(err, spec, "no points");
-    const struct sweep_var *v = &vars[out->var];
+    const eb_dim_desc *v = var_of(out->var);
     for (int i = 0; i < out->n; i++)
         if (out->values[i] < v->lo || out->values[i] > v->hi) {
             char why[160];
