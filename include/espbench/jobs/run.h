@@ -174,9 +174,11 @@ typedef struct eb_run_item {
 /* The offered rate of an item: the sweep point's for a udp-rate sweep,
  * else eb_run_udp_rate. */
 double eb_run_item_udp_rate(const eb_run_opts *o, const eb_chip *chip, const eb_run_item *it);
-/* Checks a sweep against the run: sim-only variables need every board
- * under --sim; udp-rate needs a UDP test; tx-power needs a console that can
- * set it (checked per board when it opens). EB_ECONFIG with one line. */
+/* Checks a sweep against the run, through the swept dimension's row
+ * (jobs/run_dims.c): a link variable needs every board under --sim (rssi:
+ * or a lab attenuator), attenuation an attenuator, udp-rate a UDP test and
+ * no --udp-rate; tx-power is refused (no console command sets it yet).
+ * EB_ECONFIG with one line. */
 int eb_run_check_sweep(const eb_run_opts *o, eb_error *err);
 int eb_run_plan(const eb_run_opts *o, const eb_chip *chip, eb_run_item *out, int cap, eb_error *err);
 
