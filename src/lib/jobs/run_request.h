@@ -35,4 +35,11 @@ int run_out_ready(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb
  * check again, then OUT/request.json written. */
 int run_request_record(const eb_run_opts *o, eb_error *err);
 
+/* run_names.c: every required option the request lacks, in one line
+ * (EB_ECONFIG, a usage error); the boards' chips (and peers') to their
+ * profiles' spellings ("ESP32-C3" -> "esp32c3"), a typo with the nearest
+ * name, and each tier known to the chip, named once. */
+int run_missing_options(const eb_run_request *rq, eb_run_setup *st, eb_error *err);
+int run_names_resolve(eb_run_opts *o, eb_run_setup *st, eb_error *err);
+
 #endif
