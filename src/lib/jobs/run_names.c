@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "espbench/base/names.h"
+#include "espbench/formats/dialect.h"
 #include "run_internal.h"
 #include "run_request.h"
 
@@ -97,4 +98,30 @@ int run_names_resolve(eb_run_opts *o, eb_run_setup *st, eb_error *err)
         else if (eb_name_same(o->tiers[t], "psram") && strcmp(o->tiers[t], "psram"))
             o->tiers[t] = "psram";
     return rc;
+}
+
+/* The dialect a board will speak when it is known before it opens: a forced
+ * --dialect (or the lab file's), else a virtual board's espbench firmware. */
+static int known_dialect(const eb_run_request *rq, const eb_run_board *b)
+{
+    if (b->dialect[0])
+        return eb_dialect_from_name(b->dialect);
+    if (rq->sim && !rq->sim_image && (!rq->sim_project || !*rq->sim_project || !strcmp(rq->sim_project, "espbench")))
+        return EB_DIALECT_ESPBENCH;
+    return EB_DIALECT_UNKNOWN;
+}
+
+int run_limits_precheck(const eb_run_request *rq, const eb_run_opts *in, eb_run_setup *st, eb_error *err)
+{
+    eb_run_opts o = *in;
+    eb_run_opts_defaults(&o);
+    for (int i = 0; i < o.n_boards; i++) {
+        const eb_run_board *b = &o.boards[i];
+        int rc = eb_dialect_check_timing(known_dialect(rq, b), o.duration_s, o.interval_s, NULL, err);
+        if (rc) {
+            st->bad_request = true;
+            return rc;
+        }
+    }
+    return 0;
 }

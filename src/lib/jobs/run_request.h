@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "espbench/adapters/pc.h"
 #include "espbench/jobs/run.h"
 
 #define EB_RUN_REQUEST_FILE "request.json"
@@ -41,5 +42,18 @@ int run_request_record(const eb_run_opts *o, eb_error *err);
  * name, and each tier known to the chip, named once. */
 int run_missing_options(const eb_run_request *rq, eb_run_setup *st, eb_error *err);
 int run_names_resolve(eb_run_opts *o, eb_run_setup *st, eb_error *err);
+/* --duration and --interval against the iperf limits of each board's
+ * dialect when it is known before the board opens (--dialect, a lab file's
+ * dialect, the virtual boards' espbench firmware); the others are checked
+ * when their console opens (run_steps.c). A usage error. */
+int run_limits_precheck(const eb_run_request *rq, const eb_run_opts *o, eb_run_setup *st, eb_error *err);
+
+/* run_retry.c: after the PC's iperf2 failed (rc != 0): a port it could
+ * not bind makes the error final (no retry) with the --iperf-port hint;
+ * returns rc. Before the run: each board's PC port free for the tests
+ * whose server is the PC's (EB_ECONFIG naming --iperf-port). */
+struct board_ctx;
+int run_pc_iperf_final(const struct board_ctx *bc, eb_pc_iperf *p, uint16_t port, int rc, eb_error *err);
+int run_pc_ports_precheck(const eb_run_opts *o, eb_run_setup *st, eb_error *err);
 
 #endif

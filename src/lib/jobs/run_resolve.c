@@ -313,7 +313,7 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     if ((rc = eb_profiles_load_default(&st->profiles, rq->profiles_dir, err)) != 0)
         return rc;
     o->profiles = &st->profiles;
-    if ((rc = run_names_resolve(o, st, err)) != 0)
+    if ((rc = run_names_resolve(o, st, err)) != 0 || (rc = run_limits_precheck(rq, o, st, err)) != 0)
         return rc;
     /* The variants' flags: --coprocessor (an ESP-Hosted pair), --peer-* (board to board), ... */
     for (const run_variant *const *v = run_variants; *v; v++)
@@ -340,7 +340,8 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     for (const run_variant *const *v = run_variants; *v; v++)
         if ((*v)->resolve_images && (rc = (*v)->resolve_images(rq, o, st, err)) != 0)
             return rc;
-    if (rq->sim && (rc = start_sims(rq, o, st, err)) != 0)
+    if ((rc = run_pc_ports_precheck(o, st, err)) != 0 || (rq->sim && (rc = start_sims(rq, o, st, err)) != 0) ||
+        (rq->sim && (rc = run_pc_ports_precheck(o, st, err)) != 0))
         return rc;
     return run_request_record(o, err);
 }
