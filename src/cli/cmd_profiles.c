@@ -8,6 +8,7 @@
 #include "commands.h"
 #include <math.h>
 
+#include "espbench/formats/dims.h"
 #include "espbench/formats/dialect.h"
 #include "espbench/formats/hosted.h"
 #include "espbench/formats/model.h"
@@ -136,7 +137,7 @@ static int print_predictions(const eb_chip *c, const eb_tier *only)
         eb_model_predict(mc, c, t, NULL, &pr);
         printf("%-26s", t->name);
         for (int k = 0; k <= EB_TEST_COUNT; k++) {
-            double pub = k < EB_TEST_COUNT ? t->ref_mbps[k] : t->ref_avail_kb;
+            double pub = k < EB_TEST_COUNT ? eb_tier_ref(t, k, NULL) : t->ref_avail_kb;
             double v = k < EB_TEST_COUNT ? pr.mbps[k] : pr.free_kb;
             char cell[32];
             if (isnan(pub))

@@ -888,6 +888,11 @@ int vb_iperf_start(vb_iperf **out, const vb_iperf_cfg *cfg, vb_iperf_report_fn f
         free(ip);
         return eb_fail(err, EB_EIO, "iperf: cannot start the engine thread: %s", strerror(rc));
     }
+    /* One line per test on the vboard's stderr (`run --sim` keeps it as NAME-vboard.log): the
+     * rate the test is shaped to, so that a test checks the figure the board chose without
+     * timing the traffic (how close the traffic comes to it is the bench's fidelity section). */
+    fprintf(stderr, "vboard: iperf %s_%s shaped to %.6g Mbit/s\n", cfg->udp ? "udp" : "tcp",
+            cfg->server ? "rx" : "tx", cfg->model_mbps);
     *out = ip;
     return 0;
 }

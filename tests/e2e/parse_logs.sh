@@ -53,15 +53,19 @@ server_pid=
     || fail "live server log: $(cat "$tmp/err3"; cat "$tmp/pc.log")"
 "$ESPBENCH" parse --chip esp32 --warmup 0 -o "$tmp/r4.json" "$tmp/client.log" >/dev/null 2>"$tmp/err4" \
     || fail "live client log: $(cat "$tmp/err4"; cat "$tmp/client.log")"
-python3 - "$tmp/r3.json" "$tmp/r4.json" <<'EOF' || fail "results.json content (live run): $(cat "$tmp/pc.log")"
-import json, sys
+# What a busy machine's loopback carried is not asserted (that is a measurement): the figures are
+# the ones the logs hold -- the mean of the intervals, the loss of the Server Report's counts.
+python3 - "$tmp/r3.json" "$tmp/r4.json" "$tmp/client.log" <<'EOF' || fail "results.json content (live run): $(cat "$tmp/pc.log")"
+import json, re, sys
 s = json.load(open(sys.argv[1]))["entries"][0]
 c = json.load(open(sys.argv[2]))["entries"][0]
-assert s["test"] == "udp_tx" and len(s["intervals"]["receiver"]) == 3, s
-assert 4.0 < s["mean_mbps"] < 6.0, s["mean_mbps"]
+full = [i["mbps"] for i in s["intervals"]["receiver"] if i["end_s"] - i["start_s"] > 0.49]
+assert s["test"] == "udp_tx" and len(s["intervals"]["receiver"]) >= 3, s
+assert s["mean_mbps"] > 0 and abs(s["mean_mbps"] - sum(full) / len(full)) <= 1e-9 * s["mean_mbps"], (s["mean_mbps"], full)
 assert s["loss_pct"] is not None
-assert c["test"] == "udp_rx" and len(c["intervals"]["sender"]) == 3, c
-assert c["loss_pct"] is not None and c["loss_pct"] < 5, c   # from the Server Report
+assert c["test"] == "udp_rx" and len(c["intervals"]["sender"]) >= 3, c
+lost, total = (int(x) for x in re.findall(r"(\d+)/ *(\d+) \(", open(sys.argv[3]).read())[-1])
+assert c["loss_pct"] is not None and abs(c["loss_pct"] - 100.0 * lost / total) < 1e-9, (c["loss_pct"], lost, total)
 EOF
 
 # 4. Bad input: one line naming the file (and line), exit 2; unreadable file, exit 3.
@@ -137,7 +141,9 @@ c = json.load(open(sys.argv[1]))["entries"][0]
 s = json.load(open(sys.argv[2]))["entries"][0]
 assert c["test"] == "tcp_rx" and len(c["intervals"]["sender"]) == 4 and not c["intervals"].get("receiver"), c
 assert s["test"] == "tcp_tx" and len(s["intervals"]["receiver"]) == 4, s
-for e in (c, s):
-    assert 18 < e["mean_mbps"] < 22 and e["status"] == "ok" and e["settings"]["duration_s"] < 2.2, e
+for e, side in ((c, "sender"), (s, "receiver")):
+    iv = [i["mbps"] for i in e["intervals"][side]]
+    assert e["status"] == "ok" and e["mean_mbps"] > 0, e
+    assert abs(e["mean_mbps"] - sum(iv) / len(iv)) <= 1e-9 * e["mean_mbps"], (e["mean_mbps"], iv)
 EOF2
 echo "parse_logs: ok"

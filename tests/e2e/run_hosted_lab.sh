@@ -22,8 +22,8 @@ json_check "$OUT" 'all((e["provenance"]["coprocessor"], e["provenance"]["transpo
                       (("esp32c6", "sdio") if e["board"] == "p4-c6" else (None, None)) for e in r["entries"])'
 json_check "$OUT" 'all(e["figure_source"] == ("model 1" if e["board"] == "p4-c6" else "published") for e in r["entries"])'
 # The plain board is the published S3 tier; the pair runs under its transport's payload rate.
-json_check "$OUT" 'all(abs(e["mean_mbps"] / e["ref_mbps"] - 1) < 0.03 for e in r["entries"] if e["board"] == "s3")'
-json_check "$OUT" 'all(0 < e["mean_mbps"] < 80 for e in r["entries"] if e["board"] == "p4-c6")'
+shaped_check "$OUT" 'only=e["board"] == "s3"'
+shaped_check "$OUT" 'only=e["board"] == "p4-c6"' 'ok=0 < v < 80'
 # The images a real pair is flashed with, named by host chip; the plain board runs the espbench firmware.
 for f in esp32p4-default.bin esp32p4-guide.bin esp32p4-raw_tx.bin esp32p4-raw_rx.bin esp32c6.bin; do
     [ -s "$OUT/hosted-fw/$f" ] || fail "hosted-fw/$f missing"

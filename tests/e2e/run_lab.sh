@@ -12,7 +12,7 @@ expect_rc 0 timeout 40 "$ESPBENCH" "${RUN[@]}" --out "$T/both"
 has "4 tests done, 0 skipped, 0 failed of 4"
 json_check "$T/both" '[b["board"] for b in r["boards"]] == ["bench-esp32", "bench-s3"] or [b["board"] for b in r["boards"]] == ["bench-s3", "bench-esp32"]'
 json_check "$T/both" '[(e["board"], e["test"]) for e in r["entries"]] == [("bench-esp32", "tcp_tx"), ("bench-esp32", "udp_rx"), ("bench-s3", "tcp_tx"), ("bench-s3", "udp_rx")]'
-json_check "$T/both" 'all(abs(e["mean_mbps"] / e["ref_mbps"] - 1) < 0.03 for e in r["entries"])'
+shaped_check "$T/both"
 json_check "$T/both" 'len({b["board_ip"] for b in r["boards"]}) == 2'
 grep -q -- "-p 5201 " "$T/both/iperf-bench-esp32-iperf-tcp_tx-r0.log" || fail "bench-esp32 iperf port"
 grep -q -- "-p 5202 " "$T/both/iperf-bench-s3-esp32s3-iperf-tcp_tx-r0.log" || fail "bench-s3 iperf port"

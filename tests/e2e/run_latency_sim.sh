@@ -18,17 +18,16 @@ json_check "$OUT" 'len(r["latency"]) == 1 and len(r["entries"]) == 1'
 json_check "$OUT" 'r["latency"][0]["method"] == "udp-echo" and r["latency"][0]["status"] == "ok"'
 json_check "$OUT" 'r["latency"][0]["target"] == r["boards"][0]["board_ip"]'
 json_check "$OUT" 'r["latency"][0]["sent"] == 10 and r["latency"][0]["received"] == 10 and r["latency"][0]["loss_pct"] == 0'
-# The modelled 20 ms, plus the PC's scheduling (a loaded machine delays single
-# replies, so the bound is on the average): never less, not much more.
+# The modelled 20 ms is the least a reply takes; how much a busy machine adds is not asserted
+# (a duration: bench/'s).
 json_check "$OUT" '20 <= r["latency"][0]["min_ms"] <= r["latency"][0]["avg_ms"] <= r["latency"][0]["p99_ms"] <= r["latency"][0]["max_ms"]'
-json_check "$OUT" 'r["latency"][0]["avg_ms"] < 35'
 json_check "$OUT" 'r["latency"][0]["provenance"]["idf_version"] is not None'
 grep -q "^reply 10 time=" "$OUT/latency-sim-esp32-iperf-r0.log" || fail "echo log"
 python3 "$SOURCE_DIR/tests/e2e/report_schema_check.py" "$SOURCE_DIR/docs/results-schema.json" "$OUT/results.json"
 # The report's latency table: one row, the runs' figures.
 "$ESPBENCH" report "$OUT/results.json" --format md >"$T/report.md"
 grep -q "^### Latency" "$T/report.md" || fail "report lacks the latency table"
-grep -Eq '^\|Iperf\|udp-echo\|1\|10/10\|0\.0\|[23][0-9]\.[0-9]{2}\|' "$T/report.md" || { cat "$T/report.md"; fail "latency row"; }
+grep -Eq '^\|Iperf\|udp-echo\|1\|10/10\|0\.0\|[0-9]+\.[0-9]{2}\|' "$T/report.md" || { cat "$T/report.md"; fail "latency row"; }
 
 # --resume keeps the finished latency test.
 expect_rc 0 timeout 60 "$ESPBENCH" run --chip esp32 --tier iperf --sim --sim-rtt 20 --tests latency,tcp_tx \
@@ -41,7 +40,7 @@ OUT="$T/sweep"
 expect_rc 0 timeout 60 "$ESPBENCH" run --chip esp32 --tier iperf --sim --sweep rtt=5,40 --tests latency \
     --latency-count 5 --out "$OUT"
 json_check "$OUT" 'sorted(l["provenance"]["sweep_value"] for l in r["latency"]) == [5, 40]'
-json_check "$OUT" 'all(l["provenance"]["sweep_value"] <= l["avg_ms"] < l["provenance"]["sweep_value"] + 15 for l in r["latency"])'
+json_check "$OUT" 'all(l["status"] == "ok" and l["provenance"]["sweep_value"] <= l["min_ms"] <= l["avg_ms"] for l in r["latency"])'
 
 # --- stock firmware (ESP-IDF v5.3 iperf example): ICMP through the system's ping.
 mkdir -p "$T/fw"
@@ -61,8 +60,14 @@ has "latency icmp 5/5 replies"
 # Flashing the tier's image over the virtual board's own pty: no DTR/RTS notice for it.
 ! grep -q "DTR/RTS" "$T/last.out" || fail "the virtual board's pty drew a DTR/RTS notice"
 json_check "$OUT" 'r["latency"][0]["method"] == "icmp" and r["latency"][0]["received"] == 5'
-json_check "$OUT" 'r["latency"][0]["avg_ms"] < 5'   # the kernel answers on loopback: no model here
 grep -q "5 packets transmitted, 5 received" "$OUT/latency-sim-esp32-iperf-r0.log" || fail "ping log"
+# The kernel answers on loopback (no model here): the figures are the ones ping printed.
+python3 - "$OUT/results.json" "$OUT/latency-sim-esp32-iperf-r0.log" <<'PY' || fail "latency figures differ from ping's summary"
+import json, re, sys
+l = json.load(open(sys.argv[1]))["latency"][0]
+mn, avg, mx = (float(x) for x in re.search(r"rtt min/avg/max/mdev = ([\d.]+)/([\d.]+)/([\d.]+)/", open(sys.argv[2]).read()).groups())
+assert (l["min_ms"], l["avg_ms"], l["max_ms"]) == (mn, avg, mx), (l, mn, avg, mx)
+PY
 
 # The stock example serves no UDP echo: forcing it finds nobody answering (a failed test: exit 3).
 OUT="$T/noecho"

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# With baud timing the vboard takes host bytes no faster than the line rate; without it, at once.
+# With baud timing the vboard takes host bytes no faster than the line rate. Only that lower
+# bound is asserted (a busy machine makes the board slower, never faster); how fast the unpaced
+# board takes them is printed, not asserted -- a rate is the bench's (flash.wire_ratio).
 set -euo pipefail
 work=$(mktemp -d)
 pids=()
@@ -38,6 +40,6 @@ paced=$(measure "$work/pty--baud-timing")
 free=$(measure "$work/pty--no-baud-timing")
 echo "256 KiB at 921600 baud: paced ${paced}s, unpaced ${free}s"
 # Even with 64 KiB buffered, at least 2.1 s of the 2.8 s wire time must be spent waiting.
-python3 -c "import sys; p, f = float('$paced'), float('$free'); sys.exit(0 if p >= 1.8 and f < p / 2 else 1)" \
+python3 -c "import sys; sys.exit(0 if float('$paced') >= 1.8 else 1)" \
   || { echo "FAIL: input not paced at the line rate"; exit 1; }
 echo "input pacing: ok"

@@ -312,6 +312,16 @@ int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
     args[n++] = "--control";
     args[n++] = s->control;
     n = add_pair_args(o, args, n);
+    /* An image from an ESP-IDF build: the build's settings beside it
+     * (BUILD/config/sdkconfig.json) reach the board's figures through the model. */
+    char cfg[PATH_MAX + 32];
+    struct stat cst;
+    const char *slash = o->app_image ? strrchr(o->app_image, '/') : NULL;
+    if (slash && snprintf(cfg, sizeof cfg, "%.*s/config/sdkconfig.json", (int)(slash - o->app_image), o->app_image) > 0 &&
+        stat(cfg, &cst) == 0) {
+        args[n++] = "--sdkconfig-json";
+        args[n++] = cfg;
+    }
     for (int i = 0; i < o->n_faults && i < EB_SIM_MAX_FAULTS; i++) {
         args[n++] = "--fault";
         args[n++] = (char *)o->faults[i];

@@ -38,3 +38,6 @@ if not ok:
     sys.exit(1)
 PY
 }
+
+
+source "$(dirname "${BASH_SOURCE[0]}")/shaped.sh"
