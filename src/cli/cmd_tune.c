@@ -239,8 +239,12 @@ static int prepare(eb_tune_request *rq, const char *objective, eb_profiles *p, e
     if (eb_profiles_load_default(p, cli_profiles_dir, &e))
         return cli_error(&e);
     const eb_chip *chip = eb_profiles_chip(p, rq->chip);
-    if (!chip)
-        return cli_usage_error("tune", "no profile for chip '%s' (see 'espbench profiles')", rq->chip);
+    if (!chip) {
+        const char *near = eb_profiles_chip_nearest(p, rq->chip);
+        return cli_usage_error("tune", "no profile for chip '%s'%s%s%s (see 'espbench profiles')", rq->chip,
+                               near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+    }
+    rq->chip = chip->name; /* "ESP32-C3" as the profile spells it */
     if (eb_model_load_default(m, &e))
         return cli_error(&e);
     const eb_model_chip *mc = eb_model_chip_get(m, rq->chip);

@@ -88,8 +88,18 @@ int run_names_resolve(eb_run_opts *o, eb_run_setup *st, eb_error *err)
         rc = canon_chip(st, b->chip, sizeof b->chip, "chip", err);
         if (!rc && b->peer.chip[0])
             rc = canon_chip(st, b->peer.chip, sizeof b->peer.chip, "peer chip", err);
-        if (!rc)
-            rc = check_tiers(o, eb_profiles_chip(&st->profiles, b->chip), st, err);
+    }
+    return rc;
+}
+
+int run_tiers_resolve(eb_run_opts *o, eb_run_setup *st, eb_error *err)
+{
+    int rc = 0;
+    const eb_profiles *p = o->profiles ? o->profiles : &st->profiles;
+    for (int i = 0; i < o->n_boards && !rc; i++) {
+        const eb_chip *c = eb_profiles_chip(p, o->boards[i].chip);
+        if (c)
+            rc = check_tiers(o, c, st, err);
     }
     /* "all" and "psram" as typed ("ALL") to the planner's spelling. */
     for (int t = 0; t < o->n_tiers && !rc; t++)

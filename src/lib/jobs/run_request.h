@@ -39,9 +39,13 @@ int run_request_record(const eb_run_opts *o, eb_error *err);
 /* run_names.c: every required option the request lacks, in one line
  * (EB_ECONFIG, a usage error); the boards' chips (and peers') to their
  * profiles' spellings ("ESP32-C3" -> "esp32c3"), a typo with the nearest
- * name, and each tier known to the chip, named once. */
+ * name. */
 int run_missing_options(const eb_run_request *rq, eb_run_setup *st, eb_error *err);
 int run_names_resolve(eb_run_opts *o, eb_run_setup *st, eb_error *err);
+/* Once the ends have resolved (an ESP-Hosted pair's tiers are the host's):
+ * each tier of the request known to each board's chip, named once, a typo
+ * answered with the nearest tier. */
+int run_tiers_resolve(eb_run_opts *o, eb_run_setup *st, eb_error *err);
 /* --duration and --interval against the iperf limits of each board's
  * dialect when it is known before the board opens (--dialect, a lab file's
  * dialect, the virtual boards' espbench firmware); the others are checked

@@ -286,11 +286,11 @@ static int start_sims(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st
 int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
 {
     memset(st, 0, sizeof *st);
-    int rc = run_missing_options(rq, st, err);
-    if (rc)
-        return rc;
     if (!!rq->port + !!rq->sim > 1 || (rq->port && rq->lab_file))
         return run_bad_request(st, err, "choose one of --port, --sim, --lab (--lab may be combined with --sim)");
+    int rc = run_missing_options(rq, st, err); /* every one at once, after the contradictions */
+    if (rc)
+        return rc;
     if (!rq->port && !rq->sim && !rq->lab_file)
         return run_bad_request(st, err, "which board? pass --port URL, --sim or --lab FILE");
     if ((rq->coprocessor || rq->transport || rq->coprocessor_port) && rq->lab_file)
@@ -314,7 +314,7 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
         return rc;
     /* The ends' flags: --coprocessor (an ESP-Hosted pair), --peer-* (board to board). */
     if ((rc = run_instr_resolve(rq, o, st, err)) != 0 || (rc = run_hosted_resolve(rq, o, st, err)) != 0 ||
-        (rc = run_pair_resolve(rq, o, st, err)) != 0)
+        (rc = run_pair_resolve(rq, o, st, err)) != 0 || (rc = run_tiers_resolve(o, st, err)) != 0)
         return rc;
     if ((rc = check_plan(rq, o, st, err)) != 0)
         return rc;
