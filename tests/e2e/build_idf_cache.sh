@@ -92,7 +92,7 @@ touch "$T/slow"
 git -C "$T/idf-slow" commit -qam slow
 "$ESPBENCH" build --idf "$T/idf-slow" --chip esp32 --cache "$cache" >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 50); do [ "$(fake_idf_builds "$T/idf-slow")" = 1 ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ "$(fake_idf_builds "$T/idf-slow")" = 1 ] && break; sleep 0.1; done
 sleep 0.3
 kill -TERM $pid
 wait $pid || true

@@ -46,7 +46,7 @@ port=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DG
 iperf -s -u -B 127.0.0.1 -p "$port" -i 0.5 -P 1 -t 8 >"$tmp/pc.log" 2>&1 &
 server_pid=$!
 sleep 0.5
-timeout 10 iperf -c 127.0.0.1 -u -p "$port" -i 0.5 -t 1.5 -b 5m >"$tmp/client.log" 2>&1 || fail "iperf client"
+timeout 240 iperf -c 127.0.0.1 -u -p "$port" -i 0.5 -t 1.5 -b 5m >"$tmp/client.log" 2>&1 || fail "iperf client"
 wait "$server_pid"
 server_pid=
 "$ESPBENCH" parse --chip esp32 --warmup 0 -o "$tmp/r3.json" "$tmp/pc.log" >/dev/null 2>"$tmp/err3" \
@@ -130,7 +130,7 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 iperf3 -s -B 127.0.0.1 -p "$port" -i 0.5 -1 >"$tmp/i3s.log" 2>&1 &
 server_pid=$!
 sleep 0.5
-timeout 10 iperf3 -c 127.0.0.1 -p "$port" -t 2 -i 0.5 -b 20M >"$tmp/i3c.log" 2>&1 || fail "iperf3 client: $(cat "$tmp/i3c.log")"
+timeout 240 iperf3 -c 127.0.0.1 -p "$port" -t 2 -i 0.5 -b 20M >"$tmp/i3c.log" 2>&1 || fail "iperf3 client: $(cat "$tmp/i3c.log")"
 wait "$server_pid"
 server_pid=
 "$ESPBENCH" parse --warmup 0 -o "$tmp/r10.json" "$tmp/i3c.log" >/dev/null 2>"$tmp/err10" || fail "iperf3 client log: $(cat "$tmp/err10")"

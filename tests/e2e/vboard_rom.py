@@ -172,7 +172,7 @@ if b"boot:0x3 (DOWNLOAD(USB/UART0))" not in rx:
 rx.clear()
 os.write(fd, slip(struct.pack("<BBHI", 0, 8, len(SYNC), 0) + SYNC))
 got = []
-end = time.monotonic() + 1.0
+end = time.monotonic() + 10.0  # the loop ends at the eighth frame
 while len(got) < 8 and time.monotonic() < end:
     got += frames(0.3)
 time.sleep(0.2)
@@ -204,7 +204,7 @@ frames(0.1)
 pending.clear()
 os.write(fd, slip(struct.pack("<BBHI", 0, 0x77, 0, 0)))
 echo = []
-end = time.monotonic() + 1.0
+end = time.monotonic() + 10.0  # the loop ends at the eighth frame
 while len(echo) < 8 and time.monotonic() < end:
     echo += frames(0.3)
 want = b"\x01\x0a\x04\x00" + struct.pack("<I", mac_hi) + b"\x01\x05\x00\x00"
