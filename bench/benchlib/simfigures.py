@@ -264,6 +264,6 @@ def summary_lines(figs):
         else:
             val = "%s %s" % (v, "ms" if f["unit"] == "ms" else "")
         res = "not measured" if f["status"] == "not measured" else ("ok" if f["status"] == "pass" else "✗")
-        out.append("| %s | %s | %s | %s |" % (NAMES[fid], val.strip(), f["target"]["text"] if f["target"] else "—",
-                                              res))
+        out.append("| %s | %s | %s | %s |" % (NAMES[fid].replace("|", "\\|"), val.strip(),
+                                              f["target"]["text"] if f["target"] else "—", res))
     return out
