@@ -152,9 +152,12 @@ static void emit_interval(run *r, double start, double end)
     emit(r->ip, &rep);
 }
 
-/* Emits every interval that ended at or before t. */
+/* Emits every interval that ended at or before t; under the stall fault none
+ * past its start, however late this thread got to run (a busy machine). */
 static void reports_until(run *r, double t)
 {
+    if (r->cfg->stall && t > r->cfg->zero_from_s)
+        t = r->cfg->zero_from_s;
     while (t >= (double)(r->k + 1) * r->interval_s) {
         emit_interval(r, (double)r->k * r->interval_s, (double)(r->k + 1) * r->interval_s);
         r->k++;
