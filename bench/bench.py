@@ -20,6 +20,7 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import faults, fidelity, flashing, footprint, fuzz, killresume, model, overhead, parsing  # noqa: E402
+from benchlib import parse_memory  # noqa: E402
 from benchlib import faultmodes, simfigures, tune  # noqa: E402
 from benchlib.common import run  # noqa: E402
 
@@ -32,6 +33,7 @@ SECTIONS = [
     ("footprint", footprint, 60),
     ("overhead", overhead, 200),
     ("parsing", parsing, 60),
+    ("parse_memory", parse_memory, 60),
     ("model", model, 120),
     ("tune", tune, 60),
     ("simfigures", simfigures, 360),

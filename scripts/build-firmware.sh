@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the espbench firmware for every chip and writes the firmware manifest
 # that `espbench flash --firmware espbench` reads (docs/firmware.md). Needs an
-# ESP-IDF (v5.1.2 or later) environment: run `. $IDF_PATH/export.sh` first.
+# ESP-IDF (v5.1.2 to v6.0.x) environment: run `. $IDF_PATH/export.sh` first.
 #
 # Each chip gets a UART0-console image (firmware "espbench"); chips with a
 # USB-Serial-JTAG peripheral also get one whose console is that port (firmware
@@ -21,7 +21,7 @@ chips=("$@")
 [ ${#chips[@]} -gt 0 ] || chips=(esp32 esp32s2 esp32s3 esp32c2 esp32c3 esp32c5 esp32c6 esp32c61)
 
 if ! command -v idf.py >/dev/null 2>&1 || [ -z "${IDF_PATH:-}" ]; then
-  echo "build-firmware: idf.py not found or IDF_PATH unset; run '. \$IDF_PATH/export.sh' (ESP-IDF v5.1.2 or later) first" >&2
+  echo "build-firmware: idf.py not found or IDF_PATH unset; run '. \$IDF_PATH/export.sh' (ESP-IDF v5.1.2 to v6.0.x) first" >&2
   exit 2
 fi
 
@@ -32,9 +32,17 @@ if [ -z "$idf_ver" ]; then
   echo "build-firmware: cannot read the ESP-IDF version from $IDF_PATH/components/esp_common/include/esp_idf_version.h" >&2
   exit 2
 fi
+# The releases the firmware is checked with (docs/firmware.md, "Checking against
+# ESP-IDF"); the same range as EB_IDF_FIRMWARE_MIN / EB_IDF_FIRMWARE_LAST_LINE
+# in include/espbench/formats/idf_version.h, which `espbench build` enforces.
+min=5.1.2 last_line=6.0
 # LWIP_TCPIP_TASK_PRIO and LWIP_EXTRA_IRAM_OPTIMIZATION (the iperf example's) first exist in v5.1.2.
-if [ "$(printf '%s\n5.1.2\n' "$idf_ver" | sort -V | head -1)" != 5.1.2 ]; then
-  echo "build-firmware: ESP-IDF v$idf_ver is too old: the firmware needs v5.1.2 or later (its lwIP options first exist there)" >&2
+if [ "$(printf '%s\n%s\n' "$idf_ver" $min | sort -V | head -1)" != $min ]; then
+  echo "build-firmware: ESP-IDF v$idf_ver is too old: the firmware needs v$min or later (its lwIP options first exist there)" >&2
+  exit 2
+fi
+if [ "$(printf '%s\n%s\n' "${idf_ver%.*}" $last_line | sort -V | tail -1)" != $last_line ]; then
+  echo "build-firmware: ESP-IDF v$idf_ver is newer than the firmware was checked with (v$min to v$last_line.x); check it first (docs/firmware.md, \"Checking against ESP-IDF\"), then widen the range" >&2
   exit 2
 fi
 

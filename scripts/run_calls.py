@@ -1,12 +1,20 @@
 #!/usr/bin/env python3
 """The run job's call structure (docs/architecture.md "The run job").
 
-The files src/lib/jobs/run_*.c call down only: core -> variant table ->
-variants -> services. This check fails (exit 1, one line per problem) on a
-call circle among those files, and on a core file (run_board.c, run_job.c,
-run_resolve.c) that names a variant's symbol instead of reaching it through
-the table in run_variants.c. A file references a symbol when the symbol's
-name, defined without `static` in another run_*.c file, appears in its code.
+The files src/lib/jobs/run_*.c call down only, and the core runs a board's
+ends through the end table. This check fails (exit 1, one line per
+problem) on:
+  - a call circle among those files;
+  - a variant table (run_variant): ends, test kinds and dimensions replace it;
+  - a per-end copy: a board's life steps (open, ready, close, tier, link
+    point, the dimensions applied) named outside the table that runs them
+    for every end (run_ends.c, run_dims.c) and their own file;
+  - a core file (run_board.c, run_job.c) naming what one end or test kind
+    does (run_pair.c, run_hosted.c, run_latency.c, run_test.c) instead of
+    reaching it through the tables;
+  - an ops table (run_end_ops, run_kind, run_dim) of more than ten entries.
+A file references a symbol when the symbol's name, defined without `static`
+in another run_*.c file, appears in its code.
 
     python3 scripts/run_calls.py SOURCE_DIR [--graph]
 """
@@ -15,10 +23,22 @@ import os
 import re
 import sys
 
-CORE = ("run_board.c", "run_job.c", "run_resolve.c")
+CORE = ("run_board.c", "run_job.c")
+DOERS = ("run_pair.c", "run_hosted.c", "run_latency.c", "run_test.c")
+# A board's life steps and the only files that may name them (besides their own).
+END_STEPS = {
+    "run_board_open": ("run_ends.c",),
+    "run_board_log": ("run_ends.c",),
+    "run_board_ready": ("run_ends.c",),
+    "run_board_close": ("run_ends.c",),
+    "run_dims_apply": ("run_ends.c",),
+    "run_apply_tier": ("run_dims.c",),
+    "run_apply_link_point": ("run_dims.c",),
+}
+TABLES = ("run_end_ops", "run_kind", "run_dim")
+MAX_ENTRIES = 10
 DEF_FN = re.compile(r"^(?!static\b)[A-Za-z_][\w \*]*?\b(\w+)\s*\([^;{]*\)\s*\{", re.M)
-DEF_VARIANT = re.compile(r"^const\s+run_variant\s+(\w+)\s*=", re.M)
-DEF_TABLE = re.compile(r"^const\s+run_variant\s*\*\s*const\s+(\w+)\s*\[", re.M)
+DEF_ROW = re.compile(r"^(?:static\s+)?const\s+(?:run_end_ops|run_kind|run_dim)\s+(\w+)", re.M)
 
 
 def strip_code(text):
@@ -37,18 +57,27 @@ def read_files(src):
 
 
 def definitions(files):
-    """symbol -> defining file; and the files defining a run_variant row."""
-    defined, variant_files = {}, set()
+    """symbol -> defining file"""
+    defined = {}
     for name, code in files.items():
         for m in DEF_FN.finditer(code):
             if m.group(1) not in ("if", "for", "while", "switch", "return", "sizeof"):
                 defined[m.group(1)] = name
-        for m in DEF_TABLE.finditer(code):
+        for m in DEF_ROW.finditer(code):
             defined[m.group(1)] = name
-        for m in DEF_VARIANT.finditer(code):
-            defined[m.group(1)] = name
-            variant_files.add(name)
-    return defined, variant_files
+    return defined
+
+
+def table_entries(src):
+    """ops table -> its entries (members of the struct in run_internal.h)"""
+    with open(os.path.join(src, "src/lib/jobs/run_internal.h"), encoding="utf-8") as f:
+        code = strip_code(f.read())
+    out = {}
+    for t in TABLES:
+        m = re.search(r"typedef struct %s \{(.*?)\} %s;" % (t, t), code, re.S)
+        if m:
+            out[t] = len([d for d in m.group(1).split(";") if d.strip()])
+    return out
 
 
 def edges_of(files, defined):
@@ -93,7 +122,7 @@ def main(argv):
         print(__doc__.strip())
         return 2
     files = read_files(argv[1])
-    defined, variants = definitions(files)
+    defined = definitions(files)
     edges = edges_of(files, defined)
     if "--graph" in argv:
         for a in sorted(edges):
@@ -101,19 +130,32 @@ def main(argv):
                 print("%s -> %s: %s" % (a, b, ", ".join(sorted(syms))))
         return 0
     problems = []
-    if len(variants) < 2:
-        problems.append("run job: no variant files found (const run_variant run_variant_NAME = {...})")
     cycle = find_cycle(edges)
     if cycle:
         path = cycle[0]
         for a, b in zip(cycle, cycle[1:]):
             path += " -(%s)-> %s" % (sorted(edges[a][b])[0], b)
         problems.append("run job call circle: " + path)
+    for name, code in sorted(files.items()):
+        if re.search(r"\brun_variant\b", code):
+            problems.append("run job: %s has a variant table (run_variant); an end, a test kind or a dimension "
+                            "is a row of its own table (run_internal.h)" % name)
+        words = set(re.findall(r"\b\w+\b", code))
+        for step, allowed in sorted(END_STEPS.items()):
+            if step in words and name not in allowed and defined.get(step) != name:
+                problems.append("run job: per-end copy: %s calls %s, a step the core runs for every end through "
+                                "the end table (%s)" % (name, step, ", ".join(allowed)))
     for core in CORE:
         for where, syms in sorted(edges.get(core, {}).items()):
-            if where in variants:
-                problems.append("run job core names a variant: %s uses %s (%s); reach it through the variant "
-                                "table (run_variants.c)" % (core, ", ".join(sorted(syms)), where))
+            if where in DOERS:
+                problems.append("run job core names what an end or a test kind does: %s uses %s (%s); reach it "
+                                "through the end or kind table" % (core, ", ".join(sorted(syms)), where))
+    entries = table_entries(argv[1])
+    for t in TABLES:
+        if t not in entries:
+            problems.append("run job: no ops table %s in run_internal.h" % t)
+        elif entries[t] > MAX_ENTRIES:
+            problems.append("run job: %s has %d entries (at most %d): split it" % (t, entries[t], MAX_ENTRIES))
     print("\n".join(problems))
     return 1 if problems else 0
 

@@ -6,6 +6,19 @@
 #include <stddef.h>
 
 #include "espbench_core.h"
+#include "esp_idf_version.h"
+
+/* Names that differ across the supported ESP-IDF releases (v5.1.2 .. v6.0.x):
+ * wifi_bandwidth_t's WIFI_BW_HT20/WIFI_BW_HT40 exist up to v5.5 and were
+ * removed in v6.0; WIFI_BW20/WIFI_BW40 first exist in v5.3
+ * (components/esp_wifi/include/esp_wifi_types_generic.h). */
+#if ESP_IDF_VERSION >= ESP_IDF_VERSION_VAL(5, 3, 0)
+#define FW_WIFI_BW20 WIFI_BW20
+#define FW_WIFI_BW40 WIFI_BW40
+#else
+#define FW_WIFI_BW20 WIFI_BW_HT20
+#define FW_WIFI_BW40 WIFI_BW_HT40
+#endif
 
 /* fw_console_io.c: console byte I/O on the UART or USB-Serial/JTAG console. */
 void fw_console_init(void);
@@ -23,6 +36,11 @@ void fw_heap(void *ctx, ebc_heap *h);
 void fw_restart(void *ctx);
 /* The station's IPv4 address in network order (0 when not connected). */
 unsigned long fw_wifi_ip4(void);
+/* The listen interval the next association uses (radio_set; ESP-IDF's 3 when unset). */
+int fw_wifi_listen_interval(void);
+
+/* fw_radio.c: radio settings (ebc_ops.radio_apply). */
+int fw_radio_apply(void *ctx, const ebc_radio *want, ebc_radio *now, char *msg, size_t msg_len);
 
 /* fw_iperf.c */
 void fw_iperf_setup(ebc_core *core);

@@ -54,6 +54,12 @@ const ebc_build *fw_build_info(void)
                  mac[4], mac[5]);
         s_build.mac = mac_text;
     }
+#if SOC_WIFI_SUPPORT_5G
+    s_build.band_5g = true;
+#endif
+#if SOC_BLE_SUPPORTED
+    s_build.ble = true;
+#endif
 #if SOC_WIFI_HE_SUPPORT
     s_build.he = true;
 #endif

@@ -14,7 +14,9 @@
  * v5.1/v5.2 declare both in the vfs component's esp_vfs_dev.h (its
  * esp_vfs_usb_serial_jtag.h only registers the VFS); v5.3 moved them to
  * driver/uart_vfs.h and driver/usb_serial_jtag_vfs.h and deprecated the old
- * names. main/CMakeLists.txt lists vfs for the v5.1/v5.2 header. */
+ * names. main/CMakeLists.txt requires vfs for the v5.1/v5.2 header, and
+ * esp_driver_uart / esp_driver_usb_serial_jtag from v5.3 (v6.0's driver no
+ * longer requires them publicly). */
 #if ESP_IDF_VERSION >= ESP_IDF_VERSION_VAL(5, 3, 0)
 #define FW_VFS_SPLIT 1
 #else

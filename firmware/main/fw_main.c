@@ -31,6 +31,7 @@ static const ebc_ops s_ops = {
     .heap = fw_heap,
     .restart = fw_restart,
     .link = fw_link,
+    .radio_apply = fw_radio_apply,
 };
 
 void app_main(void)

@@ -75,9 +75,11 @@ int fw_link(void *ctx, ebc_link *l)
     snprintf(l->ssid, sizeof l->ssid, "%s", (const char *)ap.ssid);
     snprintf(l->bssid, sizeof l->bssid, "%02x:%02x:%02x:%02x:%02x:%02x", ap.bssid[0], ap.bssid[1], ap.bssid[2],
              ap.bssid[3], ap.bssid[4], ap.bssid[5]);
+    snprintf(l->second, sizeof l->second, "%s",
+             ap.second == WIFI_SECOND_CHAN_ABOVE ? "above" : ap.second == WIFI_SECOND_CHAN_BELOW ? "below" : "none");
     wifi_bandwidth_t bw;
     if (esp_wifi_get_bandwidth(WIFI_IF_STA, &bw) == ESP_OK)
-        l->bw_mhz = bw == WIFI_BW_HT40 ? 40 : 20;
+        l->bw_mhz = bw == FW_WIFI_BW40 ? 40 : 20;
     wifi_phy_mode_t phy;
     if (esp_wifi_sta_get_negotiated_phymode(&phy) == ESP_OK)
         snprintf(l->phy, sizeof l->phy, "%s", phy_name(phy));

@@ -122,6 +122,12 @@ static void leave_current_ap(bool attempt_pending)
     s_connected = false;
 }
 
+int fw_wifi_listen_interval(void)
+{
+    /* wifi_sta_config_t.listen_interval: "Defaults to 3 if set to 0" (esp_wifi_types). */
+    return s_core->radio.listen_interval ? s_core->radio.listen_interval : 3;
+}
+
 int fw_wifi_connect(void *ctx, const char *ssid, const char *pass, ebc_ip_info *ip, int *reason)
 {
     (void)ctx;
@@ -131,6 +137,7 @@ int fw_wifi_connect(void *ctx, const char *ssid, const char *pass, ebc_ip_info *
     strlcpy((char *)wc.sta.ssid, ssid, sizeof wc.sta.ssid);
     strlcpy((char *)wc.sta.password, pass ? pass : "", sizeof wc.sta.password);
     wc.sta.threshold.authmode = (pass && *pass) ? WIFI_AUTH_WPA2_PSK : WIFI_AUTH_OPEN;
+    wc.sta.listen_interval = (uint16_t)s_core->radio.listen_interval; /* radio_set; 0 = ESP-IDF's 3 */
     esp_err_t e = esp_wifi_set_config(WIFI_IF_STA, &wc);
     /* The config copy on the stack holds the password: clear it. */
     memset(&wc, 0, sizeof wc);

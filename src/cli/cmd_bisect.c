@@ -11,10 +11,11 @@
 #include "espbench/formats/profile.h"
 #include "espbench/formats/stats.h"
 #include "espbench/jobs/bisect.h"
+#include "espbench/jobs/run_idf.h"
 
 const char cmd_bisect_usage[] =
     "usage: espbench bisect --idf-repo PATH --good REV --bad REV --chip CHIP --tier TIER --test TEST\n"
-    "                       --sim [options]\n"
+    "                       (--sim | --port URL --ssid SSID --pc-address IP) [options]\n"
     "\n"
     "Walks the first-parent ESP-IDF commits from GOOD to BAD: at each step the espbench firmware\n"
     "is built with that commit (cached; a commit that does not build is skipped), measured with\n"
@@ -30,8 +31,15 @@ const char cmd_bisect_usage[] =
     "  --journal FILE        the journal (default OUT/bisect.json); resumed when it exists\n"
     "  --out DIR             worktree, runs and journal (default espbench-bisect-CHIP-DATE)\n"
     "  --idf-cache DIR       the build cache (default: espbench's cache folder)\n"
-    "  --sim                 measure on virtual boards flashed with each build (required in this\n"
-    "                        version); --sim-noise PCT their noise\n"
+    "  --sim                 measure on a virtual board flashed with each build; --sim-noise PCT\n"
+    "                        its noise. The figures follow each build's settings (its\n"
+    "                        config/sdkconfig.json: lwIP windows and mailboxes, IRAM options)\n"
+    "                        through the throughput model, so a changed default is found;\n"
+    "                        library code (Wi-Fi blobs, lwIP, drivers) cannot be simulated:\n"
+    "                        bisect that on a board\n"
+    "  --port URL            a board: each build flashed with the flash job (unchanged regions\n"
+    "                        skipped), then measured; --ssid SSID, --password-env VAR (the Wi-Fi\n"
+    "                        password), --pc-address IP, --stub auto|off|FILE as for run\n"
     "  --duration S, --interval S   each test's length and report interval (default 10, 1)\n"
     "\n"
     "exit: 0 the first bad commit found (or its range, when skipped commits hide it), 1 BAD is not\n"
@@ -39,13 +47,14 @@ const char cmd_bisect_usage[] =
 
 typedef struct bisect_args {
     const char *repo, *good, *bad, *chip, *tier, *test, *journal, *out, *cache;
+    const char *port, *ssid, *password_env, *pc_address, *stub;
     double threshold, noise, duration, interval;
     long repeats, max_repeats;
     bool sim;
 } bisect_args;
 
 enum { B_REPO = 256, B_GOOD, B_BAD, B_CHIP, B_TIER, B_TEST, B_THR, B_REP, B_MAXREP, B_JOURNAL, B_OUT, B_CACHE,
-       B_SIM, B_NOISE, B_DUR, B_INT };
+       B_SIM, B_NOISE, B_DUR, B_INT, B_PORT, B_SSID, B_PWENV, B_PC, B_STUB };
 
 static int parse_args(int argc, char **argv, bisect_args *a)
 {
@@ -58,6 +67,9 @@ static int parse_args(int argc, char **argv, bisect_args *a)
         {"out", required_argument, 0, B_OUT},         {"idf-cache", required_argument, 0, B_CACHE},
         {"sim", no_argument, 0, B_SIM},               {"sim-noise", required_argument, 0, B_NOISE},
         {"duration", required_argument, 0, B_DUR},    {"interval", required_argument, 0, B_INT},
+        {"port", required_argument, 0, B_PORT},       {"ssid", required_argument, 0, B_SSID},
+        {"password-env", required_argument, 0, B_PWENV}, {"pc-address", required_argument, 0, B_PC},
+        {"stub", required_argument, 0, B_STUB},
         {0, 0, 0, 0},
     };
     memset(a, 0, sizeof *a);
@@ -68,7 +80,7 @@ static int parse_args(int argc, char **argv, bisect_args *a)
     int c, rc = 0;
     optind = 1;
     opterr = 0;
-    while (!rc && (c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    while (!rc && (c = cli_getopt(argc, argv, ":", opts)) != -1) {
         switch (c) {
         case B_REPO: a->repo = optarg; break;
         case B_GOOD: a->good = optarg; break;
@@ -80,6 +92,11 @@ static int parse_args(int argc, char **argv, bisect_args *a)
         case B_OUT: a->out = optarg; break;
         case B_CACHE: a->cache = optarg; break;
         case B_SIM: a->sim = true; break;
+        case B_PORT: a->port = optarg; break;
+        case B_SSID: a->ssid = optarg; break;
+        case B_PWENV: a->password_env = optarg; break;
+        case B_PC: a->pc_address = optarg; break;
+        case B_STUB: a->stub = optarg; break;
         case B_THR: rc = cli_parse_double("bisect", "--threshold", optarg, 0.1, &a->threshold); break;
         case B_NOISE: rc = cli_parse_double("bisect", "--sim-noise", optarg, 0, &a->noise); break;
         case B_DUR: rc = cli_parse_double("bisect", "--duration", optarg, 1, &a->duration); break;
@@ -88,7 +105,7 @@ static int parse_args(int argc, char **argv, bisect_args *a)
         case B_MAXREP:
             rc = cli_parse_long("bisect", "--max-repeats", optarg, 2, EB_BISECT_MAX_REPEATS, &a->max_repeats);
             break;
-        default: return cli_usage_error("bisect", "unknown or incomplete option '%s'", argv[optind - 1]);
+        default: return cli_option_error("bisect");
         }
     }
     if (rc)
@@ -102,9 +119,8 @@ static int parse_args(int argc, char **argv, bisect_args *a)
     int t = eb_test_from_name(a->test);
     if (t < 0 || t >= EB_TEST_COUNT)
         return cli_usage_error("bisect", "--test %s: not one of tcp_tx, tcp_rx, udp_tx, udp_rx", a->test);
-    if (!a->sim)
-        return cli_usage_error("bisect", "--sim is required: this version measures each build on a virtual "
-                                         "board (on hardware, bisect by hand with `espbench build` and `run`)");
+    if (a->sim == !!a->port)
+        return cli_usage_error("bisect", "give --sim (a virtual board) or --port URL (a board), one of them");
     if (a->max_repeats < a->repeats)
         a->max_repeats = a->repeats;
     return 0;
@@ -156,17 +172,26 @@ int cmd_bisect(int argc, char **argv)
     eb_error err = {0};
     char **commits = NULL;
     int n = 0;
-    if ((rc = eb_bisect_rev_list(a.repo, a.good, a.bad, &commits, &n, &err)) != 0)
+    eb_bisect_range range;
+    if ((rc = eb_bisect_rev_list(a.repo, a.good, a.bad, &commits, &n, &range, &err)) != 0)
         return cli_error(&err);
+    if (range.from_merge_base)
+        fprintf(stderr, "espbench bisect: --good %s is not an ancestor of --bad %s (a release branch?): bisecting "
+                        "from their merge base %.10s (%s), measured first\n", a.good, a.bad, range.start,
+                range.start_version);
     cli_catch_stop_signals();
     eb_bisect_real real = {.repo = a.repo, .chip = a.chip, .cache_dir = a.cache, .work_dir = out,
                            .stop = &cli_stop_flag};
     real.rq.chip = a.chip;
-    real.rq.sim = true;
+    real.rq.sim = a.sim;
+    real.rq.port = a.port;
+    real.rq.ssid = a.ssid;
+    real.rq.password_env = a.password_env;
+    real.rq.pc_address = a.pc_address;
     real.rq.profiles_dir = cli_profiles_dir;
     if (a.noise >= 0)
         real.rq.sim_noise_pct = a.noise;
-    real.o.stub = "auto";
+    real.o.stub = a.stub ? a.stub : "auto";
     real.o.warmup_s = -1;
     real.o.retries = -1;
     real.o.tiers[0] = a.tier;
@@ -182,6 +207,8 @@ int cmd_bisect(int argc, char **argv)
                         .progress = on_progress, .user = &step};
     fprintf(stderr, "espbench bisect: %d commits from %.10s to %.10s, at most %d to measure; journal %s\n", n,
             commits[0], commits[n - 1], eb_bisect_most_measured(n), journal);
+    if (a.sim)
+        fprintf(stderr, "espbench bisect: --sim: %s\n", EB_SIM_IDF_NOTE);
     eb_bisect_result res;
     rc = eb_bisect(&rq, &d, &res, &err);
     if (!rc || rc == EB_ESHORT)
@@ -199,6 +226,15 @@ int cmd_bisect(int argc, char **argv)
         printf("measured %d commits (%d in this run); journal %s\n", res.measured_total, res.measured, journal);
     }
     eb_bisect_journal_free(&res.journal);
+    /* The worktree goes with a finished bisect; an unfinished one keeps it to resume. */
+    eb_error werr = {0};
+    if (!real.worktree[0])
+        ;
+    else if (rc == EB_EINTR || (rc && rc != EB_ESHORT))
+        fprintf(stderr, "espbench bisect: the worktree %s stays registered in %s until this bisect is finished\n",
+                real.worktree[0] ? real.worktree : out, a.repo);
+    else if (eb_bisect_real_cleanup(&real, &werr))
+        fprintf(stderr, "espbench bisect: %s\n", werr.msg);
     for (int i = 0; i < n; i++)
         free(commits[i]);
     free(commits);

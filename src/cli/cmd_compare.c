@@ -123,7 +123,7 @@ int cmd_compare(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "", opts)) != -1) {
         switch (c) {
         case 'm':
             co.max_drop_pct = eb_parse_percent(optarg);
@@ -154,7 +154,7 @@ int cmd_compare(int argc, char **argv)
         }
         case 'A': idf_base = optarg; break;
         case 'B': idf_new = optarg; break;
-        default: return cli_usage_error("compare", "unknown or incomplete option '%s'", argv[optind - 1]);
+        default: return cli_option_error("compare");
         }
     }
     if ((idf_base != NULL) != (idf_new != NULL))

@@ -33,12 +33,12 @@ int cmd_detect(int argc, char **argv)
     optind = 1;
     opterr = 0; /* one message, ours, naming the option */
     int c;
-    while ((c = getopt_long(argc, argv, "p:", opts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "p:", opts)) != -1) {
         switch (c) {
         case 'p': port = optarg; break;
         case 'b': before = optarg; break;
         case 'a': after = optarg; break;
-        default: return cli_usage_error("detect", "unknown or incomplete option '%s'", argv[optind - 1]);
+        default: return cli_option_error("detect");
         }
     }
     if (optind < argc)

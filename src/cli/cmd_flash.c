@@ -110,7 +110,7 @@ int cmd_flash(int argc, char **argv)
     optind = 1;
     opterr = 0; /* one message, ours, naming the option */
     int c;
-    while ((c = getopt_long(argc, argv, "p:c:b:", opts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "p:c:b:", opts)) != -1) {
         switch (c) {
         case 'p': port = optarg; break;
         case 'c': chip = optarg; break;
@@ -132,7 +132,7 @@ int cmd_flash(int argc, char **argv)
         case 'V': fo.no_verify = true; break;
         case 'u': fo.no_compress = true; break;
         case 's': fo.stub = optarg; break;
-        default: return cli_usage_error("flash", "unknown or incomplete option '%s'", argv[optind - 1]);
+        default: return cli_option_error("flash");
         }
     }
     if (!port)

@@ -32,7 +32,7 @@ int cmd_merge(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "o:", opts)) != -1) {
         switch (c) {
         case 'o': output = optarg; break;
         case 'c': csv = optarg; break;
@@ -41,7 +41,7 @@ int cmd_merge(int argc, char **argv)
                 return cli_usage_error("merge", "--prefer '%s': only 'newest' is supported", optarg);
             prefer = EB_MERGE_NEWEST;
             break;
-        default: return cli_usage_error("merge", "unknown or incomplete option '%s'", argv[optind - 1]);
+        default: return cli_option_error("merge");
         }
     }
     if (!output)

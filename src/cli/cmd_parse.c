@@ -18,7 +18,7 @@
 
 const char cmd_parse_usage[] =
     "usage: espbench parse [--dialect auto|NAME] [--side board|pc|auto] [--test TEST[,TEST...]]\n"
-    "                      [--pattern FILE|NAME]\n"
+    "                      [--pattern FILE|NAME] [--unit-base 1e6|2^20]\n"
     "                      [--chip CHIP] [--tier TIER] [--interval S] [--warmup S]\n"
     "                      [-o results.json] LOG...\n"
     "\n"
@@ -31,6 +31,9 @@ const char cmd_parse_usage[] =
     "\n"
     "  --dialect NAME  board console dialect: idf-legacy, esp8266, idf-v4.4, idf-v5.1,\n"
     "                  iperf-cmd-0.1, iperf-cmd-1.0, espbench (default: auto)\n"
+    "  --unit-base B   bits per \"Mbit\" in a board log's rates: 1e6 (ESP-IDF <= v5.0,\n"
+    "                  iperf-cmd 1.0) or 2^20 (v5.1-v6.0); default: the dialect's. parse\n"
+    "                  warns when the log's evidence conflicts or is whitespace only\n"
     "  --side SIDE     board, pc or auto (default)\n"
     "  --pattern FILE  the board log is a firmware of your own, described by this\n"
     "                  pattern file (espbench-patterns(5)), or a built-in one by\n"
@@ -84,12 +87,32 @@ static int parse_test_list(const char *arg, eb_parse_opts *o)
     return 0;
 }
 
+/* --dialect auto|NAME */
+static int parse_dialect(const char *arg, eb_parse_opts *o)
+{
+    o->dialect = EB_DIALECT_UNKNOWN;
+    if (strcmp(arg, "auto") == 0)
+        return 0;
+    o->dialect = eb_dialect_from_name(arg);
+    if (o->dialect != EB_DIALECT_UNKNOWN)
+        return 0;
+    char names[512] = "";
+    for (int d = 0; d < eb_dialect_count(); d++) {
+        strncat(names, d ? ", " : "", sizeof names - strlen(names) - 1);
+        strncat(names, eb_dialect_name(d), sizeof names - strlen(names) - 1);
+    }
+    return cli_usage_error("parse", "--dialect '%s': unknown; one of auto, %s", arg, names);
+}
+
 static void print_row(FILE *f, const eb_entry *e)
 {
-    char loss[16] = "-", summary[48] = "";
+    char loss[16] = "-", summary[96] = "";
     if (!isnan(e->loss_pct))
         snprintf(loss, sizeof loss, "%.2f", e->loss_pct);
-    if (e->summary_mbps > 0) /* the log's own whole-test figure, next to the intervals' */
+    if (e->summary_mbps > 0 && e->summary_printed) /* the log's own figure and unit, then converted */
+        snprintf(summary, sizeof summary, "%slog's summary %s = %.2f Mbit/s",
+                 eb_entry_error(e)[0] || !e->rx_stats.n ? "; " : "", e->summary_printed, e->summary_mbps);
+    else if (e->summary_mbps > 0)
         snprintf(summary, sizeof summary, "%slog's summary %.2f Mbit/s", eb_entry_error(e)[0] || !e->rx_stats.n ? "; " : "",
                  e->summary_mbps);
     fprintf(f, "%-7s %-8s %4d %4d %9.2f %9.2f %8s  %s%s\n", eb_test_name(e->test), e->status, e->rx_stats.n,
@@ -133,7 +156,8 @@ int cmd_parse(int argc, char **argv)
         {"test", required_argument, NULL, 't'},    {"chip", required_argument, NULL, 'c'},
         {"tier", required_argument, NULL, 'T'},    {"interval", required_argument, NULL, 'i'},
         {"warmup", required_argument, NULL, 'w'},  {"output", required_argument, NULL, 'o'},
-        {"pattern", required_argument, NULL, 'P'}, {NULL, 0, NULL, 0},
+        {"pattern", required_argument, NULL, 'P'}, {"unit-base", required_argument, NULL, 'u'},
+        {NULL, 0, NULL, 0},
     };
     eb_parse_opts o;
     eb_parse_opts_init(&o);
@@ -146,22 +170,11 @@ int cmd_parse(int argc, char **argv)
         return cli_error(&derr);
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:", opts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "o:", opts)) != -1) {
         switch (c) {
         case 'd':
-            if (strcmp(optarg, "auto") == 0) {
-                o.dialect = EB_DIALECT_UNKNOWN;
-            } else {
-                o.dialect = eb_dialect_from_name(optarg);
-                if (o.dialect == EB_DIALECT_UNKNOWN) {
-                    char names[512] = "";
-                    for (int d = 0; d < eb_dialect_count(); d++) {
-                        strncat(names, d ? ", " : "", sizeof names - strlen(names) - 1);
-                        strncat(names, eb_dialect_name(d), sizeof names - strlen(names) - 1);
-                    }
-                    return cli_usage_error("parse", "--dialect '%s': unknown; one of auto, %s", optarg, names);
-                }
-            }
+            if (parse_dialect(optarg, &o))
+                return EB_ECONFIG;
             break;
         case 's':
             if (strcmp(optarg, "board") == 0)
@@ -191,7 +204,15 @@ int cmd_parse(int argc, char **argv)
             break;
         case 'o': output = optarg; break;
         case 'P': pattern = optarg; break;
-        default: return cli_usage_error("parse", "unknown or incomplete option '%s'", argv[optind - 1]);
+        case 'u':
+            if (strcmp(optarg, "1e6") == 0 || strcmp(optarg, "1000000") == 0)
+                o.unit_base = 1e6;
+            else if (strcmp(optarg, "2^20") == 0 || strcmp(optarg, "1048576") == 0)
+                o.unit_base = 1048576.0;
+            else
+                return cli_usage_error("parse", "--unit-base '%s': 1e6 or 2^20 (bits per \"Mbit\")", optarg);
+            break;
+        default: return cli_option_error("parse");
         }
     }
     if (optind >= argc)
@@ -214,6 +235,8 @@ int cmd_parse(int argc, char **argv)
     eb_parse_out_init(&out);
     for (int i = optind; i < argc && !rc; i++)
         rc = eb_parse_log_file(&out, argv[i], &o, &err);
+    for (int i = 0; i < out.n_warnings; i++)
+        fprintf(stderr, "espbench parse: warning: %s\n", out.warnings[i]);
     eb_results r;
     eb_results_init(&r);
     if (!rc) {

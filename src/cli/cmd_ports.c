@@ -20,8 +20,8 @@ int cmd_ports(int argc, char **argv)
     optind = 1;
     opterr = 0; /* one message, ours, naming the option */
     int c;
-    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1)
-        return cli_usage_error("ports", "unknown or incomplete option '%s'", argv[optind - 1]);
+    while ((c = cli_getopt(argc, argv, "", opts)) != -1)
+        return cli_option_error("ports");
     if (optind < argc)
         return cli_usage_error("ports", "unexpected argument '%s'", argv[optind]);
     eb_port_info *ports;

@@ -56,7 +56,7 @@ static int parse_args(int argc, char **argv, predict_args *a)
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "+c:t:s:jh", opts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "+c:t:s:jh", opts)) != -1) {
         eb_error err;
         switch (c) {
         case 'c': a->chip = optarg; break;
@@ -75,7 +75,7 @@ static int parse_args(int argc, char **argv, predict_args *a)
         case 'm': break;
         case 'h': fputs(cmd_predict_usage, stdout); return -1;
         default:
-            return cli_usage_error("predict", "unknown or incomplete option '%s'", argv[optind - 1]);
+            return cli_option_error("predict");
         }
     }
     if (optind < argc)

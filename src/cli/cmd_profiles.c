@@ -8,6 +8,7 @@
 #include "commands.h"
 #include <math.h>
 
+#include "espbench/formats/dims.h"
 #include "espbench/formats/dialect.h"
 #include "espbench/formats/hosted.h"
 #include "espbench/formats/model.h"
@@ -136,7 +137,7 @@ static int print_predictions(const eb_chip *c, const eb_tier *only)
         eb_model_predict(mc, c, t, NULL, &pr);
         printf("%-26s", t->name);
         for (int k = 0; k <= EB_TEST_COUNT; k++) {
-            double pub = k < EB_TEST_COUNT ? t->ref_mbps[k] : t->ref_avail_kb;
+            double pub = k < EB_TEST_COUNT ? eb_tier_ref(t, k, NULL) : t->ref_avail_kb;
             double v = k < EB_TEST_COUNT ? pr.mbps[k] : pr.free_kb;
             char cell[32];
             if (isnan(pub))
@@ -230,12 +231,12 @@ int cmd_profiles(int argc, char **argv)
     int json = 0, predict = 0, c;
     optind = 1;
     opterr = 0; /* one message, ours, naming the option */
-    while ((c = getopt_long(argc, argv, "+jPh", opts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "+jPh", opts)) != -1) {
         switch (c) {
         case 'j': json = 1; break;
         case 'P': predict = 1; break;
         case 'h': fputs(cmd_profiles_usage, stdout); return 0;
-        default: return cli_usage_error("profiles", "unknown or incomplete option '%s'", argv[optind - 1]);
+        default: return cli_option_error("profiles");
         }
     }
     /* Options may also follow the operands: "show esp32 --json". */

@@ -64,7 +64,7 @@ int cmd_report(int argc, char **argv)
     int c;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "f:o:", opts, NULL)) != -1) {
+    while ((c = cli_getopt(argc, argv, "f:o:", opts)) != -1) {
         switch (c) {
         case 'f':
             format = eb_report_format_from_name(optarg);
@@ -86,7 +86,7 @@ int cmd_report(int argc, char **argv)
         case 'o': output = optarg; break;
         case 'P': perf_lines = true; break;
         case 'M': metrics = optarg; break;
-        default: return cli_usage_error("report", "unknown or incomplete option '%s'", argv[optind - 1]);
+        default: return cli_option_error("report");
         }
     }
     if (optind >= argc)

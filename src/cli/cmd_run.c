@@ -43,8 +43,9 @@ const char cmd_run_usage[] =
     "  --sim-image FILE      the app image the virtual board is flashed with (e.g. a build\n"
     "                        of `espbench build`: BUILD-DIR/espbench.bin)\n"
     "  --idf PATH[,PATH...]  build the firmware with each ESP-IDF checkout (cached, as\n"
-    "                        `espbench build`) and measure the matrix with each; one run\n"
-    "                        folder per IDF in --out, merged into --out/results.json\n"
+    "                        `espbench build`) and measure the matrix with each (a board gets\n"
+    "                        each build flashed); one run folder per IDF in --out, merged\n"
+    "                        into --out/results.json\n"
     "  --idf-cache DIR       the build cache for --idf (default: espbench's cache folder)\n"
     "  --sim-model           the virtual board's figures all from the tier model (docs/model.md);\n"
     "                        default: published tiers replay the docs' figures, others the model\n"
@@ -96,7 +97,10 @@ const char cmd_run_usage[] =
     "  --udp-rate MBPS       offered UDP rate (default: udp_rx the chip's udp_rx_rate_mbps as\n"
     "                        ESP-IDF's CI offers it; udp_tx 1.3 x the docs' figure, else 100)\n"
     "  --sweep VAR=A:B:STEP  run the tests at each point (also VAR=V1,V2,...): udp-rate (Mbit/s),\n"
-    "                        tx-power (dBm); under --sim the link: rssi (dBm), loss (%), rtt (ms)\n"
+    "                        tx-power (dBm); under --sim the link: rssi (dBm), loss (%), rtt (ms);\n"
+    "                        with lab instruments attenuation (dB), rssi, channel, bandwidth (MHz)\n"
+    "  --ap NAME             the lab's access point to use: powered on, every other AP off\n"
+    "  --ap-set SETTINGS     the AP's band=2g|5g,channel=N,bandwidth=MHZ,txpower=DBM for the run\n"
     "  --retries N           retries of a test after a reboot or failure (default 2)\n"
     "  --iperf PROGRAM       the PC's iperf2 (default $ESPBENCH_IPERF, else iperf in PATH)\n"
     "  --env SETTING         where the board ran: shield-box, air, cable or free text\n"
@@ -112,7 +116,6 @@ const char cmd_run_usage[] =
     "exit: 0 all tests done; 2 usage/config; 3 device, network or iperf error (finished\n"
     "results kept); 4 interrupted (results kept; continue with --resume).\n";
 
-static const char *cli_argv_last; /* the option being parsed, for messages */
 static const char *pattern_arg;   /* --pattern FILE|NAME */
 static const char *parallel_count_arg, *parallel_index_arg; /* apply_parallel */
 static bool perf_lines_arg;       /* --performance-lines */
@@ -332,7 +335,7 @@ enum {
     O_CHIP = 256, O_TIER, O_PORT, O_SIM, O_SIM_NOISE, O_SIM_FAULT, O_LAB, O_SHARD, O_DIALECT, O_SSID,
     O_PASSWORD_ENV, O_PC, O_IPERF_PORT, O_TESTS, O_DURATION, O_INTERVAL, O_WARMUP, O_REPEAT, O_UDP_RATE,
     O_RETRIES, O_OUT, O_RESUME, O_MANIFEST, O_FIRMWARE, O_BAUD, O_STUB, O_PASSWORD, O_IPERF, O_SIM_PROJECT, O_SIM_IDF, O_SIM_IMAGE,
-    O_SIM_MODEL, O_SIM_RSSI, O_SIM_PHY, O_SIM_RTT, O_SIM_LOSS, O_ENV, O_SWEEP,
+    O_SIM_MODEL, O_SIM_RSSI, O_SIM_PHY, O_SIM_RTT, O_SIM_LOSS, O_ENV, O_SWEEP, O_AP, O_AP_SET,
     O_LATENCY_COUNT, O_LATENCY_METHOD, O_AGGREGATE,
     O_COPROCESSOR, O_TRANSPORT, O_COPROCESSOR_PORT, /* ESP-Hosted */
     O_PEER_PORT, O_PEER_CHIP, O_PEER_TIER, /* board to board */
@@ -388,6 +391,8 @@ static const struct option long_opts[] = {
     {"sim-loss", required_argument, 0, O_SIM_LOSS},
     {"env", required_argument, 0, O_ENV},
     {"sweep", required_argument, 0, O_SWEEP},
+    {"ap", required_argument, 0, O_AP},
+    {"ap-set", required_argument, 0, O_AP_SET},
     {"latency-count", required_argument, 0, O_LATENCY_COUNT},
     {"latency-method", required_argument, 0, O_LATENCY_METHOD},
     {"aggregate", no_argument, 0, O_AGGREGATE},
@@ -502,6 +507,8 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
             return cli_usage_error("run", "--sim-%s: %s", names[c - O_SIM_RSSI], le.msg);
         break;
     }
+    case O_AP: o->ap_name = optarg; break;
+    case O_AP_SET: o->ap_set = optarg; break;
     case O_SWEEP: {
         eb_error se;
         if (o->sweep.n > 0)
@@ -535,8 +542,7 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
         if (!(rc = parse_int("--baud", optarg, 300, 16000000, &v)))
             o->baud = (uint32_t)v;
         break;
-    case ':': return cli_usage_error("run", "%s needs a value", cli_argv_last);
-    default: return cli_usage_error("run", "unknown option '%s'", cli_argv_last);
+    default: return cli_option_error("run");
     }
     return rc;
 }
@@ -631,120 +637,77 @@ static int run_once(const eb_run_request *rq, eb_run_opts *o, char *out, size_t 
     return rc;
 }
 
-static void on_idf_build_progress(void *user, const char *line)
+/* run --idf prints the library's events (eb_run_idf, run_idf.h). */
+typedef struct idf_display {
+    display disp;
+    const char *chip;
+    bool sim;
+} idf_display;
+
+static void on_idf_event(void *user, const eb_run_idf_event *ev)
 {
-    (void)user;
-    if (cli_verbose)
-        fprintf(stderr, "espbench run: %s\n", line);
+    idf_display *d = user;
+    const eb_run_idf_step *st = ev->step;
+    switch (ev->kind) {
+    case EB_RUN_IDF_CHECKED:
+        if (d->sim)
+            fprintf(stderr, "espbench run: --idf --sim: %s\n", EB_SIM_IDF_NOTE);
+        break;
+    case EB_RUN_IDF_BUILD:
+        fprintf(stderr, "build %d/%d: %s with ESP-IDF %s... ", ev->index + 1, ev->n, d->chip, st->idf.path);
+        fflush(stderr);
+        break;
+    case EB_RUN_IDF_BUILT:
+        if (st->build.cached)
+            fprintf(stderr, "%s (%.7s) cached\n", st->idf.version, st->idf.commit);
+        else
+            fprintf(stderr, "%s (%.7s) built in %.1f s\n", st->idf.version, st->idf.commit, st->build.seconds);
+        break;
+    case EB_RUN_IDF_BUILD_FAILED:
+        if (ev->rc == EB_EINTR)
+            fprintf(stderr, "interrupted\n");
+        else
+            fprintf(stderr, "FAILED: %s\n", ev->err->msg);
+        break;
+    case EB_RUN_IDF_FLASHED:
+        fprintf(stderr, "ESP-IDF %s: %s flashed\n", st->idf.version, ev->board);
+        break;
+    case EB_RUN_IDF_RUN:
+        eb_results_free(&d->disp.done);
+        free(d->disp.lat);
+        d->disp = (display){.tty = cli_stdout_is_tty()};
+        eb_results_init(&d->disp.done);
+        printf("ESP-IDF %s (%s): run in %s\n", st->idf.version, st->idf.path, st->out_dir);
+        fflush(stdout);
+        break;
+    case EB_RUN_IDF_RUN_END:
+        d->disp.n_boards = ev->n_boards;
+        if (ev->rc != EB_ECONFIG || ev->sum->planned)
+            print_summary(&d->disp, ev->sum, ev->out);
+        if (ev->rc && ev->rc != EB_ECONFIG && ev->rc != EB_EINTR)
+            fprintf(stderr, "espbench: ESP-IDF %s: %s\n", st->idf.version, ev->err->msg);
+        break;
+    case EB_RUN_IDF_MERGED:
+        printf("%d ESP-IDF run%s merged into %s/results.json\n", ev->merged, ev->merged == 1 ? "" : "s", ev->out);
+        break;
+    }
 }
 
-/* run --idf: per checkout the firmware built (cached) for the chip, a run of
- * its own in OUT/idf-VERSION-COMMIT/ with that image, then the runs merged
- * into OUT/results.json (run_idf.h). A failed build is one line and the other
- * IDFs go on. */
-static int run_idf(const eb_run_request *rq, const eb_run_opts *tmpl, char *out, size_t cap, eb_error *err,
-                   bool *usage)
+static int run_idf(const eb_run_request *rq, eb_run_opts *tmpl, char *out, size_t cap, eb_error *err, bool *usage)
 {
-    if (!rq->chip || strchr(rq->chip, ',')) {
-        *usage = true;
-        return eb_fail(err, EB_ECONFIG, "--idf needs one --chip to build the firmware for");
-    }
-    if (!rq->sim) {
-        /* A real board would need each build flashed before its run; until run
-         * does that, measure real boards per IDF with `espbench flash --build-dir`. */
-        *usage = true;
-        return eb_fail(err, EB_ECONFIG,
-                       "--idf runs on virtual boards (--sim) only; on a real board flash each `espbench build` "
-                       "folder with `espbench flash --build-dir DIR` and run once per ESP-IDF");
-    }
-    if (rq->sim_image) {
-        *usage = true;
-        return eb_fail(err, EB_ECONFIG, "--idf and --sim-image both name the firmware: give one");
-    }
-    char *paths[32];
+    const char *paths[33];
     int n = 0;
-    for (char *t = strtok(idf_arg, ","); t; t = strtok(NULL, ",")) {
-        if (n == 32) {
-            *usage = true;
-            return eb_fail(err, EB_ECONFIG, "--idf: at most 32 checkouts");
-        }
+    for (char *t = strtok(idf_arg, ","); t && n < 33; t = strtok(NULL, ","))
         paths[n++] = t;
-    }
-    if (rq->out_dir)
-        snprintf(out, cap, "%s", rq->out_dir);
-    else {
-        char stamp[32];
-        time_t now = time(NULL);
-        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", localtime(&now));
-        snprintf(out, cap, "espbench-%s-idf-%s", rq->chip, stamp);
-    }
-    if (eb_mkdir_p(out) != 0)
-        return eb_fail(err, EB_EIO, "--out %s: cannot create the folder; check the path and its permissions", out);
-    eb_run_idf_step *steps = calloc((size_t)n, sizeof *steps);
-    if (!steps)
-        return eb_fail(err, EB_EIO, "out of memory");
-    int rc = 0, failed = 0, ran = 0;
-    for (int i = 0; i < n && rc != EB_EINTR; i++) {
-        eb_idf_build_req req = {.firmware = EB_IDF_FW_ESPBENCH, .cache_dir = idf_cache_arg, .stop = &cli_stop_flag,
-                                .progress = on_idf_build_progress};
-        fprintf(stderr, "build %d/%d: %s with ESP-IDF %s... ", i + 1, n, rq->chip, paths[i]);
-        fflush(stderr);
-        eb_error berr = {0};
-        int b = eb_run_idf_prepare(paths[i], rq->chip, out, &req, &steps[i], &berr);
-        if (b == EB_EINTR) {
-            fprintf(stderr, "interrupted\n");
-            rc = EB_EINTR;
-            *err = berr;
-            break;
-        }
-        if (b) {
-            fprintf(stderr, "FAILED: %s\n", berr.msg);
-            steps[i].out_dir[0] = 0;
-            failed++;
-            continue;
-        }
-        if (steps[i].build.cached)
-            fprintf(stderr, "%s (%.7s) cached\n", steps[i].idf.version, steps[i].idf.commit);
-        else
-            fprintf(stderr, "%s (%.7s) built in %.1f s\n", steps[i].idf.version, steps[i].idf.commit,
-                    steps[i].build.seconds);
-        eb_run_request one = *rq;
-        one.sim_image = steps[i].image;
-        one.out_dir = steps[i].out_dir;
-        eb_run_opts o = *tmpl;
-        char sub[1024];
-        printf("ESP-IDF %s (%s): run in %s\n", steps[i].idf.version, steps[i].idf.path, steps[i].out_dir);
-        fflush(stdout);
-        eb_error rerr = {0};
-        int r = run_once(&one, &o, sub, sizeof sub, &rerr, usage);
-        ran++;
-        if (*usage || r == EB_EINTR || r == EB_ECONFIG) {
-            *err = rerr;
-            rc = r;
-            break;
-        }
-        if (r) {
-            fprintf(stderr, "espbench: ESP-IDF %s: %s\n", steps[i].idf.version, rerr.msg);
-            if (!rc || r == EB_EIO)
-                rc = r;
-        }
-    }
-    int kept = 0;
-    for (int i = 0; i < n; i++)
-        if (steps[i].out_dir[0])
-            steps[kept++] = steps[i];
-    if (!*usage && kept) {
-        eb_error merr = {0};
-        if (eb_run_idf_collect(out, steps, kept, &merr)) {
-            if (!rc)
-                *err = merr, rc = merr.code;
-        } else
-            printf("%d ESP-IDF run%s merged into %s/results.json\n", kept, kept == 1 ? "" : "s", out);
-    }
-    free(steps);
-    if (!rc && failed)
-        rc = eb_fail(err, EB_EIO, "%d of %d ESP-IDF builds failed (see the lines above)", failed, n);
-    (void)ran;
+    idf_display d = {.disp = {.tty = cli_stdout_is_tty()}, .chip = rq->chip, .sim = rq->sim};
+    eb_results_init(&d.disp.done);
+    tmpl->progress = on_progress;
+    tmpl->user = &d.disp;
+    eb_run_idf_req req = {.idf_paths = paths, .n_idf = n, .cache_dir = idf_cache_arg, .rq = rq, .o = tmpl,
+                          .stop = &cli_stop_flag, .event = on_idf_event, .user = &d};
+    int rc = eb_run_idf(&req, out, cap, usage, err);
+    eb_results_free(&d.disp.done);
+    free(d.disp.lat);
     return rc;
 }
 
@@ -762,13 +725,14 @@ int cmd_run(int argc, char **argv)
     perf_lines_arg = false;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":", long_opts, NULL)) != -1) {
-        cli_argv_last = argv[optind - 1];
+    while ((c = cli_getopt(argc, argv, ":", long_opts)) != -1) {
         if ((rc = parse_opt(c, &rq, &o)) != 0)
             return rc;
     }
     if (optind < argc)
         return cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+    if ((rc = cli_check_secret_env("run", "--password-env", rq.password_env)) != 0)
+        return rc;
     if ((rc = apply_parallel(&o)) != 0)
         return rc;
     eb_error serr; /* a bad --stub FILE: one line, exit 2, before any board is touched */

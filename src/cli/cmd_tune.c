@@ -105,7 +105,7 @@ static int parse_budget(const char *t, double *out)
 
 enum { O_CHIP = 256, O_PORT, O_SIM, O_SIM_NOISE, O_SIM_PROJECT, O_OBJECTIVE, O_FLOOR, O_BUDGET, O_FIX, O_OUT,
        O_RESUME, O_DRY, O_SSID, O_PWENV, O_PC, O_MODEL_RUN, O_NOISE, O_SEED, O_JSON, O_SIM_RSSI, O_SIM_RTT,
-       O_SIM_LOSS, O_MODEL_OVH };
+       O_SIM_LOSS, O_MODEL_OVH, O_PASSWORD };
 
 static const struct option opts[] = {
     {"chip", required_argument, 0, O_CHIP},         {"port", required_argument, 0, O_PORT},
@@ -115,7 +115,8 @@ static const struct option opts[] = {
     {"budget", required_argument, 0, O_BUDGET},     {"fix", required_argument, 0, O_FIX},
     {"out", required_argument, 0, O_OUT},           {"resume", no_argument, 0, O_RESUME},
     {"dry-run", no_argument, 0, O_DRY},             {"ssid", required_argument, 0, O_SSID},
-    {"password-env", required_argument, 0, O_PWENV}, {"pc-address", required_argument, 0, O_PC},
+    {"password-env", required_argument, 0, O_PWENV}, {"password", required_argument, 0, O_PASSWORD},
+    {"pc-address", required_argument, 0, O_PC},
     {"model-run", no_argument, 0, O_MODEL_RUN},     {"noise", required_argument, 0, O_NOISE},
     {"seed", required_argument, 0, O_SEED},         {"json", no_argument, 0, O_JSON},
     {"sim-rssi", required_argument, 0, O_SIM_RSSI}, {"sim-rtt", required_argument, 0, O_SIM_RTT},
@@ -153,8 +154,7 @@ static int parse_args(int argc, char **argv, eb_tune_request *rq, const char **o
     optind = 1;
     opterr = 0;
     eb_error e;
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-        const char *last = argv[optind - 1];
+    while ((c = cli_getopt(argc, argv, ":", opts)) != -1) {
         int rc = 0;
         switch (c) {
         case O_CHIP: rq->chip = optarg; break;
@@ -174,6 +174,9 @@ static int parse_args(int argc, char **argv, eb_tune_request *rq, const char **o
         case O_DRY: *dry = true; break;
         case O_SSID: rq->ssid = optarg; break;
         case O_PWENV: rq->password_env = optarg; break;
+        case O_PASSWORD:
+            return cli_usage_error("tune", "the Wi-Fi password is never a flag (it would show in ps and shell "
+                                           "history): put it in an environment variable (--password-env VAR)");
         case O_PC: rq->pc_address = optarg; break;
         case O_MODEL_RUN: mr->on = true; break;
         case O_NOISE: rc = parse_num("--noise", optarg, &mr->noise_pct); break;
@@ -181,14 +184,15 @@ static int parse_args(int argc, char **argv, eb_tune_request *rq, const char **o
         case O_MODEL_OVH: rc = parse_num("--model-overhead", optarg, &mr->overhead_s); break;
         case O_JSON: mr->json = true; break;
         case O_SIM_RSSI: case O_SIM_RTT: case O_SIM_LOSS: rc = parse_link(c, rq); break;
-        case ':': return cli_usage_error("tune", "%s needs a value", last);
-        default: return cli_usage_error("tune", "unknown option '%s'", last);
+        default: return cli_option_error("tune");
         }
         if (rc)
             return rc;
     }
     if (optind < argc)
         return cli_usage_error("tune", "unexpected argument '%s'", argv[optind]);
+    if (cli_check_secret_env("tune", "--password-env", rq->password_env))
+        return EB_ECONFIG;
     if (!rq->chip)
         return cli_usage_error("tune", "give --chip CHIP (see 'espbench profiles')");
     if (mr->on && (rq->sim || rq->port))

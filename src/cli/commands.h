@@ -45,6 +45,21 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
  * usage error "espbench CMD: OPT needs a number >= LO, not 'V'" (EB_ECONFIG). */
 int cli_parse_double(const char *cmd, const char *opt, const char *v, double lo, double *out);
 int cli_parse_long(const char *cmd, const char *opt, const char *v, long lo, long hi, long *out);
+/* getopt_long that refuses abbreviated long options ("--pass" for
+ * "--password-env": getopt takes any unambiguous prefix, and a value meant
+ * for one option then lands in another). Returns getopt_long's value, or '?'
+ * for an option it refused (unknown, abbreviated, ambiguous, missing value);
+ * then cli_option_error(cmd) prints why — the option as typed, never its
+ * value, with the nearest option for a typo — and returns EB_ECONFIG. */
+struct option;
+int cli_getopt(int argc, char **argv, const char *shortopts, const struct option *opts);
+int cli_option_error(const char *cmd);
+/* A usage error when the environment variable var (given to opt) is unset;
+ * the message names opt, never var (a password typed there would be shown). */
+int cli_check_secret_env(const char *cmd, const char *opt, const char *var);
+/* "; did you mean 'NAME'?" into buf for the name of names nearest to typed
+ * (names.h), else ""; returns buf. */
+const char *cli_suggest(const char *typed, const char *const *names, int n, char *buf, size_t cap);
 /* Global options parsed by main: --verbose / --quiet / --profiles DIR. */
 extern int cli_verbose;
 extern const char *cli_profiles_dir;

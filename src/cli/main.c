@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "espbench/base/log.h"
+#include "espbench/base/names.h"
 #include "espbench/base/version.h"
 
 static const cli_command commands[] = {
@@ -62,6 +63,30 @@ static const cli_command *find_command(const char *name)
     return NULL;
 }
 
+/* "no command 'rnu'; did you mean 'run'?" */
+static int no_command(const char *name)
+{
+    const char *names[N_COMMANDS + 1];
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        names[i] = commands[i].name;
+    names[N_COMMANDS] = "help";
+    char hint[64];
+    fprintf(stderr, "espbench: no command '%s'%s; see 'espbench --help'\n", name,
+            cli_suggest(name, names, (int)N_COMMANDS + 1, hint, sizeof hint));
+    return EB_ECONFIG;
+}
+
+/* A global option main does not know: its text up to '=' only (never a value). */
+static int bad_global_option(const char *a)
+{
+    static const char *const names[] = {"--help", "--version", "--verbose", "--quiet", "--profiles"};
+    char opt[64], hint[64];
+    snprintf(opt, sizeof opt, "%.*s", (int)strcspn(a, "="), a);
+    fprintf(stderr, "espbench: unknown option '%s'%s; see 'espbench --help'\n", opt,
+            cli_suggest(opt, names, 5, hint, sizeof hint));
+    return EB_ECONFIG;
+}
+
 /* Commands that hold a whole log or results file in memory spend much of
  * their time faulting in fresh pages (a 1.2 M-line parse touched ~80 MB in
  * 4 KiB faults, a third of its time). glibc's malloc backs its arenas with
@@ -110,8 +135,7 @@ int main(int argc, char **argv)
         } else if (!strncmp(a, "--profiles=", 11)) {
             cli_profiles_dir = a + 11;
         } else {
-            fprintf(stderr, "espbench: unknown option '%s'; see 'espbench --help'\n", a);
-            return EB_ECONFIG;
+            return bad_global_option(a);
         }
     }
     eb_log_set_sink(log_to_stderr, NULL, quiet ? EB_LOG_ERROR : cli_verbose ? EB_LOG_DEBUG : EB_LOG_INFO);
@@ -126,18 +150,14 @@ int main(int argc, char **argv)
             return 0;
         }
         const cli_command *c = find_command(argv[i + 1]);
-        if (!c) {
-            fprintf(stderr, "espbench: no command '%s'; see 'espbench --help'\n", argv[i + 1]);
-            return EB_ECONFIG;
-        }
+        if (!c)
+            return no_command(argv[i + 1]);
         fputs(c->usage, stdout);
         return 0;
     }
     const cli_command *c = find_command(name);
-    if (!c) {
-        fprintf(stderr, "espbench: no command '%s'; see 'espbench --help'\n", name);
-        return EB_ECONFIG;
-    }
+    if (!c)
+        return no_command(name);
     for (int j = i + 1; j < argc; j++) {
         if (!strcmp(argv[j], "--help") || !strcmp(argv[j], "-h")) {
             fputs(c->usage, stdout);

@@ -15,7 +15,7 @@ const char vb_usage[] =
     "                       [--flash-timing|--no-flash-timing] [--sync-resets] [--forgiving]\n"
     "                       [--seed N] [--noise PCT] [--fault SPEC]... [--control PATH] [--profiles DIR]\n"
     "                       [--model] [--rssi DBM] [--phy MBPS] [--rtt MS] [--loss PCT] [--stations N]\n"
-    "                       [--coprocessor CHIP [--transport BUS]]\n"
+    "                       [--coprocessor CHIP [--transport BUS]] [--sdkconfig-json FILE]\n"
     "       espbench-vboard mkimage --chip CHIP --project NAME --idf VERSION [--version V] [--size BYTES]\n"
     "                       [--seed N] [--profiles DIR] [--test-efficiency F] -o FILE\n";
 
@@ -72,7 +72,7 @@ int vb_parse_ap(const char *spec, vb_ap *ap, eb_error *err)
 
 enum { OPT_BAUD = 256, OPT_NO_BAUD, OPT_FLASH_T, OPT_NO_FLASH_T, OPT_FORGIVING, OPT_SYNC_RESETS, OPT_SEED, OPT_NOISE,
        OPT_FAULT, OPT_CONTROL, OPT_PROFILES, OPT_AP, OPT_IP, OPT_MODEL, OPT_RSSI, OPT_PHY, OPT_RTT, OPT_LOSS, OPT_STATIONS,
-       OPT_COPROCESSOR, OPT_TRANSPORT };
+       OPT_COPROCESSOR, OPT_TRANSPORT, OPT_SDKCONFIG_JSON };
 
 int vb_args_parse(int argc, char **argv, vb_opts *o, eb_error *err)
 {
@@ -101,6 +101,7 @@ int vb_args_parse(int argc, char **argv, vb_opts *o, eb_error *err)
         {"stations", required_argument, NULL, OPT_STATIONS},
         {"coprocessor", required_argument, NULL, OPT_COPROCESSOR},
         {"transport", required_argument, NULL, OPT_TRANSPORT},
+        {"sdkconfig-json", required_argument, NULL, OPT_SDKCONFIG_JSON},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -124,6 +125,7 @@ int vb_args_parse(int argc, char **argv, vb_opts *o, eb_error *err)
         case OPT_MODEL: o->force_model = true; break;
         case OPT_COPROCESSOR: o->coprocessor = optarg; break;
         case OPT_TRANSPORT: o->transport = optarg; break;
+        case OPT_SDKCONFIG_JSON: o->sdkconfig_json = optarg; break;
         case OPT_RSSI: case OPT_PHY: case OPT_RTT: case OPT_LOSS: case OPT_STATIONS: {
             static const char *const names[] = {"rssi", "phy", "rtt", "loss", "stations"};
             const char *name = names[c - OPT_RSSI];

@@ -28,6 +28,7 @@ typedef struct vb_opts {
     bool force_model;       /* --model */
     eb_model_link model_link; /* --rssi, --phy, --rtt, --loss */
     const char *coprocessor, *transport; /* an ESP-Hosted pair (vb_hosted.c) */
+    const char *sdkconfig_json; /* --sdkconfig-json: the build's settings (build/config/sdkconfig.json) */
 } vb_opts;
 
 extern const char vb_usage[];

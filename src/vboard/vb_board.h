@@ -54,7 +54,15 @@ typedef struct vb_board {
      * force_model change through the control socket: guarded by lock. */
     const eb_model *model;
     bool force_model;
+    /* --sdkconfig-json: the build-time fields the flashed build got; the
+     * figures follow them through the model (vb_console.c figure()). */
+    eb_tier build;
+    bool have_build;
     eb_model_link link;
+    /* An attenuator between the APs and the board (control socket "atten"):
+     * hundredths of a dB, -1 = none. Scans see each AP that much weaker and
+     * the link model takes the board's AP's RSSI less it (vb_wifi.c). */
+    int atten_cdb;
     bool baud_timing;
     bool flash_timing;        /* erase, program and MD5 take the flash part's time (vb_flash.h) */
     bool forgiving;           /* --forgiving: the old lenient loader (docs/vboard.md) */
@@ -86,6 +94,13 @@ bool vb_board_take_fault(vb_board *b, const char *kind, const char *when, vb_fau
  * loss, model=on|off) or "published"; describes the state in reply. */
 struct eb_buf;
 int vb_board_link_cmd(vb_board *b, const char *spec, struct eb_buf *reply, eb_error *err);
+
+/* The RSSI the board sees of AP i: its --ap RSSI less the attenuation. */
+int vb_board_ap_rssi(const vb_board *b, int i);
+/* Below this an ESP32 hears no beacon (ESP32 datasheet, receiver
+ * sensitivity at 802.11b 1 Mbit/s, the rate beacons go at): a scan lists no
+ * such AP and a connection finds none. */
+#define VB_BEACON_SENS_DBM (-98)
 
 /* --- vb_console.c (application mode) --- */
 vb_console *vb_console_new(vb_board *b);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "espbench/formats/sdkconfig.h"
 #include "espbench/base/clock.h"
 #include "espbench/formats/dialect.h"
 #include "vb_dialect.h"
@@ -155,7 +156,20 @@ static int figure(vb_console *c, int test, double *value)
         return isnan(*value) ? EB_FIG_NONE : EB_FIG_MODEL;
     }
     const eb_model_chip *mc = b->model && b->chip ? eb_model_chip_get(b->model, b->chip->name) : NULL;
-    return eb_model_figure(mc, b->chip, c->have_runs ? &c->runs : NULL, &link, force, test, value);
+    int src = eb_model_figure(mc, b->chip, c->have_runs ? &c->runs : NULL, &link, force, test, value);
+    if (b->have_build && c->have_runs && mc && !isnan(*value)) {
+        /* The build's settings (--sdkconfig-json) against the image's
+         * default build, through the model: the figure scaled by the ratio,
+         * and then a model figure. */
+        double with, without;
+        eb_model_figure(mc, b->chip, &c->runs, &link, true, test, &with);
+        eb_model_figure(mc, b->chip, &c->as_built, &link, true, test, &without);
+        if (with > 0 && without > 0 && fabs(with / without - 1) > 1e-9) {
+            *value *= with / without;
+            src = EB_FIG_MODEL;
+        }
+    }
+    return src;
 }
 
 static void update_heap(vb_console *c)
@@ -177,6 +191,12 @@ static void set_runs(vb_console *c, const eb_tier *t)
     c->have_runs = true;
     if (c->dialect == EB_DIALECT_ESPBENCH && c->b->chip)
         eb_model_as_built(c->b->chip, &c->runs);
+    c->as_built = c->runs;
+    for (int f = 0; c->b->have_build && f < EB_F_COUNT; f++)
+        if (eb_sdkconfig_reads(f) && c->dialect == EB_DIALECT_ESPBENCH) {
+            c->runs.set[f] = c->b->build.set[f]; /* unset: ESP-IDF's Kconfig default, as built */
+            c->runs.value[f] = c->b->build.value[f];
+        }
     update_heap(c);
 }
 
@@ -215,6 +235,7 @@ int vb_board_link_cmd(vb_board *b, const char *spec, eb_buf *reply, eb_error *er
     l = b->link;
     force = b->force_model;
     pthread_mutex_unlock(&b->lock);
+    int atten = -2; /* -2: unchanged */
     char buf[256];
     snprintf(buf, sizeof buf, "%s", spec);
     char *save = NULL;
@@ -223,11 +244,23 @@ int vb_board_link_cmd(vb_board *b, const char *spec, eb_buf *reply, eb_error *er
         if (!strcmp(tok, "published")) {
             eb_model_link_default(&l);
             force = false;
+            atten = -1;
             continue;
         }
         if (!eq)
             return eb_fail(err, EB_ECONFIG, "link: '%s' is not KEY=VALUE (rssi, phy, rtt, loss, stations, model) or 'published'", tok);
         *eq = '\0';
+        if (!strcmp(tok, "atten")) {
+            char *end;
+            double db = strtod(eq + 1, &end);
+            if (!strcmp(eq + 1, "none"))
+                atten = -1;
+            else if (end == eq + 1 || *end || !(db >= 0 && db <= 200))
+                return eb_fail(err, EB_ECONFIG, "link: atten=%s must be 0..200 dB or none", eq + 1);
+            else
+                atten = (int)lround(db * 100);
+            continue;
+        }
         if (!strcmp(tok, "model")) {
             if (strcmp(eq + 1, "on") && strcmp(eq + 1, "off"))
                 return eb_fail(err, EB_ECONFIG, "link: model=%s must be on or off", eq + 1);
@@ -236,8 +269,17 @@ int vb_board_link_cmd(vb_board *b, const char *spec, eb_buf *reply, eb_error *er
             return eb_error_prefix(err, "link: "), EB_ECONFIG;
         }
     }
+    if (atten >= 0 && b->n_aps) {
+        /* the board's AP (the strongest) through the attenuator; the model's floor is -100 dBm */
+        int best = b->aps[0].rssi;
+        for (int i = 1; i < b->n_aps; i++)
+            best = b->aps[i].rssi > best ? b->aps[i].rssi : best;
+        l.rssi_dbm = fmax(best - atten / 100.0, -100);
+    }
     if ((force || !eb_model_link_is_published(&l)) && !b->model)
         return eb_fail(err, EB_ECONFIG, "link: no model constants (profiles/model/model.yaml) on this board");
+    if (atten != -2)
+        __atomic_store_n(&b->atten_cdb, atten, __ATOMIC_RELAXED);
     pthread_mutex_lock(&b->lock);
     b->link = l;
     b->force_model = force;
@@ -254,6 +296,9 @@ int vb_board_link_cmd(vb_board *b, const char *spec, eb_buf *reply, eb_error *er
         snprintf(phy, sizeof phy, "%g", l.phy_mbps);
     eb_buf_printf(reply, "rssi=%s phy=%s rtt=%g loss=%g stations=%g model=%s", rssi, phy, l.rtt_ms, l.loss_pct,
                   l.stations > 1 ? l.stations : 1, force ? "on" : "off");
+    int cdb = __atomic_load_n(&b->atten_cdb, __ATOMIC_RELAXED);
+    if (cdb >= 0)
+        eb_buf_printf(reply, " atten=%g", cdb / 100.0);
     return 0;
 }
 

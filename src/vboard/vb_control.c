@@ -8,7 +8,11 @@
  *   quit             stop the board (clean exit)
  *   link SPEC        link conditions and model forcing for the next tests:
  *                    "rssi=-65 rtt=20 loss=1 phy=65 model=on|off" or
- *                    "published" (docs/model.md) */
+ *                    "published" (docs/model.md)
+ *   atten DB         an attenuator between the APs and the board, as an
+ *                    instrument double (tests/doubles/) reports it: scans
+ *                    see every AP DB weaker (none below -98 dBm) and the
+ *                    link model takes the AP's RSSI less DB ("none" = out) */
 #include "vb_control.h"
 
 #include <errno.h>
@@ -82,10 +86,22 @@ static int c_link(const vb_control_target *t, const char *arg, eb_buf *r, eb_err
     return t->link(t->ctx, arg, r, e);
 }
 
+/* The attenuator's input: the link's atten= setting (vb_board_link_cmd). */
+static int c_atten(const vb_control_target *t, const char *arg, eb_buf *r, eb_error *e)
+{
+    if (!t->link)
+        return eb_fail(e, EB_ECONFIG, "this board has no link model");
+    char spec[64];
+    if (strlen(arg) > 20 || strchr(arg, ' '))
+        return eb_fail(e, EB_ECONFIG, "atten: expected one value in dB or none (e.g. \"atten 30\")");
+    snprintf(spec, sizeof spec, "atten=%s", arg);
+    return t->link(t->ctx, spec, r, e);
+}
+
 static const control_cmd cmds[] = {
     {"reset", false, c_reset},   {"download", false, c_download}, {"fault", true, c_fault},
     {"status", false, c_status}, {"quit", false, c_quit},     {"lines", true, c_lines},
-    {"link", true, c_link},
+    {"link", true, c_link},      {"atten", true, c_atten},
 };
 
 void vb_control_run_line(const vb_control_target *t, const char *line, eb_buf *reply)
@@ -101,7 +117,7 @@ void vb_control_run_line(const vb_control_target *t, const char *line, eb_buf *r
         if (strlen(cmds[i].name) == n && strncmp(cmds[i].name, line, n) == 0)
             cmd = &cmds[i];
     if (!cmd) {
-        eb_buf_printf(reply, "err unknown command \"%.*s\" (commands: reset, download, fault SPEC, lines DTR RTS, status, quit, link SPEC)",
+        eb_buf_printf(reply, "err unknown command \"%.*s\" (commands: reset, download, fault SPEC, lines DTR RTS, status, quit, link SPEC, atten DB)",
                       (int)(n > 40 ? 40 : n), line);
         return;
     }

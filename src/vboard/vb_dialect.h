@@ -79,6 +79,7 @@ struct vb_console {
     const eb_tier *tier;
     eb_tier runs;
     bool have_runs;
+    eb_tier as_built;   /* runs with the image's default build (eb_model_as_built), before the build's settings */
     uint32_t heap_free, heap_min;
     int heap_source;            /* enum eb_figure_source */
     /* iperf */

@@ -13,6 +13,18 @@
 /* 802.11ax chips: wider Kconfig ranges (static RX buffers, BA window). */
 static const char *const he_chips[] = {"esp32c5", "esp32c6", "esp32c61"};
 
+/* Radio facts (each chip's soc_caps.h in ESP-IDF: SOC_WIFI_SUPPORT_5G, SOC_BLE_SUPPORTED). */
+static const char *const band_5g_chips[] = {"esp32c5"};
+static const char *const no_ble_chips[] = {"esp32s2", "esp8266"};
+
+static bool in_list(const char *chip, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(chip, list[i]) == 0)
+            return true;
+    return false;
+}
+
 static bool is_he(const char *chip)
 {
     for (size_t i = 0; i < sizeof he_chips / sizeof he_chips[0]; i++)
@@ -41,6 +53,8 @@ static void make_build(vb_console *c)
              mac[3], mac[4], mac[5]);
     b->mac = c->build_mac;
     b->he = is_he(c->build_chip);
+    b->band_5g = in_list(c->build_chip, band_5g_chips, sizeof band_5g_chips / sizeof band_5g_chips[0]);
+    b->ble = !in_list(c->build_chip, no_ble_chips, sizeof no_ble_chips / sizeof no_ble_chips[0]);
     /* Provenance as the firmware's `version` gives it; the same facts the
      * vboard's boot log prints (chip revision v1.0, SPI speed 40MHz, the
      * chip's CPU clock), and the iperf engine the firmware links. */
@@ -189,22 +203,89 @@ static void op_heap(void *ctx, ebc_heap *h)
     h->largest_internal = (c->heap_free * 9 / 20) & ~3u;
 }
 
+/* The radio settings as the firmware's glue reports them after an
+ * esp_wifi_start: ESP-IDF's defaults (2.4 GHz, HT20 as the firmware starts
+ * it, 11b/g/n plus 11ax on an HE chip, 11a/n/ac/ax at 5 GHz, power save off
+ * as the firmware sets it, the PHY's 20 dBm, no BLE activity) with the
+ * settings requested so far, then `want`. The C5's band mode "auto" is
+ * assumed: esp_wifi.h does not state the default band mode (the firmware
+ * reports what esp_wifi_get_band_mode reads).
+ *
+ * HOOK FOR THE RADIO MODELS: the vboard only records and reports these values
+ * so far; band, bandwidth, PHY set, power save, TX power and coexistence do
+ * not yet change the link model's throughput, RSSI or latency. A radio model
+ * reads c->core.radio (and `want` here) to shape the link. */
+static void radio_merge(ebc_radio *now, const ebc_radio *r)
+{
+    int *dst[] = {&now->band, &now->bw_2g, &now->bw_5g, &now->ps, &now->listen_interval, &now->tx_power_q,
+                  &now->coex};
+    const int src[] = {r->band, r->bw_2g, r->bw_5g, r->ps, r->listen_interval, r->tx_power_q, r->coex};
+    for (size_t i = 0; i < sizeof src / sizeof src[0]; i++)
+        if (src[i])
+            *dst[i] = src[i];
+    if (r->phy_2g)
+        now->phy_2g = r->phy_2g;
+    if (r->phy_5g)
+        now->phy_5g = r->phy_5g;
+}
+
+static void radio_now(vb_console *c, const ebc_radio *want, ebc_radio *now)
+{
+    const ebc_build *b = &c->build;
+    *now = (ebc_radio){.band = EBC_BAND_2G, .bw_2g = 20, .phy_2g = EBC_PHY_11B | EBC_PHY_11G | EBC_PHY_11N,
+                       .ps = EBC_PS_NONE, .tx_power_q = 80, .coex = EBC_COEX_NONE};
+    if (b->he)
+        now->phy_2g |= EBC_PHY_11AX;
+    if (b->band_5g) {
+        now->band = EBC_BAND_AUTO;
+        now->bw_5g = 20;
+        now->phy_5g = EBC_PHY_11A | EBC_PHY_11N | EBC_PHY_11AC | EBC_PHY_11AX;
+    }
+    radio_merge(now, &c->core.radio);
+    radio_merge(now, want);
+    if (now->ps != EBC_PS_MAX_MODEM)
+        now->listen_interval = 0;
+    /* esp_wifi_set_max_tx_power applies steps (esp_wifi.h, attention 5): the largest step not above the value. */
+    static const int steps[] = {8, 20, 28, 34, 44, 52, 56, 60, 66, 72, 80};
+    int applied = steps[0];
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (now->tx_power_q >= steps[i])
+            applied = steps[i];
+    now->tx_power_q = applied;
+}
+
+static int op_radio_apply(void *ctx, const ebc_radio *want, ebc_radio *now, char *msg, size_t msg_len)
+{
+    (void)msg;
+    (void)msg_len;
+    radio_now(ctx, want, now);
+    return EBC_RADIO_OK;
+}
+
 /* The link as esp_wifi_sta_get_ap_info etc. report it on the firmware: the
- * emulated AP joined (RSSI, channel, BSSID from the vboard's AP model), 20 MHz,
- * 802.11n (the emulated AP is an 11n AP, as the stock wifi-cmd scan line says),
- * power save off (the firmware sets WIFI_PS_NONE). */
+ * emulated AP joined (RSSI, channel, BSSID from the vboard's AP model), the
+ * bandwidth and power save the radio settings ask for (HT20 and off unless
+ * set), 802.11n (the emulated AP is an 11n AP, as the stock wifi-cmd scan line
+ * says). */
 static int op_link(void *ctx, ebc_link *l)
 {
     vb_console *c = ctx;
     vb_wifi_scan_entry e[VB_MAX_APS];
     if (!c->core.connected || vb_con_wifi_scan(c, c->core.ssid, e, VB_MAX_APS) < 1)
         return -1;
+    static const ebc_radio none;
+    ebc_radio r;
+    radio_now(c, &none, &r);
+    bool five = e[0].channel > 14;
     l->rssi = e[0].rssi;
     l->channel = e[0].channel;
-    l->bw_mhz = 20;
-    snprintf(l->band, sizeof l->band, "%s", e[0].channel > 14 ? "5GHz" : "2.4GHz");
+    l->bw_mhz = five ? r.bw_5g : r.bw_2g;
+    snprintf(l->second, sizeof l->second, "%s", l->bw_mhz == 40 ? (e[0].channel <= 7 ? "above" : "below") : "none");
+    snprintf(l->band, sizeof l->band, "%s", five ? "5GHz" : "2.4GHz");
     snprintf(l->phy, sizeof l->phy, "11n");
-    snprintf(l->ps, sizeof l->ps, "none");
+    static const char *const ps_names[] = {[EBC_PS_NONE] = "none", [EBC_PS_MIN_MODEM] = "min_modem",
+                                           [EBC_PS_MAX_MODEM] = "max_modem"};
+    snprintf(l->ps, sizeof l->ps, "%s", ps_names[r.ps]);
     eb_strlcpy(l->ssid, e[0].ssid, sizeof l->ssid);
     eb_strlcpy(l->bssid, e[0].bssid, sizeof l->bssid);
     return 0;
@@ -321,6 +402,7 @@ void vb_dialect_espbench_boot(vb_console *c)
         .heap = op_heap,
         .restart = op_restart,
         .link = op_link,
+        .radio_apply = op_radio_apply,
     };
     ebc_core_init(&c->core, &c->ops, &c->build);
     ebc_core_start(&c->core);

@@ -20,6 +20,8 @@
 #include "vb_boot.h"
 #include "vb_control.h"
 #include "vb_echo.h"
+#include "espbench/formats/sdkconfig.h"
+#include "espbench/base/fs.h"
 #include "espbench/adapters/udp_echo.h"
 #include "espbench/adapters/model_files.h"
 #include "espbench/adapters/profile_dirs.h"
@@ -380,6 +382,24 @@ static int ctl_quit(void *ctx, eb_buf *reply, eb_error *err)
 
 /* ---- setup and loop ------------------------------------------------------ */
 
+/* The build's settings (its build/config/sdkconfig.json): they act through
+ * the model, so the model's constants must be there. */
+static int load_build_settings(vb_board *b, const char *path, eb_error *err)
+{
+    if (!b->model)
+        return eb_fail(err, EB_ECONFIG, "--sdkconfig-json: a build's settings act through the model, and there are "
+                       "no model constants (profiles/model/model.yaml)");
+    eb_buf t;
+    eb_buf_init(&t);
+    int rc = eb_file_read(path, 4u << 20, "not an sdkconfig.json?", &t, err);
+    memset(&b->build, 0, sizeof b->build);
+    if (!rc && eb_sdkconfig_json_build_fields((const char *)t.data, t.len, path, &b->build, err) < 0)
+        rc = EB_ECONFIG;
+    eb_buf_free(&t);
+    b->have_build = rc == 0;
+    return rc;
+}
+
 static int setup(vb_run_state *s, const vb_opts *o, eb_error *err)
 {
     int rc = eb_profiles_load_default(&s->prof, o->profiles, err);
@@ -420,8 +440,11 @@ static int setup(vb_run_state *s, const vb_opts *o, eb_error *err)
     if (b->hosted && !b->model)
         return eb_fail(err, EB_ECONFIG, "--coprocessor: the pair's figures come from the model, and there are no "
                        "model constants (profiles/model/model.yaml)");
+    if (o->sdkconfig_json && (rc = load_build_settings(b, o->sdkconfig_json, err)))
+        return rc;
     b->force_model = o->force_model;
     b->link = o->model_link;
+    b->atten_cdb = -1;
     b->baud_timing = o->baud_timing;
     b->flash_timing = o->flash_timing;
     b->forgiving = o->forgiving;

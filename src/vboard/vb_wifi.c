@@ -14,10 +14,16 @@ static int channel_of(const char *ssid)
     return (int)(h % 11) + 1;
 }
 
+int vb_board_ap_rssi(const vb_board *b, int i)
+{
+    int cdb = __atomic_load_n(&b->atten_cdb, __ATOMIC_RELAXED);
+    return cdb < 0 ? b->aps[i].rssi : b->aps[i].rssi - (cdb + 50) / 100;
+}
+
 static void entry_of(const vb_board *b, int i, vb_wifi_scan_entry *e)
 {
     eb_strlcpy(e->ssid, b->aps[i].ssid, sizeof e->ssid);
-    e->rssi = b->aps[i].rssi;
+    e->rssi = vb_board_ap_rssi(b, i);
     e->channel = channel_of(b->aps[i].ssid);
     snprintf(e->bssid, sizeof e->bssid, "02:eb:00:00:00:%02x", (unsigned)(i + 1) & 0xffu);
 }
@@ -26,7 +32,7 @@ int vb_wifi_scan(const vb_board *b, const char *ssid, vb_wifi_scan_entry *out, i
 {
     int n = 0;
     for (int i = 0; i < b->n_aps && n < max; i++) {
-        if (ssid && *ssid && strcmp(ssid, b->aps[i].ssid) != 0)
+        if ((ssid && *ssid && strcmp(ssid, b->aps[i].ssid) != 0) || vb_board_ap_rssi(b, i) < VB_BEACON_SENS_DBM)
             continue;
         entry_of(b, i, &out[n++]);
     }
@@ -43,7 +49,7 @@ int vb_wifi_scan(const vb_board *b, const char *ssid, vb_wifi_scan_entry *out, i
 int vb_wifi_connect(const vb_board *b, const char *ssid, const char *pass, int wrong_pass_reason, vb_wifi_scan_entry *found)
 {
     for (int i = 0; i < b->n_aps; i++) {
-        if (strcmp(ssid, b->aps[i].ssid) != 0)
+        if (strcmp(ssid, b->aps[i].ssid) != 0 || vb_board_ap_rssi(b, i) < VB_BEACON_SENS_DBM)
             continue;
         if (strcmp(pass ? pass : "", b->aps[i].pass) != 0)
             return wrong_pass_reason;

@@ -58,13 +58,13 @@ set -- $total
 
 # Bad input: one line each.
 expect_rc 2 "$ESPBENCH" bisect --idf-repo "$T/idf" --good fake-1 --bad fake-12 --chip esp32s3 --tier iperf --test tcp_tx
-has "--sim is required"
+has "give --sim (a virtual board) or --port URL (a board), one of them"
 expect_rc 2 "$ESPBENCH" bisect --idf-repo "$T/idf" --good fake-1 --bad nosuchrev --chip esp32s3 --tier iperf \
     --test tcp_tx --sim --out "$T/b4"
 has "--bad nosuchrev: not a commit of $T/idf; check the revision"
 expect_rc 2 "$ESPBENCH" bisect --idf-repo "$T/idf" --good fake-12 --bad fake-1 --chip esp32s3 --tier iperf \
     --test tcp_tx --sim --out "$T/b5"
-has "is not a first-parent descendant of --good fake-12"
+has "--bad fake-1 is an ancestor of --good fake-12 in $T/idf; swap them"
 expect_rc 2 "$ESPBENCH" bisect --idf-repo "$T/idf" --good fake-1 --bad fake-12 --chip esp32s3 --tier iperf \
     --test tcp_tx --sim --out "$T/b1" --threshold 10
 has "the journal is of another bisect (its threshold differs)"

@@ -87,10 +87,8 @@ rc=0
 
 # A killed build leaves no cache hit: idf.py that hangs, espbench killed mid-build.
 fake_idf_repo "$T/idf-slow" 1
-sed -i 's|^mkdir -p "$build"$|mkdir -p "$build"; [ -e "$top/../slow" ] \&\& sleep 30|' "$T/idf-slow/tools/idf.py"
 touch "$T/slow"
-git -C "$T/idf-slow" commit -qam slow
-"$ESPBENCH" build --idf "$T/idf-slow" --chip esp32 --cache "$cache" >/dev/null 2>&1 &
+FAKE_IDF_SLOW_FILE=$T/slow "$ESPBENCH" build --idf "$T/idf-slow" --chip esp32 --cache "$cache" >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 300); do [ "$(fake_idf_builds "$T/idf-slow")" = 1 ] && break; sleep 0.1; done
 sleep 0.3
@@ -100,4 +98,98 @@ rm -f "$T/slow"
 "$ESPBENCH" build --idf "$T/idf-slow" --chip esp32 --cache "$cache" >/dev/null 2>"$T/err7" || fail "$(cat "$T/err7")"
 grep -q 'built in' "$T/err7" || fail "a killed build left a cache hit: $(cat "$T/err7")"
 pgrep -f "$T/idf-slow" >/dev/null && fail "a build process outlived espbench"
+# The build runs on a copy of the firmware project: the component manager's
+# dependencies.lock and managed_components/ land in the cache, not in the
+# sources (and the downloads in CACHE/components), so a second build builds nothing.
+fw_sum() { (cd "$SOURCE_DIR/firmware" && find . -type f | LC_ALL=C sort | xargs sha256sum | sha256sum); }
+fw0=$(fw_sum)
+[ ! -e "$SOURCE_DIR/firmware/dependencies.lock" ] && [ ! -e "$SOURCE_DIR/firmware/managed_components" ] \
+    || fail "firmware sources hold component manager output"
+[ -f "$(dirname "$dir_b")/project/dependencies.lock" ] || fail "no dependencies.lock in the build's project copy"
+grep -q espressif/iperf "$cache/components/downloads" || fail "the component cache was not used"
+
+# Two espbench processes on one key: one builds, the other waits for its lock
+# and finds the image.
+n=$(fake_idf_builds "$T/idf-b")
+"$ESPBENCH" build --idf "$T/idf-b" --chip esp32c3 --cache "$cache" >"$T/race1" 2>&1 &
+p1=$!
+"$ESPBENCH" build --idf "$T/idf-b" --chip esp32c3 --cache "$cache" >"$T/race2" 2>&1 || fail "race: $(cat "$T/race2")"
+wait $p1 || fail "race: $(cat "$T/race1")"
+[ "$(fake_idf_builds "$T/idf-b")" = $((n + 1)) ] || fail "two builds of one key"
+cmp -s <(grep -v '^build' "$T/race1") <(grep -v '^build' "$T/race2") || fail "race outputs differ"
+
+# The folder a build ran in is the one it stays in: `idf.py -B DIR size` works on it.
+( cd "$T/idf-b" && ./tools/idf.py -C "$(dirname "$dir_b")/project" -B "$dir_b" size ) >"$T/size" 2>&1 \
+    || fail "idf.py size on the cached build: $(cat "$T/size")"
+
+# From a shell where another version's export.sh was sourced, with IDF_TARGET
+# exported: both would stop the build (the fake checks as ESP-IDF does).
+(
+    . "$T/idf-b/export.sh" >/dev/null 2>&1
+    export IDF_TARGET=esp32c3
+    [ "$IDF_PYTHON_ENV_PATH" = "$IDF_TOOLS_PATH/python_env/idf5.4_py3.11_env" ] || exit 9
+    # The fake reproduces the failure without espbench's clean environment.
+    out=$(. "$T/idf-a/export.sh" 2>&1); echo "$out" >"$T/leak-export"
+    grep -q "^ERROR: Python environment is set to $IDF_TOOLS_PATH/python_env/idf5.4_py3.11_env which was generated for ESP-IDF 5.4 instead of the current 5.3\." "$T/leak-export" || exit 8
+    "$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --cache "$cache" --sdkconfig /dev/null >"$T/out8" 2>"$T/err8"
+) || fail "build from a shell with another export: rc $? $(cat "$T/err8" "$T/leak-export" 2>/dev/null)"
+grep -q '\.\.\. cached$' "$T/err8" || fail "leaked environment changed the key: $(cat "$T/err8")"
+
+# A dirty ESP-IDF tree is another build; so is another compiler.
+n=$(fake_idf_builds "$T/idf-a")
+echo "/* local patch */" >> "$T/idf-a/components/esp_common/include/esp_idf_version.h"
+"$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --cache "$cache" >/dev/null 2>"$T/err9" || fail "$(cat "$T/err9")"
+grep -Eq '^build 1/1: esp32s3 with ESP-IDF v5\.3\.0 \([0-9a-f]{7}\+changes\)\.\.\. built in' "$T/err9" \
+    || fail "a dirty tree was not rebuilt: $(cat "$T/err9")"
+git -C "$T/idf-a" checkout -q -- .
+"$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --cache "$cache" >/dev/null 2>"$T/err9a" || fail "$(cat "$T/err9a")"
+grep -q 'cached$' "$T/err9a" || fail "the clean tree again was not cached: $(cat "$T/err9a")"
+# Another compiler under IDF_TOOLS_PATH (an updated toolchain), the tree unchanged.
+gcc=$IDF_TOOLS_PATH/tools/esp-gcc/13.2.0_20240530/bin/xtensa-esp-elf-gcc
+sed -i 's/13\.2\.0"/13.2.0 (patched)"/' "$gcc"
+"$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --cache "$cache" >/dev/null 2>"$T/err9b" || fail "$(cat "$T/err9b")"
+grep -q 'built in' "$T/err9b" || fail "another compiler was not rebuilt: $(cat "$T/err9b")"
+[ "$(fake_idf_builds "$T/idf-a")" = $((n + 2)) ] || fail "builds: $(fake_idf_builds "$T/idf-a")"
+
+# A missing Python environment: one line naming export's error and install.sh, exit 2, nothing built.
+rm -rf "$IDF_TOOLS_PATH/python_env/idf5.4_py3.11_env"
+rc=0
+"$ESPBENCH" build --idf "$T/idf-a,$T/idf-b" --chip esp32s3 --cache "$cache" >"$T/out10" 2>"$T/err10" || rc=$?
+[ $rc = 2 ] || fail "exit $rc for a missing Python environment: $(cat "$T/err10")"
+[ "$(wc -l <"$T/err10")" = 1 ] || fail "not one line: $(cat "$T/err10")"
+idf_b=$(cd "$T/idf-b" && pwd -P)
+expect="espbench: ESP-IDF v5.4.0 ($idf_b): its environment is not set up: export.sh did not set IDF_PATH to this checkout (IDF_PATH=unset) (export.sh: ERROR: ESP-IDF Python virtual environment \"$IDF_TOOLS_PATH/python_env/idf5.4_py3.11_env/bin/python\" not found. Please run the install script to set it up before proceeding.); run $idf_b/install.sh esp32s3"
+[ "$(cat "$T/err10")" = "$expect" ] || fail "message: $(cat "$T/err10") (expected $expect)"
+"$T/idf-b/install.sh" >/dev/null
+
+# Below the firmware's lowest ESP-IDF: refused up front in one line.
+FAKE_IDF_MINOR=1 fake_idf_repo "$T/idf-old" 1
+rc=0
+"$ESPBENCH" build --idf "$T/idf-a,$T/idf-old" --chip esp32s3 --cache "$cache" 2>"$T/err11" || rc=$?
+[ $rc = 2 ] && [ "$(cat "$T/err11")" = "espbench: --idf $T/idf-old: ESP-IDF v5.1.0 is older than the firmware supports; the espbench firmware is checked with v5.1.2 to v6.0.x (docs/firmware.md, \"Checking against ESP-IDF\"): use a newer checkout" ] \
+    || fail "old version: $rc $(cat "$T/err11")"
+
+# No network and the component not cached: an environment error naming it.
+rc=0
+FAKE_IDF_OFFLINE=1 "$ESPBENCH" build --idf "$T/idf-a" --chip esp32c6 --cache "$T/cache-offline" 2>"$T/err12" || rc=$?
+[ $rc = 2 ] || fail "offline: exit $rc $(cat "$T/err12")"
+grep -q "FAILED: build esp32c6 with ESP-IDF v5.3.0 (.*) failed: the component manager needs the network for espressif/iperf and has none (the downloads are kept in $T/cache-offline/components once fetched); see .*failed.log$" "$T/err12" \
+    || fail "offline message: $(cat "$T/err12")"
+[ "$(fw_sum)" = "$fw0" ] || fail "the firmware sources changed"
+
+# --tier all: an image per tier without PSRAM, each with its settings rendered
+# from the profiles (the minimum tier's lwIP window in its sdkconfig), cached.
+"$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --tier all --cache "$cache" >"$T/out13" 2>"$T/err13" \
+    || fail "--tier all: $(cat "$T/err13")"
+[ "$(awk '{print $5}' "$T/out13" | tr '\n' ' ')" = "iperf default minimum " ] || fail "tiers: $(cat "$T/out13")"
+dmin=$(awk '$5 == "minimum" {print $4}' "$T/out13")
+grep -qx 'CONFIG_LWIP_TCP_WND_DEFAULT=6144' "$dmin/sdkconfig" || fail "minimum's window: $(grep WND "$dmin/sdkconfig")"
+grep -qx '"LWIP_TCP_WND_DEFAULT": 6144,' <(tr -d ' ' <"$dmin/config/sdkconfig.json" | sed 's/:/: /') \
+    || fail "sdkconfig.json: $(cat "$dmin/config/sdkconfig.json")"
+"$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --tier all --cache "$cache" >/dev/null 2>"$T/err14" || fail "$(cat "$T/err14")"
+[ "$(grep -c 'cached$' "$T/err14")" = 3 ] || fail "tier images not cached: $(cat "$T/err14")"
+rc=0
+"$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --tier psram-oct-iperf --cache "$cache" 2>"$T/err15" || rc=$?
+[ $rc = 2 ] && grep -q "^espbench: --tier psram-oct-iperf: a PSRAM tier; its PSRAM options depend on the board" "$T/err15" \
+    || fail "PSRAM tier: $rc $(cat "$T/err15")"
 echo "build_idf_cache: ok"

@@ -85,12 +85,12 @@ has "2 tests done, 0 skipped, 0 failed of 2"
 json_check "$OUT" 'r["boards"][0]["dialect"] == "idf-v6.2" and r["boards"][0]["idf_version"] == "v6.2"'
 json_check "$OUT" '[e["status"] for e in r["entries"]] == ["ok", "ok"]'
 shaped_check "$OUT"
-grep -q "^> wifi_scan espbench-sim$" "$OUT/console-sim.log" || fail "the run did not scan with wifi_scan"
-grep -q "^> wifi_join espbench-sim \*\*\*\*$" "$OUT/console-sim.log" || fail "the run did not join with wifi_join"
-! grep -q "sta_connect\|sta_scan" "$OUT/console-sim.log" || fail "the run used iperf-cmd-1.0's commands"
+grep -q "^> wifi_scan espbench-sim$" "$OUT/console-sim-esp32.log" || fail "the run did not scan with wifi_scan"
+grep -q "^> wifi_join espbench-sim \*\*\*\*$" "$OUT/console-sim-esp32.log" || fail "the run did not join with wifi_join"
+! grep -q "sta_connect\|sta_scan" "$OUT/console-sim-esp32.log" || fail "the run used iperf-cmd-1.0's commands"
 # iperf-cmd 1.0's lines (the grammar) and its -b with a unit suffix
-grep -q "^\[  1\]  0.0- 1.0 sec	.* MBytes	.* Mbits/sec" "$OUT/console-sim.log" || fail "iperf-cmd 1.0 interval lines"
-grep -q "^> iperf -c .* -u -b [0-9.]*m$" "$OUT/console-sim.log" || fail "-b with the m suffix"
+grep -q "^\[  1\]  0.0- 1.0 sec	.* MBytes	.* Mbits/sec" "$OUT/console-sim-esp32.log" || fail "iperf-cmd 1.0 interval lines"
+grep -q "^> iperf -c .* -u -b [0-9.]*m$" "$OUT/console-sim-esp32.log" || fail "-b with the m suffix"
 ! grep -q "runtime error" "$T/last.out" || { cat "$T/last.out" >&2; fail "sanitizer error"; }
 echo "ok espbench run detects and drives idf-v6.2"
 

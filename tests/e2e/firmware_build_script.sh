@@ -133,4 +133,20 @@ bash "$SOURCE_DIR/scripts/build-firmware.sh" esp32 >"$T/build.out" 2>"$T/build.e
 [ $rc = 2 ] || fail "v5.1.1: exit $rc"
 grep -qx "build-firmware: ESP-IDF v5.1.1 is too old: the firmware needs v5.1.2 or later (its lwIP options first exist there)" \
     "$T/build.err" || { cat "$T/build.err"; fail "v5.1.1 message"; }
+
+# After the checked range (the v6.0 line) the script refuses too; the range is
+# the one libespbench enforces for `espbench build` (idf_version.h).
+fake_idf 6.0.2 "['esp32']" "['linux']"
+soc esp32 WIFI
+bash "$SOURCE_DIR/scripts/build-firmware.sh" esp32 >"$T/build.out" 2>"$T/build.err" || { cat "$T/build.err"; fail "v6.0.2 run"; }
+fake_idf 6.1.0 "['esp32']" "['linux']"
+rc=0
+bash "$SOURCE_DIR/scripts/build-firmware.sh" esp32 >"$T/build.out" 2>"$T/build.err" || rc=$?
+[ $rc = 2 ] || fail "v6.1.0: exit $rc"
+grep -qx 'build-firmware: ESP-IDF v6.1.0 is newer than the firmware was checked with (v5.1.2 to v6.0.x); check it first (docs/firmware.md, "Checking against ESP-IDF"), then widen the range' \
+    "$T/build.err" || { cat "$T/build.err"; fail "v6.1.0 message"; }
+hdr=$SOURCE_DIR/include/espbench/formats/idf_version.h
+grep -q '^#define EB_IDF_FIRMWARE_MIN "v5.1.2"$' "$hdr" && grep -q '^#define EB_IDF_FIRMWARE_LAST_LINE "v6.0"$' "$hdr" ||
+    fail "idf_version.h states another range than scripts/build-firmware.sh"
+grep -q '^min=5.1.2 last_line=6.0$' "$SOURCE_DIR/scripts/build-firmware.sh" || fail "build-firmware.sh range line"
 echo ok

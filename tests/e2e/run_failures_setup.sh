@@ -30,14 +30,14 @@ ESPBENCH_WIFI_PASSWORD=not-the-pass-42 expect_rc 3 timeout 240 "$ESPBENCH" "${RU
 has "espbench: Wi-Fi connect to 'espbench-sim' failed on /dev/pts/"
 has "wrong password"
 ! grep -rq "not-the-pass-42" "$T/d" "$T/last.out" || fail "the password reached a log or the results"
-grep -q "^> sta_connect espbench-sim -$" "$T/d/console-sim.log" || fail "console log lacks the connect command"
+grep -q "^> sta_connect espbench-sim -$" "$T/d/console-sim-esp32.log" || fail "console log lacks the connect command"
 
 # A password is never a flag.
 expect_rc 2 "$ESPBENCH" "${RUN[@]}" --sim --password hunter2 --out "$T/e"
 has "the Wi-Fi password is never a flag"
 # A named variable that is not set.
 expect_rc 2 "$ESPBENCH" "${RUN[@]}" --sim --password-env NO_SUCH_VAR_EB --out "$T/f"
-has "espbench: the Wi-Fi password is read from the environment variable NO_SUCH_VAR_EB, which is not set"
+has "espbench run: the environment variable named by --password-env is not set (the name is not shown, in case it is the password itself)"
 # Unknown tier: one line with the choices, before any board is touched.
 expect_rc 2 "$ESPBENCH" run --chip esp32 --tier turbo --sim --out "$T/g"
 has "chip esp32 has no tier 'turbo' (tiers: iperf, tx-prior"

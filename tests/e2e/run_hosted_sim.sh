@@ -28,11 +28,11 @@ json_check "$OUT" 'all(e["figure_source"] == ("published" if e["test"][:3] == "r
 # The iperf figures are the pair model's, not the guide's table: under the
 # transport's payload rate, and not equal to the published figure.
 shaped_check "$OUT" 'ok=0 < v < 80 * 1470 / 1512 and abs(v - e["ref_mbps"]) > 0.05'
-grep -q "^I ([0-9]*) stats: 0-1 sec Tx:70312.50 Rx:0.00 kbps" "$OUT/console-sim.log" || fail "raw report lines"
+grep -q "^I ([0-9]*) stats: 0-1 sec Tx:70312.50 Rx:0.00 kbps" "$OUT/console-sim-esp32p4.log" || fail "raw report lines"
 json_check "$OUT" 'r["boards"][0]["dialect"] == "iperf-cmd-0.1"'
 ! grep -q -e AddressSanitizer -e 'runtime error:' "$T/last.out" || fail "sanitizer report"
 # parse of the run's own console log gives the run's raw figures.
-expect_rc 0 "$ESPBENCH" parse --warmup 0 "$OUT/console-sim.log" -o "$T/parsed.json"
+expect_rc 0 "$ESPBENCH" parse --warmup 0 "$OUT/console-sim-esp32p4.log" -o "$T/parsed.json"
 python3 - "$OUT/results.json" "$T/parsed.json" <<'PY' || fail "parse of the console log"
 import json, sys
 run, parsed = (json.load(open(f))["entries"] for f in sys.argv[1:])

@@ -5,7 +5,8 @@
 # carry each IDF's version and commit; the test-only efficiency factor of B
 # (0.5) shows in B's figures; the report shows the By ESP-IDF version matrix;
 # a second run builds nothing; a checkout that does not build is one line and
-# the other IDF is still measured (exit 3); --idf without --sim is refused.
+# the other IDF is still measured (exit 3); on a board (the virtual board over
+# its pty, the hardware path) each build is flashed with the flash job.
 source "$(dirname "$0")/lib/run_helpers.sh"
 source "$(dirname "$0")/lib/fake_idf.sh"
 export VBOARD
@@ -56,6 +57,25 @@ grep -Eq '^build 1/2: .*FAILED: build esp32s3 with ESP-IDF v5\.3\.0 \(.*idf-bad\
 grep -q '^1 ESP-IDF run merged into' "$T/last.out" || fail "A not measured: $(cat "$T/last.out")"
 has "1 of 2 ESP-IDF builds failed"
 
-# Usage: --idf needs --sim (for now) and one chip.
-expect_rc 2 "$ESPBENCH" run --chip esp32s3 --tier iperf --idf "$T/idf-a" --port /dev/null --out "$T/m4"
-has "--idf runs on virtual boards (--sim) only"
+# A board (the virtual board on its pty, the path a real board takes): each
+# build flashed with the flash job, then measured.
+export VBPW=lab-secret-1
+"$VBOARD" --chip esp32s3 --flash "$T/b.flash" --link "$T/b.tty" --sync-resets --no-baud-timing --no-flash-timing \
+    --ip 127.0.0.1 --ap "lab:env:VBPW:-40" >"$T/b.vb.out" 2>"$T/b.vb.err" &
+vb=$!
+for _ in $(seq 100); do [ -e "$T/b.tty" ] && break; sleep 0.05; done
+board() { "$ESPBENCH" run --chip esp32s3 --tier iperf --tests tcp_tx --duration 2 --idf "$T/idf-b" \
+    --idf-cache "$T/cache" --port "$T/b.tty" --ssid lab --password-env VBPW --pc-address 127.0.0.1 --stub off "$@"; }
+board --out "$T/m5" >"$T/o5" 2>"$T/e5" || fail "run --idf on a board: $(cat "$T/e5" "$T/o5")"
+grep -q "^ESP-IDF v5.4.0: $T/b.tty flashed$" "$T/e5" || fail "not flashed: $(cat "$T/e5")"
+grep -q "speaks espbench (espbench [0-9.]*, IDF v5.4-dev-2)" "$T/o5" "$T/e5" || fail "not the built image: $(cat "$T/o5")"
+python3 - "$T/m5/results.json" <<'PY' || fail "board results"
+import json, sys
+e = json.load(open(sys.argv[1]))["entries"]
+assert len(e) == 1 and e[0]["status"] == "ok" and e[0]["provenance"]["idf_version"] == "v5.4-dev-2", e
+PY
+kill $vb 2>/dev/null; wait $vb 2>/dev/null
+
+# Usage: --idf needs one chip.
+expect_rc 2 "$ESPBENCH" run --chip esp32s3,esp32 --tier iperf --idf "$T/idf-a" --sim --out "$T/m4"
+has "--idf needs one --chip to build the firmware for"

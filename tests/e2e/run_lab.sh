@@ -15,7 +15,7 @@ json_check "$T/both" '[(e["board"], e["test"]) for e in r["entries"]] == [("benc
 shaped_check "$T/both"
 json_check "$T/both" 'len({b["board_ip"] for b in r["boards"]}) == 2'
 grep -q -- "-p 5201 " "$T/both/iperf-bench-esp32-iperf-tcp_tx-r0.log" || fail "bench-esp32 iperf port"
-grep -q -- "-p 5202 " "$T/both/iperf-bench-s3-iperf-tcp_tx-r0.log" || fail "bench-s3 iperf port"
+grep -q -- "-p 5202 " "$T/both/iperf-bench-s3-esp32s3-iperf-tcp_tx-r0.log" || fail "bench-s3 iperf port"
 
 # One board after the other (--chip picks a lab board) gives the same cells.
 expect_rc 0 timeout 240 "$ESPBENCH" "${RUN[@]}" --chip esp32 --out "$T/seq"

@@ -22,7 +22,7 @@ json_check "$OUT" 'r["latency"][0]["sent"] == 10 and r["latency"][0]["received"]
 # (a duration: bench/'s).
 json_check "$OUT" '20 <= r["latency"][0]["min_ms"] <= r["latency"][0]["avg_ms"] <= r["latency"][0]["p99_ms"] <= r["latency"][0]["max_ms"]'
 json_check "$OUT" 'r["latency"][0]["provenance"]["idf_version"] is not None'
-grep -q "^reply 10 time=" "$OUT/latency-sim-iperf-r0.log" || fail "echo log"
+grep -q "^reply 10 time=" "$OUT/latency-sim-esp32-iperf-r0.log" || fail "echo log"
 python3 "$SOURCE_DIR/tests/e2e/report_schema_check.py" "$SOURCE_DIR/docs/results-schema.json" "$OUT/results.json"
 # The report's latency table: one row, the runs' figures.
 "$ESPBENCH" report "$OUT/results.json" --format md >"$T/report.md"
@@ -60,9 +60,9 @@ has "latency icmp 5/5 replies"
 # Flashing the tier's image over the virtual board's own pty: no DTR/RTS notice for it.
 ! grep -q "DTR/RTS" "$T/last.out" || fail "the virtual board's pty drew a DTR/RTS notice"
 json_check "$OUT" 'r["latency"][0]["method"] == "icmp" and r["latency"][0]["received"] == 5'
-grep -q "5 packets transmitted, 5 received" "$OUT/latency-sim-iperf-r0.log" || fail "ping log"
+grep -q "5 packets transmitted, 5 received" "$OUT/latency-sim-esp32-iperf-r0.log" || fail "ping log"
 # The kernel answers on loopback (no model here): the figures are the ones ping printed.
-python3 - "$OUT/results.json" "$OUT/latency-sim-iperf-r0.log" <<'PY' || fail "latency figures differ from ping's summary"
+python3 - "$OUT/results.json" "$OUT/latency-sim-esp32-iperf-r0.log" <<'PY' || fail "latency figures differ from ping's summary"
 import json, re, sys
 l = json.load(open(sys.argv[1]))["latency"][0]
 mn, avg, mx = (float(x) for x in re.search(r"rtt min/avg/max/mdev = ([\d.]+)/([\d.]+)/([\d.]+)/", open(sys.argv[2]).read()).groups())

@@ -13,7 +13,7 @@ ESPBENCH_IPERF=/nonexistent/iperf expect_rc 0 timeout 240 "$ESPBENCH" run --sim 
 has "sim-peer: the board rebooted during tcp_tx"
 has "retrying (1 of 2)"
 has "1 tests done, 0 skipped, 0 failed of 1"
-grep -q "Guru Meditation Error" "$T/reboot/console-sim-peer.log" || fail "the peer's panic is not in its console log"
+grep -q "Guru Meditation Error" "$T/reboot/console-sim-peer-esp32c3.log" || fail "the peer's panic is not in its console log"
 
 # A lab board's peer: the same, named and tiered in the lab file (a C6 on its default tier).
 ESPBENCH_WIFI_PASSWORD=espbench-sim-wpa2 expect_rc 0 timeout 240 "$ESPBENCH" run --lab "$FIXTURES_DIR/lab/pair-sims.yaml" \
@@ -21,7 +21,7 @@ ESPBENCH_WIFI_PASSWORD=espbench-sim-wpa2 expect_rc 0 timeout 240 "$ESPBENCH" run
 has "board to board with c6-b (esp32c6/default)"
 json_check "$T/lab" '(len(r["entries"]) == 1 and r["entries"][0]["provenance"]["peer_board"] == "c6-b" and
                       r["entries"][0]["provenance"]["peer_tier"] == "default" and r["entries"][0]["board"] == "s3-a")'
-[ -s "$T/lab/console-c6-b.log" ] || fail "no console log of the lab peer"
+[ -s "$T/lab/console-c6-b-esp32c6.log" ] || fail "no console log of the lab peer"
 
 # Stock firmware on both sides (ESP-IDF v5.1's example): each board gets its chip's image of the
 # tier from the manifest over its own port, each console speaks the stock dialect.

@@ -51,8 +51,8 @@ PY
 ls "$OUT"/iperf-*.log >/dev/null 2>&1 && fail "a PC iperf2 ran in a board-to-board test"
 peer_ip=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["entries"][0]["provenance"]["peer_ip"])' \
     "$OUT/results.json")
-grep -q -- "-c $peer_ip" "$OUT/console-sim.log" || fail "the board's client did not go to its peer"
-grep -q -- "-c 127\." "$OUT/console-sim-peer.log" || fail "the peer's client did not go to the board"
+grep -q -- "-c $peer_ip" "$OUT/console-sim-esp32.log" || fail "the board's client did not go to its peer"
+grep -q -- "-c 127\." "$OUT/console-sim-peer-esp32c3.log" || fail "the peer's client did not go to the board"
 python3 "$SOURCE_DIR/tests/e2e/report_schema_check.py" "$SOURCE_DIR/docs/results-schema.json" "$OUT/results.json"
 
 # The report: a table of its own, both sides named.

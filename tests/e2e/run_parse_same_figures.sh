@@ -12,8 +12,8 @@ has "4 tests done, 0 skipped, 0 failed of 4"
 # The sim's own pty has no modem lines by design: no DTR/RTS warning about it (make demo).
 ! grep -q "DTR/RTS" "$T/last.out" || { cat "$T/last.out"; fail "a DTR/RTS warning about the vboard's pty"; }
 cd "$OUT"
-expect_rc 0 "$ESPBENCH" parse --warmup 1 console-sim.log iperf-sim-iperf-tcp_tx-r0.log \
-    iperf-sim-iperf-tcp_rx-r0.log iperf-sim-iperf-udp_tx-r0.log iperf-sim-iperf-udp_rx-r0.log -o "$T/parsed.json"
+expect_rc 0 "$ESPBENCH" parse --warmup 1 console-sim-esp32.log iperf-sim-esp32-iperf-tcp_tx-r0.log \
+    iperf-sim-esp32-iperf-tcp_rx-r0.log iperf-sim-esp32-iperf-udp_tx-r0.log iperf-sim-esp32-iperf-udp_rx-r0.log -o "$T/parsed.json"
 python3 - "$OUT/results.json" "$T/parsed.json" <<'PY'
 import json, sys
 run = json.load(open(sys.argv[1]))["entries"]

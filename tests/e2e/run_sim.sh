@@ -39,11 +39,11 @@ json_check "$OUT" "r['boards'][0]['fw_sha256'] == '$sha'"
 # CSV: a header and one row per chip x tier x test.
 [ "$(wc -l <"$OUT/results.csv")" -eq 9 ] || { cat "$OUT/results.csv"; fail "results.csv rows"; }
 # Raw logs: the console transcript and one PC iperf log per test.
-grep -q "^#EB:EV iperf.interval" "$OUT/console-sim.log" || fail "console log lacks board intervals"
-[ "$(ls "$OUT"/iperf-sim-*.log | wc -l)" -eq 8 ] || fail "iperf logs"
-grep -q "^\$ iperf -s -u -B 127\." "$OUT/iperf-sim-iperf-udp_tx-r0.log" || fail "PC server command line"
-grep -q "^\$ iperf -c 127\..* -u -b 100m -t 2 -i 1 -f b" "$OUT/iperf-sim-iperf-udp_rx-r0.log" ||
-    { head -1 "$OUT/iperf-sim-iperf-udp_rx-r0.log"; fail "PC client command line (udp rx rate: the esp32 profile's udp_rx_rate_mbps, 100)"; }
+grep -q "^#EB:EV iperf.interval" "$OUT/console-sim-esp32.log" || fail "console log lacks board intervals"
+[ "$(ls "$OUT"/iperf-sim-esp32-*.log | wc -l)" -eq 8 ] || fail "iperf logs"
+grep -q "^\$ iperf -s -u -B 127\." "$OUT/iperf-sim-esp32-iperf-udp_tx-r0.log" || fail "PC server command line"
+grep -q "^\$ iperf -c 127\..* -u -b 100m -t 2 -i 1 -f b" "$OUT/iperf-sim-esp32-iperf-udp_rx-r0.log" ||
+    { head -1 "$OUT/iperf-sim-esp32-iperf-udp_rx-r0.log"; fail "PC client command line (udp rx rate: the esp32 profile's udp_rx_rate_mbps, 100)"; }
 # The simulated AP's password never reaches a log or the results.
 ! grep -rq "espbench-sim-wpa2" "$OUT" "$T/last.out" || fail "password leaked"
 # The virtual board was stopped.

@@ -38,11 +38,11 @@ json_check "$OUT" 'all(e["free_heap"] > 0 and e["min_free_heap"] > 0 for e in r[
 # The tier image the run flashed says which loader wrote it (no stub in the test environment: the ROM).
 json_check "$OUT" 'all(e["provenance"]["flash_loader"] == "ROM" for e in r["entries"] if e["tier"] == "minimum")'
 # The stock console takes the password on the command line: the log has it masked.
-grep -q "^> sta_connect espbench-sim \*\*\*\*$" "$OUT/console-sim.log" || fail "masked connect line"
-! grep -q "espbench-sim-wpa2" "$OUT/console-sim.log" || fail "password in the console log"
+grep -q "^> sta_connect espbench-sim \*\*\*\*$" "$OUT/console-sim-esp32.log" || fail "masked connect line"
+! grep -q "espbench-sim-wpa2" "$OUT/console-sim-esp32.log" || fail "password in the console log"
 # The board's "Mbits" are 2^20 bits: each tcp_rx interval the board printed (the receiver's)
 # is in the results times 1.048576, to the two decimals the board prints.
-python3 - "$OUT/console-sim.log" "$OUT/results.json" <<'PY' || fail "stock interval lines"
+python3 - "$OUT/console-sim-esp32.log" "$OUT/results.json" <<'PY' || fail "stock interval lines"
 import json, re, sys
 board = [float(v) for v in re.findall(r"^ *1\.0- 2\.0 sec +([\d.]+) Mbits/sec", open(sys.argv[1]).read(), re.M)]
 assert board, "no ' 1.0- 2.0 sec ... Mbits/sec' line in the console log"

@@ -15,7 +15,7 @@ expect_fail() { # want-message args...
     [ "$(wc -l < "$T/err.txt")" = 1 ] || { echo "not one line: $*"; cat "$T/err.txt"; exit 1; }
     grep -qF -- "$want" "$T/err.txt" || { echo "expected: $want"; cat "$T/err.txt"; exit 1; }
 }
-expect_fail "espbench run: --sweep volume=1:2:1: unknown sweep variable 'volume' (udp-rate, tx-power; under --sim also rssi, loss, rtt)" \
+expect_fail "espbench run: --sweep volume=1:2:1: unknown sweep variable 'volume' (udp-rate, tx-power; under --sim also rssi, loss, rtt; with lab instruments attenuation, rssi, channel, bandwidth)" \
     --chip esp32 --sim --sweep volume=1:2:1
 expect_fail "espbench run: --sweep udp-rate=80:40:10: the range has no points: STEP must be > 0 and START <= STOP" \
     --chip esp32 --sim --sweep udp-rate=80:40:10

@@ -54,11 +54,19 @@ static int teardown(void **state)
     return 0;
 }
 
-/* Frees the scenario's results and removes its run folder. */
+/* Frees the scenario's results and removes its run folder; with
+ * EB_TEST_KEEP_RUNS=DIR it is moved there first, numbered, so the files of
+ * two builds can be compared (results.json/csv, logs). */
 static void cleanup(eb_results *res)
 {
     eb_results_free(res);
-    char cmd[128];
+    static int kept;
+    char cmd[700];
+    const char *keep = getenv("EB_TEST_KEEP_RUNS");
+    if (keep && strlen(keep) < 512) {
+        snprintf(cmd, sizeof cmd, "cp -r %s %s/%02d", dir, keep, ++kept);
+        assert_int_equal(system(cmd), 0);
+    }
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     assert_int_equal(system(cmd), 0);
 }

@@ -26,6 +26,9 @@ typedef struct fake {
     bool iperf_running;
     ebc_iperf_args last_iperf;
     int restarts;
+    ebc_radio radio;        /* what the fake radio runs */
+    int radio_calls;
+    bool radio_old_idf;     /* answers band=5 as an ESP-IDF before v5.4 would */
 } fake;
 
 static void f_write(void *ctx, const char *d, size_t n) { eb_buf_append(&((fake *)ctx)->out, d, n); }
@@ -93,6 +96,33 @@ static int f_link(void *ctx, ebc_link *l)
     return 0;
 }
 
+/* The radio as the firmware's glue answers: applies what is set, reads back everything. */
+static int f_radio(void *ctx, const ebc_radio *want, ebc_radio *now, char *msg, size_t n)
+{
+    fake *f = ctx;
+    f->radio_calls++;
+    if (f->radio_old_idf && want->band == EBC_BAND_5G) {
+        snprintf(msg, n, "band: esp_wifi_set_band_mode first in ESP-IDF v5.4 (this is v5.3.5)");
+        return EBC_RADIO_UNSUPPORTED;
+    }
+    if (!f->radio.band)
+        f->radio = (ebc_radio){.band = EBC_BAND_2G, .bw_2g = 20, .phy_2g = EBC_PHY_11B | EBC_PHY_11G | EBC_PHY_11N,
+                               .ps = EBC_PS_NONE, .tx_power_q = 80, .coex = EBC_COEX_NONE};
+    int *dst[] = {&f->radio.band, &f->radio.bw_2g, &f->radio.bw_5g, &f->radio.ps, &f->radio.listen_interval,
+                  &f->radio.tx_power_q, &f->radio.coex};
+    const int src[] = {want->band, want->bw_2g, want->bw_5g, want->ps, want->listen_interval, want->tx_power_q,
+                       want->coex};
+    for (size_t i = 0; i < sizeof src / sizeof src[0]; i++)
+        if (src[i])
+            *dst[i] = src[i];
+    if (want->phy_2g)
+        f->radio.phy_2g = want->phy_2g;
+    if (want->phy_5g)
+        f->radio.phy_5g = want->phy_5g;
+    *now = f->radio;
+    return EBC_RADIO_OK;
+}
+
 typedef struct env {
     fake f;
     ebc_ops ops;
@@ -125,7 +155,7 @@ static int setup(void **state)
     env *e = calloc(1, sizeof *e);
     eb_buf_init(&e->f.out);
     e->ops = (ebc_ops){&e->f, f_write, f_deinit, f_init, f_connect, f_scan, f_iperf_start, f_iperf_abort,
-                       f_iperf_running, f_heap, f_restart, f_link};
+                       f_iperf_running, f_heap, f_restart, f_link, f_radio};
     build_esp32_like(&e->build);
     ebc_core_init(&e->core, &e->ops, &e->build);
     ebc_core_start(&e->core); /* boot: Wi-Fi up with the image tier */
@@ -535,6 +565,113 @@ static void test_tokenizer_and_lines(void **state)
     assert_string_equal(s + n - 2, "\r\n");
 }
 
+
+/* radio_set: what the chip or the values cannot do is refused before the
+ * platform is called; what is set is applied and read back. */
+static void test_radio_set_refusals(void **state)
+{
+    env *e = *state;
+    static const struct {
+        const char *line, *reply;
+    } bad[] = {
+        {"radio_set", "#EB:ERR code=SYNTAX msg=\"usage: radio_set <key>=<value>... (band bw bw5 phy phy5 ps "
+                      "listen_interval tx_power coex)\""},
+        {"radio_set band=5", "#EB:ERR code=UNSUPPORTED msg=\"band=5: esp32 has no 5 GHz radio\""},
+        {"radio_set bw5=20", "#EB:ERR code=UNSUPPORTED msg=\"bw5=20: esp32 has no 5 GHz radio\""},
+        {"radio_set phy=b,g,n,ax", "#EB:ERR code=UNSUPPORTED msg=\"phy=b,g,n,ax: esp32 has no 802.11ax\""},
+        {"radio_set phy=b,ac", "#EB:ERR code=SYNTAX msg=\"phy=b,ac: a list of b, g, n, ax\""},
+        {"radio_set bw=80", "#EB:ERR code=SYNTAX msg=\"bw=80: 20 or 40 (MHz)\""},
+        {"radio_set bw=40 phy=b,g", "#EB:ERR code=CONSTRAINT msg=\"bw=40 needs 11n in phy (HT40 is an 802.11n mode)\""},
+        {"radio_set ps=min_modem listen_interval=3",
+         "#EB:ERR code=CONSTRAINT msg=\"listen_interval applies with ps=max_modem only "
+         "(wifi_sta_config_t.listen_interval)\""},
+        {"radio_set ps=max_modem listen_interval=0",
+         "#EB:ERR code=RANGE msg=\"listen_interval=0: 1..65535 beacon intervals\""},
+        {"radio_set tx_power=19.6",
+         "#EB:ERR code=RANGE msg=\"tx_power=19.6: not a multiple of 0.25 dBm (esp_wifi_set_max_tx_power's unit)\""},
+        {"radio_set tx_power=21.25", "#EB:ERR code=RANGE msg=\"tx_power=21.25: 2 .. 21 dBm (esp_wifi_set_max_tx_power: "
+                                     "[8, 84] x 0.25 dBm, at most 20 applied)\""},
+        {"radio_set tx_power=1.75", "#EB:ERR code=RANGE msg=\"tx_power=1.75: 2 .. 21 dBm (esp_wifi_set_max_tx_power: "
+                                    "[8, 84] x 0.25 dBm, at most 20 applied)\""},
+        {"radio_set coex=ble_scan", "#EB:ERR code=UNSUPPORTED msg=\"coex=ble_scan: esp32 has no BLE\""},
+        {"radio_set ps=deep", "#EB:ERR code=SYNTAX msg=\"ps=deep: none, min_modem or max_modem\""},
+        {"radio_set power=3", "#EB:ERR code=UNKNOWN_FIELD msg=\"power: not a radio setting (band bw bw5 phy phy5 ps "
+                              "listen_interval tx_power coex)\""},
+        {"radio_set bw", "#EB:ERR code=SYNTAX msg=\"bw: expected key=value\""},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *out = run(e, bad[i].line);
+        if (strncmp(out, bad[i].reply, strlen(bad[i].reply)) != 0 || strcmp(out + strlen(bad[i].reply), "\r\n") != 0)
+            fail_msg("%s\n got: %s\nwant: %s", bad[i].line, out, bad[i].reply);
+    }
+    assert_int_equal(e->f.radio_calls, 0);
+    assert_string_equal(run(e, "radio_set bw=40 ps=max_modem listen_interval=10 tx_power=19.5"),
+                        "#EB:OK band=2.4 bw=40 phy=b,g,n ps=max_modem listen_interval=10 tx_power=19.50 coex=none\r\n");
+    assert_int_equal(e->f.radio.tx_power_q, 78);
+    /* Leaving max modem drops the listen interval rather than refusing. */
+    assert_string_equal(run(e, "radio_set ps=min_modem"),
+                        "#EB:OK band=2.4 bw=40 phy=b,g,n ps=min_modem listen_interval=10 tx_power=19.50 coex=none\r\n");
+    assert_int_equal(e->core.radio.listen_interval, 0);
+    assert_string_equal(run(e, "radio_show"),
+                        "#EB:OK band=2.4 bw=40 phy=b,g,n ps=min_modem listen_interval=10 tx_power=19.50 coex=none\r\n");
+}
+
+/* The ESP32-C5: both bands, 802.11ax, BLE; a call the platform's ESP-IDF lacks is UNSUPPORTED. */
+static void test_radio_set_c5(void **state)
+{
+    env *e = *state;
+    e->build.chip = "esp32c5";
+    e->build.band_5g = e->build.he = e->build.ble = true;
+    assert_string_equal(run(e, "radio_set band=5 bw5=40 phy5=a,n,ac,ax coex=ble_adv"),
+                        "#EB:OK band=5 bw=20 bw5=40 phy=b,g,n phy5=a,n,ac,ax ps=none tx_power=20.00 coex=ble_adv\r\n");
+    assert_string_equal(run(e, "radio_set phy5=a,ac bw5=40"),
+                        "#EB:ERR code=CONSTRAINT msg=\"bw5=40 needs n in phy5 (HT40 is an 802.11n mode)\"\r\n");
+    e->f.radio_old_idf = true;
+    ebc_radio before = e->core.radio;
+    assert_string_equal(run(e, "radio_set band=5"),
+                        "#EB:ERR code=UNSUPPORTED msg=\"band: esp_wifi_set_band_mode first in ESP-IDF v5.4 (this is "
+                        "v5.3.5)\"\r\n");
+    assert_memory_equal(&e->core.radio, &before, sizeof before);
+}
+
+/* Band, bandwidth, PHY and listen interval need a new association; TX power and
+ * power save do not; a tier switch (a new esp_wifi_init) applies the settings again. */
+static void test_radio_set_reconnects_and_survives_tier_set(void **state)
+{
+    env *e = *state;
+    connect(e);
+    int connects = e->f.connects;
+    const char *out = run(e, "radio_set tx_power=15");
+    assert_string_equal(out, "#EB:OK band=2.4 bw=20 phy=b,g,n ps=none tx_power=15.00 coex=none\r\n");
+    assert_int_equal(e->f.connects, connects);
+    out = run(e, "radio_set bw=40");
+    assert_int_equal(e->f.connects, connects + 1);
+    assert_non_null(strstr(out, "#EB:EV wifi.got_ip ip=127.0.0.9"));
+    assert_non_null(strstr(out, "#EB:OK band=2.4 bw=40 "));
+    e->f.iperf_running = true;
+    assert_string_equal(run(e, "radio_set bw=20"), "#EB:ERR code=BUSY msg=\"iperf is running; abort it first\"\r\n");
+    e->f.iperf_running = false;
+    e->f.radio = (ebc_radio){0}; /* a new esp_wifi_init forgets the radio settings */
+    int calls = e->f.radio_calls;
+    out = run(e, "tier_set static_rx=16 rx_ba_win=16");
+    if (!strstr(out, "#EB:OK name=custom"))
+        fail_msg("%s", out);
+    assert_int_equal(e->f.radio_calls, calls + 1);
+    assert_int_equal(e->f.radio.bw_2g, 40);
+    assert_int_equal(e->f.radio.tx_power_q, 60);
+}
+
+static void test_link_command(void **state)
+{
+    env *e = *state;
+    assert_string_equal(run(e, "link"), "#EB:ERR code=NOT_CONNECTED msg=\"not associated\"\r\n");
+    connect(e);
+    assert_string_equal(run(e, "link"), "#EB:OK rssi=-47 ch=6 bw=20 band=2.4GHz phy=11n ps=none ssid=\"lab ap\" "
+                                        "bssid=02:eb:00:00:00:01\r\n");
+    e->ops.radio_apply = NULL; /* a platform without radio settings */
+    assert_string_equal(run(e, "radio_show"), "#EB:ERR code=UNSUPPORTED msg=\"this board has no radio settings\"\r\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -546,6 +683,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_provenance_replies, setup, teardown),
         cmocka_unit_test_setup_teardown(test_events, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tokenizer_and_lines, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_radio_set_refusals, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_radio_set_c5, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_radio_set_reconnects_and_survives_tier_set, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_link_command, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "espbench/formats/idf_version.h"
@@ -40,11 +41,49 @@ static void test_text_breaks_ties(void **state)
     assert_true(eb_idf_version_cmp("v5.2-dirty", "v5.2") < 0); /* an unknown suffix word: a pre-release */
 }
 
+/* The firmware's checked range: v5.1.2 to every v6.0.x. */
+static void test_firmware_supported_range(void **state)
+{
+    (void)state;
+    static const char *const ok[] = {"v5.1.2", "v5.1.7", "v5.2.7", "v5.3.5", "v5.4.4", "v5.5.5", "v6.0",
+                                     "v6.0.2", "v6.0.9", "v5.5.1-12-gabc1234", "v5.4.4-dirty", "5.3.1"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        assert_int_equal(eb_idf_firmware_supported(ok[i], NULL), 0);
+    static const struct {
+        const char *v, *what;
+    } bad[] = {
+        {"v5.1.1", "older than the firmware supports"},
+        {"v5.1", "older than the firmware supports"},
+        {"v5.1.1-40-g0123abc", "older than the firmware supports"},
+        {"v4.4.7", "older than the firmware supports"},
+        {"v6.1", "newer than the firmware was checked with"},
+        {"v6.1.0", "newer than the firmware was checked with"},
+        {"v7.0", "newer than the firmware was checked with"},
+        {"v6.1-dev", "pre-release"},
+        {"v6.0-rc1", "pre-release"},
+        {"v5.3-beta2", "pre-release"},
+        {"master", "not a release version"},
+        {"", "not a release version"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        eb_error e = {0};
+        assert_int_equal(eb_idf_firmware_supported(bad[i].v, &e), EB_ECONFIG);
+        if (!strstr(e.msg, bad[i].what) || !strstr(e.msg, "v5.1.2 to v6.0.x") || strchr(e.msg, '\n'))
+            fail_msg("%s: %s", bad[i].v, e.msg);
+    }
+    eb_error e = {0};
+    eb_idf_firmware_supported("v6.1.0", &e);
+    assert_string_equal(e.msg, "ESP-IDF v6.1.0 is newer than the firmware was checked with; the espbench firmware is "
+                               "checked with v5.1.2 to v6.0.x (docs/firmware.md, \"Checking against ESP-IDF\"): use "
+                               "a checkout of that range, or check the firmware with the newer release first");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_order_is_semantic),
         cmocka_unit_test(test_text_breaks_ties),
+        cmocka_unit_test(test_firmware_supported_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -405,15 +405,15 @@ static void test_csv_rfc4180(void **state)
                          "prov_sdkconfig,prov_sweep_var,prov_sweep_value,prov_concurrent_boards,prov_coprocessor,"
                          "prov_transport,prov_transport_width,prov_transport_clock_mhz,prov_peer_board,prov_peer_chip,"
                          "prov_peer_tier,prov_peer_mac,prov_peer_ip,prov_peer_idf_version,prov_peer_dialect,"
-                         "prov_flash_loader,interval_loss_pct\r\n";
+                         "prov_flash_loader,prov_attenuation_db,prov_instruments,interval_loss_pct\r\n";
     assert_memory_equal(t, header, strlen(header));
     const char *row1 = "sim,esp32,iperf,udp_rx,0,ok,83.1,84.6,,,,,3,,0.25,0.031,37990,,,83.1,4,1,1,100,"
                        "2026-12-02T10:00:00Z,2026-12-02T10:00:05Z,"
-                       ",,,,,,,,,,,6,,-41,,,,,,,,\"shield, box\",,,,,,,,,,,,,,,,,\r\n";
+                       ",,,,,,,,,,,6,,-41,,,,,,,,\"shield, box\",,,,,,,,,,,,,,,,,,,\r\n";
     assert_memory_equal(t + strlen(header), row1, strlen(row1));
     const char *row2 = "sim,esp32,minimum,tcp_tx,0,failed,,,,,,,3,,,,,,,,4,1,1,,2026-12-02T10:00:00Z,"
                        "2026-12-02T10:00:05Z,\"board rebooted, \"\"twice\"\"\nretry later, please\""
-                       ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\r\n";
+                       ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,,\r\n";
     assert_string_equal(t + strlen(header) + strlen(row1), row2);
     eb_buf_free(&b);
     eb_results_free(&r);

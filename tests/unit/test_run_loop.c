@@ -163,7 +163,7 @@ static void test_success_path_tx_rx_latency(void **state)
     assert_true(fabs(res.lat[0].avg_ms - 0.044) < 1e-9);
     /* The PC's output is in the test's log, as a real iperf2's. */
     char log[160];
-    snprintf(log, sizeof log, "%s/iperf-dut-iperf-tcp_tx-r0.log", dir);
+    snprintf(log, sizeof log, "%s/iperf-dut-esp32-iperf-tcp_tx-r0.log", dir);
     assert_int_equal(access(log, R_OK), 0);
     cleanup(&res);
 }
@@ -212,7 +212,7 @@ static void test_reboots_spend_the_retries(void **state)
     assert_string_equal(entry_of(&res, EB_TEST_TCP_RX)->status, "ok");
     /* The reboot is in the board's console log. */
     char log[160], cmd[256];
-    snprintf(log, sizeof log, "%s/console-dut.log", dir);
+    snprintf(log, sizeof log, "%s/console-dut-esp32.log", dir);
     snprintf(cmd, sizeof cmd, "grep -q '^rst:0xc (SW_CPU_RESET)' %s", log);
     assert_int_equal(system(cmd), 0);
     cleanup(&res);

@@ -83,7 +83,7 @@ static void test_run_pattern_udp_rx(void **state)
     assert_string_equal(res.boards[0].dialect, "udp-console");
     /* the password went to the board but not into its console log */
     char clog[160];
-    snprintf(clog, sizeof clog, "%s/console-board.log", dir);
+    snprintf(clog, sizeof clog, "%s/console-esp32.log", dir);
     eb_buf log;
     eb_buf_init(&log);
     if (eb_file_read(clog, 1 << 20, NULL, &log, &err))

@@ -175,7 +175,8 @@ static void test_sweep_parse(void **state)
     assert_true(fabs(s.values[3] - 0.3) < 1e-12);
     assert_int_equal(eb_sweep_parse("rate=1:2:1", &s, &err), EB_ECONFIG);
     assert_string_equal(err.msg, "--sweep rate=1:2:1: unknown sweep variable 'rate' (udp-rate, tx-power; under "
-                                 "--sim also rssi, loss, rtt)");
+                                 "--sim also rssi, loss, rtt; with lab instruments attenuation, rssi, channel, "
+                                 "bandwidth)");
     assert_int_equal(eb_sweep_parse("udp-rate=80:40:10", &s, &err), EB_ECONFIG);
     assert_string_equal(err.msg, "--sweep udp-rate=80:40:10: the range has no points: STEP must be > 0 and START "
                                  "<= STOP");

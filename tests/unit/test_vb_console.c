@@ -518,6 +518,36 @@ static void test_espbench_transcript(void **state)
     assert_false(fx->cfg.send_udp_server_report); /* no firmware answers the UDP end marker */
 }
 
+
+/* The radio settings on the virtual board: the core's checks with the chip's
+ * facts from its name, ESP-IDF's TX power steps, the link's bandwidth. */
+static void test_espbench_radio(void **state)
+{
+    fixture *fx = *state;
+    boot(fx, "esp32c5", "espbench", "v5.5.1", "0.1.0");
+    type(fx, "radio_show\r\n");
+    type(fx, "radio_set band=5 bw5=40 phy5=a,n,ac,ax tx_power=19.5 coex=ble_scan\r\n");
+    type(fx, "sta_connect lab-ap -\r\nsecret123\r\n");
+    type(fx, "radio_set bw=40 ps=max_modem listen_interval=10\r\n");
+    type(fx, "link\r\n");
+    const char *out = eb_buf_cstr(&fx->out);
+    assert_non_null(strstr(out, "#EB:OK band=auto bw=20 bw5=20 phy=b,g,n,ax phy5=a,n,ac,ax ps=none tx_power=20.00 "
+                                "coex=none\r\n"));
+    assert_non_null(strstr(out, "#EB:OK band=5 bw=20 bw5=40 phy=b,g,n,ax phy5=a,n,ac,ax ps=none tx_power=18.00 "
+                                "coex=ble_scan\r\n"));
+    assert_non_null(strstr(out, "#EB:OK band=5 bw=40 bw5=40 phy=b,g,n,ax phy5=a,n,ac,ax ps=max_modem "
+                                "listen_interval=10 tx_power=18.00 coex=ble_scan\r\n"));
+    assert_non_null(strstr(out, " bw=40 ch2="));
+    assert_non_null(strstr(out, " ps=max_modem ssid=lab-ap "));
+    eb_buf_reset(&fx->out);
+    boot(fx, "esp32s2", "espbench", "v5.5.1", "0.1.0");
+    type(fx, "radio_set coex=ble_adv\r\nradio_set phy=b,g,n,ax\r\nradio_set band=auto\r\n");
+    out = eb_buf_cstr(&fx->out);
+    assert_non_null(strstr(out, "#EB:ERR code=UNSUPPORTED msg=\"coex=ble_adv: esp32s2 has no BLE\"\r\n"));
+    assert_non_null(strstr(out, "#EB:ERR code=UNSUPPORTED msg=\"phy=b,g,n,ax: esp32s2 has no 802.11ax\"\r\n"));
+    assert_non_null(strstr(out, "#EB:ERR code=UNSUPPORTED msg=\"band=auto: esp32s2 has no 5 GHz radio\"\r\n"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -526,6 +556,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_faults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wifi_faults_and_restart, setup, teardown),
         cmocka_unit_test_setup_teardown(test_espbench_transcript, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_espbench_radio, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_loaded_dialect_row_sets_prompt_and_bandwidth, setup, teardown),
         cmocka_unit_test_setup_teardown(test_engine_test_efficiency, setup, teardown),
     };

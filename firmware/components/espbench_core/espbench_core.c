@@ -1,6 +1,7 @@
 /* The espbench console protocol core. Portable C11; no ESP-IDF includes.
  * See include/espbench_core.h and docs/console-protocol.md. */
 #include "espbench_core.h"
+#include "core_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -923,26 +924,39 @@ static void cmd_tier_set(ebc_core *c, int argc, char **argv)
     }
     c->wifi_up = true;
     c->tier = t;
-    if (reconnect) {
-        ebc_ip_info ip;
-        memset(&ip, 0, sizeof ip);
-        int reason = 0;
-        if (c->ops->wifi_connect(c->ops->ctx, c->ssid, c->pass, &ip, &reason) != 0) {
-            ebc_event_wifi_disconnected(c, reason);
-            char msg[96];
-            snprintf(msg, sizeof msg, "tier applied but reconnect failed (reason %d)", reason);
-            ebc_reply_err(c, EBC_ERR_WIFI, msg);
-            return;
-        }
-        c->ip = ip;
-        c->connected = true;
-        ev_got_ip(c);
+    /* A new esp_wifi_init starts from ESP-IDF's radio defaults: the radio settings again. */
+    char rmsg[120] = "";
+    if (ebc_core_radio_reapply(c, rmsg, sizeof rmsg) != EBC_RADIO_OK) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "tier applied but the radio settings failed: %.100s", rmsg);
+        ebc_reply_err(c, EBC_ERR_WIFI, msg);
+        return;
     }
+    if (reconnect && ebc_core_reconnect(c, "tier") != 0)
+        return;
     ebc_line l;
     ebc_line_start(&l, "#EB:OK");
     tier_line(&l, &c->tier);
     link_kv(c, &l, false);
     ebc_emit(c, &l);
+}
+
+int ebc_core_reconnect(ebc_core *c, const char *what)
+{
+    ebc_ip_info ip;
+    memset(&ip, 0, sizeof ip);
+    int reason = 0;
+    if (c->ops->wifi_connect(c->ops->ctx, c->ssid, c->pass, &ip, &reason) != 0) {
+        ebc_event_wifi_disconnected(c, reason);
+        char msg[96];
+        snprintf(msg, sizeof msg, "%s applied but reconnect failed (reason %d)", what, reason);
+        ebc_reply_err(c, EBC_ERR_WIFI, msg);
+        return -1;
+    }
+    c->ip = ip;
+    c->connected = true;
+    ev_got_ip(c);
+    return 0;
 }
 
 static void cmd_restart(ebc_core *c, int argc, char **argv)
@@ -970,6 +984,9 @@ static const struct {
     {"mem", "internal heap: free, minimum, largest block", cmd_mem},
     {"heap", "minimum free heap since boot", cmd_heap},
     {"free", "free heap now", cmd_free},
+    {"radio_set", "band= bw= bw5= phy= phy5= ps= listen_interval= tx_power= coex=  radio settings", ebc_cmd_radio_set},
+    {"radio_show", "the radio settings the board runs", ebc_cmd_radio_show},
+    {"link", "the link to the AP: rssi, channel, bandwidth, band, PHY mode, power save", ebc_cmd_link},
     {"restart", "reboot the board", cmd_restart},
 };
 

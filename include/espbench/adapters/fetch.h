@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "espbench/base/buf.h"
 #include "espbench/base/error.h"
 
 /* $XDG_CACHE_HOME/espbench, else $HOME/.cache/espbench (created). */
@@ -23,5 +24,13 @@ typedef struct eb_fetch_opts {
  * larger than max_bytes fails without keeping it. On success path holds the
  * cached file. */
 int eb_fetch(const char *url, const eb_fetch_opts *opts, char *path, size_t path_cap, eb_error *err);
+
+/* One HTTP GET (post_body NULL) or POST to a lab instrument (instrument.h):
+ * the body into out (at most 64 KiB), the HTTP status into *status; userpwd
+ * "user:password" for basic authentication or NULL. The message of a failure
+ * says what happened without the URL (the caller names the instrument):
+ * EB_EIO "no answer: ...". Never follows a redirect nor uses a proxy. */
+int eb_http_request(const char *url, const char *post_body, const char *userpwd, long timeout_ms, eb_buf *out,
+                    long *status, eb_error *err);
 
 #endif

@@ -101,6 +101,8 @@ typedef struct eb_board_line {
     int id;                  /* iperf-cmd 1.0 "[  1]" id; 0 none */
     int style;               /* enum eb_board_iv_style: how the line was printed (dialect evidence) */
     bool bytes_exact;        /* #EB lines carry exact byte counts */
+    double printed;          /* the rate as the line printed it ("37.93"), before any conversion */
+    char unit[12];           /* its unit as printed ("Mbits/sec"; "bits/sec" when a NUL was the prefix) */
     /* MODE */
     bool udp;
     bool server;
@@ -135,6 +137,10 @@ typedef struct eb_board_line {
  * with 1e6). scratch holds the #EB: tokens (may be NULL: #EB lines then give
  * only the event). Never fails. */
 void eb_board_parse_line(int dialect, const char *line, size_t len, eb_board_line *out, eb_ebline *scratch);
+/* The same with the bits per "Mbit" given (1e6 or 1048576; 0: the dialect's):
+ * `parse --unit-base`. */
+void eb_board_parse_line_base(int dialect, double mbit_base, const char *line, size_t len, eb_board_line *out,
+                              eb_ebline *scratch);
 
 /* The ANSI/NUL/CR-stripped text of a line, as classified; returns its length. */
 size_t eb_board_clean_line(const char *line, size_t len, char *out, size_t cap);
@@ -158,6 +164,10 @@ typedef struct eb_board_detect {
     bool iperf_cmd_tag;      /* "iperf(id=1):" log tag (iperf-cmd 1.0) */
     bool prompt_espbench;    /* an "espbench>" prompt: the espbench firmware, definitively */
     bool prompt_esp32;       /* an "esp32>" prompt: the ESP-IDF <= v5.0 iperf example */
+    /* Where the unit-base evidence stood (1-based lines fed; 0 none): the
+     * version line, the first mode= line of each layout, the first NUL unit. */
+    long lines;
+    long idf_line, mode_spaced_line, mode_plain_line, nul_line;
 } eb_board_detect;
 
 void eb_board_detect_init(eb_board_detect *d);
@@ -175,6 +185,16 @@ bool eb_board_dialects_read_alike(int a, int b);
  * detector: `parse` feeds it a log's lines, the console session (run) its
  * boot facts and the prompt that answered. */
 int eb_board_detect_result(const eb_board_detect *d, char *why, size_t why_cap);
+/* The unit base of a detected dialect, checked against the log's other
+ * evidence (name is the log's name for FILE:LINE). Returns true when the
+ * evidence conflicts (a boot log's ESP-IDF version says one base, the mode=
+ * line's layout or a NUL unit char the other) or the base rests on the mode=
+ * line's whitespace alone (blanks collapsed in a pasted log read as <= v5.0);
+ * warn then gets one line: the base chosen, the line it came from, the line
+ * against it, what settles it. note always gets the base and its source
+ * ("2^20 bits per Mbit, from board.log:3 (ESP-IDF v5.1.2)"). */
+bool eb_board_detect_unit_check(const eb_board_detect *d, int dialect, const char *name, char *note,
+                                size_t note_cap, char *warn, size_t warn_cap);
 
 /* ---- stateful parser: adds SUMMARY recognition and per-test context ---- */
 
@@ -186,6 +206,7 @@ typedef struct eb_board_parser {
     eb_ebline scratch;
     eb_provenance prov;      /* facts the log states (provenance.h: #EB: replies, boot log, connect/scan lines) */
     eb_board_detect *detect; /* when set, fed every line as classified (before SUMMARY): one pass parses and detects */
+    double mbit_base;        /* bits per "Mbit" (parse --unit-base); 0: the dialect's */
 } eb_board_parser;
 
 void eb_board_parser_init(eb_board_parser *p, int dialect);

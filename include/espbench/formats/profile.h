@@ -85,7 +85,7 @@ typedef struct eb_tier {
     bool runtime[EB_F_COUNT];  /* per-field: may the firmware change it at run time */
     /* Reference figures from the docs (NAN when the docs give none). */
     double ref_avail_kb;
-    double ref_mbps[EB_TEST_COUNT];
+    double ref_mbps[EB_TEST_COUNT]; /* written by the loaders; read through eb_tier_ref (dims.h) */
     char image[128];      /* stock-firmware image name in the manifest, "" if runtime-switchable */
     /* Where the tier was defined, for error messages. */
     char file[256];

@@ -58,6 +58,11 @@ typedef struct eb_provenance {
      * "ROM", "stub: esptool-js 0.7.0" (flash.h eb_flash_loader, without the
      * path); "" when the run flashed nothing. */
     char flash_loader[64];
+    /* Lab instruments (docs/instruments.md): the attenuation the board's
+     * attenuator read back for the test, and the instruments the run drove
+     * ("att1=idf-serial ap1=openwrt pdu1=apc"), "" / NAN without. */
+    double attenuation_db;
+    char instruments[160];
 } eb_provenance;
 
 /* All unknown. */

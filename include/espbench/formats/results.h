@@ -78,6 +78,15 @@ typedef struct eb_entry {
      * none. The figures stay the intervals'. JSON: "summary_mbps", absent
      * when unknown. */
     double summary_mbps;
+    /* The log's summary as it printed it ("37.93 Mbits/sec": figure and unit
+     * before any conversion), NULL when none. JSON: "summary_printed". */
+    char *summary_printed;
+    /* How a parsed board log's rates were converted when the evidence for
+     * the unit base conflicted or rested on the mode= line's whitespace
+     * alone, or --unit-base set it: the base and the line it came from
+     * ("2^20 bits per Mbit, from board.log:3 (boot log: ESP-IDF v5.1.2);
+     * against it board.log:12 ..."). NULL otherwise. JSON: "unit_base_note". */
+    char *unit_note;
     /* Where the figure came from (firmware, chip, link, AP, host, setting,
      * sweep point); unknown fields stay unknown. JSON: "provenance". Held
      * out of line (most entries of a long parsed log know none of it, and a
@@ -197,6 +206,9 @@ void eb_entry_set_error(eb_entry *e, const char *fmt, ...) __attribute__((format
 void eb_entry_set_tier_note(eb_entry *e, const char *note);
 /* The tier note, "" when none. */
 const char *eb_entry_tier_note(const eb_entry *e);
+/* Replace an entry's out-of-line text (summary_printed, unit_note): a copy
+ * of s, NULL for "" or NULL. */
+void eb_entry_set_text(char **slot, const char *s);
 
 /* An entry's figures from its intervals — the one rule `run` and `parse`
  * share (stats.c):
@@ -247,5 +259,10 @@ void eb_results_to_csv(const eb_results *r, eb_buf *out);
 /* Parses results JSON text; `name` (a file name) prefixes error messages:
  * "NAME: entries[3].mean_mbps: expected a number" (EB_ECONFIG). */
 int eb_results_parse_json(eb_results *r, const char *text, size_t len, const char *name, eb_error *err);
+
+/* The largest results.json espbench reads (report, compare, merge, resume)
+ * and therefore writes (parse, merge): a file one command writes, the next
+ * one reads. */
+#define EB_RESULTS_MAX_BYTES (256u << 20)
 
 #endif

@@ -53,9 +53,21 @@ typedef struct eb_bisect_result {
  * stop (the journal kept); a driver's error otherwise. */
 int eb_bisect(const eb_bisect_req *rq, const eb_bisect_driver *d, eb_bisect_result *res, eb_error *err);
 
-/* The first-parent commits GOOD..BAD of repo, oldest first, GOOD included:
- * *out (free each and the array), *n. */
-int eb_bisect_rev_list(const char *repo, const char *good, const char *bad, char ***out, int *n, eb_error *err);
+/* Where the range starts. ESP-IDF tags vX.Y on release/vX.Y (with
+ * backports) and vX.Y-dev on master, so a GOOD tag is often no ancestor of
+ * BAD: the range then starts at their merge base, measured first. */
+typedef struct eb_bisect_range {
+    char good[41], bad[41];  /* the revisions as commits */
+    char start[41];          /* GOOD, or the merge base */
+    bool from_merge_base;    /* GOOD is not an ancestor of BAD */
+    char start_version[64], bad_version[64]; /* their version headers */
+} eb_bisect_range;
+
+/* The first-parent commits START..BAD of repo, oldest first, START included:
+ * *out (free each and the array), *n; the range's start in *info. Every
+ * end's version is checked against the firmware's lowest (one line). */
+int eb_bisect_rev_list(const char *repo, const char *good, const char *bad, char ***out, int *n,
+                       eb_bisect_range *info, eb_error *err);
 
 /* The subject line of commit in repo ("" when git cannot tell). */
 void eb_bisect_commit_subject(const char *repo, const char *commit, char *out, size_t cap);
@@ -64,16 +76,26 @@ void eb_bisect_commit_subject(const char *repo, const char *commit, char *out, s
 int eb_bisect_most_measured(int n);
 
 /* The real driver: each commit checked out into a detached worktree of repo
- * (the user's checkout untouched), the espbench firmware built there for chip
- * (idf_build.h, cached under cache_dir), measured with the run job: rq/o as
- * for `run` for one tier and test, the image on the virtual board (--sim). */
+ * (the user's checkout untouched) with its submodules at the commit's
+ * (ESP-IDF's build initialises an empty submodule but only warns about an
+ * out-of-date one: a Wi-Fi library bump would otherwise never be built), the
+ * espbench firmware built there for chip (idf_build.h, cached under
+ * cache_dir), measured with the run job: rq/o as for `run` for one tier and
+ * test, the image on the virtual board (rq.sim) or flashed onto the board
+ * (rq.sim false: the run's firmware_build_dir). A commit that does not build
+ * is skipped; an environment error (export.sh, network) ends the bisect. */
 typedef struct eb_bisect_real {
     const char *repo, *chip, *cache_dir, *work_dir;
     eb_run_request rq;
     eb_run_opts o;
     int step;
     volatile sig_atomic_t *stop;
+    char worktree[1100];     /* set once the worktree exists */
 } eb_bisect_real;
 eb_bisect_driver eb_bisect_real_driver(eb_bisect_real *r);
+
+/* Removes the worktree from repo (`git worktree remove --force`: it has
+ * submodules). 0 when there was none. */
+int eb_bisect_real_cleanup(eb_bisect_real *r, eb_error *err);
 
 #endif

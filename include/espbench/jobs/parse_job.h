@@ -9,6 +9,13 @@
  * with the same name are paired in order (the first tcp_tx of the board log
  * with the first tcp_tx of the PC log), so one entry holds both sides.
  *
+ * A server's intervals of zeros before its "accept:" line (older ESP-IDF
+ * servers report while they wait for the client) belong to no test: the
+ * test starts at "accept:" with its mode line's -t. A board log's rates are
+ * converted with its dialect's unit base; when the evidence for that base
+ * conflicts or rests on the mode= line's whitespace alone, out->warnings
+ * says so and the entries carry unit_note (docs/results.md, unit base).
+ *
  * A log no built-in parser reads (no interval, mode or iperf2 data line) is
  * tried against the built-in pattern files (pattern.h); the first whose
  * lines it has is its dialect, and the board's side. */
@@ -34,6 +41,8 @@ typedef struct eb_parse_opts {
     const char *tier;     /* NULL: "unknown" */
     double interval_s;    /* 0: from the board's mode line, else the median interval length */
     double warmup_s;      /* seconds left out of the statistics (default 1) */
+    double unit_base;     /* bits per "Mbit" of a board log's rates (--unit-base 1e6 | 2^20); 0: the
+                           * dialect's (docs/results.md, unit base) */
     /* Pattern files (pattern.h): pattern = the log is in that dialect (--pattern);
      * patterns = the built-in ones, tried on a log no built-in parser reads
      * (no dialect, side or pattern given). */
@@ -53,6 +62,10 @@ typedef struct eb_parse_out {
     int n_logs;           /* logs parsed successfully */
     int n_failed;         /* entries with status "failed" */
     eb_provenance prov;   /* what the board log stated about firmware, chip and link (every entry gets it) */
+    char **warnings;      /* one line each, for the caller to print (the library never prints): a unit
+                           * base chosen on conflicting or whitespace-only evidence */
+    int n_warnings;
+    long long json_bytes; /* what the results file will take at least, so far (the memory bound) */
 } eb_parse_out;
 
 void eb_parse_out_init(eb_parse_out *out);
@@ -63,7 +76,12 @@ void eb_parse_out_free(eb_parse_out *out);
  * unknown dialect, test not inferable). */
 int eb_parse_log_buffer(eb_parse_out *out, const char *name, const char *data, size_t len,
                         const eb_parse_opts *o, eb_error *err);
-/* Reads and parses a file (EB_EIO if unreadable). */
+/* Reads and parses a file (EB_EIO if unreadable), streamed: the file's
+ * size is checked before it is read (EB_PARSE_LOG_MAX_BYTES), its lines are
+ * read through a bounded buffer, and parsing stops once the results would
+ * be larger than EB_RESULTS_MAX_BYTES (docs/results.md, memory). A pipe is
+ * read whole, up to the same cap. */
+#define EB_PARSE_LOG_MAX_BYTES (256u << 20)
 int eb_parse_log_file(eb_parse_out *out, const char *path, const eb_parse_opts *o, eb_error *err);
 
 /* Copies the entries and board metadata into r (eb_results_add). */

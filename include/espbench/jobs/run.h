@@ -119,6 +119,14 @@ typedef struct eb_run_opts {
      * pattern file with a commands: block (pattern.h); NULL = a built-in
      * dialect. See eb_run_apply_pattern. */
     const struct eb_pattern *pattern;
+    /* Lab instruments (docs/instruments.md): the lab file whose instruments:
+     * the run drives (set by eb_run_resolve); --ap NAME, the access point to
+     * power (every other AP on a switch is powered off) and set; --ap-set
+     * "band=5g,channel=36,bandwidth=40,txpower=15", its settings for the
+     * whole run. NULL = none. */
+    const struct eb_lab *lab;
+    const char *ap_name;
+    const char *ap_set;
     volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: stop cleanly, keep results */
     eb_run_progress_fn progress;
     eb_run_step_fn step;
@@ -229,6 +237,7 @@ typedef struct eb_run_setup {
     struct eb_hosted_set *hosted; /* ESP-Hosted pair profiles, with --coprocessor */
     char hosted_manifest[448];    /* --sim: the pair's images, made by run_hosted.c */
     bool bad_request;          /* the error is the request's own (a usage error) */
+    struct eb_dir_lock *out_lock; /* one writer per results folder (dir_lock.h), held to eb_run_setup_free */
 } eb_run_setup;
 
 /* One step from request to a runnable eb_run_opts: loads the profiles and

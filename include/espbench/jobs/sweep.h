@@ -11,22 +11,27 @@
 #include <stddef.h>
 
 #include "espbench/base/error.h"
+#include "espbench/formats/dims.h"
 #include "espbench/formats/model.h"
 
 #define EB_SWEEP_MAX_POINTS 64
 
+/* The variables are the dimensions --sweep takes (dims.h, flag EB_DIM_SWEEPS). */
 enum eb_sweep_var {
-    EB_SWEEP_NONE,
-    EB_SWEEP_UDP_RATE, /* Mbit/s offered by the UDP sender */
-    EB_SWEEP_TX_POWER, /* dBm, the board's maximum transmit power */
-    EB_SWEEP_RSSI,     /* dBm, --sim only */
-    EB_SWEEP_LOSS,     /* %, --sim only */
-    EB_SWEEP_RTT,      /* ms, --sim only */
-    EB_SWEEP_COUNT
+    EB_SWEEP_NONE = EB_DIM_NONE,
+    EB_SWEEP_UDP_RATE = EB_DIM_UDP_RATE, /* Mbit/s offered by the UDP sender */
+    EB_SWEEP_TX_POWER = EB_DIM_TX_POWER, /* dBm, the board's maximum transmit power */
+    EB_SWEEP_RSSI = EB_DIM_RSSI,         /* dBm, --sim, or a lab attenuator */
+    EB_SWEEP_LOSS = EB_DIM_LOSS,         /* %, --sim only */
+    EB_SWEEP_RTT = EB_DIM_RTT,           /* ms, --sim only */
+    EB_SWEEP_ATTEN = EB_DIM_ATTEN,       /* dB, the board's attenuator (lab instruments) */
+    EB_SWEEP_CHANNEL = EB_DIM_CHANNEL,   /* the AP's channel (lab instrument; 36 and up: 5 GHz) */
+    EB_SWEEP_BANDWIDTH = EB_DIM_BANDWIDTH, /* MHz, the AP's channel width (lab instrument) */
+    EB_SWEEP_COUNT = EB_DIM_SWEEP_END
 };
 
 typedef struct eb_sweep {
-    int var;                             /* enum eb_sweep_var */
+    int var;                             /* enum eb_sweep_var (a dimension) */
     double values[EB_SWEEP_MAX_POINTS];
     int n;
 } eb_sweep;
@@ -45,8 +50,13 @@ const char *eb_sweep_var_key(int var);
 int eb_sweep_var_from_name(const char *name);
 /* "Mbit/s", "dBm", "%", "ms". */
 const char *eb_sweep_var_unit(int var);
-/* Set through the virtual board's control socket: only under --sim. */
+/* Set through the virtual board's control socket: only under --sim (rssi
+ * also through a lab attenuator: eb_sweep_var_instrument). */
 bool eb_sweep_var_sim_only(int var);
+/* The lab instrument kind (lab.h enum eb_instr_kind) a variable is set
+ * through: the attenuator for attenuation and, on hardware, rssi; the AP
+ * for channel and bandwidth; 0 for none. */
+int eb_sweep_var_instrument(int var);
 
 /* The virtual board's link at a point of a link sweep: base with the
  * swept value; base unchanged for other variables. */

@@ -19,6 +19,7 @@
 
 #include "espbench/base/fs.h"
 #include "espbench/adapters/fetch.h"
+#include "espbench/base/buf.h"
 #include "espbench/base/log.h"
 #include "espbench/base/sha256.h"
 
@@ -294,4 +295,63 @@ int eb_fetch(const char *url, const eb_fetch_opts *opts, char *path, size_t path
         return eb_fail(err, EB_EIO, "cannot move %s into place: %s", final, strerror(errno));
     eb_log(EB_LOG_DEBUG, "fetched %s into %s", url, final);
     return EB_OK;
+}
+
+/* A small request to a lab instrument's HTTP interface (instrument.h): no
+ * redirects, no proxy from the environment (the instrument is on the bench's
+ * network), the body capped, one deadline for the whole exchange. */
+typedef struct {
+    eb_buf *out;
+    size_t cap;
+    bool too_big;
+} small_sink;
+
+static size_t on_small(char *ptr, size_t size, size_t nmemb, void *user)
+{
+    small_sink *s = user;
+    size_t n = size * nmemb;
+    if (s->out->len + n > s->cap) {
+        s->too_big = true;
+        return 0;
+    }
+    eb_buf_append(s->out, ptr, n);
+    return n;
+}
+
+int eb_http_request(const char *url, const char *post_body, const char *userpwd, long timeout_ms, eb_buf *out,
+                    long *status, eb_error *err)
+{
+    *status = 0;
+    int rc = curl_load(err);
+    if (rc)
+        return rc;
+    CURL *h = cu.easy_init();
+    if (!h)
+        return eb_fail(err, EB_EIO, "%s: libcurl could not start a request", url);
+    small_sink s = {out, 64 * 1024, false};
+    char cerr[CURL_ERROR_SIZE] = "";
+    cu.easy_setopt(h, CURLOPT_URL, url);
+    cu.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    cu.easy_setopt(h, CURLOPT_NOPROXY, "*");
+    cu.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    cu.easy_setopt(h, CURLOPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 5000L);
+    cu.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_small);
+    cu.easy_setopt(h, CURLOPT_WRITEDATA, &s);
+    cu.easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
+    if (userpwd) {
+        cu.easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+        cu.easy_setopt(h, CURLOPT_USERPWD, userpwd);
+    }
+    if (post_body) {
+        cu.easy_setopt(h, CURLOPT_POSTFIELDS, post_body);
+        cu.easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(post_body));
+    }
+    CURLcode c = cu.easy_perform(h);
+    cu.easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
+    cu.easy_cleanup(h);
+    if (s.too_big)
+        return eb_fail(err, EB_EIO, "answered more than %zu bytes", s.cap);
+    if (c != CURLE_OK)
+        return eb_fail(err, EB_EIO, "no answer: %s", cerr[0] ? cerr : cu.easy_strerror(c));
+    return 0;
 }

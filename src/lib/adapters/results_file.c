@@ -8,7 +8,6 @@
 #include "espbench/formats/results.h"
 #include "espbench/adapters/results_file.h"
 
-#define RESULTS_MAX_BYTES (256u << 20)
 
 int eb_results_load(eb_results *r, const char *path, eb_error *err)
 {
@@ -18,7 +17,7 @@ int eb_results_load(eb_results *r, const char *path, eb_error *err)
     path = eb_path_or_in_dir(path, "results.json", in_dir, sizeof in_dir);
     eb_buf b;
     eb_buf_init(&b);
-    int rc = eb_file_read(path, RESULTS_MAX_BYTES, "not a results file?", &b, err);
+    int rc = eb_file_read(path, EB_RESULTS_MAX_BYTES, "not a results file?", &b, err);
     if (rc == EB_EIO && errno == ENOENT && path == in_dir)
         rc = eb_fail(err, EB_ECONFIG, "%s: a folder without results.json (not one `espbench run` wrote?): "
                      "pass a results.json or a run's --out folder", dir);
@@ -30,9 +29,25 @@ int eb_results_load(eb_results *r, const char *path, eb_error *err)
     return rc;
 }
 
+/* The file being written and its size so far: what espbench writes, it
+ * reads back (eb_results_load's cap), so a larger file is refused, not left
+ * for report to refuse. */
+typedef struct file_sink {
+    eb_atomic_file *f;
+    const char *path;
+    unsigned long long written;
+} file_sink;
+
 static int to_file(void *ctx, const void *data, size_t len, eb_error *err)
 {
-    return eb_atomic_write(ctx, data, len, err);
+    file_sink *s = ctx;
+    s->written += len;
+    if (s->written > EB_RESULTS_MAX_BYTES)
+        return eb_fail(err, EB_ECONFIG,
+                       "%s: the results are larger than %u MB, the most espbench reads back (report, compare, "
+                       "merge); not written: split the input (parse fewer or shorter logs)",
+                       s->path, EB_RESULTS_MAX_BYTES >> 20);
+    return eb_atomic_write(s->f, data, len, err);
 }
 
 static int save_json(const eb_results *r, const char *path, unsigned flags, eb_error *err)
@@ -41,7 +56,8 @@ static int save_json(const eb_results *r, const char *path, unsigned flags, eb_e
     int rc = eb_atomic_open_flags(&f, path, flags, err);
     if (rc)
         return rc;
-    eb_results_sink sink = {to_file, f};
+    file_sink fs = {f, path, 0};
+    eb_results_sink sink = {to_file, &fs};
     if ((rc = eb_results_write_json(r, &sink, err))) {
         eb_atomic_abort(f);
         return rc;

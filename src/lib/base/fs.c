@@ -63,7 +63,12 @@ int eb_file_read(const char *path, size_t max, const char *hint, eb_buf *out, eb
      * (a pipe, a device) is read in chunks until the cap. */
     struct stat st;
     size_t chunk = 65536;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size <= max)
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (unsigned long long)st.st_size > max) {
+        close(fd); /* a regular file's size is known: refused before reading a byte */
+        return eb_fail(err, EB_ECONFIG, "%s: larger than %zu MB%s%s", path, max >> 20, hint ? "; " : "",
+                       hint ? hint : "");
+    }
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
         chunk = (size_t)st.st_size + 1; /* +1: the read that sees the end */
     size_t start = out->len;
     eb_buf_reserve(out, chunk);
@@ -92,6 +97,123 @@ int eb_file_read(const char *path, size_t max, const char *hint, eb_buf *out, eb
     close(fd);
     eb_buf_cstr(out);
     return 0;
+}
+
+/* ------------------------------------------------------------ streaming */
+
+int eb_line_reader_open(eb_line_reader *r, const char *path, size_t max, const char *hint, eb_error *err)
+{
+    memset(r, 0, sizeof *r);
+    r->fd = -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return read_failed(path, -1, err);
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        return read_failed(path, fd, err);
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return -1;
+    }
+    if ((unsigned long long)st.st_size > max) { /* refused before reading a byte */
+        close(fd);
+        return eb_fail(err, EB_ECONFIG, "%s: %llu MB, larger than %zu MB%s%s", path,
+                       ((unsigned long long)st.st_size + (1u << 20) - 1) >> 20, max >> 20, hint ? "; " : "",
+                       hint ? hint : "");
+    }
+    r->buf = malloc(EB_LINE_READER_BUF);
+    if (!r->buf)
+        abort();
+    r->fd = fd;
+    r->size = (unsigned long long)st.st_size;
+    return 0;
+}
+
+/* Moves the unread bytes to the front and reads more; false at the end. */
+static bool reader_fill(eb_line_reader *r)
+{
+    if (r->eof)
+        return false;
+    if (r->start > 0) {
+        memmove(r->buf, r->buf + r->start, r->end - r->start);
+        r->end -= r->start;
+        r->start = 0;
+    }
+    while (r->end < EB_LINE_READER_BUF) {
+        ssize_t n = read(r->fd, r->buf + r->end, EB_LINE_READER_BUF - r->end);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n < 0)
+                r->read_errno = errno;
+            r->eof = true;
+            break;
+        }
+        r->end += (size_t)n;
+        break;
+    }
+    return true;
+}
+
+bool eb_line_reader_next(eb_line_reader *r, const char **line, size_t *len)
+{
+    for (;;) {
+        char *s = r->buf + r->start;
+        size_t avail = r->end - r->start;
+        char *nl = avail ? memchr(s, '\n', avail) : NULL;
+        if (nl) {
+            *line = s;
+            *len = (size_t)(nl - s);
+            r->start += *len + 1;
+            return true;
+        }
+        if (avail == EB_LINE_READER_BUF || (r->eof && avail > 0)) { /* a piece of a long line, or the last line */
+            *line = s;
+            *len = avail;
+            r->start = r->end;
+            return true;
+        }
+        if (!reader_fill(r) && r->end == r->start)
+            return false;
+    }
+}
+
+bool eb_line_reader_contains(eb_line_reader *r, const char *needle, size_t n)
+{
+    size_t keep = 0;
+    off_t off = 0;
+    r->start = r->end = 0; /* the buffer is scratch here: the next pass rewinds */
+    for (;;) {
+        ssize_t got = pread(r->fd, r->buf + keep, EB_LINE_READER_BUF - keep, off);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return false;
+        off += got;
+        size_t len = keep + (size_t)got;
+        if (memmem(r->buf, len, needle, n))
+            return true;
+        keep = len < n - 1 ? len : n - 1; /* a needle across two blocks */
+        memmove(r->buf, r->buf + len - keep, keep);
+    }
+}
+
+int eb_line_reader_rewind(eb_line_reader *r)
+{
+    if (lseek(r->fd, 0, SEEK_SET) < 0)
+        return -1;
+    r->start = r->end = 0;
+    r->eof = false;
+    return 0;
+}
+
+void eb_line_reader_close(eb_line_reader *r)
+{
+    if (r->fd >= 0)
+        close(r->fd);
+    free(r->buf);
+    r->fd = -1;
+    r->buf = NULL;
 }
 
 /* ------------------------------------------------------------- writing */

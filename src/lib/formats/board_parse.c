@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/board_internal.h"
 #include "formats/line_scan.h"
 
 #define LINE_MAX_CLEAN 1024
@@ -61,241 +62,6 @@ size_t eb_board_clean_line(const char *line, size_t len, char *out, size_t cap)
     return n;
 }
 
-/* --------------------------------------------------------------- #EB: */
-
-static bool eb_token_char(char c) { return c > ' ' && c != '=' && c != '"' && c != 0x7f; }
-
-bool eb_ebline_parse(const char *line, size_t len, eb_ebline *out)
-{
-    const char *p = line, *e = line + len;
-    ls_rtrim(p, &e);
-    out->status[0] = out->name[0] = '\0';
-    out->n_kv = 0;
-    if (!ls_lit(&p, e, "#EB:"))
-        return false;
-    if (ls_lit(&p, e, "OK"))
-        strcpy(out->status, "OK");
-    else if (ls_lit(&p, e, "ERR"))
-        strcpy(out->status, "ERR");
-    else if (ls_lit(&p, e, "EV"))
-        strcpy(out->status, "EV");
-    else
-        return false;
-    if (p < e && !ls_is_space(*p))
-        return false;
-    ls_skip_ws(&p, e);
-    if (out->status[1] == 'V') {
-        const char *s = p;
-        while (p < e && eb_token_char(*p))
-            p++;
-        if (p == s)
-            return false;
-        ls_copy(out->name, sizeof out->name, s, p);
-        if (p < e && !ls_is_space(*p))
-            return false;
-        ls_skip_ws(&p, e);
-    }
-    while (p < e) {
-        const char *ks = p;
-        while (p < e && eb_token_char(*p))
-            p++;
-        if (p == ks || p >= e || *p != '=')
-            return false;
-        if (out->n_kv == EB_EBLINE_MAX_KV)
-            return false;
-        ls_copy(out->kv[out->n_kv].key, sizeof out->kv[out->n_kv].key, ks, p);
-        p++;
-        char *v = out->kv[out->n_kv].value;
-        size_t vn = 0, vcap = sizeof out->kv[out->n_kv].value;
-        if (p < e && *p == '"') {
-            p++;
-            bool closed = false;
-            while (p < e) {
-                char c = *p++;
-                if (c == '"') {
-                    closed = true;
-                    break;
-                }
-                if (c == '\\') {
-                    if (p >= e)
-                        return false;
-                    c = *p++;
-                }
-                if (vn + 1 < vcap)
-                    v[vn++] = c;
-            }
-            if (!closed)
-                return false;
-        } else {
-            while (p < e && !ls_is_space(*p)) {
-                if (*p == '"')
-                    return false;
-                if (vn + 1 < vcap)
-                    v[vn++] = *p;
-                p++;
-            }
-        }
-        v[vn] = '\0';
-        out->n_kv++;
-        if (p < e && !ls_is_space(*p))
-            return false;
-        ls_skip_ws(&p, e);
-    }
-    return true;
-}
-
-const char *eb_ebline_get(const eb_ebline *l, const char *k)
-{
-    for (int i = 0; i < l->n_kv; i++)
-        if (strcmp(l->kv[i].key, k) == 0)
-            return l->kv[i].value;
-    return NULL;
-}
-
-static bool kv_num(const eb_ebline *l, const char *k, double *v)
-{
-    const char *s = eb_ebline_get(l, k);
-    if (!s)
-        return false;
-    const char *p = s, *e = s + strlen(s);
-    return ls_num(&p, e, v) && p == e;
-}
-
-/* A double from the wire as an integer, clamped (out-of-range casts are undefined). */
-static long clamp_long(double v)
-{
-    if (!(v > -1e9))
-        return -1000000000L;
-    if (!(v < 1e9))
-        return 1000000000L;
-    return (long)v;
-}
-
-static void kv_copy(const eb_ebline *l, const char *k, char *dst, size_t cap)
-{
-    const char *s = eb_ebline_get(l, k);
-    ls_copy(dst, cap, s ? s : "", s ? s + strlen(s) : "");
-}
-
-/* "IP:PORT" into ip and port. */
-static void split_peer(const char *s, eb_board_line *out)
-{
-    const char *colon = strrchr(s, ':');
-    if (!colon) {
-        ls_copy(out->ip, sizeof out->ip, s, s + strlen(s));
-        return;
-    }
-    ls_copy(out->ip, sizeof out->ip, s, colon);
-    out->port = atoi(colon + 1);
-}
-
-static const struct {
-    const char *name;
-    int event;
-} eb_events[] = {
-    {"boot", EB_BEV_BOOT},
-    {"wifi.scan", EB_BEV_SCAN},
-    {"wifi.scan_done", EB_BEV_SCAN_DONE},
-    {"wifi.connected", EB_BEV_WIFI_CONNECTED},
-    {"wifi.got_ip", EB_BEV_GOT_IP},
-    {"wifi.disconnected", EB_BEV_WIFI_DISCONNECTED},
-    {"iperf.started", EB_BEV_MODE},
-    {"iperf.connected", EB_BEV_CONNECTED},
-    {"iperf.interval", EB_BEV_INTERVAL},
-    {"iperf.summary", EB_BEV_SUMMARY},
-    {"iperf.done", EB_BEV_IPERF_DONE},
-    {"iperf.error", EB_BEV_ERROR},
-};
-
-static void classify_eb(const char *p, const char *e, eb_board_line *out, eb_ebline *scratch)
-{
-    eb_ebline local;
-    eb_ebline *l = scratch ? scratch : &local;
-    if (!eb_ebline_parse(p, (size_t)(e - p), l))
-        return;
-    out->eb = scratch;
-    if (l->status[0] == 'O') {
-        out->event = EB_BEV_EB_OK;
-        return;
-    }
-    if (l->status[0] == 'E' && l->status[1] == 'R') {
-        out->event = EB_BEV_EB_ERR;
-        kv_copy(l, "code", out->name, sizeof out->name);
-        kv_copy(l, "msg", out->text, sizeof out->text);
-        return;
-    }
-    out->event = EB_BEV_EB_EVENT;
-    ls_copy(out->name, sizeof out->name, l->name, l->name + strlen(l->name));
-    for (size_t i = 0; i < sizeof eb_events / sizeof eb_events[0]; i++)
-        if (strcmp(l->name, eb_events[i].name) == 0)
-            out->event = eb_events[i].event;
-    double v;
-    const char *s;
-    switch (out->event) {
-    case EB_BEV_BOOT:
-        kv_copy(l, "chip", out->text, sizeof out->text);
-        break;
-    case EB_BEV_SCAN:
-        kv_copy(l, "ssid", out->ssid, sizeof out->ssid);
-        out->rssi = kv_num(l, "rssi", &v) ? (int)clamp_long(v) : 0;
-        out->channel = kv_num(l, "ch", &v) ? (int)clamp_long(v) : 0;
-        kv_copy(l, "bssid", out->mac, sizeof out->mac);
-        break;
-    case EB_BEV_SCAN_DONE:
-        out->value = kv_num(l, "count", &v) ? clamp_long(v) : -1;
-        break;
-    case EB_BEV_GOT_IP:
-        kv_copy(l, "ip", out->ip, sizeof out->ip);
-        kv_copy(l, "mask", out->mask, sizeof out->mask);
-        kv_copy(l, "gw", out->gw, sizeof out->gw);
-        break;
-    case EB_BEV_WIFI_DISCONNECTED:
-        out->value = kv_num(l, "reason", &v) ? clamp_long(v) : -1;
-        break;
-    case EB_BEV_MODE:
-        out->role_known = true;
-        s = eb_ebline_get(l, "proto");
-        out->udp = s && strcmp(s, "udp") == 0;
-        s = eb_ebline_get(l, "role");
-        out->server = s && strcmp(s, "server") == 0;
-        out->interval_s = kv_num(l, "interval", &v) ? (int)clamp_long(v) : 0;
-        out->time_s = kv_num(l, "time", &v) ? (int)clamp_long(v) : 0;
-        break;
-    case EB_BEV_CONNECTED:
-        s = eb_ebline_get(l, "peer");
-        if (s)
-            split_peer(s, out);
-        break;
-    case EB_BEV_INTERVAL:
-    case EB_BEV_SUMMARY: {
-        double start, end, bytes;
-        if (!kv_num(l, "start", &start) || !kv_num(l, "end", &end) || !kv_num(l, "bytes", &bytes)) {
-            out->event = EB_BEV_EB_EVENT; /* malformed: keep it visible, not measured */
-            break;
-        }
-        out->style = EB_IVS_EB;
-        out->bytes_exact = true;
-        out->iv.start_s = start;
-        out->iv.end_s = end;
-        out->iv.bytes = bytes;
-        out->iv.mbps = end > start ? bytes * 8.0 / (end - start) / 1e6 : 0.0;
-        if (kv_num(l, "lost", &v))
-            out->iv.lost = clamp_long(v);
-        if (kv_num(l, "total", &v))
-            out->iv.total = clamp_long(v);
-        if (kv_num(l, "jitter_ms", &v))
-            out->iv.jitter_ms = v;
-        break;
-    }
-    case EB_BEV_ERROR:
-        out->error = EB_BERR_IPERF;
-        kv_copy(l, "msg", out->text, sizeof out->text);
-        break;
-    default:
-        break;
-    }
-}
-
 /* ------------------------------------------------------- interval line */
 
 static int prefix_power(char c)
@@ -310,7 +76,7 @@ static int prefix_power(char c)
 
 /* "[  1]  1.0- 2.0 sec\t2.95 MBytes\t23.63 Mbits/sec", " 0.0- 2.0 sec  24.36 Mbits/sec",
  * "   0-   3 sec       8.43 Mbits/sec" (the unit char may have been a NUL: "bits/sec"). */
-static bool parse_interval(int dialect, const char *p, const char *e, eb_board_line *out)
+static bool parse_interval(double mbit_base, const char *p, const char *e, eb_board_line *out)
 {
     int id = 0;
     if (p < e && *p == '[') {
@@ -364,6 +130,7 @@ static bool parse_interval(int dialect, const char *p, const char *e, eb_board_l
         }
     }
     int k = 0;
+    const char *unit = p;
     if (p < e && prefix_power(*p) >= 0) {
         k = prefix_power(*p);
         p++;
@@ -377,7 +144,7 @@ static bool parse_interval(int dialect, const char *p, const char *e, eb_board_l
         return false;
     /* The dialect's base for bit prefixes: 2^20 "Mbits" (v5.1–v6.0) or 1e6. Byte
      * prefixes are 1024-based everywhere. */
-    double kbase_bits = eb_dialect_mbit_base(dialect) == 1048576.0 ? 1024.0 : 1000.0;
+    double kbase_bits = mbit_base == 1048576.0 ? 1024.0 : 1000.0;
     double bits = bytes_rate ? v * pow(1024.0, k) * 8.0 : v * pow(kbase_bits, k);
     out->event = EB_BEV_INTERVAL;
     out->id = id;
@@ -385,6 +152,8 @@ static bool parse_interval(int dialect, const char *p, const char *e, eb_board_l
     out->iv.start_s = start;
     out->iv.end_s = end;
     out->iv.mbps = bits / 1e6;
+    out->printed = v;
+    ls_copy(out->unit, sizeof out->unit, unit, p);
     if (!isnan(xfer)) /* iperf-cmd 1.0: 'm' prints MBytes of 1e6, 'M' of 2^20 */
         out->iv.bytes = xfer * pow(bytes_rate ? 1024.0 : 1000.0, xpow);
     else
@@ -692,7 +461,7 @@ static void phrase_details(const char *m, const char *hit, eb_board_line *out)
             }
         const char *to = strstr(m, "sending to ");
         if (to) { /* v4.4/5.0 print the IPv4 as a raw uint32: "sending to 1678092480:5001" */
-            split_peer(to + 11, out);
+            eb_board_split_peer(to + 11, out);
             const char *ip = out->ip;
             if (*ip && strspn(ip, "0123456789") == strlen(ip)) {
                 unsigned long a = strtoul(ip, NULL, 10); /* network order read as little-endian */
@@ -832,7 +601,8 @@ static const char *skip_prompts(const char *m, bool *had)
     return m;
 }
 
-void eb_board_parse_line(int dialect, const char *line, size_t len, eb_board_line *out, eb_ebline *scratch)
+/* Every field of a classified line, as "nothing seen". */
+static void line_reset(eb_board_line *out)
 {
     out->event = EB_BEV_NONE;
     out->after_prompt = false;
@@ -842,6 +612,8 @@ void eb_board_parse_line(int dialect, const char *line, size_t len, eb_board_lin
     out->iv.start_s = out->iv.end_s = out->iv.bytes = out->iv.mbps = 0;
     out->iv.jitter_ms = NAN;
     out->iv.lost = out->iv.total = -1;
+    out->printed = NAN;
+    out->unit[0] = '\0';
     out->error = EB_BERR_NONE;
     out->value = -1;
     out->port = 0;
@@ -852,6 +624,17 @@ void eb_board_parse_line(int dialect, const char *line, size_t len, eb_board_lin
     out->name[0] = out->text[0] = out->reason[0] = '\0';
     out->reset = false;
     out->eb = NULL;
+}
+
+void eb_board_parse_line(int dialect, const char *line, size_t len, eb_board_line *out, eb_ebline *scratch)
+{
+    eb_board_parse_line_base(dialect, 0, line, len, out, scratch);
+}
+
+void eb_board_parse_line_base(int dialect, double mbit_base, const char *line, size_t len, eb_board_line *out,
+                              eb_ebline *scratch)
+{
+    line_reset(out);
 
     char buf[LINE_MAX_CLEAN];
     size_t n = eb_board_clean_line(line, len, buf, sizeof buf);
@@ -871,7 +654,7 @@ void eb_board_parse_line(int dialect, const char *line, size_t len, eb_board_lin
     /* an #EB: line may be glued to other output (docs/console-protocol.md) */
     const char *eb = memchr(m, '#', (size_t)(buf + n - m)) ? strstr(m, "#EB:") : NULL;
     if (eb) {
-        classify_eb(eb, end, out, scratch);
+        eb_board_classify_eb(eb, end, out, scratch);
         return;
     }
     const char *tag;
@@ -888,11 +671,11 @@ void eb_board_parse_line(int dialect, const char *line, size_t len, eb_board_lin
             const char *to = strstr(q, " connected to ") + 14;
             char peer[64];
             ls_copy(peer, sizeof peer, to, to + strcspn(to, " "));
-            split_peer(peer, out);
+            eb_board_split_peer(peer, out);
             out->event = EB_BEV_CONNECTED;
             return;
         }
-        if (parse_interval(dialect, q, end, out))
+        if (parse_interval(mbit_base > 0 ? mbit_base : eb_dialect_mbit_base(dialect), q, end, out))
             return;
         /* `free`: the current free heap as a bare integer */
         if (!tag && ls_is_digit(*q) && strspn(q, "0123456789") == strlen(q)) {
@@ -951,151 +734,6 @@ void eb_board_parse_line(int dialect, const char *line, size_t len, eb_board_lin
     }
 }
 
-/* ------------------------------------------------------------ detection */
-
-void eb_board_detect_init(eb_board_detect *d) { memset(d, 0, sizeof *d); }
-
-static void set_str(char *dst, size_t cap, const char *src)
-{
-    ls_copy(dst, cap, src, src + strlen(src));
-}
-
-void eb_board_detect_line(eb_board_detect *d, const char *line, size_t len)
-{
-    eb_ebline scratch;
-    eb_board_line l;
-    eb_board_parse_line(EB_DIALECT_UNKNOWN, line, len, &l, &scratch);
-    eb_board_detect_parsed(d, line, len, &l);
-}
-
-bool eb_board_dialects_read_alike(int a, int b)
-{
-    /* parse_interval's kbase_bits is the only use of the dialect in this file */
-    return (eb_dialect_mbit_base(a) == 1048576.0) == (eb_dialect_mbit_base(b) == 1048576.0);
-}
-
-void eb_board_detect_parsed(eb_board_detect *d, const char *line, size_t len, const eb_board_line *l)
-{
-    /* memchr first: these byte strings are rare and memmem costs more than the parse */
-    bool has_nul = memchr(line, 0, len) != NULL;
-    if (has_nul && memmem(line, len, "\0bits/sec", 9))
-        d->nul_unit = true;
-    switch (l->event) {
-    case EB_BEV_PROMPT:
-        if (memmem(line, len, "espbench>", 9))
-            d->prompt_espbench = true;
-        else if (memmem(line, len, "esp32>", 6))
-            d->prompt_esp32 = true;
-        break;
-    case EB_BEV_APP_PROJECT:
-        set_str(d->project, sizeof d->project, l->text);
-        break;
-    case EB_BEV_APP_IDF:
-        set_str(d->idf, sizeof d->idf, l->text);
-        break;
-    case EB_BEV_BOOTLOADER:
-        if (!d->idf[0])
-            set_str(d->idf, sizeof d->idf, l->text);
-        break;
-    case EB_BEV_BOOT:
-        if (l->eb) {
-            d->espbench = true;
-            const char *v = eb_ebline_get(l->eb, "idf");
-            if (v)
-                set_str(d->idf, sizeof d->idf, v);
-        }
-        if (l->text[0])
-            set_str(d->chip, sizeof d->chip, l->text);
-        if (strcmp(l->text, "esp8266") == 0)
-            d->esp8266 = true;
-        break;
-    case EB_BEV_INTERVAL:
-        if (l->style == EB_IVS_ID_BYTES)
-            d->iperf_cmd_10 = true;
-        else if (l->style == EB_IVS_DECIMAL)
-            d->iperf_cmd_01 = true;
-        else if (l->style == EB_IVS_INT)
-            d->int_intervals = true;
-        break;
-    case EB_BEV_MODE:
-        if (l->mode_localhost)
-            d->iperf_cmd_01 = true;
-        if (l->mode_spaced)
-            d->mode_spaced = true;
-        else if (!l->eb)
-            d->mode_plain = true;
-        break;
-    case EB_BEV_SOCKET_CREATED:
-        d->socket_created = true;
-        break;
-    default:
-        break;
-    }
-    if (l->eb || l->event == EB_BEV_EB_OK || l->event == EB_BEV_EB_ERR || l->event == EB_BEV_EB_EVENT)
-        d->espbench = true;
-    if (l->event == EB_BEV_SCAN && l->mac[0])
-        d->wifi_cmd = true;
-    if (l->event != EB_BEV_INTERVAL && memchr(line, '_', len) && memmem(line, len, "IP_EVENT_STA_GOT_IP", 19))
-        d->wifi_cmd = true;
-    if (l->event != EB_BEV_INTERVAL && memchr(line, '.', len) && memmem(line, len, "DONE.", 5))
-        d->wifi_cmd = true;
-    if (memchr(line, '(', len) && memmem(line, len, " iperf(id=", 10))
-        d->iperf_cmd_tag = true;
-}
-
-int eb_board_detect_result(const eb_board_detect *d, char *why, size_t why_cap)
-{
-    if (d->espbench || d->prompt_espbench) {
-        snprintf(why, why_cap, d->espbench ? "#EB: lines of the espbench firmware" : "the espbench> prompt");
-        return EB_DIALECT_ESPBENCH;
-    }
-    /* ESP-IDF has no v3.4 release: "ESP-IDF v3.4" is the ESP8266_RTOS_SDK's bootloader/app */
-    bool sdk8266 = strncmp(d->idf, "v3.4", 4) == 0 || strncmp(d->idf, "3.4", 3) == 0;
-    if (d->project[0] || d->idf[0] || d->esp8266) {
-        int r = eb_dialect_from_app(d->project, d->idf[0] ? d->idf : NULL,
-                                    d->esp8266 || sdk8266 ? "esp8266" : d->chip);
-        if (r != EB_DIALECT_UNKNOWN) {
-            snprintf(why, why_cap, "boot log: project '%s', ESP-IDF '%s'", d->project, d->idf);
-            return r;
-        }
-    }
-    if (d->iperf_cmd_10 || d->iperf_cmd_tag) {
-        snprintf(why, why_cap, "iperf-cmd 1.0 report lines ('[  1]  0.0- 1.0 sec ... Bytes')");
-        return EB_DIALECT_IPERF_CMD_10;
-    }
-    if (d->iperf_cmd_01 || d->wifi_cmd) {
-        snprintf(why, why_cap, "iperf-cmd 0.1 lines (' 0.0- 1.0 sec', wifi-cmd output)");
-        return EB_DIALECT_IPERF_CMD_01;
-    }
-    if (d->int_intervals || d->mode_plain || d->mode_spaced) {
-        if (d->mode_spaced || d->nul_unit) {
-            snprintf(why, why_cap, "ESP-IDF v5.1-v5.2 mode line (runs of spaces) or NUL unit char");
-            return EB_DIALECT_IDF_V51;
-        }
-        if (d->mode_plain) {
-            snprintf(why, why_cap, "ESP-IDF <= v5.0 mode line%s",
-                     d->socket_created ? " and 'Socket created'" : "");
-            return d->socket_created ? EB_DIALECT_IDF_V44 : EB_DIALECT_IDF_LEGACY;
-        }
-        if (d->prompt_esp32) {
-            snprintf(why, why_cap, "the esp32> prompt of the ESP-IDF <= v5.0 iperf example");
-            return EB_DIALECT_IDF_LEGACY;
-        }
-        snprintf(why, why_cap,
-                 "integer 'N- M sec' interval lines are printed both by ESP-IDF <= v5.0 (Mbit = 1e6 bits) and "
-                 "v5.1-v5.2 (Mbit = 2^20 bits), and the log has no boot log or mode= line to tell them apart; "
-                 "pass --dialect");
-        return EB_DIALECT_UNKNOWN;
-    }
-    if (d->prompt_esp32) {
-        snprintf(why, why_cap, "the esp32> prompt of the ESP-IDF <= v5.0 iperf example");
-        return EB_DIALECT_IDF_LEGACY;
-    }
-    snprintf(why, why_cap, "no boot log, #EB: lines, mode= line or interval lines to tell the dialect from; "
-                           "pass --dialect");
-    return EB_DIALECT_UNKNOWN;
-}
-
 /* --------------------------------------------------------- stateful */
 
 void eb_board_parser_init(eb_board_parser *p, int dialect)
@@ -1107,7 +745,7 @@ void eb_board_parser_init(eb_board_parser *p, int dialect)
 
 void eb_board_parser_line(eb_board_parser *p, const char *line, size_t len, eb_board_line *out)
 {
-    eb_board_parse_line(p->dialect, line, len, out, &p->scratch);
+    eb_board_parse_line_base(p->dialect, p->mbit_base, line, len, out, &p->scratch);
     if (p->detect)
         eb_board_detect_parsed(p->detect, line, len, out);
     if (out->event != EB_BEV_INTERVAL) {

@@ -1,6 +1,7 @@
 /* Regression gate: the difference of every chip × tier × test cell between a
  * baseline and the current results. A cell's figure is eb_results_cell():
  * the chosen statistic averaged over boards and repeats. */
+#include "espbench/formats/dims.h"
 #include "espbench/formats/compare.h"
 
 #include <math.h>
@@ -251,7 +252,7 @@ static void compare_cell(void *vctx, const char *chip, const char *tier, const c
     } else {
         const eb_chip *ch = x->p ? eb_profiles_chip(x->p, chip) : NULL;
         const eb_tier *t = ch ? eb_chip_tier(ch, tier) : NULL;
-        row->baseline = t && test < EB_TEST_COUNT ? t->ref_mbps[test] : NAN; /* raw tests: no profile figure */
+        row->baseline = eb_tier_ref(t, test, NULL); /* raw tests: no profile figure */
         row->n_baseline = isfinite(row->baseline) ? 1 : 0;
     }
     row->current = eb_results_cell_pair(x->cur, chip, tier, pair, test, x->c->opts.stat, &row->n_current);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "espbench/formats/dims.h"
 #include "espbench/base/buf.h"
 #include "espbench/formats/hosted.h"
 
@@ -47,7 +48,7 @@ double eb_hosted_published(const eb_hosted_pair *pair, const eb_tier *t, int row
     int test = eb_hosted_row_test(row);
     if (test == EB_TEST_RAW_TX || test == EB_TEST_RAW_RX)
         return pair->raw_mbps[test == EB_TEST_RAW_RX];
-    return t && test >= 0 && test < EB_TEST_COUNT ? t->ref_mbps[test] : NAN;
+    return eb_tier_ref(t, test, NULL);
 }
 
 /* The buffer aborts on no memory (buf.h): the text is always there. */

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "espbench/base/error.h"
+
 #define PARTS 4
 
 typedef struct idf_ver {
@@ -83,4 +85,36 @@ int eb_idf_version_cmp(const char *a, const char *b)
     }
     int c = strcmp(a, b);
     return (c > 0) - (c < 0);
+}
+
+/* The line after v6.0 starts with its first pre-release: "v6.1-dev". */
+static bool beyond_last_line(const idf_ver *v)
+{
+    idf_ver last = parse(EB_IDF_FIRMWARE_LAST_LINE);
+    if (v->num[0] != last.num[0])
+        return v->num[0] > last.num[0];
+    return v->num[1] > last.num[1];
+}
+
+int eb_idf_firmware_supported(const char *version, eb_error *err)
+{
+    const char *v = version ? version : "";
+    idf_ver x = parse(v);
+    const char *range = "the espbench firmware is checked with " EB_IDF_FIRMWARE_MIN " to " EB_IDF_FIRMWARE_LAST_LINE
+                        ".x (docs/firmware.md, \"Checking against ESP-IDF\")";
+    if (!x.valid)
+        return eb_fail(err, EB_ECONFIG, "ESP-IDF version '%s' is not a release version; %s: use a release's checkout",
+                       v, range);
+    if (x.pre_rank != 5 && !strstr(v, "-dirty")) /* git describe --dirty: still that release */
+        return eb_fail(err, EB_ECONFIG, "ESP-IDF %s is a pre-release, not checked; %s: use a release's checkout", v,
+                       range);
+    if (eb_idf_version_cmp(v, EB_IDF_FIRMWARE_MIN) < 0)
+        return eb_fail(err, EB_ECONFIG, "ESP-IDF %s is older than the firmware supports; %s: use a newer checkout",
+                       v, range);
+    if (beyond_last_line(&x))
+        return eb_fail(err, EB_ECONFIG,
+                       "ESP-IDF %s is newer than the firmware was checked with; %s: use a checkout of that range, or "
+                       "check the firmware with the newer release first",
+                       v, range);
+    return 0;
 }

@@ -22,16 +22,101 @@ static void put_tabs(eb_buf *b, int n)
     eb_buf_append(b, tabs, (size_t)(n < EB_JW_MAX_DEPTH ? n : EB_JW_MAX_DEPTH - 1));
 }
 
+/* The length of the valid UTF-8 sequence at p (at most n bytes), or 0 when
+ * the bytes there are not one (RFC 3629: no overlong forms, no surrogates,
+ * nothing above U+10FFFF). */
+size_t eb_utf8_seq_len(const unsigned char *p, size_t n)
+{
+    unsigned char c = p[0];
+    if (c < 0x80)
+        return 1;
+    size_t len = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (len == 0 || len > n)
+        return 0;
+    for (size_t i = 1; i < len; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] > 0x9f) || (c == 0xf0 && p[1] < 0x90) ||
+        (c == 0xf4 && p[1] > 0x8f))
+        return 0;
+    return len;
+}
+
+bool eb_utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        if (p[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t k = eb_utf8_seq_len(p + i, n - i);
+        if (k == 0)
+            return false;
+        i += k;
+    }
+    return true;
+}
+
+/* U+FFFD REPLACEMENT CHARACTER in UTF-8. */
+static const char replacement[3] = {(char)0xef, (char)0xbf, (char)0xbd};
+
+void eb_utf8_append(eb_buf *b, const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t run = 0, i = 0;
+    while (i < n) {
+        if (p[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t k = eb_utf8_seq_len(p + i, n - i);
+        if (k) {
+            i += k;
+            continue;
+        }
+        /* one replacement per bad byte, as Python's errors="replace" does for a lone byte */
+        eb_buf_append(b, s + run, i - run);
+        eb_buf_append(b, replacement, sizeof replacement);
+        run = ++i;
+    }
+    eb_buf_append(b, s + run, n - run);
+}
+
+void eb_utf8_fix_from(eb_buf *b, size_t from)
+{
+    if (from >= b->len || eb_utf8_valid((const char *)b->data + from, b->len - from))
+        return;
+    size_t n = b->len - from;
+    char *copy = malloc(n);
+    if (!copy)
+        abort();
+    memcpy(copy, b->data + from, n);
+    b->len = from;
+    eb_utf8_append(b, copy, n);
+    free(copy);
+}
+
 /* A string as cJSON escapes it: quote, backslash and control characters;
- * every other byte (UTF-8 included) as it is. */
+ * valid UTF-8 as it is. A byte that is not part of valid UTF-8 (a console
+ * capture's line noise, a name cut mid-character) becomes U+FFFD: every
+ * JSON file espbench writes is valid UTF-8 (RFC 8259 section 8.1), while
+ * the logs keep their raw bytes. */
 static void put_string(eb_buf *b, const char *s)
 {
     eb_buf_append_byte(b, '"');
     const char *run = s ? s : "";
     for (const char *p = run;; p++) {
         unsigned char c = (unsigned char)*p;
-        if (c > 31 && c != '"' && c != '\\')
+        if (c > 31 && c != '"' && c != '\\' && c < 0x80)
             continue;
+        if (c >= 0x80) {
+            size_t k = eb_utf8_seq_len((const unsigned char *)p, strnlen(p, 4));
+            if (k) {
+                p += k - 1;
+                continue;
+            }
+        }
         eb_buf_append(b, run, (size_t)(p - run));
         if (c == '\0')
             break;
@@ -45,6 +130,10 @@ static void put_string(eb_buf *b, const char *s)
         case '\r': eb_buf_append(b, "\\r", 2); break;
         case '\t': eb_buf_append(b, "\\t", 2); break;
         default:
+            if (c >= 0x80) {
+                eb_buf_append(b, replacement, sizeof replacement);
+                break;
+            }
             snprintf(esc, sizeof esc, "\\u%04x", c);
             eb_buf_append(b, esc, 6);
         }

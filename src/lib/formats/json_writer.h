@@ -43,4 +43,15 @@ eb_buf *eb_jw_raw(eb_jw *w, const char *key);
  * its length. */
 size_t eb_jw_fmt_num(double v, char out[32]);
 
+/* UTF-8 for every JSON and CSV file espbench writes: text from a console
+ * capture may hold any byte, the files hold valid UTF-8 only. */
+/* The length of the valid sequence at p (n bytes available), 0 if invalid. */
+size_t eb_utf8_seq_len(const unsigned char *p, size_t n);
+bool eb_utf8_valid(const char *s, size_t n);
+/* Appends s with each byte that is not part of valid UTF-8 replaced by U+FFFD. */
+void eb_utf8_append(eb_buf *b, const char *s, size_t n);
+/* The same, in place, for what b holds from offset `from` on (text another
+ * writer appended). */
+void eb_utf8_fix_from(eb_buf *b, size_t from);
+
 #endif

@@ -22,6 +22,23 @@
  *         tier: iperf                    # default: the board's tier, test by test
  *         name: c3-b                     # default: <board>-peer
  *
+ *   instruments:                       # optional: lab gear the run drives (docs/instruments.md)
+ *     - name: att1
+ *       kind: attenuator                 # attenuator, ap, power
+ *       driver: idf-serial               # see instr_drivers below
+ *       address: /dev/ttyUSB3            # port URL, http://host, host:port
+ *       serves: [s3-a]                   # attenuator: its boards (default: every board)
+ *       channel: 1                       # attenuator: its path on a multi-path unit
+ *     - name: ap1
+ *       kind: ap
+ *       driver: openwrt
+ *       address: http://192.168.10.1
+ *       user: root
+ *       password_env: OPENWRT_PASS       # or password_file:
+ *       radio: radio0                    # OpenWrt wifi-device / hostapd interface
+ *       ssid: bench-ap                   # default: ap.ssid
+ *       power: pdu1:3                    # the power switch and outlet that feed it
+ *
  * A "password:" key is refused: the secret lives outside the file. */
 #include "espbench/formats/lab.h"
 #include "yaml_doc.h"
@@ -80,6 +97,264 @@ static int get_port(lctx *x, yaml_node_t *n, const char *key, uint16_t *out)
         return fail_at(x, n, "'%s' must be a port number 1..65535, not '%s'", key, v);
     *out = (uint16_t)p;
     return 0;
+}
+
+/* The drivers each kind has (adapters/instr_core.c holds their code; a
+ * unit test checks both lists agree). */
+static const struct {
+    int kind;
+    const char *name;
+    const char *drivers[4];
+} instr_kinds[] = {
+    {EB_INSTR_ATTENUATOR, "attenuator", {"idf-serial", "minicircuits-http", "minicircuits-telnet"}},
+    {EB_INSTR_AP, "ap", {"openwrt", "hostapd"}},
+    {EB_INSTR_POWER, "power", {"apc", "tasmota"}},
+};
+
+const char *eb_instr_kind_name(int kind)
+{
+    for (size_t i = 0; i < sizeof instr_kinds / sizeof instr_kinds[0]; i++)
+        if (instr_kinds[i].kind == kind)
+            return instr_kinds[i].name;
+    return "";
+}
+
+static void list_of(const char *const *names, int n, char *out, size_t cap)
+{
+    size_t used = 0;
+    out[0] = 0;
+    for (int i = 0; i < n && names[i] && used < cap; i++)
+        used += (size_t)snprintf(out + used, cap - used, "%s%s", i ? ", " : "", names[i]);
+}
+
+static int instr_kind(lctx *x, yaml_node_t *v, eb_instr_spec *in)
+{
+    const char *s = scalar_of(x, v, "kind");
+    if (!s)
+        return EB_ECONFIG;
+    for (size_t i = 0; i < sizeof instr_kinds / sizeof instr_kinds[0]; i++)
+        if (!strcmp(s, instr_kinds[i].name)) {
+            in->kind = instr_kinds[i].kind;
+            return 0;
+        }
+    return fail_at(x, v, "unknown instrument kind '%s' (attenuator, ap, power)", s);
+}
+
+static int instr_driver(lctx *x, yaml_node_t *v, eb_instr_spec *in)
+{
+    for (size_t i = 0; i < sizeof instr_kinds / sizeof instr_kinds[0]; i++) {
+        if (instr_kinds[i].kind != in->kind)
+            continue;
+        for (int d = 0; d < 4 && instr_kinds[i].drivers[d]; d++)
+            if (!strcmp(in->driver, instr_kinds[i].drivers[d]))
+                return 0;
+        char names[160];
+        list_of(instr_kinds[i].drivers, 4, names, sizeof names);
+        return fail_at(x, v, "instrument '%s': no %s driver '%s' (%s)", in->name, instr_kinds[i].name, in->driver,
+                       names);
+    }
+    return 0;
+}
+
+static int get_int(lctx *x, yaml_node_t *n, const char *key, int lo, int hi, int *out)
+{
+    const char *v = scalar_of(x, n, key);
+    if (!v)
+        return EB_ECONFIG;
+    char *end;
+    long k = strtol(v, &end, 10);
+    if (!*v || *end || k < lo || k > hi)
+        return fail_at(x, n, "'%s' must be a whole number %d..%d, not '%s'", key, lo, hi, v);
+    *out = (int)k;
+    return 0;
+}
+
+static void resolve_file(const char *file, const char *base_dir, char *out, size_t cap)
+{
+    if (file[0] == '/' || !base_dir)
+        snprintf(out, cap, "%s", file);
+    else
+        snprintf(out, cap, "%.340s/%s", base_dir, file);
+}
+
+/* serves: a board name or a list of them */
+static int instr_serves(lctx *x, yaml_node_t *v, eb_instr_spec *in)
+{
+    if (v->type == YAML_SCALAR_NODE)
+        return copy_str(x, v, "serves", in->serves[in->n_serves++], sizeof in->serves[0]);
+    if (v->type != YAML_SEQUENCE_NODE)
+        return fail_at(x, v, "'serves' is a board name or a list of board names");
+    for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top; it++) {
+        if (in->n_serves == EB_INSTR_MAX_SERVED)
+            return fail_at(x, v, "'serves' lists more than %d boards", EB_INSTR_MAX_SERVED);
+        int rc = copy_str(x, yaml_document_get_node(x->doc, *it), "serves", in->serves[in->n_serves++],
+                          sizeof in->serves[0]);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* power: SWITCH:OUTLET */
+static int instr_power(lctx *x, yaml_node_t *v, eb_instr_spec *in)
+{
+    char buf[48];
+    int rc = copy_str(x, v, "power", buf, sizeof buf);
+    if (rc)
+        return rc;
+    char *colon = strrchr(buf, ':'), *end = NULL;
+    long outlet = colon ? strtol(colon + 1, &end, 10) : 0;
+    if (!colon || colon == buf || !colon[1] || *end || outlet < 1 || outlet > 64)
+        return fail_at(x, v, "'power' is SWITCH:OUTLET (a power instrument's name and an outlet 1..64), not '%s'",
+                       buf);
+    *colon = 0;
+    snprintf(in->power, sizeof in->power, "%s", buf);
+    in->outlet = (int)outlet;
+    return 0;
+}
+
+static int instr_key(lctx *x, const char *key, yaml_node_t *k, yaml_node_t *v, eb_instr_spec *in,
+                     const char *base_dir)
+{
+    if (!strcmp(key, "name"))
+        return copy_str(x, v, key, in->name, sizeof in->name);
+    if (!strcmp(key, "kind"))
+        return instr_kind(x, v, in);
+    if (!strcmp(key, "driver"))
+        return copy_str(x, v, key, in->driver, sizeof in->driver);
+    if (!strcmp(key, "address"))
+        return copy_str(x, v, key, in->address, sizeof in->address);
+    if (!strcmp(key, "user"))
+        return copy_str(x, v, key, in->user, sizeof in->user);
+    if (!strcmp(key, "password_env"))
+        return copy_str(x, v, key, in->password_env, sizeof in->password_env);
+    if (!strcmp(key, "password_file")) {
+        char file[256];
+        int rc = copy_str(x, v, key, file, sizeof file);
+        if (!rc)
+            resolve_file(file, base_dir, in->password_file, sizeof in->password_file);
+        return rc;
+    }
+    if (!strcmp(key, "password"))
+        return fail_at(x, k, "a password is never written in the lab file: use password_env: VAR or "
+                       "password_file: FILE");
+    if (!strcmp(key, "channel"))
+        return get_int(x, v, key, 1, 8, &in->channel);
+    if (!strcmp(key, "radio"))
+        return copy_str(x, v, key, in->radio, sizeof in->radio);
+    if (!strcmp(key, "ssid"))
+        return copy_str(x, v, key, in->ssid, sizeof in->ssid);
+    if (!strcmp(key, "power"))
+        return instr_power(x, v, in);
+    if (!strcmp(key, "serves"))
+        return instr_serves(x, v, in);
+    return fail_at(x, k, "unknown key '%s' in an instrument (name, kind, driver, address, user, password_env, "
+                   "password_file, channel, radio, ssid, power, serves)", key);
+}
+
+static int parse_instrument(lctx *x, eb_lab *lab, yaml_node_t *map, const char *base_dir)
+{
+    if (map->type != YAML_MAPPING_NODE)
+        return fail_at(x, map, "each instrument must be a mapping (name, kind, driver, address, ...)");
+    if (lab->n_instruments >= EB_LAB_MAX_INSTRUMENTS)
+        return fail_at(x, map, "too many instruments (at most %d)", EB_LAB_MAX_INSTRUMENTS);
+    eb_instr_spec *in = &lab->instruments[lab->n_instruments];
+    memset(in, 0, sizeof *in);
+    snprintf(in->at, sizeof in->at, "%.280s:%d:%d", x->name, (int)map->start_mark.line + 1,
+             (int)map->start_mark.column + 1);
+    yaml_node_t *driver_node = map;
+    for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = yaml_document_get_node(x->doc, p->key), *v = yaml_document_get_node(x->doc, p->value);
+        const char *key = k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "";
+        int rc = instr_key(x, key, k, v, in, base_dir);
+        if (rc)
+            return rc;
+        if (!strcmp(key, "driver"))
+            driver_node = v;
+    }
+    if (!in->name[0])
+        return fail_at(x, map, "instrument %d has no name", lab->n_instruments + 1);
+    if (!in->kind)
+        return fail_at(x, map, "instrument '%s' has no kind (attenuator, ap, power)", in->name);
+    if (!in->driver[0])
+        return fail_at(x, map, "instrument '%s' has no driver", in->name);
+    int rc = instr_driver(x, driver_node, in);
+    if (rc)
+        return rc;
+    if (!in->address[0])
+        return fail_at(x, map, "instrument '%s' has no address", in->name);
+    if (in->kind != EB_INSTR_ATTENUATOR && (in->n_serves || in->channel))
+        return fail_at(x, map, "instrument '%s': serves and channel belong to an attenuator", in->name);
+    if (in->kind != EB_INSTR_AP && (in->radio[0] || in->ssid[0] || in->power[0]))
+        return fail_at(x, map, "instrument '%s': radio, ssid and power belong to an access point", in->name);
+    for (int i = 0; i < lab->n_instruments; i++)
+        if (!strcmp(lab->instruments[i].name, in->name))
+            return fail_at(x, map, "two instruments are named '%s'", in->name);
+    lab->n_instruments++;
+    return 0;
+}
+
+/* After the whole file: an AP's power switch exists and is a switch; an
+ * attenuator serves boards of the file, and a board has one attenuator. */
+static int check_instruments(lctx *x, eb_lab *lab)
+{
+    for (int i = 0; i < lab->n_instruments; i++) {
+        const eb_instr_spec *in = &lab->instruments[i];
+        if (in->power[0]) {
+            const eb_instr_spec *sw = eb_lab_instrument(lab, in->power);
+            if (!sw || sw->kind != EB_INSTR_POWER)
+                return eb_fail(x->err, EB_ECONFIG, "%s: access point '%s' is fed by '%s', which is not a power "
+                               "instrument of this file", in->at, in->name, in->power);
+        }
+        for (int s = 0; s < in->n_serves; s++) {
+            bool found = false;
+            for (int b = 0; b < lab->n_boards && !found; b++)
+                found = !strcmp(lab->boards[b].name, in->serves[s]);
+            if (!found)
+                return eb_fail(x->err, EB_ECONFIG, "%s: attenuator '%s' serves '%s', which is not a board of "
+                               "this file", in->at, in->name, in->serves[s]);
+            for (int j = 0; j < i; j++)
+                for (int t = 0; t < lab->instruments[j].n_serves; t++)
+                    if (!strcmp(lab->instruments[j].serves[t], in->serves[s]))
+                        return eb_fail(x->err, EB_ECONFIG, "%s: board '%s' is behind two attenuators ('%s' and "
+                                       "'%s'): give each board one", in->at, in->serves[s],
+                                       lab->instruments[j].name, in->name);
+        }
+    }
+    return 0;
+}
+
+const eb_instr_spec *eb_lab_instrument(const eb_lab *lab, const char *name)
+{
+    for (int i = 0; lab && i < lab->n_instruments; i++)
+        if (!strcmp(lab->instruments[i].name, name))
+            return &lab->instruments[i];
+    return NULL;
+}
+
+const eb_instr_spec *eb_lab_attenuator_of(const eb_lab *lab, const char *board)
+{
+    const eb_instr_spec *all = NULL;
+    for (int i = 0; lab && i < lab->n_instruments; i++) {
+        const eb_instr_spec *in = &lab->instruments[i];
+        if (in->kind != EB_INSTR_ATTENUATOR)
+            continue;
+        if (!in->n_serves && !all)
+            all = in;
+        for (int s = 0; s < in->n_serves; s++)
+            if (!strcmp(in->serves[s], board))
+                return in;
+    }
+    return all;
+}
+
+int eb_lab_access_points(const eb_lab *lab, const eb_instr_spec **out, int cap)
+{
+    int n = 0;
+    for (int i = 0; lab && i < lab->n_instruments && n < cap; i++)
+        if (lab->instruments[i].kind == EB_INSTR_AP)
+            out[n++] = &lab->instruments[i];
+    return n;
 }
 
 static int parse_ap(lctx *x, eb_lab *lab, yaml_node_t *map, const char *base_dir)
@@ -237,7 +512,7 @@ int eb_lab_parse(eb_lab *lab, const char *text, size_t len, const char *name, co
         rc = eb_fail(err, EB_ECONFIG, "%s: a lab file is a mapping with ap, pc and boards", name);
         goto out;
     }
-    yaml_node_t *boards = NULL;
+    yaml_node_t *boards = NULL, *instruments = NULL;
     for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top && !rc; p++) {
         yaml_node_t *k = yaml_document_get_node(&doc, p->key), *v = yaml_document_get_node(&doc, p->value);
         const char *key = k->type == YAML_SCALAR_NODE ? (const char *)k->data.scalar.value : "";
@@ -258,8 +533,12 @@ int eb_lab_parse(eb_lab *lab, const char *text, size_t len, const char *name, co
             }
         } else if (!strcmp(key, "boards")) {
             boards = v;
+        } else if (!strcmp(key, "instruments")) {
+            instruments = v;
+            if (v->type != YAML_SEQUENCE_NODE)
+                rc = fail_at(&x, v, "'instruments' is a list of instruments (name, kind, driver, address, ...)");
         } else {
-            rc = fail_at(&x, k, "unknown key '%s' (ap, pc, boards)", key);
+            rc = fail_at(&x, k, "unknown key '%s' (ap, pc, boards, instruments)", key);
         }
     }
     if (rc)
@@ -274,6 +553,11 @@ int eb_lab_parse(eb_lab *lab, const char *text, size_t len, const char *name, co
         rc = parse_board(&x, lab, yaml_document_get_node(&doc, *it), i);
     if (!rc && lab->n_boards == 0)
         rc = eb_fail(err, EB_ECONFIG, "%s: the boards list is empty", name);
+    for (yaml_node_item_t *it = instruments ? instruments->data.sequence.items.start : NULL;
+         !rc && it && it < instruments->data.sequence.items.top; it++)
+        rc = parse_instrument(&x, lab, yaml_document_get_node(&doc, *it), base_dir);
+    if (!rc)
+        rc = check_instruments(&x, lab);
     for (int b = 0; !rc && b < lab->n_boards; b++)
         if (!lab->boards[b].pc_ip[0])
             snprintf(lab->boards[b].pc_ip, sizeof lab->boards[b].pc_ip, "%s", lab->pc_ip);

@@ -17,6 +17,7 @@
  *          tau = 2(1-2p) / ((1-2p)(W+1) + pW(1-(2p)^m)) and
  *          p = 1 - (1-tau)^(n-1); W = CWmin+1 = 16, m = 6 (CWmax 1023).
  *   [fit]  fitted per chip from the published tables (model_fit.c). */
+#include "espbench/formats/dims.h"
 #include "espbench/formats/model.h"
 
 #include <math.h>
@@ -479,7 +480,7 @@ int eb_model_figure(const eb_model_chip *mc, const eb_chip *c, const eb_tier *t,
 {
     double pub = NAN;
     if (t)
-        pub = test == EB_TEST_COUNT ? t->ref_avail_kb : t->ref_mbps[test];
+        pub = test == EB_TEST_COUNT ? t->ref_avail_kb : eb_tier_ref(t, test, NULL);
     if (!force_model && eb_model_link_is_published(l) && !isnan(pub) && pub > 0) {
         *value = pub;
         return EB_FIG_PUBLISHED;
@@ -516,7 +517,7 @@ void eb_model_as_built(const eb_chip *c, eb_tier *t)
 
 int eb_model_source(const eb_tier *t, int test, const eb_model_link *l, bool force_model)
 {
-    double pub = !t ? NAN : test == EB_TEST_COUNT ? t->ref_avail_kb : t->ref_mbps[test];
+    double pub = !t ? NAN : test == EB_TEST_COUNT ? t->ref_avail_kb : eb_tier_ref(t, test, NULL);
     return !force_model && eb_model_link_is_published(l) && !isnan(pub) && pub > 0 ? EB_FIG_PUBLISHED
                                                                                     : EB_FIG_MODEL;
 }

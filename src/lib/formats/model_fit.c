@@ -7,6 +7,7 @@
  * tiers, or a fold with one tier left out, stays physical). The search is a
  * deterministic coordinate pattern search: the same tables give the same
  * constants, bit for bit. */
+#include "espbench/formats/dims.h"
 #include "espbench/formats/model.h"
 
 #include <math.h>
@@ -92,7 +93,7 @@ static double cost(fit_ctx *f, const double *x)
         eb_prediction pr;
         eb_model_predict(&f->mc, f->chip, f->tiers[k], NULL, &pr);
         for (int t = 0; t < EB_TEST_COUNT; t++) {
-            double pub = f->tiers[k]->ref_mbps[t];
+            double pub = eb_tier_ref(f->tiers[k], t, NULL);
             if (isnan(pub) || pub <= 0)
                 continue;
             double e = log(fmax(pr.mbps[t], 1e-3) / pub);
@@ -138,7 +139,7 @@ static bool has_figures(const eb_tier *t)
     if (!isnan(t->ref_avail_kb))
         return true;
     for (int k = 0; k < EB_TEST_COUNT; k++)
-        if (!isnan(t->ref_mbps[k]))
+        if (!isnan(eb_tier_ref(t, k, NULL)))
             return true;
     return false;
 }
@@ -150,7 +151,7 @@ static void set_priors(fit_ctx *f)
     double heap_max = NAN;
     for (int k = 0; k < f->n; k++) {
         for (int t = 0; t < EB_TEST_COUNT; t++) {
-            double v = f->tiers[k]->ref_mbps[t] * 1.2;
+            double v = eb_tier_ref(f->tiers[k], t, NULL) * 1.2;
             double *p = &f->prior[EB_MP_CEIL_TCP_TX + t];
             if (!isnan(v) && (*p == priors[EB_MP_CEIL_TCP_TX + t].value || v > *p))
                 *p = v;
@@ -241,7 +242,7 @@ int eb_model_cv_chip(const eb_chip *c, eb_model_cv_row **err_pct, const eb_tier 
         eb_prediction pr;
         eb_model_predict(&mc, c, t, NULL, &pr);
         for (int j = 0; j < EB_TEST_COUNT; j++)
-            row[j] = pct_err(pr.mbps[j], t->ref_mbps[j]);
+            row[j] = pct_err(pr.mbps[j], eb_tier_ref(t, j, NULL));
         if (mc.n_heap > 0)
             row[EB_TEST_COUNT] = pct_err(pr.free_kb, t->ref_avail_kb);
     }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "espbench/formats/dims.h"
 #include "espbench/formats/model.h"
 #include "json_writer.h"
 
@@ -72,7 +73,7 @@ int eb_model_cv_render_json(const eb_profiles *p, eb_buf *out, eb_error *err)
             eb_jw_object(&w, NULL);
             eb_jw_str(&w, "tier", tiers[k]->name);
             for (int j = 0; j <= EB_TEST_COUNT; j++) {
-                double pub = j < EB_TEST_COUNT ? tiers[k]->ref_mbps[j] : tiers[k]->ref_avail_kb;
+                double pub = j < EB_TEST_COUNT ? eb_tier_ref(tiers[k], j, NULL) : tiers[k]->ref_avail_kb;
                 eb_jw_object(&w, eb_model_cv_column(j));
                 fixed(&w, "published", pub, 2);
                 fixed(&w, "predicted", isnan(rows[k][j]) ? NAN : pub * (1 + rows[k][j] / 100), 2);

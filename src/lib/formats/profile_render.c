@@ -1,4 +1,5 @@
 /* Text table (the docs' layout) and JSON renderings of a chip's profile. */
+#include "espbench/formats/dims.h"
 #include "espbench/formats/profile.h"
 
 #include "profile_facts.h"
@@ -117,7 +118,7 @@ static void render_group(FILE *f, const eb_chip *c, const eb_tier *const *tiers,
     for (int test = 0; test < EB_TEST_COUNT; test++) {
         put(&t, r, 0, eb_test_docs_label(test));
         for (int i = 0; i < n; i++) {
-            fmt_num(buf, sizeof buf, tiers[i]->ref_mbps[test]);
+            fmt_num(buf, sizeof buf, eb_tier_ref(tiers[i], test, NULL));
             put(&t, r, i + 1, buf);
         }
         r++;
@@ -242,7 +243,7 @@ static cJSON *tier_json(const eb_tier *t)
     for (int test = 0; test < EB_TEST_COUNT; test++) {
         char key[32];
         snprintf(key, sizeof key, "%s_mbps", eb_test_name(test));
-        add_num_or_null(ref, key, t->ref_mbps[test]);
+        add_num_or_null(ref, key, eb_tier_ref(t, test, NULL));
     }
     return o;
 }

@@ -63,6 +63,8 @@ static const eb_prov_field fields[] = {
     F("peer_idf_version", EB_PROV_TEXT, peer_idf_version, "pair test: peer ESP-IDF"),
     F("peer_dialect", EB_PROV_TEXT, peer_dialect, "pair test: peer console dialect"),
     F("flash_loader", EB_PROV_TEXT, flash_loader, "flash loader"),
+    F("attenuation_db", EB_PROV_NUM, attenuation_db, "attenuation (dB)"),
+    F("instruments", EB_PROV_TEXT, instruments, "lab instruments"),
 };
 #undef F
 #define N_FIELDS ((int)(sizeof fields / sizeof fields[0]))
@@ -98,7 +100,7 @@ void eb_prov_init(eb_provenance *p)
 static const eb_provenance unknown = {
     .flash_mhz = NAN, .cpu_mhz = NAN, .channel = NAN, .bandwidth_mhz = NAN, .rssi_before = NAN,
     .rssi_after = NAN, .unit_base = NAN, .sweep_value = NAN, .concurrent_boards = NAN,
-    .transport_width = NAN, .transport_clock_mhz = NAN,
+    .transport_width = NAN, .transport_clock_mhz = NAN, .attenuation_db = NAN,
 };
 
 const eb_provenance *eb_prov_unknown(void) { return &unknown; }

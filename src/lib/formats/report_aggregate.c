@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "espbench/formats/dims.h"
 #include "report_internal.h"
 
 #define MAX_GROUPS 512
@@ -21,8 +22,7 @@ typedef struct agg_group {
 static bool same_group(const eb_entry *a, const eb_entry *b)
 {
     return !strcmp(a->tier, b->tier) && a->test == b->test && a->repeat == b->repeat &&
-           !strcmp(eb_entry_prov(a)->sweep_var, eb_entry_prov(b)->sweep_var) &&
-           (!eb_entry_prov(a)->sweep_var[0] || eb_entry_prov(a)->sweep_value == eb_entry_prov(b)->sweep_value);
+           eb_dims_same_point(eb_entry_prov(a), eb_entry_prov(b));
 }
 
 static bool in_aggregate(const eb_entry *e)
@@ -72,7 +72,7 @@ static double solo_figure(const eb_results *r, const eb_report_opts *o, const eb
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
         if (isfinite(eb_entry_prov(e)->concurrent_boards) || strcmp(e->status, "ok") || strcmp(e->chip, k->chip) ||
-            strcmp(e->tier, k->tier) || e->test != k->test || eb_entry_prov(e)->sweep_var[0])
+            strcmp(e->tier, k->tier) || e->test != k->test || !eb_dims_at_default(eb_entry_prov(e)))
             continue;
         double f = o->stat == EB_STAT_PEAK ? e->peak_mbps : e->mean_mbps;
         if (isfinite(f)) {
@@ -93,8 +93,10 @@ static void group_row(const eb_results *r, const eb_report_opts *o, const agg_gr
     int c = 0;
     snprintf(rep_cell(t, row, c++), REP_CELL, "%s", k->tier);
     snprintf(rep_cell(t, row, c++), REP_CELL, "%s", eb_test_label(k->test));
-    if (eb_entry_prov(k)->sweep_var[0])
-        snprintf(rep_cell(t, row, c++), REP_CELL, "%d (%s=%g)", k->repeat + 1, eb_entry_prov(k)->sweep_var, eb_entry_prov(k)->sweep_value);
+    char point[64];
+    eb_dims_point_label(eb_entry_prov(k), point, sizeof point);
+    if (point[0])
+        snprintf(rep_cell(t, row, c++), REP_CELL, "%d (%s)", k->repeat + 1, point);
     else
         snprintf(rep_cell(t, row, c++), REP_CELL, "%d", k->repeat + 1);
     double sum = 0;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "espbench/formats/dims.h"
 #include "espbench/formats/report.h"
 #include "report_internal.h"
 
@@ -152,7 +153,7 @@ const char *rep_chip_display(const eb_profiles *p, const char *chip)
 double rep_ref(const eb_profiles *p, const char *chip, const char *tier, int test)
 {
     const eb_tier *t = rep_tier(p, chip, tier);
-    return t ? t->ref_mbps[test] : NAN;
+    return eb_tier_ref(t, test, NULL);
 }
 
 double rep_ref_avail_kb(const eb_profiles *p, const char *chip, const char *tier)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "espbench/formats/dims.h"
 #include "report_internal.h"
 
 #define MAX_PAIRS 256
@@ -51,7 +52,7 @@ static double row_figure(const eb_results *r, const eb_report_opts *o, const eb_
     int n = 0;
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
-        if (!same_row(e, k) || e->test != test || strcmp(e->status, "ok") || eb_entry_prov(e)->sweep_var[0])
+        if (!same_row(e, k) || e->test != test || strcmp(e->status, "ok") || !eb_dims_at_default(eb_entry_prov(e)))
             continue;
         double f = o->stat == EB_STAT_PEAK ? e->peak_mbps : e->mean_mbps;
         if (isfinite(f)) {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "espbench/formats/dims.h"
 #include "report_internal.h"
 
 int rep_cell_spread(const eb_results *r, const char *chip, const char *tier, int test, int stat, rep_spread *out)
@@ -19,7 +20,7 @@ int rep_cell_spread(const eb_results *r, const char *chip, const char *tier, int
         const eb_entry *e = &r->entries[i];
         /* sweep points are not repeats of one cell: report_sweep.c shows them */
         if (e->test != test || strcmp(e->chip, chip) || strcmp(e->tier, tier) || strcmp(e->status, "ok") ||
-            eb_entry_prov(e)->sweep_var[0] || eb_entry_prov(e)->peer_chip[0])
+            !eb_dims_at_default(eb_entry_prov(e)) || eb_entry_prov(e)->peer_chip[0])
             continue;
         double f = stat == EB_STAT_PEAK ? e->peak_mbps : e->mean_mbps;
         if (!isfinite(f) || n >= REP_MAX_RUNS)

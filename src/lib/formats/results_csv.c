@@ -8,18 +8,24 @@
 #include <string.h>
 
 #include "espbench/formats/results.h"
+#include "json_writer.h"
 
 static void csv_text(eb_buf *b, const char *s)
 {
+    /* a byte that is not valid UTF-8 becomes U+FFFD (json_writer.h): the file is UTF-8 */
     if (strpbrk(s, ",\"\r\n") == NULL) {
-        eb_buf_append(b, s, strlen(s));
+        eb_utf8_append(b, s, strlen(s));
         return;
     }
     eb_buf_append_byte(b, '"');
-    for (; *s; s++) {
-        if (*s == '"')
-            eb_buf_append_byte(b, '"');
-        eb_buf_append_byte(b, (uint8_t)*s);
+    for (const char *run = s;; s++) {
+        if (*s == '"' || *s == '\0') {
+            eb_utf8_append(b, run, (size_t)(s - run));
+            if (*s == '\0')
+                break;
+            eb_buf_append(b, "\"\"", 2);
+            run = s + 1;
+        }
     }
     eb_buf_append_byte(b, '"');
 }

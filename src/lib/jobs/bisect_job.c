@@ -16,6 +16,8 @@
 #include "espbench/formats/stats.h"
 #include "espbench/jobs/bisect.h"
 #include "espbench/jobs/idf_build.h"
+#include "espbench/jobs/run_idf.h"
+#include "espbench/formats/idf_version.h"
 
 static void say(const eb_bisect_req *rq, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void say(const eb_bisect_req *rq, const char *fmt, ...)
@@ -201,21 +203,54 @@ int eb_bisect(const eb_bisect_req *rq0, const eb_bisect_driver *d, eb_bisect_res
     return rc;
 }
 
-int eb_bisect_rev_list(const char *repo, const char *good, const char *bad, char ***out, int *n, eb_error *err)
+/* The commit of rev in repo, 40 hex; EB_ECONFIG naming the flag. */
+static int commit_of(const char *repo, const char *rev, const char *flag, char out[41], eb_error *err)
+{
+    char spec[200], o[64];
+    snprintf(spec, sizeof spec, "%s^{commit}", rev);
+    const char *pg[] = {"git", "-C", repo, "rev-parse", "--verify", "--quiet", spec, NULL};
+    if (eb_proc_output(pg, NULL, 60, o, sizeof o, err) || strlen(o) != 40)
+        return eb_fail(err, EB_ECONFIG, "%s %s: not a commit of %s; check the revision", flag, rev, repo);
+    memcpy(out, o, 41);
+    return 0;
+}
+
+int eb_bisect_rev_list(const char *repo, const char *good, const char *bad, char ***out, int *n,
+                       eb_bisect_range *info, eb_error *err)
 {
     *out = NULL;
     *n = 0;
-    char g[64], b[64], range[160];
-    const char *pg[] = {"git", "-C", repo, "rev-parse", "--verify", "--quiet", NULL, NULL};
-    char spec[80];
-    snprintf(spec, sizeof spec, "%s^{commit}", good);
-    pg[6] = spec;
-    if (eb_proc_output(pg, NULL, 60, g, sizeof g, err))
-        return eb_fail(err, EB_ECONFIG, "--good %s: not a commit of %s; check the revision", good, repo);
-    snprintf(spec, sizeof spec, "%s^{commit}", bad);
-    if (eb_proc_output(pg, NULL, 60, b, sizeof b, err))
-        return eb_fail(err, EB_ECONFIG, "--bad %s: not a commit of %s; check the revision", bad, repo);
-    snprintf(range, sizeof range, "%s..%s", g, b);
+    memset(info, 0, sizeof *info);
+    if (commit_of(repo, good, "--good", info->good, err) || commit_of(repo, bad, "--bad", info->bad, err))
+        return err->code;
+    memcpy(info->start, info->good, 41);
+    eb_error ig;
+    char o[64];
+    const char *anc[] = {"git", "-C", repo, "merge-base", "--is-ancestor", info->good, info->bad, NULL};
+    if (eb_proc_output(anc, NULL, 60, o, sizeof o, &ig) != 0) {
+        const char *mb[] = {"git", "-C", repo, "merge-base", info->good, info->bad, NULL};
+        if (eb_proc_output(mb, NULL, 60, o, sizeof o, &ig) || strlen(o) != 40)
+            return eb_fail(err, EB_ECONFIG, "--good %s and --bad %s have no common ancestor in %s", good, bad, repo);
+        if (!strcmp(o, info->bad))
+            return eb_fail(err, EB_ECONFIG, "--bad %s is an ancestor of --good %s in %s; swap them", bad, good, repo);
+        memcpy(info->start, o, 41);
+        info->from_merge_base = true;
+    }
+    char who[160];
+    int rc = eb_idf_version_at(repo, info->start, info->start_version, sizeof info->start_version, err);
+    if (!rc)
+        rc = eb_idf_version_at(repo, info->bad, info->bad_version, sizeof info->bad_version, err);
+    if (!rc) {
+        if (info->from_merge_base)
+            snprintf(who, sizeof who, "the merge base %.10s of --good %s and --bad %s", info->start, good, bad);
+        else
+            snprintf(who, sizeof who, "--good %s", good);
+        rc = eb_idf_version_check(info->start_version, who, err);
+    }
+    if (rc)
+        return rc;
+    char range[100];
+    snprintf(range, sizeof range, "%s..%s", info->start, info->bad);
     const char *rl[] = {"git", "-C", repo, "rev-list", "--first-parent", "--reverse", range, NULL};
     size_t cap = 8u << 20;
     char *txt = malloc(cap);
@@ -229,12 +264,12 @@ int eb_bisect_rev_list(const char *repo, const char *good, const char *bad, char
     for (char *p = txt; *p; p++)
         count += *p == '\n';
     char **v = calloc((size_t)count + 1, sizeof *v);
-    v[0] = strdup(g);
+    v[0] = strdup(info->start);
     int k = 1;
     for (char *t = strtok(txt, "\n"); t; t = strtok(NULL, "\n"))
         v[k++] = strdup(t);
     free(txt);
-    if (k < 2 || strcmp(v[k - 1], b)) {
+    if (k < 2 || strcmp(v[k - 1], info->bad)) {
         for (int i = 0; i < k; i++)
             free(v[i]);
         free(v);
@@ -264,33 +299,72 @@ int eb_bisect_most_measured(int n)
 }
 
 /* The real driver. */
+static int git_in(const char *dir, const char *const *args, const char *what, eb_error *err)
+{
+    const char *argv[16] = {"git", "-C", dir};
+    int k = 3;
+    for (int i = 0; args[i] && k < 15; i++)
+        argv[k++] = args[i];
+    argv[k] = NULL;
+    char o[2048];
+    if (eb_proc_output(argv, NULL, 1800, o, sizeof o, err)) {
+        if (err->code == EB_EINTR)
+            return EB_EINTR;
+        return eb_fail(err, EB_EIO, "%s in %s: %s", what, dir, o);
+    }
+    return 0;
+}
+
+/* The worktree at commit, its submodules at the commit's: a plain checkout
+ * leaves them where they were (git checkout does not recurse by default). */
+static int checkout_at(eb_bisect_real *r, const char *commit, eb_error *err)
+{
+    struct stat sb;
+    int rc;
+    snprintf(r->worktree, sizeof r->worktree, "%s/idf-worktree", r->work_dir);
+    if (stat(r->worktree, &sb) != 0) {
+        const char *add[] = {"worktree", "add", "--detach", "--force", r->worktree, commit, NULL};
+        rc = git_in(r->repo, add, "git worktree add", err);
+    } else {
+        const char *co[] = {"checkout", "--detach", "--force", "--quiet", commit, NULL};
+        rc = git_in(r->worktree, co, "git checkout", err);
+    }
+    if (rc)
+        return rc;
+    /* protocol.file.allow: submodules cloned from local repositories (a
+     * mirror beside the user's checkout) are refused by git >= 2.38.1 without it. */
+    const char *sub[] = {"-c", "protocol.file.allow=always", "submodule", "update", "--init", "--recursive", "--force",
+                         NULL};
+    return git_in(r->worktree, sub, "git submodule update --init --recursive", err);
+}
+
+int eb_bisect_real_cleanup(eb_bisect_real *r, eb_error *err)
+{
+    if (!r->worktree[0])
+        return 0;
+    const char *rm[] = {"worktree", "remove", "--force", r->worktree, NULL};
+    int rc = git_in(r->repo, rm, "git worktree remove", err);
+    if (!rc)
+        r->worktree[0] = 0;
+    return rc;
+}
+
 static int real_build(void *user, const char *commit, char *image, size_t cap, char *version, size_t vcap,
                       eb_error *err)
 {
     eb_bisect_real *r = user;
-    char wt[1100];
-    snprintf(wt, sizeof wt, "%s/idf-worktree", r->work_dir);
-    struct stat sb;
-    if (stat(wt, &sb) != 0) {
-        const char *add[] = {"git", "-C", r->repo, "worktree", "add", "--detach", "--force", wt, commit, NULL};
-        char o[2048];
-        if (eb_proc_output(add, NULL, 600, o, sizeof o, err))
-            return eb_fail(err, EB_EIO, "git worktree add %s in %s: %s", wt, r->repo, o);
-    } else {
-        const char *co[] = {"git", "-C", wt, "checkout", "--detach", "--force", "--quiet", commit, NULL};
-        char o[2048];
-        if (eb_proc_output(co, NULL, 600, o, sizeof o, err))
-            return eb_fail(err, EB_EIO, "git checkout %.10s in %s: %s", commit, wt, o);
-    }
+    int rc = checkout_at(r, commit, err);
+    if (rc)
+        return rc;
     eb_idf_checkout idf;
-    if (eb_idf_probe(wt, &idf, err))
+    if (eb_idf_probe(r->worktree, &idf, err))
         return 1; /* no ESP-IDF at this commit: skipped as one that does not build */
     eb_idf_build_req req = {.idf = &idf, .chip = r->chip, .firmware = EB_IDF_FW_ESPBENCH, .cache_dir = r->cache_dir,
                             .stop = r->stop};
     eb_idf_build_result res;
-    int rc = eb_idf_build_firmware(&req, &res, err);
-    if (rc == EB_EINTR)
-        return rc;
+    rc = eb_idf_build_firmware(&req, &res, err);
+    if (rc == EB_EINTR || (rc && res.env_error))
+        return rc; /* the environment's failure is not the commit's: no skip */
     if (rc)
         return 1;
     snprintf(image, cap, "%s/espbench.bin", res.dir);
@@ -308,13 +382,22 @@ static int real_measure(void *user, const char *image, int n, double *mbps, eb_e
     while (stat(out, &sb) == 0);
     eb_run_request rq = r->rq;
     eb_run_opts o = r->o;
-    rq.sim_image = image;
+    if (rq.sim)
+        rq.sim_image = image;
     rq.out_dir = out;
     o.repeat = n;
     o.stop = r->stop;
     eb_run_setup st;
     eb_run_summary sum = {0};
     int rc = eb_run_resolve(&rq, &o, &st, err);
+    if (!rc && !rq.sim) { /* a board: the build flashed as `espbench flash --build-dir` does */
+        char dir[1200];
+        snprintf(dir, sizeof dir, "%s", image);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = 0;
+        rc = eb_run_flash_build(&o, &st.profiles, dir, rq.chip, NULL, NULL, err);
+    }
     if (!rc)
         rc = eb_run(&o, &sum, err);
     eb_run_setup_free(&st);

@@ -1,5 +1,6 @@
-/* --aggregate: several boards into one AP at the same time. Each board
- * thread meets the others before every test of its plan, so the tests
+/* --aggregate: several boards into one AP at the same time, a barrier the
+ * core calls (run_board.c, run_job.c). Each board thread meets the others
+ * before every test of its plan, so the tests
  * overlap and the report can sum them (a question users ask: do four
  * boards together carry more than one?). The meeting has a deadline: a
  * board stuck in retries does not hold the others forever; whoever waited
@@ -69,7 +70,7 @@ static void close_meeting(run_meet *m)
     pthread_cond_broadcast(&m->cond);
 }
 
-static int meet_wait(board_ctx *bc)
+int run_meet_wait(board_ctx *bc)
 {
     run_meet *m = &bc->sh->meet;
     struct timespec until;
@@ -111,7 +112,7 @@ static int meet_wait(board_ctx *bc)
     return met;
 }
 
-static void meet_leave(board_ctx *bc)
+void run_meet_leave(board_ctx *bc)
 {
     run_meet *m = &bc->sh->meet;
     pthread_mutex_lock(&m->lock);
@@ -121,7 +122,7 @@ static void meet_leave(board_ctx *bc)
     pthread_mutex_unlock(&m->lock);
 }
 
-static bool done_everywhere(board_ctx *bc, const eb_run_item *it)
+bool run_meet_done(board_ctx *bc, const eb_run_item *it)
 {
     const eb_run_opts *o = bc->sh->o;
     for (int i = 0; i < o->n_boards; i++)
@@ -130,55 +131,14 @@ static bool done_everywhere(board_ctx *bc, const eb_run_item *it)
     return true;
 }
 
-/* ------------------------------------------------------------ the variant */
-
-static int aggregate_begin(run_shared *sh, board_ctx *bcs, int n, eb_error *err)
+int run_meet_begin(run_shared *sh, board_ctx *bcs, int n, eb_error *err)
 {
-    if (!sh->o->aggregate)
-        return 0;
     meet_init(&sh->meet, n);
     return aggregate_check(sh, bcs, n, err);
 }
 
-static void aggregate_end(run_shared *sh)
+void run_meet_end(run_shared *sh)
 {
     if (sh->meet.open)
         meet_destroy(&sh->meet);
 }
-
-static bool aggregate_joins(const board_ctx *bc)
-{
-    return bc->sh->o->aggregate;
-}
-
-/* --resume: an item counts as done only when every board finished it (it
- * is then redone on all, so the figures stay concurrent). */
-static bool aggregate_done(board_ctx *bc, const eb_run_item *it, bool *done)
-{
-    *done = done_everywhere(bc, it);
-    return true;
-}
-
-/* Start together with the other boards. */
-static void aggregate_begin_item(board_ctx *bc, const eb_run_item *it)
-{
-    (void)it;
-    bc->concurrent = meet_wait(bc);
-}
-
-static void aggregate_stamp(board_ctx *bc, const eb_run_item *it, run_result *r)
-{
-    (void)it;
-    r->prov->concurrent_boards = bc->concurrent;
-}
-
-const run_variant run_variant_aggregate = {
-    .name = "aggregate",
-    .run_begin = aggregate_begin,
-    .run_end = aggregate_end,
-    .joins = aggregate_joins,
-    .leave = meet_leave,
-    .done = aggregate_done,
-    .begin_item = aggregate_begin_item,
-    .stamp = aggregate_stamp,
-};

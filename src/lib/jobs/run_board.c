@@ -1,10 +1,12 @@
-/* The core of a board's run: the loop over its plan with retries. What a
- * variant adds (a peer board, an ESP-Hosted pair, latency, a link sweep,
- * aggregate meetings, pattern firmware) comes through the hooks of the
- * variant table (run_variants.c); this file names none of them. Failures
- * are classified by their kind (error.h): a reboot or a failed test is
- * retried, a lost port or a failed board-level step ends the board, Ctrl-C
- * ends the run with what was finished kept. */
+/* The core of a board's run: the loop over its plan with retries. A board's
+ * tests have two ends (run_ends.c: the board, and a peer board or the PC)
+ * and the core runs each step for both through the end table: open,
+ * prepare (every dimension's value: run_dims.c), ready after a failure,
+ * lost, close. The item's test kind (run_kinds.c) starts, measures, records
+ * and fails its result; --aggregate's barrier (run_aggregate.c) is called
+ * before each item. Failures are classified by their kind (error.h): a
+ * reboot or a failed test is retried, a lost port or a failed board-level
+ * step ends the board, Ctrl-C ends the run with what was finished kept. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,120 +14,83 @@
 
 #include "run_internal.h"
 
-#define EACH_VARIANT(v, bc)                                                                                   \
-    for (const run_variant *const *v##_p = run_variants, *v; (v = *v##_p) != NULL; v##_p++)                 \
-        if (run_variant_joins(v, bc))
-
-/* The variant that runs an item: the first in the table that runs it. */
-static const run_variant *owner_of(const board_ctx *bc, const eb_run_item *it)
-{
-    EACH_VARIANT(v, bc)
-    if (v->runs && v->test && v->runs(bc, it))
-        return v;
-    return NULL;
-}
+/* The board's ends, the board first. */
+#define EACH_END(e, bc) for (board_ctx *e = (bc); e; e = e == (bc) ? (bc)->far : NULL)
 
 static bool item_done(board_ctx *bc, const eb_run_item *it)
 {
-    bool done;
-    EACH_VARIANT(v, bc)
-    if (v->done && v->done(bc, it, &done))
-        return done;
+    if (bc->sh->o->aggregate) /* redone on every board unless done on all: the figures stay concurrent */
+        return run_meet_done(bc, it);
     return run_item_done(bc->sh, bc->b, bc->chip->name, it);
 }
 
 static void plan_ended(board_ctx *bc)
 {
-    EACH_VARIANT(v, bc)
-    if (v->leave)
-        v->leave(bc);
+    if (bc->sh->o->aggregate)
+        run_meet_leave(bc);
 }
 
 /* ------------------------------------------------------------ one item */
 
-static void result_start(board_ctx *bc, const run_variant *owner, const eb_run_item *it, run_result *r)
+static void result_start(board_ctx *bc, const run_kind *kind, const eb_run_item *it, run_result *r)
 {
     memset(r, 0, sizeof *r);
-    if (owner->start) {
-        owner->start(bc, it, r);
-    } else {
-        run_entry_base(bc, it, &r->e);
-        r->entry = &r->e;
-        r->prov = eb_entry_prov_mut(&r->e);
-    }
-    EACH_VARIANT(v, bc)
-    if (v->stamp)
-        v->stamp(bc, it, r);
-}
-
-static int record_result(board_ctx *bc, const run_variant *owner, const eb_run_item *it, run_result *r,
-                         eb_error *err)
-{
-    if (owner->record)
-        return owner->record(bc, it, r, err);
-    int rc = run_record(bc, &r->e, err);
-    run_emit(bc, EB_RUN_EV_TEST_DONE, it, NULL, 0, r->e.mean_mbps, &r->e);
-    return rc;
+    kind->start(bc, it, r);
+    if (bc->sh->o->aggregate)
+        r->prov->concurrent_boards = bc->concurrent;
+    run_instr_stamp(bc, it, r);
+    EACH_END(e, bc)
+    if (e->ops->stamp)
+        e->ops->stamp(e, it, r);
 }
 
 /* Records a failed test with its reason; err is kept. */
-static void record_failure(board_ctx *bc, const run_variant *owner, const eb_run_item *it, run_result *r,
+static void record_failure(board_ctx *bc, const run_kind *kind, const eb_run_item *it, run_result *r,
                            eb_error *err)
 {
-    if (owner->failed) {
-        owner->failed(r, err->msg);
-    } else {
-        snprintf(r->e.status, sizeof r->e.status, "failed");
-        eb_entry_set_error(&r->e, "%s", err->msg);
-        eb_iso8601_utc(r->e.finished);
-    }
+    kind->failed(r, err->msg);
     eb_error keep = *err;
-    record_result(bc, owner, it, r, err);
+    kind->record(bc, it, r, err);
     *err = keep;
 }
 
-/* One attempt: the variants' steps around the tier (if not applied yet),
- * then the owner's test. */
-static int attempt_item(board_ctx *bc, const run_variant *owner, const eb_run_item *it, run_result *r,
-                        eb_error *err)
+/* One attempt: every end prepared for the item, then the kind's test. */
+static int attempt_item(board_ctx *bc, const run_kind *kind, const eb_run_item *it, run_result *r, eb_error *err)
 {
     eb_error_clear(err);
     int rc = 0;
-    EACH_VARIANT(v, bc)
-    if (!rc && v->before_tier)
-        rc = v->before_tier(bc, it, err);
-    if (!rc && bc->tier != it->tier && !owner->own_tier)
-        rc = run_apply_tier(bc, it->tier, err);
-    EACH_VARIANT(v, bc)
-    if (!rc && v->after_tier)
-        rc = v->after_tier(bc, it, err);
-    result_start(bc, owner, it, r);
-    return rc ? rc : owner->test(bc, it, r, err);
+    EACH_END(e, bc)
+    if (!rc && e->ops->prepare)
+        rc = e->ops->prepare(e, it, kind->own_tier, err);
+    result_start(bc, kind, it, r);
+    return rc ? rc : kind->test(bc, it, r, err);
 }
 
-/* Whether a failed attempt ends the board: no console (a tier's flashing
- * failed), a lost port, a configuration error, a board-level step that
- * failed for another reason than a reboot, or a variant's other board lost. */
+/* Whether a failed attempt ends the board: a lost port, a configuration
+ * error, a board-level step that failed for another reason than a reboot,
+ * or an end that cannot go on (no console: a tier's flashing failed). */
 static bool board_cannot_go_on(const board_ctx *bc, int trc, const eb_error *err)
 {
-    if (!bc->con || eb_console_port_failed(bc->con) || err->kind == EB_KIND_PORT_LOST || trc == EB_ECONFIG ||
-        err->kind == EB_KIND_BOARD)
+    if (err->kind == EB_KIND_PORT_LOST || trc == EB_ECONFIG || err->kind == EB_KIND_BOARD)
         return true;
-    EACH_VARIANT(v, bc)
-    if (v->lost && v->lost(bc))
+    EACH_END(e, (board_ctx *)bc)
+    if (e->ops->lost && e->ops->lost(e))
         return true;
     return false;
 }
 
-/* After a failed attempt: the tiers forgotten and, before a retry, the
- * boards brought to a known state. Returns 0, or the error of a board
+/* After a failed attempt: every end's tier forgotten and, before a retry,
+ * the ends brought to a known state. Returns 0, or the error of an end
  * whose console is gone. */
-static int reset_board(board_ctx *bc, bool ready, eb_error *err)
+static int reset_ends(board_ctx *bc, bool ready, eb_error *err)
 {
-    int rc = ready ? run_board_ready(bc, err) : (bc->tier = NULL, 0);
-    EACH_VARIANT(v, bc)
-    if (!rc && v->reset)
-        rc = v->reset(bc, ready, err);
+    int rc = 0;
+    EACH_END(e, bc) {
+        e->tier = NULL;
+        run_instr_forget(e);
+        if (!rc && ready && e->ops->ready)
+            rc = e->ops->ready(e, err);
+    }
     return rc;
 }
 
@@ -134,16 +99,16 @@ static int reset_board(board_ctx *bc, bool ready, eb_error *err)
 static int run_item(board_ctx *bc, const eb_run_item *it, eb_error *err)
 {
     const eb_run_opts *o = bc->sh->o;
-    const run_variant *owner = owner_of(bc, it);
-    if (!owner)
-        return eb_fail(err, EB_ECONFIG, "%s: no variant of the run runs %s", bc->label, eb_run_test_name(it->test));
+    const run_kind *kind = run_kind_of(it->test);
+    if (!kind)
+        return eb_fail(err, EB_ECONFIG, "%s: no test kind runs %s", bc->label, eb_run_test_name(it->test));
     for (int attempt = 0;; attempt++) {
         if (run_stopped(bc))
             return eb_fail(err, EB_EINTR, "interrupted");
         run_result r;
-        int trc = attempt_item(bc, owner, it, &r, err);
+        int trc = attempt_item(bc, kind, it, &r, err);
         if (!trc) {
-            int rc = record_result(bc, owner, it, &r, err);
+            int rc = kind->record(bc, it, &r, err);
             eb_entry_free(&r.e);
             return rc;
         }
@@ -156,7 +121,7 @@ static int run_item(board_ctx *bc, const eb_run_item *it, eb_error *err)
             run_infof(bc, EB_RUN_EV_WARN, "%s: %s/%s: %s; retrying (%d of %d)", bc->label, it->tier->name,
                       eb_run_test_name(it->test), err->msg, attempt + 1, o->retries);
             /* Whatever happened, start the next attempt from a known state. */
-            if (reset_board(bc, true, err) == 0) {
+            if (reset_ends(bc, true, err) == 0) {
                 eb_entry_free(&r.e);
                 continue;
             }
@@ -164,9 +129,9 @@ static int run_item(board_ctx *bc, const eb_run_item *it, eb_error *err)
         }
         /* Reported: the test fails with the reason; the board goes on
          * unless the failure was the board's (port gone, no AP, ...). */
-        record_failure(bc, owner, it, &r, err);
+        record_failure(bc, kind, it, &r, err);
         eb_entry_free(&r.e);
-        reset_board(bc, false, err);
+        reset_ends(bc, false, err);
         return fatal ? trc : 0;
     }
 }
@@ -183,26 +148,20 @@ static void skip_all(board_ctx *bc, const eb_run_item *plan, int np)
     run_count(bc, &bc->sh->sum->skipped, np);
 }
 
-static int open_board(board_ctx *bc, eb_error *err)
+static int open_ends(board_ctx *bc, eb_error *err)
 {
-    int rc = run_board_log(bc, err);
-    EACH_VARIANT(v, bc)
-    if (!rc && v->before_open)
-        rc = v->before_open(bc, err);
-    if (!rc)
-        rc = run_board_open(bc, err);
-    EACH_VARIANT(v, bc)
-    if (!rc && v->after_open)
-        rc = v->after_open(bc, err);
+    int rc = 0;
+    EACH_END(e, bc)
+    if (!rc && e->ops->open)
+        rc = e->ops->open(e, err);
     return rc;
 }
 
-static void close_board(board_ctx *bc)
+static void close_ends(board_ctx *bc)
 {
-    run_board_close(bc);
-    EACH_VARIANT(v, bc)
-    if (v->close)
-        v->close(bc);
+    EACH_END(e, bc)
+    if (e->ops->close)
+        e->ops->close(e);
 }
 
 int run_board(board_ctx *bc)
@@ -231,7 +190,7 @@ int run_board(board_ctx *bc)
         plan_ended(bc);
         return 0;
     }
-    int rc = open_board(bc, err);
+    int rc = open_ends(bc, err);
     for (int i = 0; i < np && !rc; i++) {
         bc->index = i + 1;
         if (o->resume && item_done(bc, &plan[i])) {
@@ -239,13 +198,12 @@ int run_board(board_ctx *bc)
             run_emit(bc, EB_RUN_EV_SKIP, &plan[i], NULL, 0, NAN, NULL);
             continue;
         }
-        EACH_VARIANT(v, bc)
-        if (v->begin_item)
-            v->begin_item(bc, &plan[i]);
+        if (o->aggregate) /* start together with the other boards */
+            bc->concurrent = run_meet_wait(bc);
         rc = run_item(bc, &plan[i], err);
     }
     plan_ended(bc);
-    close_board(bc);
+    close_ends(bc);
     free(plan);
     return rc;
 }

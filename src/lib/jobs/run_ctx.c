@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "espbench/formats/dims.h"
 #include "espbench/base/clock.h"
 #include "espbench/formats/dialect.h"
 #include "espbench/adapters/results_file.h"
@@ -77,16 +78,18 @@ bool run_stopped(const board_ctx *bc)
 
 const char *run_file_label(const board_ctx *bc)
 {
-    return bc->b->name[0] ? bc->b->name : "board";
+    return bc->file_label[0] ? bc->file_label : bc->b->name[0] ? bc->b->name : "board";
 }
 
-void run_point_tag(const board_ctx *bc, const eb_run_item *it, char *out, size_t cap)
+void run_file_label_init(board_ctx *bc)
 {
-    const eb_sweep *sw = &bc->sh->o->sweep;
-    if (it->point >= 0 && it->point < sw->n)
-        snprintf(out, cap, "-%s%g", eb_sweep_var_key(sw->var), sw->values[it->point]);
-    else if (cap)
-        out[0] = 0;
+    const char *name = bc->b->name, *chip = bc->b->chip;
+    size_t ln = strlen(name), lc = strlen(chip);
+    bool ends = lc && ln > lc && name[ln - lc - 1] == '-' && !strcmp(name + ln - lc, chip);
+    if (!name[0] || !strcmp(name, chip) || ends || !chip[0])
+        snprintf(bc->file_label, sizeof bc->file_label, "%s", name[0] ? name : chip[0] ? chip : "board");
+    else
+        snprintf(bc->file_label, sizeof bc->file_label, "%s-%s", name, chip);
 }
 
 void run_console_capture(void *user, const char *line)
@@ -191,38 +194,6 @@ void run_fill_meta(board_ctx *bc)
     pthread_mutex_unlock(&sh->lock);
 }
 
-void run_entry_base(board_ctx *bc, const eb_run_item *it, eb_entry *e)
-{
-    const eb_run_opts *o = bc->sh->o;
-    eb_entry_init(e);
-    snprintf(e->board, sizeof e->board, "%s", bc->b->name);
-    snprintf(e->chip, sizeof e->chip, "%s", bc->chip->name);
-    snprintf(e->tier, sizeof e->tier, "%s", it->tier->name);
-    e->test = it->test;
-    e->repeat = it->repeat;
-    e->ref_mbps = it->test < EB_TEST_COUNT ? it->tier->ref_mbps[it->test] : NAN;
-    e->duration_s = o->duration_s;
-    e->interval_s = o->interval_s;
-    e->warmup_s = o->warmup_s;
-    e->udp_rate_mbps = eb_run_test_is_udp(it->test) ? eb_run_item_udp_rate(o, bc->chip, it) : NAN;
-    if (it->point >= 0 && it->point < o->sweep.n) { /* the point is part of the entry's key */
-        eb_provenance *p = eb_entry_prov_mut(e);
-        snprintf(p->sweep_var, sizeof p->sweep_var, "%s", eb_sweep_var_key(o->sweep.var));
-        p->sweep_value = o->sweep.values[it->point];
-    }
-    eb_model_link link;
-    eb_sweep_link_at(&o->sweep, it->point, &bc->b->sim_link, &link);
-    eb_entry_set_tier_params(e, it->tier);
-    if (bc->tier == it->tier)
-        eb_entry_set_tier_note(e, bc->tier_note);
-    if (bc->b->sim && it->test < EB_TEST_COUNT) /* the same decision the vboard makes (eb_model_figure) */
-        snprintf(e->figure_source, sizeof e->figure_source, "%s",
-                 eb_model_source(it->tier, it->test, &link, bc->b->sim_model) == EB_FIG_PUBLISHED
-                     ? "published"
-                     : "model " EB_MODEL_VERSION);
-    eb_prov_track_test_start(&bc->prov);
-}
-
 int run_record_latency(board_ctx *bc, const eb_latency *l, eb_error *err)
 {
     uint64_t t0 = eb_now_us();
@@ -253,39 +224,4 @@ int run_record(board_ctx *bc, const eb_entry *e, eb_error *err)
     pthread_mutex_unlock(&bc->sh->lock);
     run_step_done(bc, EB_STEP_SAVE, t0);
     return rc;
-}
-
-bool run_item_done(run_shared *sh, const eb_run_board *b, const char *chip, const eb_run_item *it)
-{
-    pthread_mutex_lock(&sh->lock);
-    const eb_sweep *sw = &sh->o->sweep;
-    bool point = it->point >= 0 && it->point < sw->n;
-    const char *var = point ? eb_sweep_var_key(sw->var) : "";
-    double value = point ? sw->values[it->point] : NAN;
-    bool done;
-    if (it->test == EB_RUN_LATENCY) {
-        eb_latency *l = eb_results_find_latency(&sh->results, b->name, chip, it->tier->name, it->repeat, var, value);
-        done = l && strcmp(l->status, "ok") == 0;
-    } else {
-        /* The whole key: a board-to-board test is done only against the same peer. */
-        eb_entry k;
-        eb_entry_init(&k);
-        snprintf(k.board, sizeof k.board, "%s", b->name);
-        snprintf(k.chip, sizeof k.chip, "%s", chip);
-        snprintf(k.tier, sizeof k.tier, "%s", it->tier->name);
-        k.test = it->test;
-        k.repeat = it->repeat;
-        eb_provenance *kp = eb_entry_prov_mut(&k);
-        snprintf(kp->sweep_var, sizeof kp->sweep_var, "%s", var);
-        kp->sweep_value = value;
-        if (b->peer.port[0] || b->peer.chip[0]) {
-            snprintf(kp->peer_chip, sizeof kp->peer_chip, "%s", b->peer.chip);
-            snprintf(kp->peer_tier, sizeof kp->peer_tier, "%s", eb_run_peer_tier(b, it->tier->name));
-        }
-        eb_entry *e = eb_results_find_done(&sh->results, &k);
-        done = e && strcmp(e->status, "ok") == 0;
-        eb_entry_free(&k);
-    }
-    pthread_mutex_unlock(&sh->lock);
-    return done;
 }

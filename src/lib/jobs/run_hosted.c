@@ -82,7 +82,7 @@ static int same_pair_per_chip(const eb_run_opts *o, eb_error *err)
     return 0;
 }
 
-static int hosted_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
+int run_hosted_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
 {
     if (rq->coprocessor) { /* a lone board */
         eb_run_board *b = &o->boards[0];
@@ -136,7 +136,7 @@ static int hosted_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup
     return 0;
 }
 
-static void hosted_setup_free(eb_run_setup *st)
+void run_hosted_setup_free(eb_run_setup *st)
 {
     if (st->hosted) {
         eb_hosted_free(st->hosted);
@@ -211,7 +211,7 @@ static bool first_of_kind(const eb_run_opts *o, int i, bool by_coprocessor)
  * with, made by the vboard (the host's iperf example per tier, its app
  * version naming the tier; the raw-throughput images per direction), in
  * OUT/hosted-fw/manifest.json. */
-static int hosted_sim_images(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
+int run_hosted_images(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
 {
     bool any = false;
     for (int i = 0; i < o->n_boards; i++)
@@ -270,7 +270,7 @@ static int hosted_sim_images(const eb_run_request *rq, eb_run_opts *o, eb_run_se
 /* ------------------------------------------------------------ the co-processor's port */
 
 /* --coprocessor-port: the co-processor's firmware from the manifest, over its own port. */
-static int hosted_flash_coprocessor(board_ctx *bc, eb_error *err)
+int run_hosted_flash_coprocessor(board_ctx *bc, eb_error *err)
 {
     const eb_run_opts *o = bc->sh->o;
     const eb_hosted_pair *p = bc->b->hosted;
@@ -360,7 +360,7 @@ static int read_report(board_ctx *bc, double duration_s, eb_raw_tp_result *res, 
 }
 
 /* raw_tx / raw_rx: flashes the raw-throughput image, reads its report. */
-static int hosted_raw(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err)
+int run_hosted_raw(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err)
 {
     const eb_run_opts *o = bc->sh->o;
     const char *dir = eb_test_name(it->test);
@@ -402,39 +402,11 @@ static int hosted_raw(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_erro
     return 0;
 }
 
-/* ------------------------------------------------------------ the variant */
+/* ------------------------------------------------------------ the host end */
 
-static bool hosted_joins(const board_ctx *bc)
-{
-    return bc->b->hosted != NULL;
-}
-
-static bool hosted_runs(const board_ctx *bc, const eb_run_item *it)
-{
-    (void)bc;
-    return EB_TEST_IS_RAW(it->test);
-}
-
-static int hosted_raw_item(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err)
-{
-    return hosted_raw(bc, it, &r->e, err);
-}
-
-static void hosted_stamp(board_ctx *bc, const eb_run_item *it, run_result *r)
+/* The pair's part of every result of the host (transport provenance). */
+void run_hosted_stamp(board_ctx *bc, const eb_run_item *it, run_result *r)
 {
     if (r->entry)
         hosted_entry(bc, it, r->entry);
 }
-
-const run_variant run_variant_hosted = {
-    .name = "hosted",
-    .resolve = hosted_resolve,
-    .resolve_images = hosted_sim_images,
-    .setup_free = hosted_setup_free,
-    .joins = hosted_joins,
-    .before_open = hosted_flash_coprocessor,
-    .runs = hosted_runs,
-    .own_tier = true, /* raw tests flash their own image */
-    .test = hosted_raw_item,
-    .stamp = hosted_stamp,
-};

@@ -1,23 +1,42 @@
 /* Private to the run job (run_*.c): the run context shared by the board
- * threads, the board context, the variants' hook table, and the services
- * the variants and the core share. The files, in layers (a file calls only
- * files above it in this list; scripts/run_calls.py checks it):
+ * threads, the ends of a test, and three small tables the core walks:
  *
+ *   ends        run_end_ops: a board's console, an ESP-Hosted host with its
+ *               co-processor, the PC (run_ends.c). The core opens, prepares,
+ *               readies, checks and closes EVERY end of a board's tests the
+ *               same way: board to board is two console ends.
+ *   test kinds  run_kind: throughput, latency, the hosted raw transport
+ *               (run_kinds.c), chosen by the test (each test has one kind),
+ *               refused up front when an end pair cannot run it.
+ *   dimensions  run_dim: tier, repeat, the sweep variables, the ESP-IDF
+ *               version (run_dims.c; their names: formats/dims.c): checked
+ *               up front, applied to each end, named in keys and file names.
+ *
+ * The files, in layers (a file calls only files below it in this list;
+ * scripts/run_calls.py checks it, and that only the end table calls a
+ * board's life steps):
+ *
+ *   run_resolve.c   from flags/lab file to boards (eb_run_resolve)
+ *   run_job.c       the core: eb_run, checks, the PC iperf probe, a thread per board
+ *   run_board.c     the core: one board's plan loop with retries and failure
+ *                   classification over its ends, the item's kind, the barrier
+ *   run_kinds.c     the test kinds' table
+ *   run_ends.c      the ends' table, the making of a board's far end
+ *   run_dims.c      the dimensions' table
+ *   run_pair.c, run_hosted.c, run_latency.c, run_aggregate.c,
+ *   run_instruments.c, run_pattern.c
+ *                   what an end, a kind or a dimension does: a throughput
+ *                   test between two consoles, the pair's resolve/images/
+ *                   co-processor/raw test, round trips from the PC, the
+ *                   --aggregate barrier, the lab instruments (attenuator,
+ *                   AP), --pattern's checks and console driver
+ *   run_test.c      a throughput test against the PC, free memory, figures
+ *   run_steps.c     a board's steps: port and console (its driver chosen from
+ *                   a table: --pattern, --dialect, detected), tier (switch or
+ *                   flash), Wi-Fi, a link point, flashing a manifest image
+ *   run_ctx.c       the run context: progress events, step timing, results store
  *   run_plan.c      what to run: defaults, tier x test x repeat plan, shards, UDP
  *                   rate, usage errors of the request (run_bad_request)
- *   run_ctx.c       the run context: progress events, step timing, results store
- *   run_steps.c     a board's steps: port and console, tier (switch or flash),
- *                   Wi-Fi, a link sweep point, flashing a manifest image
- *   run_test.c      the measuring pieces: one test against the PC (both iperf
- *                   ends), free memory, the figures of an entry
- *   variants        one file each, a run_variant row each (run_variants.c):
- *                   run_plain.c, run_pair.c, run_hosted.c, run_latency.c,
- *                   run_aggregate.c, run_link_sweep.c, run_pattern.c
- *   run_variants.c  the table
- *   run_board.c     the core: one board's plan loop with retries and failure
- *                   classification, calling the variants' hooks
- *   run_job.c       the core: eb_run, checks, the PC iperf probe, a thread per board
- *   run_resolve.c   from flags/lab file to boards (eb_run_resolve)
  *
  * Ownership: a board context owns its port for the whole board; the console
  * session reads from it and the flasher borrows it while a tier image is
@@ -64,10 +83,17 @@ typedef struct run_shared {
     char host[64];
     char iperf_version[64];
     run_meet meet;
+    struct run_instr *instr; /* lab instruments the run drives (run_instruments.c), NULL = none */
 } run_shared;
 
-/* One board of the run. */
+struct run_end_ops;
+
+/* One end of a board's tests: the board itself, or its far end (its peer
+ * board, or the PC, whose context has no console). */
 typedef struct board_ctx {
+    const struct run_end_ops *ops;
+    struct board_ctx *far; /* the board's far end (owned): a peer board or the PC */
+    struct board_ctx *dut; /* a far end's board under test; NULL for the board */
     run_shared *sh;
     eb_run_board *b;
     const eb_chip *chip;
@@ -80,20 +106,17 @@ typedef struct board_ctx {
     const eb_tier *tier;   /* applied and connected with it; NULL = redo */
     char tier_note[256];   /* build-time settings the board runs with other values */
     const char *label;     /* board name for messages */
+    char file_label[80];   /* in its file names: NAME-CHIP (run_file_label_init) */
     char fw_sha256[72];    /* of the application image, when known */
     int index, total;
     eb_error err;
     eb_prov_tracker prov;  /* provenance facts seen on the console */
     int link_point;        /* sweep point whose link the virtual board has; -1 = none set */
+    double udp_rate_mbps;  /* the UDP offered rate of the current item (run_dims.c) */
     int concurrent;        /* --aggregate: boards that started the current test together; 0 = no aggregate */
     eb_pattern_driver pattern_drv; /* --pattern: the board's driver (drv points here) */
-    /* The console driver a variant imposes (run_pattern.c), NULL = the
-     * board's dialect, else detected; a peer speaks as its board. */
-    const eb_console_driver *(*pick_driver)(struct board_ctx *bc);
-    /* Board to board: the peer's context (owned, NULL = tests against the
-     * PC) and the board it describes (made from b->peer). */
-    struct board_ctx *peer;
-    eb_run_board peer_board;
+    eb_run_board far_board; /* a peer end: the board it describes (made from the board's peer) */
+    struct run_instr_board *instr; /* the board's attenuator (run_instruments.c), NULL = none */
 } board_ctx;
 
 /* run_plan.c */
@@ -111,18 +134,16 @@ void run_infof(board_ctx *bc, int event, const char *fmt, ...) __attribute__((fo
 void run_step_done(board_ctx *bc, int step, uint64_t t0_us);
 bool run_stopped(const board_ctx *bc);
 const char *run_file_label(const board_ctx *bc);
-/* "-rssi-60" for an item at a sweep point, else "": in log file names. */
-void run_point_tag(const board_ctx *bc, const eb_run_item *it, char *out, size_t cap);
+/* A board's files carry its name and chip ("sim-esp32c3", "bench-s3-esp32s3";
+ * the chip once when the name ends with "-CHIP"; the chip alone for a board
+ * of no name), so two boards or two chips never write one file. */
+void run_file_label_init(board_ctx *bc);
 void run_console_capture(void *user, const char *line);
 void run_fill_meta(board_ctx *bc);
-/* An entry's key and settings for the item (sweep point, tier, figure source). */
-void run_entry_base(board_ctx *bc, const eb_run_item *it, eb_entry *e);
 int run_record(board_ctx *bc, const eb_entry *e, eb_error *err);
 /* Stores a latency test (with provenance), saves, reports it. */
 int run_record_latency(board_ctx *bc, const eb_latency *l, eb_error *err);
 void run_emit_latency(board_ctx *bc, const eb_run_item *it, const eb_latency *l);
-/* Whether board/chip finished the item (status ok) in the results so far. */
-bool run_item_done(run_shared *sh, const eb_run_board *b, const char *chip, const eb_run_item *it);
 void run_count(board_ctx *bc, int *field, int n);
 /* Saves results.json and results.csv in a stable order; lock held. */
 int run_save_locked(run_shared *sh, eb_error *err);
@@ -159,7 +180,7 @@ int run_rebooted(board_ctx *bc, const eb_run_item *it, eb_error *err);
 int run_read_memory(board_ctx *bc, const eb_run_item *it, unsigned boots, eb_entry *e, eb_error *err);
 int run_test_figures(board_ctx *bc, const eb_run_item *it, eb_entry *e, const eb_interval *udp_final, eb_error *err);
 
-/* ------------------------------------------------------------ variants */
+/* ------------------------------------------------------------ results */
 
 /* What one plan item produced: entry points at e for a throughput test,
  * NULL for a latency test (lat); prov is the result's provenance either way. */
@@ -170,69 +191,157 @@ typedef struct run_result {
     eb_provenance *prov;
 } run_result;
 
-/* A variant of a run (plain board, board to board, ESP-Hosted pair,
- * latency, aggregate, link sweep, pattern firmware): one file fills one
- * row; the core (run_board.c, run_job.c, run_resolve.c) calls the hooks of
- * the variants that join a board, in table order, and knows none by name.
- * Every hook may be NULL. */
-typedef struct run_variant {
+/* ------------------------------------------------------------ ends (run_ends.c) */
+
+/* An end of a test. The core calls every entry of every end of a board (a
+ * NULL entry: nothing to do); a test kind calls the entry that serves it. */
+typedef struct run_end_ops {
     const char *name;
-    /* run_resolve.c: checks the request's flags of the variant (usage
-     * errors through run_bad_request) and completes the options; images:
-     * after the output folder and the PC probe, before --sim boards start;
-     * setup_free: what resolve kept in the setup. */
-    int (*resolve)(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
-    int (*resolve_images)(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
-    void (*setup_free)(eb_run_setup *st);
-    /* run_job.c: the whole run, before any board is touched, and after. */
-    int (*run_begin)(run_shared *sh, board_ctx *bcs, int n, eb_error *err);
-    void (*run_end)(run_shared *sh);
-    /* Whether the variant takes part in the board's run; NULL = always. */
-    bool (*joins)(const board_ctx *bc);
-    /* The board context: made before the run starts, freed after. */
-    int (*make)(board_ctx *bc, eb_error *err);
-    void (*free)(board_ctx *bc);
-    /* run_board.c, a board's life: its console driver; before and after
-     * its console opens; its end (close) and the end of its plan (leave). */
-    const eb_console_driver *(*driver)(board_ctx *bc);
-    int (*before_open)(board_ctx *bc, eb_error *err);
-    int (*after_open)(board_ctx *bc, eb_error *err);
-    void (*close)(board_ctx *bc);
-    void (*leave)(board_ctx *bc);
-    /* An item: whether --resume counts it done (true = decided in *done);
-     * before its attempts; in each attempt before and after the tier. */
-    bool (*done)(board_ctx *bc, const eb_run_item *it, bool *done);
-    void (*begin_item)(board_ctx *bc, const eb_run_item *it);
-    int (*before_tier)(board_ctx *bc, const eb_run_item *it, eb_error *err);
-    int (*after_tier)(board_ctx *bc, const eb_run_item *it, eb_error *err);
-    /* The items the variant runs (the first variant in the table that
-     * runs an item owns it); own_tier: they bring an image of their own,
-     * no tier is applied first. start fills the result's key (NULL = an
-     * entry, run_entry_base); test measures; record stores and reports it
-     * (NULL = an entry's); failed marks it failed with the reason. */
-    bool (*runs)(const board_ctx *bc, const eb_run_item *it);
-    bool own_tier;
+    int (*open)(board_ctx *end, eb_error *err);
+    /* Each dimension's value of the item applied to the end (tier and Wi-Fi
+     * among them unless the kind brings its own image: own_tier). */
+    int (*prepare)(board_ctx *end, const eb_run_item *it, bool own_tier, eb_error *err);
+    /* After a failed attempt, before a retry: a known state (the tier is
+     * redone); an error only when the end is gone. */
+    int (*ready)(board_ctx *end, eb_error *err);
+    bool (*lost)(const board_ctx *end); /* the end cannot go on (its console is gone) */
+    void (*close)(board_ctx *end);
+    /* The end's part of every result of its board (after the kind's start). */
+    void (*stamp)(board_ctx *end, const eb_run_item *it, run_result *r);
+    /* The tests it serves: a throughput test with it as the far end of
+     * board dut; round trips from it to dut; the transport test of an
+     * ESP-Hosted pair (on the board itself). */
+    int (*throughput)(board_ctx *dut, const eb_run_item *it, eb_entry *e, eb_error *err);
+    int (*round_trips)(board_ctx *dut, const eb_run_item *it, eb_latency *l, eb_error *err);
+    int (*transport)(board_ctx *dut, const eb_run_item *it, eb_entry *e, eb_error *err);
+} run_end_ops;
+
+extern const run_end_ops run_end_board, run_end_hosted, run_end_pc;
+/* The rows a board's ends take: its own (a console, or a host with its
+ * co-processor) and its far end's (a peer console, or the PC). */
+void run_end_rows(const eb_run_board *b, const run_end_ops **own, const run_end_ops **far);
+/* A context for end (zeroed here) of board b, chip from the profiles. */
+int run_end_init(board_ctx *end, run_shared *sh, eb_run_board *b, const run_end_ops *ops, eb_error *err);
+/* The board's far end (its peer or the PC), made and freed. */
+int run_end_make_far(board_ctx *bc, eb_error *err);
+void run_end_free_far(board_ctx *bc);
+
+/* ------------------------------------------------------------ test kinds (run_kinds.c) */
+
+typedef struct run_kind {
+    const char *name;
+    unsigned tests;  /* its tests' bits (1u << test): a test has one kind */
+    bool own_tier;   /* brings its own image: no tier applied first */
+    /* Whether a board with these ends can run it; cannot: the one line
+     * when not (refused before anything starts). */
+    bool (*can)(const run_end_ops *own, const run_end_ops *far);
+    const char *cannot;
+    /* The result's key and start; the measure; stores and reports it;
+     * marks it failed with the reason. */
     void (*start)(board_ctx *bc, const eb_run_item *it, run_result *r);
     int (*test)(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err);
     int (*record)(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err);
     void (*failed)(run_result *r, const char *why);
-    /* The variant's part of every result of the board (after start). */
-    void (*stamp)(board_ctx *bc, const eb_run_item *it, run_result *r);
-    /* Whether the board cannot go on (its other board's console is gone);
-     * reset: after a failed attempt the tier is forgotten and, when ready
-     * is set (a retry follows), the board brought to a known state. */
-    bool (*lost)(const board_ctx *bc);
-    int (*reset)(board_ctx *bc, bool ready, eb_error *err);
-} run_variant;
+} run_kind;
 
-/* run_variants.c: the table, NULL-terminated, in the order hooks are called. */
-extern const run_variant *const run_variants[];
+/* The kind of a test; NULL when none runs it. */
+const run_kind *run_kind_of(int test);
+/* Every board's tests against its ends (o->tests, defaults applied):
+ * EB_ECONFIG with the kind's line and the board when one cannot run. */
+int run_kinds_check(const eb_run_opts *o, eb_error *err);
 
-/* The core's walk over the table: v joins bc. */
-static inline bool run_variant_joins(const run_variant *v, const board_ctx *bc)
-{
-    return !v->joins || v->joins(bc);
-}
+/* ------------------------------------------------------------ dimensions (run_dims.c) */
+
+/* A result's key as the kinds hold it (an entry's or a latency set's). */
+typedef struct run_key {
+    char *tier;
+    size_t tier_cap;
+    int *repeat;
+    eb_provenance *prov;
+} run_key;
+
+typedef struct run_dim {
+    int dim; /* enum eb_dim: its names, unit, range (formats/dims.c) */
+    /* Whether the run can take its values on a board (b NULL: a run of no
+     * board yet) before anything starts; one line in why. */
+    bool (*check)(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap);
+    /* The item's value applied to an end (in table order: the link before
+     * the tier), and what takes a connected end (after every row's apply). */
+    int (*apply)(board_ctx *end, const eb_run_item *it, eb_error *err);
+    int (*connected)(board_ctx *end, const eb_run_item *it, eb_error *err);
+    /* Its value in the result's key and in file names ("-rssi-60"). */
+    void (*key)(const eb_run_opts *o, const eb_run_item *it, run_key *k);
+    void (*tag)(const eb_run_opts *o, const eb_run_item *it, char *out, size_t cap);
+} run_dim;
+
+/* The checks of the sweep variables (sweep_vars) or of the other
+ * dimensions for every board: EB_ECONFIG with one line. */
+int run_dims_check(const eb_run_opts *o, bool sweep_vars, eb_error *err);
+/* Applies every dimension's value of the item to an end (own_tier: not the tier). */
+int run_dims_apply(board_ctx *end, const eb_run_item *it, bool own_tier, eb_error *err);
+/* Writes every dimension's value of the item into k. */
+void run_dims_key(const eb_run_opts *o, const eb_run_item *it, run_key *k);
+/* Whether board/chip finished the item (status ok) in the results so far:
+ * its whole key (a board-to-board test only against the same peer). */
+bool run_item_done(run_shared *sh, const eb_run_board *b, const char *chip, const eb_run_item *it);
+/* "-TIER[-TEST]-POINT-rREPEAT": a log file's part naming the item (test NULL: none). */
+void run_dims_tag(const eb_run_opts *o, const eb_run_item *it, const char *test, char *out, size_t cap);
+
+/* ------------------------------------------------------------ what ends and kinds do */
+
+/* run_pair.c: resolve --peer-*; a throughput test between the board and
+ * its peer; the peer's part of a result. */
+int run_pair_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+int run_pair_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err);
+void run_pair_stamp(board_ctx *peer, const eb_run_item *it, run_result *r);
+
+/* run_hosted.c: resolve --coprocessor, the --sim images, their free; the
+ * co-processor's firmware before the host opens; the raw transport test;
+ * the pair's part of a result. */
+int run_hosted_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+int run_hosted_images(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+void run_hosted_setup_free(eb_run_setup *st);
+int run_hosted_flash_coprocessor(board_ctx *bc, eb_error *err);
+int run_hosted_raw(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err);
+void run_hosted_stamp(board_ctx *bc, const eb_run_item *it, run_result *r);
+
+/* run_latency.c: a latency set's key and start, the round trips from the
+ * PC, its record and failure. */
+void run_latency_start(board_ctx *bc, const eb_run_item *it, run_result *r);
+int run_latency_test(board_ctx *bc, const eb_run_item *it, eb_latency *l, eb_error *err);
+int run_latency_record(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err);
+void run_latency_failed(run_result *r, const char *why);
+
+/* run_aggregate.c: the --aggregate barrier the core calls: begin (the
+ * run's check) and end; each board waits before every item (returns how
+ * many boards start it together) and leaves at the end of its plan; an
+ * item counts done (--resume) only when every board finished it. */
+int run_meet_begin(run_shared *sh, board_ctx *bcs, int n, eb_error *err);
+void run_meet_end(run_shared *sh);
+int run_meet_wait(board_ctx *bc);
+void run_meet_leave(board_ctx *bc);
+bool run_meet_done(board_ctx *bc, const eb_run_item *it);
+
+/* run_instruments.c: the lab instruments (docs/instruments.md), a
+ * run-level service the core calls: resolve (--ap, --ap-set, an AP
+ * sweep), begin (the AP powered and set) and end; a board's attenuator
+ * attached before the run and detached after; their facts in every result
+ * of the board; a failed attempt's point forgotten. And the apply functions
+ * of the dimensions they set (run_dims.c). */
+int run_instr_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+int run_instr_begin(run_shared *sh, board_ctx *bcs, int n, eb_error *err);
+void run_instr_end(run_shared *sh);
+int run_instr_attach(board_ctx *bc, eb_error *err);
+void run_instr_detach(board_ctx *bc);
+void run_instr_stamp(board_ctx *bc, const eb_run_item *it, run_result *r);
+void run_instr_forget(board_ctx *bc);
+int run_instr_atten_apply(board_ctx *bc, const eb_run_item *it, eb_error *err);
+int run_instr_rssi_apply(board_ctx *bc, const eb_run_item *it, eb_error *err);
+int run_instr_rssi_connected(board_ctx *bc, const eb_run_item *it, eb_error *err);
+int run_instr_ap_apply(board_ctx *bc, const eb_run_item *it, eb_error *err);
+
+/* run_pattern.c: --pattern's console driver for a board. */
+const eb_console_driver *run_pattern_driver(board_ctx *bc);
 
 /* run_board.c */
 int run_board(board_ctx *bc);

@@ -1,6 +1,6 @@
 /* The run job's entry point (run.h), part of the core: checks the options,
- * loads a run to resume, lets the variants make their board contexts and
- * check the run (run_variants.c), probes the PC's iperf2, then runs each
+ * loads a run to resume, makes the boards' ends and
+ * check the run (its ends: run_ends.c; --aggregate's barrier), probes the PC's iperf2, then runs each
  * board's plan (run_board.c) in a thread of its own and keeps the first
  * board error. The parts: run_internal.h. */
 #include "espbench/base/fs.h"
@@ -78,42 +78,15 @@ static int first_board_error(const board_ctx *bcs, int n, eb_error *err)
 
 static void free_boards(board_ctx *bcs, int n)
 {
-    for (int i = 0; bcs && i < n; i++)
-        for (const run_variant *const *v = run_variants; *v; v++)
-            if ((*v)->free && run_variant_joins(*v, &bcs[i]))
-                (*v)->free(&bcs[i]);
+    for (int i = 0; bcs && i < n; i++) {
+        run_instr_detach(&bcs[i]);
+        run_end_free_far(&bcs[i]);
+    }
     free(bcs);
 }
 
-/* The variants' part of a board context: the driver one imposes, then what each makes. */
-static int make_variants(board_ctx *bc, eb_error *err)
-{
-    for (const run_variant *const *v = run_variants; *v; v++)
-        if ((*v)->driver && run_variant_joins(*v, bc))
-            bc->pick_driver = (*v)->driver;
-    for (const run_variant *const *v = run_variants; *v; v++)
-        if ((*v)->make && run_variant_joins(*v, bc) && (*v)->make(bc, err))
-            return err->code;
-    return 0;
-}
-
-static int begin_variants(run_shared *sh, board_ctx *bcs, int n, eb_error *err)
-{
-    for (const run_variant *const *v = run_variants; *v; v++)
-        if ((*v)->run_begin && (*v)->run_begin(sh, bcs, n, err))
-            return err->code;
-    return 0;
-}
-
-static void end_variants(run_shared *sh)
-{
-    for (const run_variant *const *v = run_variants; *v; v++)
-        if ((*v)->run_end)
-            (*v)->run_end(sh);
-}
-
-/* Board contexts with their chips; the plan of each is checked (unknown
- * tiers) before any board is touched. */
+/* Board contexts with their chips and far ends; the plan of each is checked
+ * (unknown tiers) before any board is touched. */
 static int make_boards(run_shared *sh, board_ctx **out, eb_error *err)
 {
     const eb_run_opts *o = sh->o;
@@ -121,16 +94,11 @@ static int make_boards(run_shared *sh, board_ctx **out, eb_error *err)
     if (!bcs)
         abort();
     for (int i = 0; i < o->n_boards; i++) {
-        bcs[i].sh = sh;
-        bcs[i].b = &o->boards[i];
-        bcs[i].label = o->boards[i].name[0] ? o->boards[i].name : o->boards[i].port;
-        snprintf(bcs[i].fw_sha256, sizeof bcs[i].fw_sha256, "%s", o->boards[i].fw_sha256);
-        bcs[i].link_point = -1;
-        bcs[i].chip = eb_profiles_chip(o->profiles, o->boards[i].chip);
+        const run_end_ops *own, *far;
+        run_end_rows(&o->boards[i], &own, &far);
         eb_run_item probe[1];
-        if (!bcs[i].chip || eb_run_plan(o, bcs[i].chip, probe, 0, err) < 0 || make_variants(&bcs[i], err)) {
-            if (!bcs[i].chip)
-                eb_fail(err, EB_ECONFIG, "no profile for chip '%s' (see 'espbench profiles')", o->boards[i].chip);
+        if (run_end_init(&bcs[i], sh, &o->boards[i], own, err) || eb_run_plan(o, bcs[i].chip, probe, 0, err) < 0 ||
+            run_instr_attach(&bcs[i], err) || run_end_make_far(&bcs[i], err)) {
             free_boards(bcs, o->n_boards);
             return err->code;
         }
@@ -164,7 +132,11 @@ static int check_opts(const eb_run_opts *o, eb_error *err)
     if (!o->ssid || !*o->ssid)
         return eb_fail(err, EB_ECONFIG, "run: no AP SSID: pass --ssid or set ap.ssid in the lab file");
     int rc = eb_run_check_timing(o, err);
-    return rc ? rc : eb_run_check_sweep(o, err);
+    if (!rc)
+        rc = eb_run_check_sweep(o, err);
+    if (!rc)
+        rc = run_dims_check(o, false, err);
+    return rc ? rc : run_kinds_check(o, err);
 }
 
 int eb_run(const eb_run_opts *o_in, eb_run_summary *sum, eb_error *err)
@@ -184,7 +156,8 @@ int eb_run(const eb_run_opts *o_in, eb_run_summary *sum, eb_error *err)
     sh.host[sizeof sh.host - 1] = 0;
     board_ctx *bcs = NULL;
     if ((rc = prepare_out(&sh, err)) != 0 || (rc = make_boards(&sh, &bcs, err)) != 0 ||
-        (rc = begin_variants(&sh, bcs, o.n_boards, err)) != 0)
+        (rc = run_instr_begin(&sh, bcs, o.n_boards, err)) != 0 ||
+        (o.aggregate && (rc = run_meet_begin(&sh, bcs, o.n_boards, err)) != 0))
         goto out;
     snprintf(sh.results.espbench_version, sizeof sh.results.espbench_version, "%s", eb_version());
     /* The PC side first: no iperf2, no run (eb_run_resolve may have probed it). */
@@ -197,8 +170,6 @@ int eb_run(const eb_run_opts *o_in, eb_run_summary *sum, eb_error *err)
         snprintf(sh.iperf_version, sizeof sh.iperf_version, "%.63s", v.text);
     }
     snprintf(sum->iperf_version, sizeof sum->iperf_version, "%s", sh.iperf_version);
-    for (int i = 0; i < o.n_boards; i++) /* provenance starts with what the PC side knows */
-        eb_prov_track_init(&bcs[i].prov, eb_version(), sh.iperf_version, o.env);
     run_boards(bcs, o.n_boards);
     rc = first_board_error(bcs, o.n_boards, err);
     if (!rc && sum->failed)
@@ -217,6 +188,7 @@ out:
     sum->test_s = (sum->done) * o.duration_s;
     eb_results_free(&sh.results);
     pthread_mutex_destroy(&sh.lock);
-    end_variants(&sh);
+    run_instr_end(&sh);
+    run_meet_end(&sh);
     return rc;
 }

@@ -22,7 +22,7 @@
 #define LATENCY_SLACK_MS 5000 /* beyond count x interval: the last reply's wait and ping's start */
 
 /* The key and start of the test; the entry of the result stays empty. */
-static void latency_start(board_ctx *bc, const eb_run_item *it, run_result *r)
+void run_latency_start(board_ctx *bc, const eb_run_item *it, run_result *r)
 {
     const eb_run_opts *o = bc->sh->o;
     eb_latency *l = &r->lat;
@@ -33,14 +33,9 @@ static void latency_start(board_ctx *bc, const eb_run_item *it, run_result *r)
     eb_prov_init(&l->prov);
     snprintf(l->board, sizeof l->board, "%s", bc->b->name);
     snprintf(l->chip, sizeof l->chip, "%s", bc->chip->name);
-    snprintf(l->tier, sizeof l->tier, "%s", it->tier->name);
-    l->repeat = it->repeat;
+    run_dims_key(o, it, &(run_key){l->tier, sizeof l->tier, &l->repeat, &l->prov});
     l->interval_s = o->latency_interval_s;
     l->loss_pct = l->min_ms = l->avg_ms = l->max_ms = l->mdev_ms = l->p99_ms = NAN;
-    if (it->point >= 0 && it->point < o->sweep.n) { /* the point is part of the key */
-        snprintf(l->prov.sweep_var, sizeof l->prov.sweep_var, "%s", eb_sweep_var_key(o->sweep.var));
-        l->prov.sweep_value = o->sweep.values[it->point];
-    }
     eb_iso8601_utc(l->started);
     eb_prov_track_test_start(&bc->prov);
 }
@@ -61,10 +56,9 @@ static unsigned echo_port(const board_ctx *bc)
 static void log_path(const board_ctx *bc, const eb_run_item *it, char *out, size_t cap)
 {
     const eb_run_opts *o = bc->sh->o;
-    char point[48];
-    run_point_tag(bc, it, point, sizeof point);
-    snprintf(out, cap, "%s/latency-%s-%s%s-r%d.log", o->out_dir, run_file_label(bc), it->tier->name, point,
-             it->repeat);
+    char tag[200];
+    run_dims_tag(o, it, NULL, tag, sizeof tag);
+    snprintf(out, cap, "%s/latency-%s%s.log", o->out_dir, run_file_label(bc), tag);
 }
 
 /* UDP echo has no program output to keep: the log lists each reply's time. */
@@ -82,10 +76,9 @@ static void write_echo_log(const char *path, unsigned port, const eb_latency *l,
 
 /* Measures into r->lat: status "failed" with figures when nothing
  * answered; an error only when the test could not run. */
-static int latency_test(board_ctx *bc, const eb_run_item *it, run_result *res, eb_error *err)
+int run_latency_test(board_ctx *bc, const eb_run_item *it, eb_latency *l, eb_error *err)
 {
     const eb_run_opts *o = bc->sh->o;
-    eb_latency *l = &res->lat;
     unsigned port = echo_port(bc);
     snprintf(l->method, sizeof l->method, "%s", port ? "udp-echo" : "icmp");
     if (!bc->wifi.ip[0])
@@ -130,31 +123,16 @@ static int latency_test(board_ctx *bc, const eb_run_item *it, run_result *res, e
     return 0;
 }
 
-static int latency_record(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err)
+int run_latency_record(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err)
 {
     int rc = run_record_latency(bc, &r->lat, err);
     run_emit_latency(bc, it, &r->lat);
     return rc;
 }
 
-static void latency_failed(run_result *r, const char *why)
+void run_latency_failed(run_result *r, const char *why)
 {
     snprintf(r->lat.status, sizeof r->lat.status, "failed");
     snprintf(r->lat.error, sizeof r->lat.error, "%.255s", why);
     eb_iso8601_utc(r->lat.finished);
 }
-
-static bool latency_runs(const board_ctx *bc, const eb_run_item *it)
-{
-    (void)bc;
-    return it->test == EB_RUN_LATENCY;
-}
-
-const run_variant run_variant_latency = {
-    .name = "latency",
-    .runs = latency_runs,
-    .start = latency_start,
-    .test = latency_test,
-    .record = latency_record,
-    .failed = latency_failed,
-};

@@ -80,7 +80,7 @@ static int check_peer(const eb_run_opts *o, eb_run_board *b, eb_run_setup *st, e
     return chip ? check_peer_tiers(o, b, chip, pc, st, err) : 0;
 }
 
-static int pair_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
+int run_pair_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
 {
     bool asked = rq->peer_port || rq->peer_chip || rq->peer_tier;
     if (asked && rq->lab_file)
@@ -124,64 +124,11 @@ static int pair_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *
     return 0;
 }
 
-/* ------------------------------------------------------------- contexts */
-
-static int pair_make(board_ctx *bc, eb_error *err)
-{
-    const eb_run_board *b = bc->b;
-    if (!b->peer.chip[0])
-        return 0;
-    const eb_run_opts *o = bc->sh->o;
-    eb_run_board *pb = &bc->peer_board;
-    memset(pb, 0, sizeof *pb);
-    snprintf(pb->name, sizeof pb->name, "%s", b->peer.name);
-    snprintf(pb->port, sizeof pb->port, "%s", b->peer.port);
-    snprintf(pb->chip, sizeof pb->chip, "%s", b->peer.chip);
-    snprintf(pb->pc_ip, sizeof pb->pc_ip, "%s", b->pc_ip);
-    snprintf(pb->dialect, sizeof pb->dialect, "%s", b->peer.dialect);
-    snprintf(pb->fw_sha256, sizeof pb->fw_sha256, "%s", b->peer.fw_sha256);
-    snprintf(pb->sim_control, sizeof pb->sim_control, "%s", b->peer.sim_control);
-    pb->iperf_port = b->iperf_port;
-    pb->sim = b->peer.sim;
-    pb->sim_model = b->sim_model;
-    pb->sim_link = b->sim_link;
-    board_ctx *p = calloc(1, sizeof *p);
-    if (!p)
-        abort();
-    p->sh = bc->sh;
-    p->b = pb;
-    p->label = pb->name;
-    p->link_point = -1;
-    p->pick_driver = bc->pick_driver; /* the peer speaks as its board */
-    snprintf(p->fw_sha256, sizeof p->fw_sha256, "%s", pb->fw_sha256);
-    p->chip = eb_profiles_chip(o->profiles, pb->chip);
-    if (!p->chip) {
-        free(p);
-        return eb_fail(err, EB_ECONFIG, "no profile for peer chip '%s' (see 'espbench profiles')", pb->chip);
-    }
-    bc->peer = p;
-    return 0;
-}
-
-static void pair_free(board_ctx *bc)
-{
-    free(bc->peer);
-    bc->peer = NULL;
-}
-
-static const eb_tier *pair_tier(board_ctx *bc, const eb_run_item *it, eb_error *err)
-{
-    const char *want = eb_run_peer_tier(bc->b, it->tier->name);
-    const eb_tier *t = eb_chip_tier(bc->peer->chip, want);
-    if (!t)
-        eb_fail(err, EB_ECONFIG, "%s: peer %s has no tier '%s': pass --peer-tier", bc->label, bc->peer->chip->name,
-                want);
-    return t;
-}
+/* ------------------------------------------------------------- the peer's part */
 
 static void pair_entry(board_ctx *bc, const eb_run_item *it, eb_entry *e)
 {
-    board_ctx *p = bc->peer;
+    board_ctx *p = bc->far;
     eb_provenance *v = eb_entry_prov_mut(e);
     snprintf(v->peer_board, sizeof v->peer_board, "%s", p->b->name);
     snprintf(v->peer_chip, sizeof v->peer_chip, "%s", p->chip->name);
@@ -326,12 +273,11 @@ static int traffic(pair_io *io, eb_error *err)
     return 0;
 }
 
-static int pair_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err)
+int run_pair_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err)
 {
-    const eb_run_opts *o = bc->sh->o;
     bool tx = eb_run_test_is_tx(it->test);
     pair_io io = {.bc = bc, .it = it};
-    board_ctx *sender = tx ? bc : bc->peer, *receiver = tx ? bc->peer : bc;
+    board_ctx *sender = tx ? bc : bc->far, *receiver = tx ? bc->far : bc;
     side_init(&io.send, sender, it, true);
     side_init(&io.recv, receiver, it, false);
     snprintf(io.send.cfg.peer, sizeof io.send.cfg.peer, "%s", receiver->wifi.ip);
@@ -339,7 +285,7 @@ static int pair_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error
     io.send.cfg.port = io.recv.cfg.port = bc->b->iperf_port;
     /* The offered rate follows the same rule as against the PC, from the
      * board under test's side (eb_run_udp_rate). */
-    io.send.cfg.udp_rate_mbps = io.send.cfg.udp ? eb_run_item_udp_rate(o, bc->chip, it) : 0;
+    io.send.cfg.udp_rate_mbps = io.send.cfg.udp ? bc->udp_rate_mbps : 0;
     eb_iso8601_utc(e->started);
     int rc = receiver->wifi.ip[0] ? 0
                                   : eb_fail(err, EB_EIO, "%s: the receiving board has no address", receiver->label);
@@ -374,79 +320,11 @@ static int pair_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error
     return rc;
 }
 
-/* ------------------------------------------------------------- the variant */
+/* ------------------------------------------------------------- the peer end */
 
-static bool pair_joins(const board_ctx *bc)
-{
-    return bc->b->peer.chip[0] != 0;
-}
-
-/* The peer is opened as the board is, its console logged on its own. */
-static int pair_after_open(board_ctx *bc, eb_error *err)
-{
-    run_shared *sh = bc->sh;
-    eb_prov_track_init(&bc->peer->prov, eb_version(), sh->iperf_version, sh->o->env);
-    return run_board_open(bc->peer, err);
-}
-
-static void pair_close(board_ctx *bc)
-{
-    run_board_close(bc->peer);
-}
-
-/* The peer's tier (its --peer-tier, else the same tier) and Wi-Fi, and a
- * link sweep point on its virtual board too. */
-static int pair_after_tier(board_ctx *bc, const eb_run_item *it, eb_error *err)
-{
-    board_ctx *p = bc->peer;
-    const eb_tier *t = pair_tier(bc, it, err);
-    if (!t)
-        return EB_ECONFIG;
-    int rc = p->b->sim_control[0] ? run_apply_link_point(p, it, err) : 0;
-    if (!rc && p->tier != t)
-        rc = run_apply_tier(p, t, err);
-    return rc;
-}
-
-static bool pair_runs(const board_ctx *bc, const eb_run_item *it)
-{
-    return bc->peer && it->test >= 0 && it->test < EB_TEST_COUNT;
-}
-
-static int pair_test_item(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err)
-{
-    return pair_test(bc, it, &r->e, err);
-}
-
-static void pair_stamp(board_ctx *bc, const eb_run_item *it, run_result *r)
+/* The peer's part of the board's result (the peer is the far end). */
+void run_pair_stamp(board_ctx *peer, const eb_run_item *it, run_result *r)
 {
     if (r->entry)
-        pair_entry(bc, it, r->entry);
+        pair_entry(peer->dut, it, r->entry);
 }
-
-static bool pair_lost(const board_ctx *bc)
-{
-    return !bc->peer->con || eb_console_port_failed(bc->peer->con);
-}
-
-static int pair_reset(board_ctx *bc, bool ready, eb_error *err)
-{
-    bc->peer->tier = NULL;
-    return ready ? run_board_ready(bc->peer, err) : 0;
-}
-
-const run_variant run_variant_pair = {
-    .name = "pair",
-    .resolve = pair_resolve,
-    .joins = pair_joins,
-    .make = pair_make,
-    .free = pair_free,
-    .after_open = pair_after_open,
-    .close = pair_close,
-    .after_tier = pair_after_tier,
-    .runs = pair_runs,
-    .test = pair_test_item,
-    .stamp = pair_stamp,
-    .lost = pair_lost,
-    .reset = pair_reset,
-};

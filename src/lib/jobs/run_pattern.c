@@ -1,6 +1,6 @@
 /* run --pattern: every board runs a firmware of its own, described by a
  * pattern file: the checks that make the file drive a run (run.h), and the
- * variant that gives each board the pattern's console driver. */
+ * pattern's console driver for a board. */
 #include <stdio.h>
 
 #include "espbench/formats/pattern.h"
@@ -26,23 +26,13 @@ int eb_run_apply_pattern(eb_run_opts *o, const eb_pattern *p, eb_error *err)
     return 0;
 }
 
-/* ------------------------------------------------------------ the variant */
-
-static bool pattern_joins(const board_ctx *bc)
-{
-    return bc->sh->o->pattern != NULL;
-}
+/* ------------------------------------------------------------ the driver */
 
 /* The board (and a peer, which speaks as its board) talks through the
- * pattern's driver instead of a built-in dialect's. */
-static const eb_console_driver *pattern_driver(board_ctx *bc)
+ * pattern's driver instead of a built-in dialect's (run_steps.c's driver
+ * table). */
+const eb_console_driver *run_pattern_driver(board_ctx *bc)
 {
     eb_pattern_driver_init(&bc->pattern_drv, bc->sh->o->pattern);
     return &bc->pattern_drv.drv;
 }
-
-const run_variant run_variant_pattern = {
-    .name = "pattern",
-    .joins = pattern_joins,
-    .driver = pattern_driver,
-};

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "espbench/formats/dims.h"
 #include "espbench/jobs/run.h"
 #include "run_internal.h"
 
@@ -102,7 +103,7 @@ double eb_run_udp_rate(const eb_run_opts *o, const eb_chip *chip, const eb_tier 
         return o->udp_rate_mbps;
     if (test == EB_TEST_UDP_RX) /* the PC sends: the chip's cap, as ESP-IDF's CI offers it */
         return chip && chip->udp_rx_rate_mbps > 0 ? chip->udp_rx_rate_mbps : UDP_RATE_FALLBACK;
-    double ref = t ? t->ref_mbps[test] : NAN;
+    double ref = eb_tier_ref(t, test, NULL);
     if (isfinite(ref) && ref > 0)
         return round(ref * UDP_RATE_FACTOR * 10) / 10;
     return UDP_RATE_FALLBACK;
@@ -113,33 +114,6 @@ double eb_run_item_udp_rate(const eb_run_opts *o, const eb_chip *chip, const eb_
     if (o->sweep.var == EB_SWEEP_UDP_RATE && it->point >= 0 && it->point < o->sweep.n)
         return o->sweep.values[it->point];
     return eb_run_udp_rate(o, chip, it->tier, it->test);
-}
-
-int eb_run_check_sweep(const eb_run_opts *o, eb_error *err)
-{
-    if (o->sweep.n <= 0)
-        return 0;
-    const char *name = eb_sweep_var_name(o->sweep.var);
-    if (!name)
-        return eb_fail(err, EB_ECONFIG, "--sweep: no variable");
-    if (eb_sweep_var_sim_only(o->sweep.var))
-        for (int i = 0; i < o->n_boards; i++)
-            if (!o->boards[i].sim || !o->boards[i].sim_control[0])
-                return eb_fail(err, EB_ECONFIG,
-                               "--sweep %s sets the virtual board's link and needs --sim (board %s is not "
-                               "simulated); on hardware sweep udp-rate, or change the link yourself",
-                               name, o->boards[i].name[0] ? o->boards[i].name : o->boards[i].port);
-    unsigned tests = o->tests ? o->tests : (1u << EB_TEST_COUNT) - 1;
-    if (o->sweep.var == EB_SWEEP_UDP_RATE && !(tests & ((1u << EB_TEST_UDP_TX) | (1u << EB_TEST_UDP_RX))))
-        return eb_fail(err, EB_ECONFIG, "--sweep udp-rate needs a UDP test: add udp_tx or udp_rx to --tests");
-    if (o->sweep.var == EB_SWEEP_UDP_RATE && o->udp_rate_mbps > 0)
-        return eb_fail(err, EB_ECONFIG, "--sweep udp-rate and --udp-rate both set the offered rate: give one");
-    if (o->sweep.var == EB_SWEEP_TX_POWER)
-        return eb_fail(err, EB_ECONFIG,
-                       "--sweep tx-power: no console dialect espbench drives has a command to set the transmit "
-                       "power (the iperf examples and the espbench firmware lack one); sweep udp-rate, or under "
-                       "--sim rssi, loss or rtt");
-    return 0;
 }
 
 static int unknown_tier(const eb_chip *chip, const char *name, eb_error *err)

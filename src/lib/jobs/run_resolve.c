@@ -20,7 +20,9 @@
 #include "espbench/jobs/sim.h"
 #include "espbench/adapters/lab_file.h"
 #include "espbench/adapters/profile_dirs.h"
+#include "espbench/adapters/dir_lock.h"
 #include "run_internal.h"
+#include "run_request.h"
 
 /* The virtual AP's password (the vboard gets it through its environment). */
 #define SIM_AP_PASSWORD "espbench-sim-wpa2"
@@ -151,21 +153,18 @@ static int check_plan(const eb_run_request *rq, const eb_run_opts *o, eb_run_set
         if (eb_run_check_sweep(&chk, &e2))
             return run_bad_request(st, err, "%s", e2.msg);
     }
+    eb_error e3 = {0}; /* a test its board's ends cannot run (latency with a peer) */
+    if (run_kinds_check(o, &e3))
+        return run_bad_request(st, err, "%s", e3.msg);
     for (int b = 0; b < o->n_boards; b++) {
         const char *ip = o->boards[b].pc_ip;
         unsigned char addr[16];
         if (ip[0] && inet_pton(AF_INET, ip, addr) != 1 && inet_pton(AF_INET6, ip, addr) != 1)
             return run_bad_request(st, err, "PC address '%s' is not an IPv4 or IPv6 address", ip);
-        const eb_chip *c = eb_profiles_chip(&st->profiles, o->boards[b].chip);
-        for (int t = 0; c && t < o->n_tiers; t++) {
-            if (!strcmp(o->tiers[t], "all") || !strcmp(o->tiers[t], "psram") || eb_chip_tier(c, o->tiers[t]))
-                continue;
-            char names[1024];
-            eb_chip_tier_names(c, names, sizeof names);
-            return run_bad_request(st, err, "chip %s has no tier '%s' (tiers: %s; or all, psram)", c->name, o->tiers[t],
-                               names);
-        }
     }
+    eb_error e4 = {0}; /* the tiers against each chip's profile (the tier dimension's check) */
+    if (run_dims_check(o, false, &e4))
+        return run_bad_request(st, err, "%s", e4.msg);
     return 0;
 }
 
@@ -310,14 +309,14 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     for (int i = 0; i < o->n_boards; i++)
         if (!eb_profiles_chip(&st->profiles, o->boards[i].chip))
             return run_bad_request(st, err, "no profile for chip '%s' (see 'espbench profiles')", o->boards[i].chip);
-    /* The variants' flags: --coprocessor (an ESP-Hosted pair), --peer-* (board to board), ... */
-    for (const run_variant *const *v = run_variants; *v; v++)
-        if ((*v)->resolve && (rc = (*v)->resolve(rq, o, st, err)) != 0)
-            return rc;
+    /* The ends' flags: --coprocessor (an ESP-Hosted pair), --peer-* (board to board). */
+    if ((rc = run_instr_resolve(rq, o, st, err)) != 0 || (rc = run_hosted_resolve(rq, o, st, err)) != 0 ||
+        (rc = run_pair_resolve(rq, o, st, err)) != 0)
+        return rc;
     if ((rc = check_plan(rq, o, st, err)) != 0)
         return rc;
     out_default(rq, o, st);
-    if ((rc = eb_run_check_out(o, err)) != 0)
+    if ((rc = eb_run_check_out(o, err)) != 0 || (rc = run_out_ready(rq, o, st, err)) != 0)
         return rc;
     /* No iperf2 on this PC, no run: say so before starting anything (board to
      * board runs leave it out: "" keeps pc_iperf_version unknown). */
@@ -330,10 +329,11 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
         snprintf(st->iperf_version, sizeof st->iperf_version, "%.63s", pv.text);
     }
     o->iperf_version = st->iperf_version;
-    for (const run_variant *const *v = run_variants; *v; v++)
-        if ((*v)->resolve_images && (rc = (*v)->resolve_images(rq, o, st, err)) != 0)
-            return rc;
-    return rq->sim ? start_sims(rq, o, st, err) : 0;
+    if ((rc = run_hosted_images(rq, o, st, err)) != 0)
+        return rc;
+    if (rq->sim && (rc = start_sims(rq, o, st, err)) != 0)
+        return rc;
+    return run_request_record(o, err);
 }
 
 void eb_run_setup_free(eb_run_setup *st)
@@ -348,10 +348,9 @@ void eb_run_setup_free(eb_run_setup *st)
         eb_lab_free(st->lab);
         free(st->lab);
     }
-    for (const run_variant *const *v = run_variants; *v; v++)
-        if ((*v)->setup_free)
-            (*v)->setup_free(st);
+    run_hosted_setup_free(st);
     eb_profiles_free(&st->profiles);
+    eb_dir_lock_release(st->out_lock);
     memset(st->password, 0, sizeof st->password);
     memset(st, 0, sizeof *st);
 }

@@ -31,25 +31,59 @@ static void close_board_port(board_ctx *bc)
     bc->port = NULL;
 }
 
-/* Picks the dialect (forced or detected), waits for the prompt, asks who the
- * board is and checks the chip. */
+/* ------------------------------------------------------------ the console driver */
+
+/* The console driver of an end, chosen when it opens: the first row that
+ * applies. A peer speaks as its board (the same --pattern, its own
+ * dialect). */
+static bool by_pattern(const board_ctx *bc) { return bc->sh->o->pattern != NULL; }
+static bool by_dialect(const board_ctx *bc) { return bc->b->dialect[0] != 0; }
+static bool always(const board_ctx *bc) { (void)bc; return true; }
+
+/* A driver named by the run: prompts set, the board's prompt awaited. */
+static int driver_ready(board_ctx *bc, const eb_console_driver *d, eb_error *err)
+{
+    bc->drv = d;
+    eb_console_set_prompts(bc->con, bc->drv->prompts);
+    return bc->drv->ready(bc->drv, bc->con, eb_deadline_in(EB_RUN_READY_MS), err);
+}
+
+static int pick_pattern(board_ctx *bc, eb_error *err)
+{
+    return driver_ready(bc, run_pattern_driver(bc), err);
+}
+
+static int pick_dialect(board_ctx *bc, eb_error *err)
+{
+    const eb_console_driver *d = eb_console_driver_by_name(bc->b->dialect);
+    return d ? driver_ready(bc, d, err) : eb_fail(err, EB_ECONFIG, "no console dialect '%s'", bc->b->dialect);
+}
+
+static int pick_detected(board_ctx *bc, eb_error *err)
+{
+    return eb_console_detect(bc->con, bc->chip->name, &bc->drv, eb_deadline_in(EB_RUN_READY_MS), err);
+}
+
+static const struct driver_row {
+    const char *what;
+    bool (*applies)(const board_ctx *bc);
+    int (*pick)(board_ctx *bc, eb_error *err);
+} drivers[] = {
+    {"pattern", by_pattern, pick_pattern},   /* --pattern: a firmware of one's own (drv_pattern.c) */
+    {"dialect", by_dialect, pick_dialect},   /* --dialect, a lab board's dialect: */
+    {"detected", always, pick_detected},     /* what the board's greeting says */
+};
+
+/* Picks the console driver, waits for the prompt, asks who the board is
+ * and checks the chip. */
 static int greet(board_ctx *bc, eb_error *err)
 {
-    int rc;
-    const eb_console_driver *forced = bc->pick_driver ? bc->pick_driver(bc) : NULL;
-    if (forced) {
-        bc->drv = forced;
-        eb_console_set_prompts(bc->con, bc->drv->prompts);
-        rc = bc->drv->ready(bc->drv, bc->con, eb_deadline_in(EB_RUN_READY_MS), err);
-    } else if (bc->b->dialect[0]) {
-        bc->drv = eb_console_driver_by_name(bc->b->dialect);
-        if (!bc->drv)
-            return eb_fail(err, EB_ECONFIG, "no console dialect '%s'", bc->b->dialect);
-        eb_console_set_prompts(bc->con, bc->drv->prompts);
-        rc = bc->drv->ready(bc->drv, bc->con, eb_deadline_in(EB_RUN_READY_MS), err);
-    } else {
-        rc = eb_console_detect(bc->con, bc->chip->name, &bc->drv, eb_deadline_in(EB_RUN_READY_MS), err);
-    }
+    int rc = 0;
+    for (size_t i = 0; i < sizeof drivers / sizeof drivers[0]; i++)
+        if (drivers[i].applies(bc)) {
+            rc = drivers[i].pick(bc, err);
+            break;
+        }
     if (rc)
         return rc;
     bc->ident = *eb_console_boot(bc->con);
@@ -226,8 +260,8 @@ int run_apply_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
 int run_apply_link_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
 {
     const eb_sweep *sw = &bc->sh->o->sweep;
-    if (it->point < 0 || !eb_sweep_var_sim_only(sw->var) || bc->link_point == it->point)
-        return 0;
+    if (it->point < 0 || !eb_sweep_var_sim_only(sw->var) || bc->link_point == it->point || !bc->b->sim_control[0])
+        return 0; /* without a control socket a lab attenuator sets it (run_instruments.c) */
     eb_model_link l;
     eb_sweep_link_at(sw, it->point, &bc->b->sim_link, &l);
     char cmd[160], reply[160];

@@ -1,8 +1,6 @@
-/* Sweeps (sweep.h): the variable table, the spec parser and the link of a
- * point. The ranges are what the board or the model accepts: the iperf -b
- * option takes any positive rate (1..1000 Mbit/s here), ESP-IDF's
- * esp_wifi_set_max_tx_power takes 2..20 dBm (in 0.25 dBm steps), and the
- * model's link ranges are eb_model_link_check's. */
+/* Sweeps (sweep.h): the spec parser and the link of a point. The
+ * variables are rows of the dimension table (formats/dims.c), with their
+ * names, units and ranges. */
 #include "espbench/jobs/sweep.h"
 
 #include <errno.h>
@@ -11,31 +9,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct sweep_var {
-    const char *name, *key, *unit;
-    double lo, hi;
-    bool sim_only;
-} vars[EB_SWEEP_COUNT] = {
-    [EB_SWEEP_UDP_RATE] = {"udp-rate", "udp_rate", "Mbit/s", 0.1, 1000, false},
-    [EB_SWEEP_TX_POWER] = {"tx-power", "tx_power", "dBm", 2, 20, false},
-    [EB_SWEEP_RSSI] = {"rssi", "rssi", "dBm", -100, -10, true},
-    [EB_SWEEP_LOSS] = {"loss", "loss", "%", 0, 50, true},
-    [EB_SWEEP_RTT] = {"rtt", "rtt", "ms", 0, 2000, true},
-};
+static const eb_dim_desc *var_of(int v)
+{
+    const eb_dim_desc *d = eb_dim(v);
+    return d && (d->flags & EB_DIM_SWEEPS) ? d : NULL;
+}
 
-static bool var_ok(int v) { return v > EB_SWEEP_NONE && v < EB_SWEEP_COUNT; }
-
-const char *eb_sweep_var_name(int v) { return var_ok(v) ? vars[v].name : NULL; }
-const char *eb_sweep_var_key(int v) { return var_ok(v) ? vars[v].key : NULL; }
-const char *eb_sweep_var_unit(int v) { return var_ok(v) ? vars[v].unit : ""; }
-bool eb_sweep_var_sim_only(int v) { return var_ok(v) && vars[v].sim_only; }
+const char *eb_sweep_var_name(int v) { return var_of(v) ? var_of(v)->name : NULL; }
+const char *eb_sweep_var_key(int v) { return var_of(v) ? var_of(v)->key : NULL; }
+const char *eb_sweep_var_unit(int v) { return var_of(v) ? var_of(v)->unit : ""; }
+bool eb_sweep_var_sim_only(int v) { return var_of(v) && (var_of(v)->flags & EB_DIM_LINK); }
+int eb_sweep_var_instrument(int v) { return var_of(v) ? var_of(v)->instrument : 0; }
 
 int eb_sweep_var_from_name(const char *name)
 {
-    for (int v = EB_SWEEP_NONE + 1; v < EB_SWEEP_COUNT; v++)
-        if (!strcmp(name, vars[v].name) || !strcmp(name, vars[v].key))
-            return v;
-    return EB_SWEEP_NONE;
+    int v = eb_dim_from_name(name);
+    return var_of(v) ? v : EB_SWEEP_NONE;
 }
 
 static int bad(eb_error *err, const char *spec, const char *why)
@@ -103,7 +92,7 @@ int eb_sweep_parse(const char *spec, eb_sweep *out, eb_error *err)
     if (!out->var)
         return eb_fail(err, EB_ECONFIG,
                        "--sweep %s: unknown sweep variable '%s' (udp-rate, tx-power; under --sim also rssi, "
-                       "loss, rtt)", spec, name);
+                       "loss, rtt; with lab instruments attenuation, rssi, channel, bandwidth)", spec, name);
     if (!eq || !eq[1])
         return bad(err, spec, "no points: give VAR=START:STOP:STEP or VAR=V1,V2,...");
     int rc = strchr(eq + 1, ':') ? parse_range(spec, eq + 1, out, err) : parse_list(spec, eq + 1, out, err);
@@ -111,7 +100,7 @@ int eb_sweep_parse(const char *spec, eb_sweep *out, eb_error *err)
         return rc;
     if (out->n == 0)
         return bad(err, spec, "no points");
-    const struct sweep_var *v = &vars[out->var];
+    const eb_dim_desc *v = var_of(out->var);
     for (int i = 0; i < out->n; i++)
         if (out->values[i] < v->lo || out->values[i] > v->hi) {
             char why[160];

@@ -1,5 +1,5 @@
-/* The measuring pieces of the run job. One test against the PC on a
- * connected board (the plain variant's, run_plain.c): starts both iperf ends (the PC's iperf2 and
+/* The measuring pieces of the run job. One throughput test against the PC
+ * on a connected board (the PC end's, run_ends.c): starts both iperf ends (the PC's iperf2 and
  * the board's through its dialect driver), pumps both sides' output with
  * live progress, reads free memory, and computes the entry's figures with
  * the rule parse uses too (eb_entry_figures). */
@@ -124,13 +124,12 @@ static void io_init(test_io *io, board_ctx *bc, const eb_run_item *it)
     io->cfg.port = bc->b->iperf_port;
     io->cfg.time_s = o->duration_s;
     io->cfg.interval_s = o->interval_s;
-    io->cfg.udp_rate_mbps = io->cfg.udp ? eb_run_item_udp_rate(o, bc->chip, it) : 0;
+    io->cfg.udp_rate_mbps = io->cfg.udp ? bc->udp_rate_mbps : 0; /* the dimension's value (run_dims.c) */
     io->boots = eb_console_boot(bc->con)->boots;
     io->prog = o->iperf ? o->iperf : eb_iperf_program();
-    char point[48]; /* one log per sweep point */
-    run_point_tag(bc, it, point, sizeof point);
-    snprintf(io->logp, sizeof io->logp, "%s/iperf-%s-%s-%s%s-r%d.log", o->out_dir, run_file_label(bc),
-             it->tier->name, eb_test_name(it->test), point, it->repeat);
+    char tag[200]; /* one log per item: tier, test, sweep point, repeat */
+    run_dims_tag(o, it, eb_test_name(it->test), tag, sizeof tag);
+    snprintf(io->logp, sizeof io->logp, "%s/iperf-%s%s.log", o->out_dir, run_file_label(bc), tag);
     snprintf(io->port_s, sizeof io->port_s, "%u", io->cfg.port);
     snprintf(io->t_s, sizeof io->t_s, "%g", o->duration_s);
     snprintf(io->i_s, sizeof io->i_s, "%g", o->interval_s);

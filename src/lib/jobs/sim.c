@@ -237,6 +237,7 @@ static void control_path(eb_sim *s, const char *out_dir, const char *name)
 typedef struct sim_args {
     char *v[64];
     char ap[160], noise[32], seed[32], rssi[16], lk[5][32];
+    char cfg[PATH_MAX + 32];
 } sim_args;
 
 static void vboard_args(sim_args *a, char *prog, const eb_sim_opts *o, eb_sim *s, char *flashf, char *link)
@@ -273,6 +274,16 @@ static void vboard_args(sim_args *a, char *prog, const eb_sim_opts *o, eb_sim *s
     v[n++] = "--control";
     v[n++] = s->control;
     n = add_pair_args(o, v, n);
+    /* An image from an ESP-IDF build: the build's settings beside it
+     * (BUILD/config/sdkconfig.json) reach the board's figures through the model. */
+    struct stat cst;
+    const char *slash = o->app_image ? strrchr(o->app_image, '/') : NULL;
+    if (slash &&
+        snprintf(a->cfg, sizeof a->cfg, "%.*s/config/sdkconfig.json", (int)(slash - o->app_image), o->app_image) > 0 &&
+        stat(a->cfg, &cst) == 0) {
+        v[n++] = "--sdkconfig-json";
+        v[n++] = a->cfg;
+    }
     for (int i = 0; i < o->n_faults && i < EB_SIM_MAX_FAULTS; i++) {
         v[n++] = "--fault";
         v[n++] = (char *)o->faults[i];

@@ -95,6 +95,9 @@ typedef struct ebc_build {
     const char *chip_rev;        /* "v0.4" */
     const char *sdkconfig;       /* build options beyond the tier, "key=value,..." (< 120 chars) */
     int flash_mhz, cpu_mhz;
+    /* Radio facts of the chip (SoC capabilities): what radio_set may ask for. */
+    bool band_5g;            /* SOC_WIFI_SUPPORT_5G: the 5 GHz band (esp32c5) */
+    bool ble;                /* SOC_BLE_SUPPORTED: a BLE activity for coex= */
 } ebc_build;
 
 /* ---- validation and mapping (pure) ---- */
@@ -112,6 +115,7 @@ typedef struct ebc_build {
 #define EBC_ERR_AUTH "AUTH"
 #define EBC_ERR_WIFI "WIFI"
 #define EBC_ERR_IPERF "IPERF"
+#define EBC_ERR_UNSUPPORTED "UNSUPPORTED" /* the chip, its ESP-IDF or the image cannot do it */
 
 typedef struct ebc_status {
     const char *code;  /* one of EBC_ERR_*, NULL when ok */
@@ -219,7 +223,52 @@ typedef struct ebc_link {
     char ps[12];         /* "none", "min_modem", "max_modem"; "" unknown */
     char ssid[33];
     char bssid[18];      /* "aa:bb:cc:dd:ee:ff" */
+    char second[8];      /* HT40 secondary channel: "above", "below", "none"; "" unknown */
 } ebc_link;
+
+/* ---- radio settings (radio_set, radio_show; docs/console-protocol.md) ---- */
+
+enum ebc_band { EBC_BAND_UNSET = 0, EBC_BAND_2G, EBC_BAND_5G, EBC_BAND_AUTO };
+enum ebc_ps { EBC_PS_UNSET = 0, EBC_PS_NONE, EBC_PS_MIN_MODEM, EBC_PS_MAX_MODEM };
+enum ebc_coex { EBC_COEX_UNSET = 0, EBC_COEX_NONE, EBC_COEX_BLE_SCAN, EBC_COEX_BLE_ADV };
+/* PHY protocol bits (ESP-IDF's WIFI_PROTOCOL_* by name; their values differ
+ * between releases, so the glue maps them). */
+#define EBC_PHY_11B 0x01u
+#define EBC_PHY_11G 0x02u
+#define EBC_PHY_11N 0x04u
+#define EBC_PHY_11A 0x08u
+#define EBC_PHY_11AC 0x10u
+#define EBC_PHY_11AX 0x20u
+/* esp_wifi_set_max_tx_power: units of 0.25 dBm, [8, 84] = 2 .. 20 dBm (esp_wifi.h, v5.1.2 .. v6.0). */
+#define EBC_TX_POWER_MIN_Q 8
+#define EBC_TX_POWER_MAX_Q 84
+
+/* Radio settings; 0 in a field = not set (keep the board's). */
+typedef struct ebc_radio {
+    int band;             /* enum ebc_band */
+    int bw_2g, bw_5g;     /* MHz: 20 or 40 */
+    unsigned phy_2g;      /* EBC_PHY_11B|11G|11N|11AX */
+    unsigned phy_5g;      /* EBC_PHY_11A|11N|11AC|11AX */
+    int ps;               /* enum ebc_ps */
+    int listen_interval;  /* beacon intervals, with ps=max_modem (wifi_sta_config_t.listen_interval) */
+    int tx_power_q;       /* 0.25 dBm units */
+    int coex;             /* enum ebc_coex */
+} ebc_radio;
+
+/* Results of ebc_ops.radio_apply. */
+#define EBC_RADIO_OK 0
+#define EBC_RADIO_UNSUPPORTED 1 /* this ESP-IDF or image has no call for it (msg names the call and its first version) */
+#define EBC_RADIO_FAILED 2      /* the call failed (msg names it and its error) */
+
+/* Builds the requested settings from key=value arguments over `base` (the
+ * settings requested so far): ranges, the chip's facts (5 GHz, 802.11ax, BLE)
+ * and combinations. Returns 0, or -1 with st filled. Pure. */
+int ebc_radio_from_args(const ebc_build *b, const ebc_radio *base, int argc, char **argv, ebc_radio *out,
+                        ebc_status *st);
+/* Appends the settings that are set as key=value pairs (band=5 bw=20 phy=b,g,n,ax ...). */
+void ebc_radio_kv(ebc_line *l, const ebc_radio *r);
+/* Whether a setting that changes needs a new association (band, bandwidth, PHY, listen interval). */
+bool ebc_radio_needs_reconnect(const ebc_radio *before, const ebc_radio *after);
 
 typedef struct ebc_ops {
     void *ctx;
@@ -246,6 +295,12 @@ typedef struct ebc_ops {
      * and l filled; non-zero otherwise. Its facts go into the `version`,
      * `tier_show`/`tier_set` replies and (rssi) the `mem` reply. */
     int (*link)(void *ctx, ebc_link *l);
+    /* Optional (NULL: radio_set answers UNSUPPORTED): applies the settings
+     * that are set in want (nothing set: only reads) and fills now with what
+     * the board runs, every field it can read. EBC_RADIO_OK, or
+     * EBC_RADIO_UNSUPPORTED / EBC_RADIO_FAILED with msg filled. Called after
+     * esp_wifi_start (wifi_init) and again after every wifi_init. */
+    int (*radio_apply)(void *ctx, const ebc_radio *want, ebc_radio *now, char *msg, size_t msg_len);
 } ebc_ops;
 
 typedef struct ebc_core {
@@ -258,6 +313,7 @@ typedef struct ebc_core {
     char pass[65];            /* kept for the reconnect after tier_set; never printed */
     ebc_ip_info ip;
     bool want_secret;         /* the next line is a password (sta_connect SSID -) */
+    ebc_radio radio;          /* radio settings requested so far; applied again after each wifi_init */
 } ebc_core;
 
 void ebc_core_init(ebc_core *c, const ebc_ops *ops, const ebc_build *b);

@@ -1,0 +1,21 @@
+/* Between the espbench core's modules (not for the platforms). */
+#ifndef ESPBENCH_CORE_INTERNAL_H
+#define ESPBENCH_CORE_INTERNAL_H
+
+#include <stddef.h>
+
+#include "espbench_core.h"
+
+/* espbench_radio.c: the radio commands. */
+void ebc_cmd_radio_set(ebc_core *c, int argc, char **argv);
+void ebc_cmd_radio_show(ebc_core *c, int argc, char **argv);
+void ebc_cmd_link(ebc_core *c, int argc, char **argv);
+/* Applies the radio settings requested so far again (after a wifi_init):
+ * EBC_RADIO_OK, or the platform's result with msg filled. */
+int ebc_core_radio_reapply(ebc_core *c, char *msg, size_t msg_len);
+
+/* espbench_core.c: connects again with the stored credentials, emitting the
+ * events; 0, or -1 after replying "<what> applied but reconnect failed". */
+int ebc_core_reconnect(ebc_core *c, const char *what);
+
+#endif

@@ -1,0 +1,106 @@
+/* Lab instruments behind small ops tables, one per kind of thing (like the
+ * ports' eb_port_ops): a programmable attenuator, an access point and a
+ * power switch. Each driver speaks one device family's published protocol
+ * (its source is named in its file; docs/instruments.md). The lab file
+ * declares the instruments (formats/lab.h eb_instr_spec); their password
+ * comes from the environment or a file, never a flag, and is never logged.
+ *
+ * Every failure is one line that names the instrument and what it said:
+ *   attenuator att1 (minicircuits-http http://10.0.0.5): SETATT=70 answered "2" (above the unit's maximum)
+ * Every exchange has a deadline; no read waits for ever. */
+#ifndef ESPBENCH_INSTRUMENT_H
+#define ESPBENCH_INSTRUMENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "espbench/base/error.h"
+#include "espbench/formats/lab.h"
+
+#define EB_INSTR_TIMEOUT_MS 5000
+
+typedef struct eb_instr eb_instr;
+
+/* An access point's radio settings; unset fields are "" / 0 / NAN. */
+typedef struct eb_ap_settings {
+    char band[8];          /* "2g", "5g" (OpenWrt's band names) */
+    int channel;           /* 0 = unset */
+    int bandwidth_mhz;     /* 20, 40, 80; 0 = unset */
+    double txpower_dbm;    /* NAN = unset */
+} eb_ap_settings;
+
+void eb_ap_settings_init(eb_ap_settings *s);
+
+/* The three seams. Each row fills every entry. */
+typedef struct eb_atten_ops {
+    const char *driver;
+    double max_db;                     /* the family's published range starts at 0 */
+    double step_db;                    /* the resolution a set value is rounded to */
+    int (*open)(eb_instr *in, eb_error *err);
+    int (*set)(eb_instr *in, double db, eb_error *err);
+    int (*get)(eb_instr *in, double *db, eb_error *err); /* read back from the device */
+    void (*close)(eb_instr *in);
+} eb_atten_ops;
+
+typedef struct eb_ap_ops {
+    const char *driver;
+    int (*open)(eb_instr *in, eb_error *err);
+    /* Applies the set fields of s and makes them take effect (the radio
+     * restarts: stations are dropped and must reconnect). */
+    int (*apply)(eb_instr *in, const eb_ap_settings *s, eb_error *err);
+    /* What the AP reports it runs (unset where it does not say). */
+    int (*read)(eb_instr *in, eb_ap_settings *out, eb_error *err);
+    void (*close)(eb_instr *in);
+} eb_ap_ops;
+
+typedef struct eb_power_ops {
+    const char *driver;
+    int max_outlet;
+    int (*open)(eb_instr *in, eb_error *err);
+    int (*set)(eb_instr *in, int outlet, bool on, eb_error *err);
+    void (*close)(eb_instr *in);
+} eb_power_ops;
+
+struct eb_instr {
+    const eb_instr_spec *spec;
+    union {
+        const eb_atten_ops *atten;
+        const eb_ap_ops *ap;
+        const eb_power_ops *power;
+    } ops;
+    char user[64];
+    char password[128];    /* zeroed by eb_instr_close */
+    bool has_password;
+    void *impl;            /* the driver's state */
+};
+
+/* The driver rows of a kind (tests check them against the lab parser's names). */
+const eb_atten_ops *eb_atten_driver(const char *name);
+const eb_ap_ops *eb_ap_driver(const char *name);
+const eb_power_ops *eb_power_driver(const char *name);
+
+/* Opens an instrument of the lab file: reads its password from its source,
+ * connects where the protocol keeps a connection. EB_ECONFIG (no driver,
+ * password source unreadable), EB_EIO (no answer). */
+int eb_instr_open(eb_instr *in, const eb_instr_spec *spec, eb_error *err);
+void eb_instr_close(eb_instr *in);
+/* "attenuator att1 (idf-serial /dev/ttyUSB3)" for messages. */
+void eb_instr_label(const eb_instr *in, char *out, size_t cap);
+
+/* Sets and reads back: EB_ECONFIG when db is outside the family's range or
+ * the device refuses it, EB_EIO when it does not answer or answers other
+ * than its protocol says. *got = what the device reports after the set. */
+int eb_atten_set(eb_instr *in, double db, double *got, eb_error *err);
+int eb_ap_apply(eb_instr *in, const eb_ap_settings *s, eb_error *err);
+int eb_ap_read(eb_instr *in, eb_ap_settings *out, eb_error *err);
+int eb_power_set(eb_instr *in, int outlet, bool on, eb_error *err);
+
+/* For the drivers (instr_*.c): a failure with the instrument's label in
+ * front of what happened; returns code. */
+int eb_instr_fail(const eb_instr *in, int code, eb_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Quotes up to cap-1 bytes of a device's answer for a message: printable
+ * ASCII as is, anything else as \xNN, so a bad answer is shown as it came. */
+void eb_instr_quote(const void *data, size_t len, char *out, size_t cap);
+
+#endif

@@ -1,0 +1,366 @@
+/* Access points (instrument.h eb_ap_ops):
+ *  - openwrt: OpenWrt's JSON-RPC over HTTP (uhttpd-mod-ubus at /ubus,
+ *    rpcd; OpenWrt's "ubus" and "rpcd" documentation): session.login gives
+ *    a session id; uci.set on the wifi-device section (channel, band,
+ *    htmode, txpower: OpenWrt's wireless configuration), uci.commit, then
+ *    network.reload, which is what `wifi reload` runs. Nothing to install
+ *    on the AP beyond the stock web interface's packages (LuCI uses the same
+ *    path). uci.get reads the section back. A session that expired answers
+ *    JSON-RPC error -32002 "Access denied": logged in again once.
+ *  - hostapd: hostapd's control interface, the protocol hostapd_cli speaks
+ *    (wpa_ctrl.c: a Unix datagram socket per interface,
+ *    /var/run/hostapd/IFACE, one command per datagram, "OK"/"FAIL" or
+ *    the answer's text; hostapd_cli's `set` and `disable`/`enable`): SET
+ *    hw_mode, channel, ieee80211n, ht_capab, vht_oper_chwidth, then DISABLE
+ *    and ENABLE so the interface restarts with them (RELOAD would read the
+ *    configuration file again and lose them). STATUS reads back. hostapd
+ *    has no transmit power setting (that is the driver's, through iw). */
+#include "instr_internal.h"
+
+#include "espbench/formats/instr_proto.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/* ---- OpenWrt ---- */
+
+typedef struct owrt {
+    char sid[40];
+    int id;
+    eb_buf body;
+} owrt;
+
+#define OWRT_NO_SESSION "00000000000000000000000000000000"
+#define RPC_ACCESS_DENIED (-32002)
+
+/* One call; *obj gets the result object's JSON (caller frees) when wanted. */
+static int owrt_call_once(eb_instr *in, const char *sid, const char *object, const char *method, cJSON *args,
+                          int *status, char *obj, size_t cap, eb_error *err)
+{
+    owrt *o = in->impl;
+    cJSON *req = cJSON_CreateObject(), *params = cJSON_CreateArray();
+    cJSON_AddStringToObject(req, "jsonrpc", "2.0");
+    cJSON_AddNumberToObject(req, "id", ++o->id);
+    cJSON_AddStringToObject(req, "method", "call");
+    cJSON_AddItemToArray(params, cJSON_CreateString(sid));
+    cJSON_AddItemToArray(params, cJSON_CreateString(object));
+    cJSON_AddItemToArray(params, cJSON_CreateString(method));
+    cJSON_AddItemToArray(params, cJSON_Duplicate(args, 1));
+    cJSON_AddItemToObject(req, "params", params);
+    char *text = cJSON_PrintUnformatted(req);
+    cJSON_Delete(req);
+    int rc = instr_http(in, "ubus", text, &o->body, err);
+    memset(text, 0, strlen(text)); /* may hold the password */
+    cJSON_free(text);
+    if (rc)
+        return rc;
+    int kind = eb_ubus_reply(eb_buf_cstr(&o->body), status, obj, cap);
+    if (kind < 0) {
+        char q[120];
+        eb_instr_quote(o->body.data, o->body.len > 100 ? 100 : o->body.len, q, sizeof q);
+        return eb_instr_fail(in, EB_EIO, err, "%s.%s: not a JSON-RPC answer: \"%s\"", object, method, q);
+    }
+    if (kind == 1 && *status != RPC_ACCESS_DENIED)
+        return eb_instr_fail(in, EB_EIO, err, "%s.%s: JSON-RPC error %d \"%s\"", object, method, *status, obj);
+    return 0;
+}
+
+static int owrt_login(eb_instr *in, eb_error *err)
+{
+    owrt *o = in->impl;
+    cJSON *args = cJSON_CreateObject();
+    cJSON_AddStringToObject(args, "username", in->user[0] ? in->user : "root");
+    cJSON_AddStringToObject(args, "password", in->password);
+    char obj[2048];
+    int status = 0;
+    int rc = owrt_call_once(in, OWRT_NO_SESSION, "session", "login", args, &status, obj, sizeof obj, err);
+    cJSON *pw = cJSON_GetObjectItemCaseSensitive(args, "password");
+    if (cJSON_IsString(pw))
+        memset(pw->valuestring, 0, strlen(pw->valuestring));
+    cJSON_Delete(args);
+    if (rc)
+        return rc;
+    if (status == 6 || status == RPC_ACCESS_DENIED)
+        return eb_instr_fail(in, EB_ECONFIG, err, "session.login as %s: Permission denied (user or password wrong; "
+                             "the password comes from %s)", in->user[0] ? in->user : "root",
+                             in->spec->password_env[0] ? in->spec->password_env : "its password_file");
+    cJSON *r = cJSON_Parse(obj);
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(r, "ubus_rpc_session");
+    if (status || !cJSON_IsString(s) || strlen(s->valuestring) >= sizeof o->sid) {
+        cJSON_Delete(r);
+        return eb_instr_fail(in, EB_EIO, err, "session.login answered status %d (%s) without a session", status,
+                             eb_ubus_status_name(status));
+    }
+    snprintf(o->sid, sizeof o->sid, "%s", s->valuestring);
+    cJSON_Delete(r);
+    return 0;
+}
+
+/* A call under the session, logged in again once when it expired. */
+static int owrt_call(eb_instr *in, const char *object, const char *method, cJSON *args, char *obj, size_t cap,
+                     eb_error *err)
+{
+    owrt *o = in->impl;
+    for (int attempt = 0;; attempt++) {
+        int status = 0;
+        int rc = owrt_call_once(in, o->sid, object, method, args, &status, obj, cap, err);
+        if (rc)
+            return rc;
+        if (status == RPC_ACCESS_DENIED && attempt == 0) {
+            if ((rc = owrt_login(in, err)) != 0)
+                return rc;
+            continue;
+        }
+        if (status)
+            return eb_instr_fail(in, status == 2 || status == 6 ? EB_ECONFIG : EB_EIO, err,
+                                 "%s.%s answered status %d (%s)", object, method, status,
+                                 status == RPC_ACCESS_DENIED ? "Access denied" : eb_ubus_status_name(status));
+        return 0;
+    }
+}
+
+static int owrt_open(eb_instr *in, eb_error *err)
+{
+    owrt *o = calloc(1, sizeof *o);
+    if (!o)
+        return eb_instr_fail(in, EB_EIO, err, "out of memory");
+    eb_buf_init(&o->body);
+    in->impl = o;
+    int rc = owrt_login(in, err);
+    if (rc) {
+        eb_buf_free(&o->body);
+        free(o);
+        in->impl = NULL;
+    }
+    return rc;
+}
+
+static const char *radio_of(const eb_instr *in) { return in->spec->radio[0] ? in->spec->radio : "radio0"; }
+
+static int owrt_apply(eb_instr *in, const eb_ap_settings *s, eb_error *err)
+{
+    cJSON *args = cJSON_CreateObject(), *values = cJSON_CreateObject();
+    char v[16];
+    if (s->band[0])
+        cJSON_AddStringToObject(values, "band", s->band);
+    if (s->channel) {
+        snprintf(v, sizeof v, "%d", s->channel);
+        cJSON_AddStringToObject(values, "channel", v);
+    }
+    if (s->bandwidth_mhz) {
+        const char *ht = eb_openwrt_htmode(s->band, s->bandwidth_mhz);
+        if (!ht) {
+            cJSON_Delete(values);
+            cJSON_Delete(args);
+            return eb_instr_fail(in, EB_ECONFIG, err, "no htmode for %d MHz on band %s", s->bandwidth_mhz,
+                                 s->band[0] ? s->band : "2g");
+        }
+        cJSON_AddStringToObject(values, "htmode", ht);
+    }
+    if (isfinite(s->txpower_dbm)) {
+        snprintf(v, sizeof v, "%.0f", s->txpower_dbm);
+        cJSON_AddStringToObject(values, "txpower", v);
+    }
+    cJSON_AddStringToObject(args, "config", "wireless");
+    cJSON_AddStringToObject(args, "section", radio_of(in));
+    cJSON_AddItemToObject(args, "values", values);
+    char obj[256];
+    int rc = owrt_call(in, "uci", "set", args, obj, sizeof obj, err);
+    cJSON_Delete(args);
+    if (rc)
+        return rc;
+    args = cJSON_CreateObject();
+    cJSON_AddStringToObject(args, "config", "wireless");
+    rc = owrt_call(in, "uci", "commit", args, obj, sizeof obj, err);
+    cJSON_Delete(args);
+    if (rc)
+        return rc;
+    args = cJSON_CreateObject();
+    rc = owrt_call(in, "network", "reload", args, obj, sizeof obj, err);
+    cJSON_Delete(args);
+    return rc;
+}
+
+static int owrt_read(eb_instr *in, eb_ap_settings *out, eb_error *err)
+{
+    cJSON *args = cJSON_CreateObject();
+    cJSON_AddStringToObject(args, "config", "wireless");
+    cJSON_AddStringToObject(args, "section", radio_of(in));
+    char obj[4096];
+    int rc = owrt_call(in, "uci", "get", args, obj, sizeof obj, err);
+    cJSON_Delete(args);
+    if (rc)
+        return rc;
+    cJSON *r = cJSON_Parse(obj);
+    const cJSON *vals = cJSON_GetObjectItemCaseSensitive(r, "values");
+    const cJSON *band = cJSON_GetObjectItemCaseSensitive(vals, "band"),
+                *ch = cJSON_GetObjectItemCaseSensitive(vals, "channel"),
+                *ht = cJSON_GetObjectItemCaseSensitive(vals, "htmode"),
+                *tx = cJSON_GetObjectItemCaseSensitive(vals, "txpower");
+    if (cJSON_IsString(band))
+        snprintf(out->band, sizeof out->band, "%s", band->valuestring);
+    if (cJSON_IsString(ch))
+        out->channel = atoi(ch->valuestring); /* "auto" stays 0 */
+    if (cJSON_IsString(ht))
+        out->bandwidth_mhz = eb_openwrt_htmode_mhz(ht->valuestring);
+    if (cJSON_IsString(tx))
+        out->txpower_dbm = atof(tx->valuestring);
+    bool ok = cJSON_IsObject(vals);
+    cJSON_Delete(r);
+    return ok ? 0 : eb_instr_fail(in, EB_EIO, err, "uci.get wireless.%s answered no values", radio_of(in));
+}
+
+static void owrt_close(eb_instr *in)
+{
+    owrt *o = in->impl;
+    if (!o)
+        return;
+    eb_buf_free(&o->body);
+    memset(o->sid, 0, sizeof o->sid);
+    free(o);
+}
+
+const eb_ap_ops eb_ap_openwrt = {
+    .driver = "openwrt", .open = owrt_open, .apply = owrt_apply, .read = owrt_read, .close = owrt_close,
+};
+
+/* ---- hostapd ---- */
+
+typedef struct hapd {
+    int fd;
+    char local[108];
+} hapd;
+
+static int hapd_open(eb_instr *in, eb_error *err)
+{
+    static unsigned counter;
+    hapd *h = calloc(1, sizeof *h);
+    if (!h)
+        return eb_instr_fail(in, EB_EIO, err, "out of memory");
+    struct sockaddr_un me = {.sun_family = AF_UNIX}, ap = {.sun_family = AF_UNIX};
+    const char *path = in->spec->address;
+    if (strlen(path) >= sizeof ap.sun_path) {
+        free(h);
+        return eb_instr_fail(in, EB_ECONFIG, err, "the control socket path is too long");
+    }
+    /* the client's own socket, as wpa_ctrl_open names it */
+    snprintf(h->local, sizeof h->local, "/tmp/espbench_ctrl_%d-%u", (int)getpid(), __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
+    snprintf(me.sun_path, sizeof me.sun_path, "%s", h->local);
+    memcpy(ap.sun_path, path, strlen(path) + 1);
+    h->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    unlink(h->local);
+    if (h->fd < 0 || bind(h->fd, (struct sockaddr *)&me, sizeof me) || connect(h->fd, (struct sockaddr *)&ap, sizeof ap)) {
+        int e = errno;
+        if (h->fd >= 0)
+            close(h->fd);
+        unlink(h->local);
+        free(h);
+        return eb_instr_fail(in, EB_EIO, err, "cannot reach its control interface: %s (is hostapd running with "
+                             "ctrl_interface there?)", strerror(e));
+    }
+    in->impl = h;
+    return 0;
+}
+
+/* One command, its answer (unsolicited "<N>..." event datagrams skipped). */
+static int hapd_cmd(eb_instr *in, const char *cmd, char *reply, size_t cap, eb_error *err)
+{
+    hapd *h = in->impl;
+    if (send(h->fd, cmd, strlen(cmd), 0) < 0)
+        return eb_instr_fail(in, EB_EIO, err, "%s: cannot send: %s", cmd, strerror(errno));
+    eb_deadline d = eb_deadline_in(EB_INSTR_TIMEOUT_MS);
+    for (;;) {
+        struct pollfd p = {.fd = h->fd, .events = POLLIN};
+        int ms = eb_deadline_left_ms(d);
+        if (ms <= 0 || poll(&p, 1, ms) <= 0)
+            return eb_instr_fail(in, EB_EIO, err, "%s: no answer within %d s", cmd, EB_INSTR_TIMEOUT_MS / 1000);
+        ssize_t n = recv(h->fd, reply, cap - 1, 0);
+        if (n < 0)
+            return eb_instr_fail(in, EB_EIO, err, "%s: %s", cmd, strerror(errno));
+        reply[n] = 0;
+        if (reply[0] != '<')
+            return 0;
+    }
+}
+
+static int hapd_ok(eb_instr *in, const char *cmd, eb_error *err)
+{
+    char reply[256];
+    int rc = hapd_cmd(in, cmd, reply, sizeof reply, err);
+    if (rc || !strncmp(reply, "OK", 2))
+        return rc;
+    char q[120];
+    eb_instr_quote(reply, strcspn(reply, "\n"), q, sizeof q);
+    return eb_instr_fail(in, !strncmp(reply, "FAIL", 4) ? EB_ECONFIG : EB_EIO, err, "%s answered \"%s\"", cmd, q);
+}
+
+static int hapd_apply(eb_instr *in, const eb_ap_settings *s, eb_error *err)
+{
+    if (isfinite(s->txpower_dbm))
+        return eb_instr_fail(in, EB_ECONFIG, err, "hostapd has no transmit power setting (it is the radio "
+                             "driver's: iw dev IFACE set txpower)");
+    char cmd[96];
+    int rc = 0;
+    if (s->band[0]) {
+        snprintf(cmd, sizeof cmd, "SET hw_mode %s", !strcmp(s->band, "5g") ? "a" : "g");
+        rc = hapd_ok(in, cmd, err);
+    }
+    if (!rc && s->channel) {
+        snprintf(cmd, sizeof cmd, "SET channel %d", s->channel);
+        rc = hapd_ok(in, cmd, err);
+    }
+    if (!rc && s->bandwidth_mhz) {
+        rc = hapd_ok(in, "SET ieee80211n 1", err);
+        if (!rc) { /* HT40+ above a lower primary channel; HT40- from channel 8 on 2.4 GHz */
+            bool minus = s->channel >= 8 && s->channel <= 13;
+            snprintf(cmd, sizeof cmd, "SET ht_capab %s", s->bandwidth_mhz >= 40 ? (minus ? "[HT40-]" : "[HT40+]") : "");
+            rc = hapd_ok(in, cmd, err);
+        }
+        if (!rc && (s->bandwidth_mhz >= 80 || !strcmp(s->band, "5g"))) {
+            snprintf(cmd, sizeof cmd, "SET vht_oper_chwidth %d", s->bandwidth_mhz == 160 ? 2 : s->bandwidth_mhz == 80);
+            rc = hapd_ok(in, cmd, err);
+        }
+    }
+    if (!rc)
+        rc = hapd_ok(in, "DISABLE", err);
+    if (!rc)
+        rc = hapd_ok(in, "ENABLE", err);
+    return rc;
+}
+
+static int hapd_read(eb_instr *in, eb_ap_settings *out, eb_error *err)
+{
+    char reply[4096];
+    int rc = hapd_cmd(in, "STATUS", reply, sizeof reply, err);
+    if (rc)
+        return rc;
+    if (!strstr(reply, "state=")) {
+        char q[120];
+        eb_instr_quote(reply, strcspn(reply, "\n"), q, sizeof q);
+        return eb_instr_fail(in, EB_EIO, err, "STATUS answered \"%s\", not hostapd's status", q);
+    }
+    eb_hostapd_status(reply, &out->channel, out->band, sizeof out->band, &out->bandwidth_mhz);
+    return 0;
+}
+
+static void hapd_close(eb_instr *in)
+{
+    hapd *h = in->impl;
+    if (!h)
+        return;
+    close(h->fd);
+    unlink(h->local);
+    free(h);
+}
+
+const eb_ap_ops eb_ap_hostapd = {
+    .driver = "hostapd", .open = hapd_open, .apply = hapd_apply, .read = hapd_read, .close = hapd_close,
+};

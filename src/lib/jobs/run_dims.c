@@ -1,0 +1,302 @@
+/* The dimensions of a run (run_internal.h run_dim): one row each, in the
+ * order their values are applied to an end — the UDP offered rate (a
+ * setting of the test's sender), the TX power, the link (the virtual
+ * board's RSSI, loss and round trip; a lab attenuator; the lab AP's channel
+ * and bandwidth: before the tier, as a real link is there before the board
+ * connects), the tier with its Wi-Fi connection, the repeat and the ESP-IDF
+ * version. A row's connected step follows on a connected end (an RSSI
+ * steered with an attenuator). Their names, units and ranges are the formats'
+ * table (formats/dims.c). A new dimension is a row there and a row here
+ * with its apply function; a row without one (tx_power: no console
+ * dialect has the command yet) is refused up front with its reason. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "espbench/formats/dims.h"
+#include "espbench/formats/lab.h"
+#include "run_internal.h"
+
+/* ------------------------------------------------------------ sweep variables */
+
+static bool swept(const eb_run_opts *o, int dim, const eb_run_item *it)
+{
+    return o->sweep.var == dim && it->point >= 0 && it->point < o->sweep.n;
+}
+
+static void sweep_key(const eb_run_opts *o, const eb_run_item *it, run_key *k)
+{
+    if (it->point >= 0 && it->point < o->sweep.n) { /* the point is part of the key */
+        snprintf(k->prov->sweep_var, sizeof k->prov->sweep_var, "%s", eb_sweep_var_key(o->sweep.var));
+        k->prov->sweep_value = o->sweep.values[it->point];
+    }
+}
+
+static void sweep_tag(const eb_run_opts *o, const eb_run_item *it, char *out, size_t cap)
+{
+    if (it->point >= 0 && it->point < o->sweep.n)
+        snprintf(out, cap, "-%s%g", eb_sweep_var_key(o->sweep.var), o->sweep.values[it->point]);
+}
+
+static bool udp_rate_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap)
+{
+    (void)b;
+    unsigned tests = o->tests ? o->tests : (1u << EB_TEST_COUNT) - 1;
+    if (o->sweep.var != EB_DIM_UDP_RATE || o->sweep.n <= 0)
+        return true;
+    if (!(tests & ((1u << EB_TEST_UDP_TX) | (1u << EB_TEST_UDP_RX))))
+        snprintf(why, cap, "--sweep udp-rate needs a UDP test: add udp_tx or udp_rx to --tests");
+    else if (o->udp_rate_mbps > 0)
+        snprintf(why, cap, "--sweep udp-rate and --udp-rate both set the offered rate: give one");
+    else
+        return true;
+    return false;
+}
+
+/* The offered rate the sender of the end's tests uses (eb_run_item_udp_rate). */
+static int udp_rate_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
+{
+    (void)err;
+    end->udp_rate_mbps = eb_run_item_udp_rate(end->sh->o, end->chip, it);
+    return 0;
+}
+
+/* No console dialect espbench drives can set the TX power yet: the row
+ * has no apply function, so a sweep over it is refused. A firmware command
+ * (ESP-IDF's esp_wifi_set_max_tx_power) fills it. */
+static bool tx_power_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap)
+{
+    (void)b;
+    if (o->sweep.var != EB_DIM_TX_POWER || o->sweep.n <= 0)
+        return true;
+    snprintf(why, cap, "--sweep tx-power: no console dialect espbench drives has a command to set the transmit "
+             "power (the iperf examples and the espbench firmware lack one); sweep udp-rate, or under --sim rssi, "
+             "loss or rtt");
+    return false;
+}
+
+/* Whether a lab attenuator serves the board (the lab file's serves:). */
+static bool has_attenuator(const eb_run_opts *o, const eb_run_board *b)
+{
+    return o->lab && b->name[0] && eb_lab_attenuator_of(o->lab, b->name);
+}
+
+/* The link variables go through the virtual board's control socket (rssi
+ * also through a lab attenuator). */
+static bool link_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap)
+{
+    int var = o->sweep.var;
+    if (!b || o->sweep.n <= 0 || !eb_sweep_var_sim_only(var) || (b->sim && b->sim_control[0]) ||
+        (has_attenuator(o, b) && eb_sweep_var_instrument(var) == EB_INSTR_ATTENUATOR))
+        return true;
+    snprintf(why, cap, "--sweep %s sets the virtual board's link and needs --sim (board %s is not simulated)%s; on "
+             "hardware sweep udp-rate, or change the link yourself", eb_sweep_var_name(var),
+             b->name[0] ? b->name : b->port,
+             eb_sweep_var_instrument(var) ? " or a lab attenuator in front of the board (docs/instruments.md)" : "");
+    return false;
+}
+
+static int link_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
+{
+    return end->b->sim_control[0] ? run_apply_link_point(end, it, err) : 0;
+}
+
+/* rssi: the virtual board's link, else the board's attenuator steered to it. */
+static int rssi_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
+{
+    return end->b->sim_control[0] ? run_apply_link_point(end, it, err) : run_instr_rssi_apply(end, it, err);
+}
+
+static int rssi_connected(board_ctx *end, const eb_run_item *it, eb_error *err)
+{
+    return end->b->sim_control[0] ? 0 : run_instr_rssi_connected(end, it, err);
+}
+
+static bool atten_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap)
+{
+    if (!b || o->sweep.n <= 0 || o->sweep.var != EB_DIM_ATTEN || has_attenuator(o, b))
+        return true;
+    snprintf(why, cap, "--sweep attenuation needs a lab attenuator in front of board %s: an instruments: entry of "
+             "kind attenuator in the lab file (docs/instruments.md)", b->name[0] ? b->name : b->port);
+    return false;
+}
+
+/* ------------------------------------------------------------ the matrix */
+
+static bool tier_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap)
+{
+    const eb_chip *c = b && o->profiles ? eb_profiles_chip(o->profiles, b->chip) : NULL;
+    for (int t = 0; c && t < o->n_tiers; t++) {
+        if (!strcmp(o->tiers[t], "all") || !strcmp(o->tiers[t], "psram") || eb_chip_tier(c, o->tiers[t]))
+            continue;
+        char names[1024];
+        eb_chip_tier_names(c, names, sizeof names);
+        snprintf(why, cap, "chip %s has no tier '%s' (tiers: %s; or all, psram)", c->name, o->tiers[t], names);
+        return false;
+    }
+    return true;
+}
+
+/* The end's tier for the item (a peer's: its --peer-tier, else the same
+ * name) applied and the end connected. */
+static int tier_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
+{
+    const eb_tier *t = it->tier;
+    if (end->dut) {
+        const char *want = eb_run_peer_tier(end->dut->b, it->tier->name);
+        if (!(t = eb_chip_tier(end->chip, want)))
+            return eb_fail(err, EB_ECONFIG, "%s: peer %s has no tier '%s': pass --peer-tier", end->dut->label,
+                           end->chip->name, want);
+    }
+    return end->tier == t ? 0 : run_apply_tier(end, t, err);
+}
+
+static void tier_key(const eb_run_opts *o, const eb_run_item *it, run_key *k)
+{
+    (void)o;
+    snprintf(k->tier, k->tier_cap, "%s", it->tier->name);
+}
+
+static void tier_tag(const eb_run_opts *o, const eb_run_item *it, char *out, size_t cap)
+{
+    (void)o;
+    snprintf(out, cap, "-%s", it->tier->name);
+}
+
+static void repeat_key(const eb_run_opts *o, const eb_run_item *it, run_key *k)
+{
+    (void)o;
+    *k->repeat = it->repeat;
+}
+
+static void repeat_tag(const eb_run_opts *o, const eb_run_item *it, char *out, size_t cap)
+{
+    (void)o;
+    snprintf(out, cap, "-r%d", it->repeat);
+}
+
+/* In table order: the order of application and of file-name parts. The
+ * ESP-IDF version is a run of its own per version (run --idf: its image and
+ * folder), recorded from what the board reports (provenance idf_version). */
+static const run_dim dims[] = {
+    {EB_DIM_UDP_RATE, udp_rate_check, udp_rate_apply, NULL, sweep_key, sweep_tag},
+    {EB_DIM_TX_POWER, tx_power_check, NULL, NULL, sweep_key, sweep_tag},
+    {EB_DIM_RSSI, link_check, rssi_apply, rssi_connected, sweep_key, sweep_tag},
+    {EB_DIM_LOSS, link_check, link_apply, NULL, sweep_key, sweep_tag},
+    {EB_DIM_RTT, link_check, link_apply, NULL, sweep_key, sweep_tag},
+    /* the lab instruments' (run_instruments.c; the AP's are checked with --ap in its resolve) */
+    {EB_DIM_ATTEN, atten_check, run_instr_atten_apply, NULL, sweep_key, sweep_tag},
+    {EB_DIM_CHANNEL, NULL, run_instr_ap_apply, NULL, sweep_key, sweep_tag},
+    {EB_DIM_BANDWIDTH, NULL, run_instr_ap_apply, NULL, sweep_key, sweep_tag},
+    {EB_DIM_TIER, tier_check, tier_apply, NULL, tier_key, tier_tag},
+    {EB_DIM_REPEAT, NULL, NULL, NULL, repeat_key, repeat_tag},
+    {EB_DIM_IDF, NULL, NULL, NULL, NULL, NULL},
+};
+#define N_DIMS ((int)(sizeof dims / sizeof dims[0]))
+
+static bool sweeps(const run_dim *d)
+{
+    return (eb_dim(d->dim)->flags & EB_DIM_SWEEPS) != 0;
+}
+
+/* Applied: a sweep row for the swept variable (the offered rate always: it
+ * has a default), the others always. */
+static bool row_on(const run_dim *d, const eb_run_opts *o)
+{
+    return !sweeps(d) || d->dim == o->sweep.var || d->dim == EB_DIM_UDP_RATE;
+}
+
+/* In the key and file names: a sweep row at a point of its variable (a
+ * default leaves keys as they are), the others always. */
+static bool named(const run_dim *d, const eb_run_opts *o, const eb_run_item *it)
+{
+    return !sweeps(d) || swept(o, d->dim, it);
+}
+
+int run_dims_check(const eb_run_opts *o, bool sweep_vars, eb_error *err)
+{
+    for (int i = 0; i < N_DIMS; i++) {
+        if (!dims[i].check || sweep_vars != sweeps(&dims[i]))
+            continue;
+        for (int b = 0; b < (o->n_boards ? o->n_boards : 1); b++) { /* no board: the run's own checks */
+            char why[600];
+            if (!dims[i].check(o, o->n_boards ? &o->boards[b] : NULL, why, sizeof why))
+                return eb_fail(err, EB_ECONFIG, "%s", why);
+        }
+    }
+    return 0;
+}
+
+int run_dims_apply(board_ctx *end, const eb_run_item *it, bool own_tier, eb_error *err)
+{
+    int rc = 0;
+    for (int i = 0; i < N_DIMS && !rc; i++)
+        if (dims[i].apply && row_on(&dims[i], end->sh->o) && !(own_tier && dims[i].dim == EB_DIM_TIER))
+            rc = dims[i].apply(end, it, err);
+    for (int i = 0; i < N_DIMS && !rc; i++)
+        if (dims[i].connected && row_on(&dims[i], end->sh->o) && !own_tier)
+            rc = dims[i].connected(end, it, err);
+    return rc;
+}
+
+void run_dims_key(const eb_run_opts *o, const eb_run_item *it, run_key *k)
+{
+    for (int i = 0; i < N_DIMS; i++)
+        if (dims[i].key && named(&dims[i], o, it))
+            dims[i].key(o, it, k);
+}
+
+void run_dims_tag(const eb_run_opts *o, const eb_run_item *it, const char *test, char *out, size_t cap)
+{
+    size_t n = 0;
+    out[0] = 0;
+    for (int i = 0; i < N_DIMS && n < cap; i++) {
+        if (!dims[i].tag || !named(&dims[i], o, it))
+            continue;
+        char part[96] = "";
+        dims[i].tag(o, it, part, sizeof part);
+        n += (size_t)snprintf(out + n, cap - n, "%s", part);
+        if (dims[i].dim == EB_DIM_TIER && test && n < cap) /* the test follows the tier */
+            n += (size_t)snprintf(out + n, cap - n, "-%s", test);
+    }
+}
+
+bool run_item_done(run_shared *sh, const eb_run_board *b, const char *chip, const eb_run_item *it)
+{
+    pthread_mutex_lock(&sh->lock);
+    bool done;
+    if (it->test == EB_RUN_LATENCY) {
+        eb_latency k = {.repeat = 0};
+        eb_prov_init(&k.prov);
+        run_dims_key(sh->o, it, &(run_key){k.tier, sizeof k.tier, &k.repeat, &k.prov});
+        eb_latency *l = eb_results_find_latency(&sh->results, b->name, chip, k.tier, k.repeat, k.prov.sweep_var,
+                                                k.prov.sweep_value);
+        done = l && strcmp(l->status, "ok") == 0;
+    } else {
+        eb_entry k;
+        eb_entry_init(&k);
+        snprintf(k.board, sizeof k.board, "%s", b->name);
+        snprintf(k.chip, sizeof k.chip, "%s", chip);
+        k.test = it->test;
+        eb_provenance *kp = eb_entry_prov_mut(&k);
+        run_dims_key(sh->o, it, &(run_key){k.tier, sizeof k.tier, &k.repeat, kp});
+        if (b->peer.port[0] || b->peer.chip[0]) {
+            snprintf(kp->peer_chip, sizeof kp->peer_chip, "%s", b->peer.chip);
+            snprintf(kp->peer_tier, sizeof kp->peer_tier, "%s", eb_run_peer_tier(b, it->tier->name));
+        }
+        eb_entry *e = eb_results_find_done(&sh->results, &k);
+        done = e && strcmp(e->status, "ok") == 0;
+        eb_entry_free(&k);
+    }
+    pthread_mutex_unlock(&sh->lock);
+    return done;
+}
+
+int eb_run_check_sweep(const eb_run_opts *o, eb_error *err)
+{
+    if (o->sweep.n <= 0)
+        return 0;
+    if (!eb_sweep_var_name(o->sweep.var))
+        return eb_fail(err, EB_ECONFIG, "--sweep: no variable");
+    return run_dims_check(o, true, err);
+}

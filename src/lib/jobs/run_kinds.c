@@ -1,0 +1,139 @@
+/* The test kinds of a run (run_internal.h run_kind): what a test measures,
+ * its result, how it is recorded and how it fails. A test has one kind,
+ * looked up by the test; the end that serves it is named by the kind (the
+ * far end's throughput or round trips, the board's own transport test), so
+ * a board whose ends cannot serve a kind is refused before anything starts:
+ *   throughput  tcp/udp tx/rx against the far end (the PC: run_test.c; a
+ *               peer board: run_pair.c); an entry
+ *   latency     round trips from the far end, which only the PC measures
+ *               (run_latency.c); a latency set
+ *   transport   raw_tx/raw_rx of an ESP-Hosted pair, an image of their own
+ *               (run_hosted.c); an entry */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "espbench/formats/dims.h"
+#include "run_internal.h"
+
+/* ------------------------------------------------------------ an entry */
+
+/* An entry's key and settings for the item (its dimensions, tier
+ * settings, reference figure at its key, figure source). */
+static void entry_start(board_ctx *bc, const eb_run_item *it, run_result *r)
+{
+    const eb_run_opts *o = bc->sh->o;
+    eb_entry *e = &r->e;
+    eb_entry_init(e);
+    r->entry = e;
+    r->prov = eb_entry_prov_mut(e);
+    snprintf(e->board, sizeof e->board, "%s", bc->b->name);
+    snprintf(e->chip, sizeof e->chip, "%s", bc->chip->name);
+    e->test = it->test;
+    run_dims_key(o, it, &(run_key){e->tier, sizeof e->tier, &e->repeat, r->prov});
+    e->ref_mbps = eb_tier_ref(it->tier, it->test, r->prov);
+    e->duration_s = o->duration_s;
+    e->interval_s = o->interval_s;
+    e->warmup_s = o->warmup_s;
+    e->udp_rate_mbps = eb_run_test_is_udp(it->test) ? bc->udp_rate_mbps : NAN;
+    eb_model_link link;
+    eb_sweep_link_at(&o->sweep, it->point, &bc->b->sim_link, &link);
+    eb_entry_set_tier_params(e, it->tier);
+    if (bc->tier == it->tier)
+        eb_entry_set_tier_note(e, bc->tier_note);
+    if (bc->b->sim && it->test < EB_TEST_COUNT) /* the same decision the vboard makes (eb_model_figure) */
+        snprintf(e->figure_source, sizeof e->figure_source, "%s",
+                 eb_model_source(it->tier, it->test, &link, bc->b->sim_model) == EB_FIG_PUBLISHED
+                     ? "published"
+                     : "model " EB_MODEL_VERSION);
+    eb_prov_track_test_start(&bc->prov);
+}
+
+static int entry_record(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err)
+{
+    int rc = run_record(bc, &r->e, err);
+    run_emit(bc, EB_RUN_EV_TEST_DONE, it, NULL, 0, r->e.mean_mbps, &r->e);
+    return rc;
+}
+
+static void entry_failed(run_result *r, const char *why)
+{
+    snprintf(r->e.status, sizeof r->e.status, "failed");
+    eb_entry_set_error(&r->e, "%s", why);
+    eb_iso8601_utc(r->e.finished);
+}
+
+/* ------------------------------------------------------------ the kinds */
+
+static bool far_throughput(const run_end_ops *own, const run_end_ops *far)
+{
+    (void)own;
+    return far->throughput != NULL;
+}
+
+static int throughput_test(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err)
+{
+    return bc->far->ops->throughput(bc, it, &r->e, err);
+}
+
+static bool far_round_trips(const run_end_ops *own, const run_end_ops *far)
+{
+    (void)own;
+    return far->round_trips != NULL;
+}
+
+static int latency_test(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err)
+{
+    return bc->far->ops->round_trips(bc, it, &r->lat, err);
+}
+
+static bool own_transport(const run_end_ops *own, const run_end_ops *far)
+{
+    (void)far;
+    return own->transport != NULL;
+}
+
+static int transport_test(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err)
+{
+    return bc->ops->transport(bc, it, &r->e, err);
+}
+
+#define THROUGHPUT_TESTS ((1u << EB_TEST_COUNT) - 1)
+#define RAW_TESTS ((1u << EB_TEST_RAW_TX) | (1u << EB_TEST_RAW_RX))
+
+static const run_kind kinds[] = {
+    {"throughput", THROUGHPUT_TESTS, false, far_throughput, "the far end cannot take a throughput test",
+     entry_start, throughput_test, entry_record, entry_failed},
+    {"latency", 1u << EB_RUN_LATENCY, false, far_round_trips,
+     "the latency test measures round trips from the PC, not between two boards: drop latency from --tests or "
+     "the peer (--peer-*, a lab board's peer:)",
+     run_latency_start, latency_test, run_latency_record, run_latency_failed},
+    {"transport", RAW_TESTS, true, own_transport,
+     "--tests raw_tx/raw_rx measure an ESP-Hosted transport: pass --coprocessor CHIP",
+     entry_start, transport_test, entry_record, entry_failed},
+};
+
+const run_kind *run_kind_of(int test)
+{
+    for (size_t i = 0; test >= 0 && test < 32 && i < sizeof kinds / sizeof kinds[0]; i++)
+        if (kinds[i].tests & (1u << test))
+            return &kinds[i];
+    return NULL;
+}
+
+int run_kinds_check(const eb_run_opts *o, eb_error *err)
+{
+    unsigned tests = o->tests ? o->tests : THROUGHPUT_TESTS;
+    for (int b = 0; b < o->n_boards; b++) {
+        const eb_run_board *bd = &o->boards[b];
+        const run_end_ops *own, *far;
+        run_end_rows(bd, &own, &far);
+        for (int t = 0; t < 32; t++) {
+            const run_kind *k = (tests & (1u << t)) ? run_kind_of(t) : NULL;
+            if (k && !k->can(own, far))
+                return eb_fail(err, EB_ECONFIG, "%s%s%s", bd->name[0] && o->n_boards > 1 ? bd->name : "",
+                               bd->name[0] && o->n_boards > 1 ? ": " : "", k->cannot);
+        }
+    }
+    return 0;
+}

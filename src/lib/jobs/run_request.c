@@ -1,0 +1,289 @@
+/* The request that made a results folder (run_request.h): its fields as a
+ * JSON object, and a resume's request compared with it field by field, so
+ * that "--resume" into a folder of another chip, duration or rate is refused
+ * with each difference named instead of mixing figures. */
+#include "run_request.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "espbench/formats/pattern.h"
+
+/* A board as the request names it: "NAME:CHIP" plus what changes its tests. */
+static void board_text(const eb_run_board *b, char *out, size_t cap)
+{
+    int n = snprintf(out, cap, "%s%s%s", b->name, b->name[0] ? ":" : "", b->chip);
+    if (b->dialect[0] && n >= 0 && (size_t)n < cap)
+        n += snprintf(out + n, cap - (size_t)n, " dialect=%s", b->dialect);
+    if (b->peer.chip[0] && n >= 0 && (size_t)n < cap)
+        n += snprintf(out + n, cap - (size_t)n, " peer=%s%s%s", b->peer.chip, b->peer.tier[0] ? "/" : "",
+                      b->peer.tier);
+    if (b->coprocessor[0] && n >= 0 && (size_t)n < cap)
+        snprintf(out + n, cap - (size_t)n, " coprocessor=%s/%s", b->coprocessor, b->transport);
+}
+
+static void add_list(cJSON *obj, const char *key, const char *const *v, int n)
+{
+    cJSON *a = cJSON_AddArrayToObject(obj, key);
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+}
+
+static void add_boards(cJSON *obj, const eb_run_opts *o)
+{
+    cJSON *a = cJSON_AddArrayToObject(obj, "boards");
+    cJSON *fw = cJSON_AddArrayToObject(obj, "firmware_sha256");
+    for (int i = 0; i < o->n_boards; i++) {
+        char t[200];
+        board_text(&o->boards[i], t, sizeof t);
+        cJSON_AddItemToArray(a, cJSON_CreateString(t));
+        cJSON_AddItemToArray(fw, cJSON_CreateString(o->boards[i].fw_sha256));
+    }
+}
+
+static void add_tests(cJSON *obj, unsigned mask)
+{
+    const char *names[32];
+    int n = 0;
+    if (!mask)
+        mask = (1u << EB_TEST_COUNT) - 1;
+    for (int t = 0; t < 32 && n < 32; t++)
+        if (mask & (1u << t) && eb_run_test_name(t))
+            names[n++] = eb_run_test_name(t);
+    add_list(obj, "tests", names, n);
+}
+
+static void add_sweep(cJSON *obj, const eb_sweep *s)
+{
+    char t[512] = "";
+    int n = 0;
+    if (s->n > 0)
+        n = snprintf(t, sizeof t, "%s=", eb_sweep_var_name(s->var));
+    for (int i = 0; i < s->n && n >= 0 && (size_t)n < sizeof t; i++)
+        n += snprintf(t + n, sizeof t - (size_t)n, "%s%g", i ? "," : "", s->values[i]);
+    cJSON_AddStringToObject(obj, "sweep", t);
+}
+
+char *run_request_json(const eb_run_opts *in)
+{
+    eb_run_opts o = *in;
+    eb_run_opts_defaults(&o);
+    cJSON *r = cJSON_CreateObject();
+    add_boards(r, &o);
+    cJSON_AddStringToObject(r, "firmware", o.firmware ? o.firmware : "");
+    cJSON_AddStringToObject(r, "manifest", o.manifest ? o.manifest : "");
+    const char *all[] = {"all"};
+    add_list(r, "tiers", o.n_tiers ? o.tiers : all, o.n_tiers ? o.n_tiers : 1);
+    add_tests(r, o.tests);
+    cJSON_AddNumberToObject(r, "duration_s", o.duration_s);
+    cJSON_AddNumberToObject(r, "interval_s", o.interval_s);
+    cJSON_AddNumberToObject(r, "warmup_s", o.warmup_s);
+    cJSON_AddNumberToObject(r, "repeat", o.repeat);
+    cJSON_AddNumberToObject(r, "udp_rate_mbps", o.udp_rate_mbps); /* 0: per chip and test */
+    add_sweep(r, &o.sweep);
+    bool lat = o.tests & (1u << EB_RUN_LATENCY);
+    cJSON_AddNumberToObject(r, "latency_count", lat ? o.latency_count : 0);
+    cJSON_AddNumberToObject(r, "latency_interval_s", lat ? o.latency_interval_s : 0);
+    cJSON_AddStringToObject(r, "latency_method", lat && o.latency_method ? o.latency_method : "");
+    char shard[32] = "";
+    if (o.shard_total)
+        snprintf(shard, sizeof shard, "%d/%d", o.shard_index, o.shard_total);
+    cJSON_AddStringToObject(r, "shard", shard);
+    cJSON_AddBoolToObject(r, "aggregate", o.aggregate);
+    cJSON_AddStringToObject(r, "pattern", o.pattern ? o.pattern->name : "");
+    char *text = cJSON_Print(r);
+    cJSON_Delete(r);
+    return text;
+}
+
+/* How a field is named to the user, and whether an empty value on either
+ * side leaves it unknown (compared only when both are known). */
+static const struct field {
+    const char *key, *label;
+    bool known_only;
+} fields[] = {
+    {"boards", "boards (--chip, --lab, --sim, --port, --dialect, --peer-*, --coprocessor)", false},
+    {"firmware_sha256", "firmware image (SHA-256)", true},
+    {"firmware", "--firmware", false},
+    {"manifest", "--manifest", false},
+    {"tiers", "--tier", false},
+    {"tests", "--tests", false},
+    {"duration_s", "--duration", false},
+    {"interval_s", "--interval", false},
+    {"warmup_s", "--warmup", false},
+    {"repeat", "--repeat", false},
+    {"udp_rate_mbps", "--udp-rate", false},
+    {"sweep", "--sweep", false},
+    {"latency_count", "--latency-count", false},
+    {"latency_interval_s", "latency probe interval", false},
+    {"latency_method", "--latency-method", false},
+    {"shard", "--shard", false},
+    {"aggregate", "--aggregate", false},
+    {"pattern", "--pattern", false},
+};
+
+/* A value as the user reads it: strings bare, lists joined by ",", numbers %g. */
+static void value_text(const struct field *f, const cJSON *v, char *out, size_t cap)
+{
+    if (!v) {
+        snprintf(out, cap, "(none)");
+    } else if (cJSON_IsString(v)) {
+        snprintf(out, cap, "%s", v->valuestring[0] ? v->valuestring : "(none)");
+    } else if (cJSON_IsNumber(v)) {
+        if (!strcmp(f->key, "udp_rate_mbps") && v->valuedouble == 0)
+            snprintf(out, cap, "per chip");
+        else
+            snprintf(out, cap, "%g", v->valuedouble);
+    } else if (cJSON_IsBool(v)) {
+        snprintf(out, cap, "%s", cJSON_IsTrue(v) ? "on" : "off");
+    } else if (cJSON_IsArray(v)) {
+        size_t n = 0;
+        out[0] = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, v) {
+            const char *s = cJSON_IsString(e) ? e->valuestring : "?";
+            int k = snprintf(out + n, cap - n, "%s%s", n ? "," : "", s[0] ? s : "?");
+            if (k < 0 || (size_t)k >= cap - n)
+                break;
+            n += (size_t)k;
+        }
+    } else {
+        snprintf(out, cap, "?");
+    }
+}
+
+/* Whether a value is unknown: "" or a list of "" only. */
+static bool unknown(const cJSON *v)
+{
+    if (!v)
+        return true;
+    if (cJSON_IsString(v))
+        return !v->valuestring[0];
+    if (cJSON_IsArray(v)) {
+        const cJSON *e;
+        cJSON_ArrayForEach(e, v) if (!cJSON_IsString(e) || e->valuestring[0]) return false;
+        return true;
+    }
+    return false;
+}
+
+static bool same_value(const cJSON *a, const cJSON *b)
+{
+    if (cJSON_IsNumber(a) && cJSON_IsNumber(b))
+        return fabs(a->valuedouble - b->valuedouble) <= 1e-9 * fmax(1, fabs(a->valuedouble));
+    return cJSON_Compare(a, b, true);
+}
+
+static int add_diff(char *out, size_t cap, int n, const char *label, const char *was, const char *now)
+{
+    size_t len = strlen(out);
+    if (len < cap)
+        snprintf(out + len, cap - len, "%s%s: %s then, %s now", n ? "; " : "", label, was, now);
+    return n + 1;
+}
+
+static int diff_objects(const cJSON *was, const cJSON *now, char *out, size_t cap)
+{
+    int n = 0;
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        const struct field *f = &fields[i];
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(was, f->key);
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(now, f->key);
+        if (!a && !b)
+            continue;
+        if (f->known_only && (unknown(a) || unknown(b)))
+            continue;
+        if (a && b && same_value(a, b))
+            continue;
+        char ta[300], tb[300];
+        value_text(f, a, ta, sizeof ta);
+        value_text(f, b, tb, sizeof tb);
+        n = add_diff(out, cap, n, f->label, ta, tb);
+    }
+    return n;
+}
+
+int run_request_diff(const char *recorded, size_t len, const eb_run_opts *o, char *out, size_t cap)
+{
+    if (cap)
+        out[0] = 0;
+    cJSON *was = cJSON_ParseWithLength(recorded, len);
+    if (!cJSON_IsObject(was)) {
+        cJSON_Delete(was);
+        return -1;
+    }
+    char *text = run_request_json(o);
+    cJSON *now = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    int n = now ? diff_objects(was, now, out, cap) : -1;
+    cJSON_Delete(now);
+    cJSON_Delete(was);
+    return n;
+}
+
+/* The first value of a figure the folder's entries disagree with. */
+static int diff_entries(const eb_results *r, const eb_run_opts *o, char *out, size_t cap, int n)
+{
+    static const struct {
+        const char *label;
+        size_t off;
+    } figs[] = {
+        {"--duration", offsetof(eb_entry, duration_s)},
+        {"--interval", offsetof(eb_entry, interval_s)},
+        {"--udp-rate", offsetof(eb_entry, udp_rate_mbps)},
+    };
+    for (size_t k = 0; k < sizeof figs / sizeof figs[0]; k++) {
+        double want = *(const double *)((const char *)o + (k == 0   ? offsetof(eb_run_opts, duration_s)
+                                                           : k == 1 ? offsetof(eb_run_opts, interval_s)
+                                                                    : offsetof(eb_run_opts, udp_rate_mbps)));
+        if (k == 2 && want <= 0)
+            continue; /* per chip: the entries' rates differ by design */
+        for (int i = 0; i < r->n_entries; i++) {
+            const eb_entry *e = &r->entries[i];
+            double had = *(const double *)((const char *)e + figs[k].off);
+            if (k == 2 && !(e->test == EB_TEST_UDP_TX || e->test == EB_TEST_UDP_RX))
+                continue;
+            if (!isfinite(had) || had <= 0 || fabs(had - want) <= 1e-9 * fmax(1, want))
+                continue;
+            char ta[32], tb[32];
+            snprintf(ta, sizeof ta, "%g", had);
+            snprintf(tb, sizeof tb, "%g", want);
+            n = add_diff(out, cap, n, figs[k].label, ta, tb);
+            break;
+        }
+    }
+    return n;
+}
+
+int run_request_diff_results(const eb_results *r, const eb_run_opts *in, char *out, size_t cap)
+{
+    eb_run_opts o = *in;
+    eb_run_opts_defaults(&o);
+    if (cap)
+        out[0] = 0;
+    int n = 0;
+    /* Boards by chip: a board of the folder with no board of that name and chip now. */
+    char was[300] = "", now[300] = "";
+    bool differ = r->n_boards != o.n_boards && r->n_boards > 0;
+    for (int i = 0; i < r->n_boards; i++) {
+        bool found = false;
+        for (int j = 0; j < o.n_boards && !found; j++)
+            found = !strcmp(r->boards[i].chip, o.boards[j].chip) &&
+                    (!r->boards[i].board[0] || !o.boards[j].name[0] || !strcmp(r->boards[i].board, o.boards[j].name));
+        differ |= !found;
+        size_t l = strlen(was);
+        snprintf(was + l, sizeof was - l, "%s%s%s%s", i ? "," : "", r->boards[i].board,
+                 r->boards[i].board[0] ? ":" : "", r->boards[i].chip);
+    }
+    for (int j = 0; j < o.n_boards; j++) {
+        size_t l = strlen(now);
+        snprintf(now + l, sizeof now - l, "%s%s%s%s", j ? "," : "", o.boards[j].name, o.boards[j].name[0] ? ":" : "",
+                 o.boards[j].chip);
+    }
+    if (differ)
+        n = add_diff(out, cap, n, fields[0].label, was, now);
+    return diff_entries(r, &o, out, cap, n);
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""A double of hostapd's control interface (the protocol hostapd_cli speaks,
+wpa_ctrl.c / hostapd ctrl_iface.c): a Unix datagram socket at --socket
+(hostapd's ctrl_interface=DIR gives DIR/IFACE); one command per datagram,
+the answer sent back to the client's own bound socket.
+
+  PING                 PONG
+  SET <name> <value>   OK, or FAIL for a name or value hostapd refuses
+                       (known here: hw_mode a|b|g|ad, channel 1..14 or
+                       36..177, ieee80211n 0|1, ht_capab, vht_oper_chwidth 0..3)
+  DISABLE / ENABLE     OK (the interface stops / starts with the settings
+                       SET gave: where they take effect); FAIL when already so
+  STATUS               state=ENABLED|DISABLED, freq, channel, secondary_channel,
+                       ieee80211n, vht_oper_chwidth, ssid[0], ... one per line
+  anything else        UNKNOWN COMMAND
+
+Each ENABLE is logged (--log) with the settings the interface runs."""
+import argparse
+import os
+import socket
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dbl_common import log_event  # noqa: E402
+
+
+def freq_of(ch):
+    return 2407 + 5 * ch if ch <= 13 else 2484 if ch == 14 else 5000 + 5 * ch
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--socket", required=True)
+    p.add_argument("--ssid", default="bench-ap")
+    p.add_argument("--log")
+    a = p.parse_args()
+    conf = {"hw_mode": "g", "channel": "6", "ieee80211n": "1", "ht_capab": "", "vht_oper_chwidth": "0"}
+    enabled = True
+    if os.path.exists(a.socket):
+        os.unlink(a.socket)
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    s.bind(a.socket)
+
+    def valid(name, v):
+        if name == "hw_mode":
+            return v in ("a", "b", "g", "ad")
+        if name == "channel":
+            return v.isdigit() and (1 <= int(v) <= 14 or 36 <= int(v) <= 177)
+        if name == "ieee80211n":
+            return v in ("0", "1")
+        if name == "vht_oper_chwidth":
+            return v in ("0", "1", "2", "3")
+        return name == "ht_capab"
+
+    while True:
+        data, peer = s.recvfrom(4096)
+        cmd = data.decode(errors="replace").strip()
+        words = cmd.split(" ", 2)
+        if cmd == "PING":
+            out = "PONG\n"
+        elif words[0] == "SET" and len(words) >= 2:
+            name, v = words[1], words[2] if len(words) > 2 else ""
+            if valid(name, v):
+                conf[name] = v
+                out = "OK\n"
+            else:
+                out = "FAIL\n"
+        elif cmd in ("DISABLE", "ENABLE"):
+            want = cmd == "ENABLE"
+            if enabled == want:
+                out = "FAIL\n"
+            else:
+                enabled = want
+                out = "OK\n"
+                if want:
+                    log_event(a.log, device="hostapd", event="enable", conf=dict(conf))
+        elif cmd == "STATUS":
+            ch = int(conf["channel"])
+            sec = 0
+            if "[HT40+]" in conf["ht_capab"]:
+                sec = 1
+            elif "[HT40-]" in conf["ht_capab"]:
+                sec = -1
+            out = "state=%s\nphy=phy0\nfreq=%d\nnum_sta_non_erp=0\nchannel=%d\nsecondary_channel=%d\n" \
+                  "ieee80211n=%s\nieee80211ac=%d\nvht_oper_chwidth=%s\nbss[0]=wlan0\nssid[0]=%s\nnum_sta[0]=0\n" % (
+                      "ENABLED" if enabled else "DISABLED", freq_of(ch), ch, sec, conf["ieee80211n"],
+                      1 if conf["hw_mode"] == "a" else 0, conf["vht_oper_chwidth"], a.ssid)
+        else:
+            out = "UNKNOWN COMMAND\n"
+        try:
+            s.sendto(out.encode(), peer)
+        except OSError:
+            pass
+
+
+if __name__ == "__main__":
+    main()

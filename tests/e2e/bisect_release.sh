@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# espbench bisect on ESP-IDF's branching (tests/e2e/lib/fake_idf.sh
+# fake_idf_release): GOOD is a release tag on release/v5.2 (no ancestor of
+# master), BAD is master, and the regression is a merge that bumps the Wi-Fi
+# library submodule. Run from a shell that sourced another version's
+# export.sh with IDF_TARGET exported. The bisect starts from the merge base
+# (said so), finds the submodule bump, and leaves the user's repository
+# (HEAD, status, config, worktrees, submodule) and the firmware sources as
+# they were.
+source "$(dirname "$0")/lib/run_helpers.sh"
+source "$(dirname "$0")/lib/fake_idf.sh"
+export VBOARD
+export ESPBENCH_VBOARD=$VBOARD
+
+fake_idf_release "$T/idf" 0.8
+bad=$FAKE_IDF_REGRESSION
+fake_idf_repo "$T/other" 1 # another version whose export the user's shell sourced
+repo_state() {
+    git -C "$T/idf" rev-parse HEAD
+    git -C "$T/idf" status --porcelain
+    git -C "$T/idf" submodule status
+    git -C "$T/idf" worktree list --porcelain | grep '^worktree'
+    sha256sum "$T/idf/.git/config"
+    (cd "$SOURCE_DIR/firmware" && find . -type f | LC_ALL=C sort | xargs sha256sum)
+}
+repo_state >"$T/state0"
+(
+    . "$T/other/export.sh" >/dev/null 2>&1
+    export IDF_TARGET=esp32c3
+    [ -n "$IDF_PYTHON_ENV_PATH" ] || exit 9
+    "$ESPBENCH" bisect --idf-repo "$T/idf" --good v5.2.1 --bad master --chip esp32s3 --tier iperf --test tcp_tx \
+        --sim --sim-noise 0 --duration 1 --interval 0.5 --repeats 2 --idf-cache "$T/cache" --out "$T/b" \
+        >"$T/o" 2>"$T/e"
+) || fail "bisect: $(cat "$T/e" "$T/o")"
+base=$(git -C "$T/idf" merge-base v5.2.1 master)
+grep -q "^espbench bisect: --good v5.2.1 is not an ancestor of --bad master (a release branch?): bisecting from their merge base ${base:0:10} (v5.2.0), measured first$" "$T/e" \
+    || fail "no merge-base line: $(cat "$T/e")"
+grep -q "^step 1: ${base:0:10} " "$T/e" || fail "the merge base was not measured first: $(cat "$T/e")"
+grep -q "^first bad commit: $bad .*Merge branch 'feature/4' into 'master'$" "$T/o" || fail "not the submodule bump: $(cat "$T/o" "$T/e")"
+repo_state >"$T/state1"
+diff "$T/state0" "$T/state1" >&2 || fail "the user's repository or the firmware sources changed"
+[ ! -e "$T/b/idf-worktree" ] || fail "the worktree is still there"
+echo "bisect_release: ok"
