@@ -188,6 +188,22 @@ grep -qx '"LWIP_TCP_WND_DEFAULT": 6144,' <(tr -d ' ' <"$dmin/config/sdkconfig.js
     || fail "sdkconfig.json: $(cat "$dmin/config/sdkconfig.json")"
 "$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --tier all --cache "$cache" >/dev/null 2>"$T/err14" || fail "$(cat "$T/err14")"
 [ "$(grep -c 'cached$' "$T/err14")" = 3 ] || fail "tier images not cached: $(cat "$T/err14")"
+# --manifest: the stock iperf example per tier, in a firmware manifest that
+# `espbench flash --firmware iperf-example --tier T` (and run) read.
+"$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --tier all --project iperf-example --cache "$cache" \
+    --manifest "$T/m.json" >"$T/out16" 2>"$T/err16" || fail "--manifest: $(cat "$T/err16")"
+grep -q "^espbench build: 3 image sets in the manifest $T/m.json$" "$T/err16" || fail "$(cat "$T/err16")"
+dmin=$(awk '$5 == "minimum" {print $4}' "$T/out16")
+[ -f "$dmin/iperf.bin" ] || fail "the iperf example's image: $(ls "$dmin")"
+"$VBOARD" --chip esp32s3 --flash "$T/m.flash" --link "$T/m.tty" --sync-resets --no-baud-timing --no-flash-timing \
+    >/dev/null 2>"$T/m.vb.err" &
+vbm=$!
+for _ in $(seq 100); do [ -e "$T/m.tty" ] && break; sleep 0.05; done
+"$ESPBENCH" flash --port "$T/m.tty" --firmware iperf-example --tier minimum --manifest "$T/m.json" --stub off \
+    >"$T/flash16" 2>&1 || fail "flash from the manifest: $(cat "$T/flash16")"
+kill $vbm; wait $vbm 2>/dev/null
+cmp -s <(dd if="$T/m.flash" bs=4096 skip=16 count=$(( ($(stat -c %s "$dmin/iperf.bin") + 4095) / 4096 )) 2>/dev/null | head -c "$(stat -c %s "$dmin/iperf.bin")") "$dmin/iperf.bin" \
+    || fail "the minimum tier's image is not at 0x10000"
 rc=0
 "$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --tier psram-oct-iperf --cache "$cache" 2>"$T/err15" || rc=$?
 [ $rc = 2 ] && grep -q "^espbench: --tier psram-oct-iperf: a PSRAM tier; its PSRAM options depend on the board" "$T/err15" \
