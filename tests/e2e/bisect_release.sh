@@ -48,4 +48,15 @@ grep -q "^first bad commit: $bad .*Merge branch 'feature/4' into 'master'$" "$T/
 repo_state >"$T/state1"
 diff "$T/state0" "$T/state1" >&2 || fail "the user's repository or the firmware sources changed"
 [ ! -e "$T/b/idf-worktree" ] || fail "the worktree is still there"
+
+# A stale submodule in the user's own checkout (build --idf): ESP-IDF's build
+# only warns; espbench says so in one line and keys on what is checked out.
+git -C "$T/idf/components/esp_wifi/lib" checkout -q HEAD~1
+"$ESPBENCH" build --idf "$T/idf" --chip esp32s3 --cache "$T/cache" >"$T/o2" 2>"$T/e2" || fail "build: $(cat "$T/e2")"
+grep -qx "espbench build: warning: ESP-IDF v5.3.0 ($(cd "$T/idf" && pwd -P)): 1 submodule not at the commit's, e.g. components/esp_wifi/lib (out of date); built as checked out (git submodule update --init --recursive to follow HEAD)" "$T/e2" \
+    || fail "no stale-submodule warning: $(cat "$T/e2")"
+grep -q 'built in' "$T/e2" || fail "the stale tree was a cache hit: $(cat "$T/e2")"
+log="$(dirname "$(awk '{print $4}' "$T/o2")")/build.log"
+grep -q "Git submodule components/esp_wifi/lib is out of date. Run the following command to fix: git submodule update --init --recursive" "$log" \
+    || fail "the fake idf.py did not warn: $(cat "$log")"
 echo "bisect_release: ok"

@@ -131,6 +131,8 @@ cmp -s <(grep -v '^build' "$T/race1") <(grep -v '^build' "$T/race2") || fail "ra
     # The fake reproduces the failure without espbench's clean environment.
     out=$(. "$T/idf-a/export.sh" 2>&1); echo "$out" >"$T/leak-export"
     grep -q "^ERROR: Python environment is set to $IDF_TOOLS_PATH/python_env/idf5.4_py3.11_env which was generated for ESP-IDF 5.4 instead of the current 5.3\." "$T/leak-export" || exit 8
+    [ "$("$T/idf-b/tools/idf.py" -C "$T/idf-b" -B "$T/leak-build" -DIDF_TARGET=esp32s3 build 2>&1)" = \
+      "Target 'esp32s3' specified on command line is not consistent with target 'esp32c3' in the environment." ] || exit 7
     "$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --cache "$cache" --sdkconfig /dev/null >"$T/out8" 2>"$T/err8"
 ) || fail "build from a shell with another export: rc $? $(cat "$T/err8" "$T/leak-export" 2>/dev/null)"
 grep -q '\.\.\. cached$' "$T/err8" || fail "leaked environment changed the key: $(cat "$T/err8")"
