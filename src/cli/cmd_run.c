@@ -106,6 +106,12 @@ static void on_idf_event(void *user, const eb_run_idf_event *ev)
     idf_display *d = user;
     const eb_run_idf_step *st = ev->step;
     switch (ev->kind) {
+    case EB_RUN_IDF_STALE:
+        fprintf(stderr, "espbench run: warning: ESP-IDF %s (%s): %d submodule%s not at the commit's, e.g. %s; built "
+                        "as checked out (git submodule update --init --recursive to follow HEAD)\n",
+                st->idf.version, st->idf.path, st->idf.stale_submodules, st->idf.stale_submodules == 1 ? "" : "s",
+                st->idf.stale_first);
+        break;
     case EB_RUN_IDF_CHECKED:
         if (d->sim)
             fprintf(stderr, "espbench run: --idf --sim: %s\n", EB_SIM_IDF_NOTE);

@@ -89,6 +89,7 @@ const char cmd_run_usage[] =
     "                        with lab instruments attenuation (dB), rssi, channel, bandwidth (MHz)\n"
     "  --ap NAME             the lab's access point to use: powered on, every other AP off\n"
     "  --ap-set SETTINGS     the AP's band=2g|5g,channel=N,bandwidth=MHZ,txpower=DBM for the run\n"
+    "  --settle SECONDS      after an attenuator change, before the board's RSSI is read (default 2)\n"
     "  --retries N           retries of a test after a reboot or failure (default 2)\n"
     "  --iperf PROGRAM       the PC's iperf2 (default $ESPBENCH_IPERF, else iperf in PATH)\n"
     "  --env SETTING         where the board ran: shield-box, air, cable or free text\n"
@@ -134,7 +135,7 @@ static const run_flag flags[] = {
     RQT("peer-tier", peer_tier), OT("iperf", iperf), OT("ap", ap_name), OT("ap-set", ap_set),
     OT("manifest", manifest), OT("firmware", firmware), OT("stub", stub), OB("resume", resume),
     OB("aggregate", aggregate), OD("duration", duration_s, 1), OD("interval", interval_s, 0.1),
-    OD("warmup", warmup_s, 0), OD("udp-rate", udp_rate_mbps, 0.001), OI("repeat", repeat, 1, 1000),
+    OD("warmup", warmup_s, 0), OD("udp-rate", udp_rate_mbps, 0.001), OD("settle", settle_s, 0.01), OI("repeat", repeat, 1, 1000),
     OI("retries", retries, 0, 100), OI("latency-count", latency_count, 1, EB_PING_MAX_REPLIES),
     SP("tier"), SP("tiers"), SP("sim-noise"), SP("sim-fault"), SP("shard"), SP("parallel-count"),
     SP("parallel-index"), SP("performance-lines"), SP("metrics"), SP("password"), SP("iperf-port"),
@@ -145,6 +146,10 @@ static const run_flag flags[] = {
 
 static int add_tiers(eb_run_opts *o, char *list)
 {
+    size_t n = strlen(list);
+    if (!n || list[0] == ',' || list[n - 1] == ',' || strstr(list, ",,"))
+        return cli_usage_error("run", "--tier '%s': an empty tier name (tiers: see 'espbench profiles show CHIP')",
+                               list);
     for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (o->n_tiers >= EB_RUN_MAX_TIERS)
             return cli_usage_error("run", "too many tiers (at most %d)", EB_RUN_MAX_TIERS);
@@ -160,8 +165,11 @@ static int parse_tests(const char *v, unsigned *mask)
     *mask = 0;
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int test = eb_run_test_from_name(t);
+        static const char *const names[] = {"tcp_tx", "tcp_rx", "udp_tx", "udp_rx", "latency", "raw_tx", "raw_rx"};
+        char hint[64];
         if (test < 0)
-            return cli_usage_error("run", "unknown test '%s' (tcp_tx, tcp_rx, udp_tx, udp_rx, latency, raw_tx, raw_rx)", t);
+            return cli_usage_error("run", "unknown test '%s'%s (tcp_tx, tcp_rx, udp_tx, udp_rx, latency, raw_tx, raw_rx)",
+                                   t, cli_suggest(t, names, 7, hint, sizeof hint));
         *mask |= 1u << test;
     }
     return 0;

@@ -128,6 +128,7 @@ typedef struct eb_run_opts {
     const struct eb_lab *lab;
     const char *ap_name;
     const char *ap_set;
+    double settle_s;        /* --settle: after an attenuation change, before the board's RSSI is read; 0 = 2 s */
     /* When set: a copy of each entry and latency set this run finished
      * (ok or failed), in the order they finished — the summary's
      * (eb_run_summary_text). The caller frees it. */
