@@ -311,6 +311,7 @@ const struct fact eb_chip_facts[] = {
     {"uart_clkdiv_reg", FT_U32, offsetof(eb_chip, uart_clkdiv_reg), 0, false, true},
     {"uart_clk_hz", FT_U32, offsetof(eb_chip, uart_clk_hz), 0, false, false},
     {"rom_deflate_window", FT_U32, offsetof(eb_chip, rom_deflate_window), 0, false, false},
+    {"rom_deflate_pad", FT_U32, offsetof(eb_chip, rom_deflate_pad), 0, false, false},
     {"rom_no_deflate", FT_BOOL, offsetof(eb_chip, rom_no_deflate), 0, false, false},
     {"rom_no_change_baud", FT_BOOL, offsetof(eb_chip, rom_no_change_baud), 0, false, false},
     {"udp_rx_rate_mbps", FT_DOUBLE, offsetof(eb_chip, udp_rx_rate_mbps), 0, false, false},
