@@ -226,11 +226,14 @@ def basis(f):
                 sorted(d["esptool_js_s"])[len(d["esptool_js_s"]) // 2], d["repeats"], d.get("loader"))
         if fid == "flash.reflash_s":
             return "median of %d" % len(d["espbench_s"])
-        if fid == "flash.esp32_tail_cost_s":
-            return "ESP32 %.2f s vs ESP32-C3 %.2f s (medians of %d; %s vs %s bytes sent)" % (
-                sorted(d["esp32_s"])[len(d["esp32_s"]) // 2], sorted(d["esp32c3_s"])[len(d["esp32c3_s"]) // 2],
-                d["repeats"], "{:,}".format(d["esp32_wire_bytes"]).replace(",", " "),
-                "{:,}".format(d["esp32c3_wire_bytes"]).replace(",", " "))
+        if fid in ("flash.esp32_rom_split_vs_plain", "flash.esp32_rom_split_vs_c3"):
+            other = "plain" if fid.endswith("plain") else "c3"
+            return "ESP32 split %.2f s vs %s %.2f s (medians of %d; %s vs %s bytes sent)" % (
+                sorted(d["split_s"])[len(d["split_s"]) // 2],
+                "ESP32 all plain" if other == "plain" else "ESP32-C3 all compressed",
+                sorted(d[other + "_s"])[len(d[other + "_s"]) // 2], d["repeats"],
+                "{:,}".format(d.get("split_wire_bytes", 0)).replace(",", " "),
+                "{:,}".format(d.get(other + "_wire_bytes", 0)).replace(",", " "))
         if fid == "footprint.cpu_fraction":
             return "%.2f CPU s in %.1f s of %d tests" % (d["window_cpu_s"], d["window_wall_s"], d["tests"])
         if fid == "footprint.peak_rss_mb":
@@ -348,7 +351,8 @@ def summary_md(res):
     order = ["fidelity.worst", "fidelity.peak_bias_mean", "fidelity.peak_bias_max", "fidelity.shaping_worst",
              "overhead.espbench_fraction",
              "overhead.ci_way_fraction", "overhead.espbench_vs_ci_way", "flash.wire_ratio", "flash.vs_esptool_js",
-             "flash.rom_wire_ratio", "flash.esp8266_rom_vs_stub", "flash.reflash_s", "flash.esp32_tail_cost_s", "footprint.cpu_fraction", "footprint.peak_rss_mb",
+             "flash.rom_wire_ratio", "flash.esp8266_rom_vs_stub", "flash.reflash_s", "flash.esp32_rom_split_vs_plain",
+             "flash.esp32_rom_split_vs_c3", "footprint.cpu_fraction", "footprint.peak_rss_mb",
              "parse.lines_per_s", "parse.parser_lines_per_s", "model.throughput_median_pct",
              "model.throughput_worst_pct", "model.heap_median_pct", "model.heap_worst_pct"]
     short = {
@@ -367,8 +371,9 @@ def summary_md(res):
         "flash.esp8266_rom_vs_stub": "ESP8266, 400 000-byte image: ROM loader (plain, 115200) / flasher stub "
                                      "(compressed, 921600)",
         "flash.reflash_s": "Re-flash of an unchanged image (MD5 skip; flasher stub)",
-        "flash.esp32_tail_cost_s": "Cost of the ESP32 32 KiB-overrun fix (ROM loader; tail ~28 KiB plain): "
-                                   "ESP32 − ESP32-C3 time",
+        "flash.esp32_rom_split_vs_plain": "ESP32 ROM loader, 32 764-byte plain tail: espbench's split / all plain "
+                                          "(esptool's way)",
+        "flash.esp32_rom_split_vs_c3": "The same: ESP32 split / ESP32-C3 all compressed (the fix's cost)",
         "footprint.cpu_fraction": "espbench CPU / wall during 100 Mbit/s tests",
         "footprint.peak_rss_mb": "espbench peak RSS",
         "parse.lines_per_s": "`espbench parse` lines per second, whole command (board + iperf2 logs)",

@@ -46,6 +46,7 @@ int eb_run_flash_build(const eb_run_opts *o, const eb_profiles *profiles, const 
 
 /* What happens, for the front end to print (the library prints nothing). */
 enum eb_run_idf_event_kind {
+    EB_RUN_IDF_STALE,        /* step's checkout has submodules not at HEAD's commits (built as checked out) */
     EB_RUN_IDF_CHECKED,      /* every checkout's version read and its environment checked */
     EB_RUN_IDF_BUILD,        /* step's build starts (index of n) */
     EB_RUN_IDF_BUILT,        /* step's image is ready (step->build.cached, .seconds) */
@@ -86,7 +87,8 @@ typedef struct eb_run_idf_req {
  * error (*usage, EB_ECONFIG), interrupted (EB_EINTR), a run's configuration
  * error (EB_ECONFIG, stops), a run's I/O error (EB_EIO) over a test that fell
  * short (EB_ESHORT), the merge's error, then "N of M ESP-IDF builds failed"
- * (EB_EIO). out gets the run's folder. */
+ * (EB_ECONFIG when one failed for the environment, no network; else EB_EIO).
+ * out gets the run's folder. */
 int eb_run_idf(const eb_run_idf_req *req, char *out, size_t cap, bool *usage, eb_error *err);
 
 #endif
