@@ -48,7 +48,9 @@ import json, sys
 e = json.load(open(sys.argv[1]))["entries"][0]
 assert e["provenance"]["idf_version"] == "v5.4-dev-3", e["provenance"]
 PY
-shaped_check "$T/run" 'want=0.5 * e["ref_mbps"]' || fail "the built image's factor is not in its figure"
+# (the build's settings reach the figure through the model, a few % off the docs' one; the factor
+# halves it: the figure the board chose, not what its traffic reached)
+shaped_check "$T/run" 'ok=abs(v / (0.5 * e["ref_mbps"]) - 1) < 0.05' || fail "the built image's factor is not in its figure"
 
 # Second invocation: everything cached, idf.py not run.
 "$ESPBENCH" build --idf "$T/idf-a,$T/idf-b" --chip esp32s3 --cache "$cache" >"$T/out2" 2>"$T/err2" \
@@ -90,7 +92,7 @@ fake_idf_repo "$T/idf-slow" 1
 touch "$T/slow"
 FAKE_IDF_SLOW_FILE=$T/slow "$ESPBENCH" build --idf "$T/idf-slow" --chip esp32 --cache "$cache" >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 50); do [ "$(fake_idf_builds "$T/idf-slow")" = 1 ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ "$(fake_idf_builds "$T/idf-slow")" = 1 ] && break; sleep 0.1; done
 sleep 0.3
 kill -TERM $pid
 wait $pid || true
