@@ -410,6 +410,10 @@ static const struct option long_opts[] = {
 
 static int add_tiers(eb_run_opts *o, char *list)
 {
+    size_t n = strlen(list);
+    if (!n || list[0] == ',' || list[n - 1] == ',' || strstr(list, ",,"))
+        return cli_usage_error("run", "--tier '%s': an empty tier name (tiers: see 'espbench profiles show CHIP')",
+                               list);
     for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (o->n_tiers >= EB_RUN_MAX_TIERS)
             return cli_usage_error("run", "too many tiers (at most %d)", EB_RUN_MAX_TIERS);
@@ -425,8 +429,11 @@ static int parse_tests(const char *v, unsigned *mask)
     *mask = 0;
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int test = eb_run_test_from_name(t);
+        static const char *const names[] = {"tcp_tx", "tcp_rx", "udp_tx", "udp_rx", "latency", "raw_tx", "raw_rx"};
+        char hint[64];
         if (test < 0)
-            return cli_usage_error("run", "unknown test '%s' (tcp_tx, tcp_rx, udp_tx, udp_rx, latency, raw_tx, raw_rx)", t);
+            return cli_usage_error("run", "unknown test '%s'%s (tcp_tx, tcp_rx, udp_tx, udp_rx, latency, raw_tx, raw_rx)",
+                                   t, cli_suggest(t, names, 7, hint, sizeof hint));
         *mask |= 1u << test;
     }
     return 0;
@@ -652,6 +659,12 @@ static void on_idf_event(void *user, const eb_run_idf_event *ev)
     idf_display *d = user;
     const eb_run_idf_step *st = ev->step;
     switch (ev->kind) {
+    case EB_RUN_IDF_STALE:
+        fprintf(stderr, "espbench run: warning: ESP-IDF %s (%s): %d submodule%s not at the commit's, e.g. %s; built "
+                        "as checked out (git submodule update --init --recursive to follow HEAD)\n",
+                st->idf.version, st->idf.path, st->idf.stale_submodules, st->idf.stale_submodules == 1 ? "" : "s",
+                st->idf.stale_first);
+        break;
     case EB_RUN_IDF_CHECKED:
         if (d->sim)
             fprintf(stderr, "espbench run: --idf --sim: %s\n", EB_SIM_IDF_NOTE);
