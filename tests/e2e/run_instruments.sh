@@ -41,6 +41,7 @@ bg python3 "$D/atten_idf_serial.py" --link "$T/att-garbage.tty" --fault garbage
 bg python3 "$D/atten_idf_serial.py" --link "$T/att-silent.tty" --fault silent
 bg python3 "$D/minicircuits.py" --vboard-control "$T/ctl" --log "$T/mc.log" --ready "$T/mc.json"
 bg python3 "$D/minicircuits.py" --fault busy:99 --ready "$T/mc-busy.json"
+bg python3 "$D/atten_weinschel.py" --vboard-control "$T/ctl" --log "$T/wein.log" --ready "$T/wein.json"
 bg python3 "$D/pdu_apc.py" --password-env APC_PASS --state "$T/apc.state" --log "$T/apc.log" --ready "$T/apc.json"
 bg python3 "$D/power_tasmota.py" --password-env TAS_PASS --state "$T/tas.state" --log "$T/tas.log" --ready "$T/tas.json"
 wait_file "$T/apc.json"
@@ -50,7 +51,7 @@ bg python3 "$D/ap_openwrt.py" --name ap1 --password-env OWRT_PASS --power-state 
 bg python3 "$D/ap_openwrt.py" --name ap2 --password-env OWRT_PASS --power-state "$T/tas.state" --outlet 2 \
     --expire-after 3 --log "$T/ap2.log" --ready "$T/ap2.json"
 bg python3 "$D/ap_hostapd.py" --socket "$T/hostapd-wlan0" --log "$T/ap3.log"
-for f in att.tty att-garbage.tty att-silent.tty mc.json mc-busy.json ap1.json ap2.json hostapd-wlan0; do
+for f in att.tty att-garbage.tty att-silent.tty mc.json mc-busy.json wein.json ap1.json ap2.json hostapd-wlan0; do
     wait_file "$T/$f"
 done
 
@@ -113,6 +114,15 @@ expect_rc 0 timeout 120 "$ESPBENCH" "${RUN[@]}" --sweep attenuation=20.25 --out 
 has "dut: sweep attenuation = 20.25 dB (mc1 reads 20.25 dB); the board connects next"
 json_check "$T/telnet" 'r["entries"][0]["provenance"]["attenuation_db"] == 20.25 and r["entries"][0]["provenance"]["rssi_before"] == -55'
 grep -q '"att": 20.25, .*"via": "telnet"' "$T/mc.log" || fail "no Telnet set in the Mini-Circuits double's log"
+vb_atten 0
+
+# 3b. A Weinschel 8320 over Telnet: path 1 set, read back; a value off its
+# 0.25 dB step is rounded to it.
+lab "{name: w1, kind: attenuator, driver: weinschel-telnet, address: \"127.0.0.1:$(port_of "$T/wein.json" telnet)\", channel: 1}"
+expect_rc 0 timeout 120 "$ESPBENCH" "${RUN[@]}" --sweep attenuation=10.1,40 --out "$T/wein"
+has "dut: sweep attenuation = 40 dB (w1 reads 40 dB), RSSI -75 dBm"
+json_check "$T/wein" '[e["provenance"]["attenuation_db"] for e in r["entries"]] == [10, 40]'
+grep -q '"att": 10.0, .*"unit_path": 1' "$T/wein.log" || fail "no set in the Weinschel double's log"
 vb_atten 0
 
 # 4. The OpenWrt AP ap1, powered alone by the APC PDU, set per channel point;
@@ -179,7 +189,7 @@ has "espbench: power plug2 (tasmota http://127.0.0.1:$(port_of "$T/tas.json" htt
 cp "$T/lab.yaml" "$T/bad-lab.yaml"
 echo "  - {name: att7, kind: attenuator, driver: weinschel, address: /dev/ttyUSB7}" >> "$T/bad-lab.yaml"
 expect_rc 2 "$ESPBENCH" run --lab "$T/bad-lab.yaml" --tier iperf --out "$T/x"
-has "$T/bad-lab.yaml:17:44: instrument 'att7': no attenuator driver 'weinschel' (idf-serial, minicircuits-http, minicircuits-telnet)"
+has "$T/bad-lab.yaml:17:44: instrument 'att7': no attenuator driver 'weinschel' (idf-serial, minicircuits-http, minicircuits-telnet, weinschel-telnet)"
 cp "$T/lab.yaml" "$T/bad-lab.yaml"
 echo "  - {name: att7, kind: attenuator, driver: idf-serial, address: /dev/ttyUSB7, password: x}" >> "$T/bad-lab.yaml"
 expect_rc 2 "$ESPBENCH" run --lab "$T/bad-lab.yaml" --tier iperf --out "$T/x"
