@@ -101,6 +101,12 @@ const char cmd_run_usage[] =
     "                        with lab instruments attenuation (dB), rssi, channel, bandwidth (MHz)\n"
     "  --ap NAME             the lab's access point to use: powered on, every other AP off\n"
     "  --ap-set SETTINGS     the AP's band=2g|5g,channel=N,bandwidth=MHZ,txpower=DBM for the run\n"
+    "radio (lists cross with the tiers; the espbench firmware; docs/dimensions.md):\n"
+    "  --band 2.4,5          Wi-Fi band, GHz (5: ESP32-C5)\n"
+    "  --bandwidth 20,40     the board's HT20/HT40\n"
+    "  --phy b|g|n|ac|ax     the highest protocol enabled (ax: C5, C6, C61)\n"
+    "  --power-save none,min-modem,max-modem   modem sleep (--listen-interval N with max-modem)\n"
+    "  --coex none,ble-scan,ble-adv            a BLE activity during the test\n"
     "  --retries N           retries of a test after a reboot or failure (default 2)\n"
     "  --iperf PROGRAM       the PC's iperf2 (default $ESPBENCH_IPERF, else iperf in PATH)\n"
     "  --env SETTING         where the board ran: shield-box, air, cable or free text\n"
@@ -343,6 +349,7 @@ enum {
     O_PARALLEL_COUNT, O_PARALLEL_INDEX, /* pytest-embedded's spelling of --shard */
     O_PERF_LINES, O_METRICS,            /* CI figures after the run */
     O_IDF, O_IDF_CACHE,                 /* the matrix over ESP-IDF checkouts */
+    O_BAND, O_RADIO_BW, O_PHY, O_POWER_SAVE, O_COEX, O_LISTEN, /* the board's radio (dims.h) */
 };
 
 static const struct option long_opts[] = {
@@ -393,6 +400,12 @@ static const struct option long_opts[] = {
     {"sweep", required_argument, 0, O_SWEEP},
     {"ap", required_argument, 0, O_AP},
     {"ap-set", required_argument, 0, O_AP_SET},
+    {"band", required_argument, 0, O_BAND},
+    {"bandwidth", required_argument, 0, O_RADIO_BW},
+    {"phy", required_argument, 0, O_PHY},
+    {"power-save", required_argument, 0, O_POWER_SAVE},
+    {"coex", required_argument, 0, O_COEX},
+    {"listen-interval", required_argument, 0, O_LISTEN},
     {"latency-count", required_argument, 0, O_LATENCY_COUNT},
     {"latency-method", required_argument, 0, O_LATENCY_METHOD},
     {"aggregate", no_argument, 0, O_AGGREGATE},
@@ -509,6 +522,17 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
     }
     case O_AP: o->ap_name = optarg; break;
     case O_AP_SET: o->ap_set = optarg; break;
+    case O_BAND: case O_RADIO_BW: case O_PHY: case O_POWER_SAVE: case O_COEX: {
+        static const int dims[] = {EB_DIM_BAND, EB_DIM_RADIO_BW, EB_DIM_PHY, EB_DIM_POWER_SAVE, EB_DIM_COEX};
+        eb_error re;
+        if (eb_radio_parse(&o->radio, dims[c - O_BAND], optarg, &re))
+            return cli_usage_error("run", "%s", re.msg);
+        break;
+    }
+    case O_LISTEN:
+        if (!(rc = parse_int("--listen-interval", optarg, 1, 65535, &v)))
+            o->radio.listen_interval = (int)v;
+        break;
     case O_SWEEP: {
         eb_error se;
         if (o->sweep.n > 0)
