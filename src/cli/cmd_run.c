@@ -19,6 +19,7 @@
 #include "espbench/formats/pattern.h"
 #include "espbench/formats/profile.h"
 #include "espbench/formats/provenance.h"
+#include "espbench/formats/dims.h"
 #include "espbench/jobs/run.h"
 #include "espbench/adapters/profile_dirs.h"
 #include "espbench/adapters/results_file.h"
@@ -263,9 +264,11 @@ static void print_latency_summary(const display *d)
            "avg ms", "max ms", "p99 ms", "loss");
     for (int i = 0; i < d->n_lat; i++) {
         const eb_latency *l = &d->lat[i];
-        char tier[96], mn[16], avg[16], mx[16], p99[16], rep[24], loss[16];
-        snprintf(tier, sizeof tier, "%s%s%s", l->board[0] && d->n_boards > 1 ? l->board : "",
-                 l->board[0] && d->n_boards > 1 ? ":" : "", l->tier);
+        char tier[192], mn[16], avg[16], mx[16], p99[16], rep[24], loss[16];
+        char radio[64];
+        eb_radio_label(&l->prov, radio, sizeof radio); /* "band=5 ps=min_modem"; "" at the defaults */
+        snprintf(tier, sizeof tier, "%s%s%s%s%s", l->board[0] && d->n_boards > 1 ? l->board : "",
+                 l->board[0] && d->n_boards > 1 ? ":" : "", l->tier, radio[0] ? " " : "", radio);
         fmt_ms(mn, sizeof mn, l->min_ms);
         fmt_ms(avg, sizeof avg, l->avg_ms);
         fmt_ms(mx, sizeof mx, l->max_ms);
@@ -295,9 +298,11 @@ static void print_summary(display *d, const eb_run_summary *s, const char *out_d
                     isfinite(r->ref_mbps) && r->ref_mbps > 0 ? (r->mean_mbps / r->ref_mbps - 1) * 100 : NAN, "%+.1f%%");
             fmt_num(loss, sizeof loss, r->loss_pct, "%.1f%%");
             fmt_num(mem, sizeof mem, r->free_heap >= 0 ? r->free_heap / 1024.0 : NAN, "%.1f");
-            char tier[96];
-            snprintf(tier, sizeof tier, "%s%s%s", r->board[0] && d->n_boards > 1 ? r->board : "",
-                     r->board[0] && d->n_boards > 1 ? ":" : "", r->tier);
+            char tier[192];
+            char radio[64];
+            eb_radio_label(eb_entry_prov(r), radio, sizeof radio);
+            snprintf(tier, sizeof tier, "%s%s%s%s%s", r->board[0] && d->n_boards > 1 ? r->board : "",
+                     r->board[0] && d->n_boards > 1 ? ":" : "", r->tier, radio[0] ? " " : "", radio);
             if (strcmp(r->status, "ok"))
                 printf("%-10s %-18s %-7s FAILED: %s\n", r->chip, tier, eb_run_test_name(r->test), eb_entry_error(r));
             else

@@ -275,9 +275,10 @@ bool run_item_done(run_shared *sh, const eb_run_board *b, const char *chip, cons
     if (it->test == EB_RUN_LATENCY) {
         eb_latency k = {.repeat = 0};
         eb_prov_init(&k.prov);
+        snprintf(k.board, sizeof k.board, "%s", b->name);
+        snprintf(k.chip, sizeof k.chip, "%s", chip);
         run_dims_key(sh->o, it, &(run_key){k.tier, sizeof k.tier, &k.repeat, &k.prov});
-        eb_latency *l = eb_results_find_latency(&sh->results, b->name, chip, k.tier, k.repeat, k.prov.sweep_var,
-                                                k.prov.sweep_value);
+        eb_latency *l = eb_results_find_latency_key(&sh->results, &k);
         done = l && strcmp(l->status, "ok") == 0;
     } else {
         eb_entry k;
