@@ -228,12 +228,11 @@ int cmd_bisect(int argc, char **argv)
     eb_bisect_journal_free(&res.journal);
     /* The worktree goes with a finished bisect; an unfinished one keeps it to resume. */
     eb_error werr = {0};
-    if (!real.worktree[0])
-        ;
-    else if (rc == EB_EINTR || (rc && rc != EB_ESHORT))
+    bool unfinished = rc == EB_EINTR || (rc && rc != EB_ESHORT);
+    if (real.worktree[0] && unfinished)
         fprintf(stderr, "espbench bisect: the worktree %s stays registered in %s until this bisect is finished\n",
-                real.worktree[0] ? real.worktree : out, a.repo);
-    else if (eb_bisect_real_cleanup(&real, &werr))
+                real.worktree, a.repo);
+    else if (real.worktree[0] && eb_bisect_real_cleanup(&real, &werr))
         fprintf(stderr, "espbench bisect: %s\n", werr.msg);
     for (int i = 0; i < n; i++)
         free(commits[i]);

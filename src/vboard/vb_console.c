@@ -195,10 +195,12 @@ static void set_runs(vb_console *c, const eb_tier *t)
     if (c->dialect == EB_DIALECT_ESPBENCH && c->b->chip)
         eb_model_as_built(c->b->chip, &c->runs);
     c->as_built = c->runs;
+    const eb_tier *bt = &c->b->build;
     for (int f = 0; c->b->have_build && f < EB_F_COUNT; f++)
-        if (eb_sdkconfig_reads(f) && c->dialect == EB_DIALECT_ESPBENCH) {
-            c->runs.set[f] = c->b->build.set[f]; /* unset: ESP-IDF's Kconfig default, as built */
-            c->runs.value[f] = c->b->build.value[f];
+        if (eb_sdkconfig_reads(f) && c->dialect == EB_DIALECT_ESPBENCH &&
+            !eb_sdkconfig_same(f, c->runs.set[f], c->runs.value[f], bt->set[f], bt->value[f])) {
+            c->runs.set[f] = bt->set[f]; /* unset: ESP-IDF's Kconfig default, as built */
+            c->runs.value[f] = bt->value[f];
         }
     update_heap(c);
 }

@@ -90,6 +90,8 @@ struct vb_rom {
     uint32_t last_value;
     int checksum_faults; /* remaining _DATA blocks to answer with a checksum error */
     uint64_t busy_until; /* eb_now_us() until which the chip is busy (flash timing) */
+    uint8_t *inflate_buf; /* ROM with rom_deflate_window: its circular inflate buffer (see rom_stream_end) */
+    uint32_t inflate_len;
     uint64_t flash_free; /* stub: until when the flash itself is busy (an erase it started runs on
                             while the CPU answers and receives: esp-flasher-stub's async erase) */
     eb_buf out;          /* response frames being assembled */
@@ -419,7 +421,7 @@ static void spend_inflated(vb_rom *r, uint64_t n, bool stream_end)
 }
 
 static void h_flash_begin(vb_rom *r, const eb_rom_request *q) { begin_xfer(r, q, false); }
-static void deflate_overrun(vb_rom *r);
+static void rom_stream_end(vb_rom *r);
 static int inflate_block(vb_rom *r, const eb_rom_request *q, size_t len);
 static void h_defl_begin(vb_rom *r, const eb_rom_request *q) { begin_xfer(r, q, true); }
 
@@ -534,33 +536,47 @@ static void h_defl_data(vb_rom *r, const eb_rom_request *q)
         spend_write(r, before, x->written - before);
     }
     if (x->z_end)
-        deflate_overrun(r);
+        rom_stream_end(r);
     x->next_seq++;
     if (!r->stub)
         reply(r, q->op, 0, NULL, 0);
 }
 
-/* The ESP32 ROM inflates into a window of rom_deflate_window bytes and writes
- * whole windows: once the stream ends, the flash from the image's end to the
- * next window boundary (from the region's start) gets the window's stale
- * bytes, those one window earlier in the image. Observed on the real ESP32
- * ROM (issue 12); the C3 ROM and the stubs do not. NOR: the write clears bits
- * of whatever was there (the region's erase stopped at its last sector). */
-static void deflate_overrun(vb_rom *r)
+/* The ESP32 ROM's end of a compressed stream, byte for byte as the genuine
+ * ROM does it (measured in Espressif's QEMU, esp-develop d96ca95c64, which runs
+ * the chip's own mask ROM, pc-bios/esp32-v3-rom.bin; docs/flashing.md "The
+ * ESP32 ROM's compressed write"): the ROM inflates into a circular buffer of
+ * rom_deflate_window (32 KiB) bytes, output byte p of the stream at [p mod W],
+ * kept from stream to stream and zero after a reset. When the stream ends it
+ * programs the whole buffer at the window of the region holding the end —
+ * windows counted from the region's offset, and when the end falls on a
+ * window boundary the window after it — without erasing: bytes past the data
+ * are the buffer's older content (the stream's bytes one window earlier, or an
+ * earlier stream's, or zeros) AND-ed into the flash, past the region's erased
+ * sectors. It does so when the last FLASH_DEFL_DATA ends the stream, whatever
+ * follows (FLASH_DEFL_END stay or reboot, or nothing). The ESP32-C3 ROM and
+ * the flasher stubs write exactly what they inflated (no window). */
+static void rom_stream_end(vb_rom *r)
 {
     xfer *x = &r->fl;
-    uint32_t w = r->b->chip->rom_deflate_window;
-    if (r->stub || !w || x->written % w == 0)
+    uint32_t w = r->inflate_len;
+    if (r->stub || !w)
         return;
-    uint64_t end = (x->written / w + 1) * w;
-    for (uint64_t p = x->written; p < end && p >= w; p++) {
-        uint64_t at = x->offset + p;
-        if (at >= r->flash->size)
-            break;
-        uint8_t stale = r->flash->data[x->offset + p - w];
-        vb_flash_program(r->flash, (size_t)at, &stale, 1);
-    }
-    spend(r, vb_flash_program_us(&vb_w25q32jv, (size_t)(x->offset + x->written), (size_t)(end - x->written)));
+    uint64_t at = (uint64_t)x->offset + x->written / w * w;
+    if (at >= r->flash->size)
+        return;
+    size_t n = vb_flash_program(r->flash, (size_t)at, r->inflate_buf, w);
+    spend(r, vb_flash_program_us(&vb_w25q32jv, (size_t)at, n));
+}
+
+/* Output of the ROM's inflate into its circular buffer (see rom_stream_end). */
+static void rom_buffer_output(vb_rom *r, uint64_t pos, const uint8_t *d, size_t n)
+{
+    uint32_t w = r->inflate_len;
+    if (r->stub || !w)
+        return;
+    for (size_t i = 0; i < n; i++)
+        r->inflate_buf[(pos + i) % w] = d[i];
 }
 
 static int inflate_block(vb_rom *r, const eb_rom_request *q, size_t len)
@@ -584,6 +600,7 @@ static int inflate_block(vb_rom *r, const eb_rom_request *q, size_t len)
             return -1;
         }
         vb_flash_program(r->flash, (size_t)at, outbuf, got);
+        rom_buffer_output(r, x->written, outbuf, got);
         x->written += got;
         if (zr == Z_STREAM_END)
             x->z_end = true;
@@ -1059,6 +1076,9 @@ vb_rom *vb_rom_new(vb_board *b, vb_flash *flash, const vb_rom_hooks *hooks)
     r->dec.max_len = EB_STUB_FLASH_BLOCK + 64;
     eb_buf_init(&r->out);
     eb_buf_init(&r->held);
+    uint32_t w = b->chip ? b->chip->rom_deflate_window : 0;
+    if (w && w <= (1u << 20) && (r->inflate_buf = calloc(1, w)))
+        r->inflate_len = w;
     return r;
 }
 
@@ -1077,6 +1097,8 @@ void vb_rom_reset(vb_rom *r)
     r->stub = false;
     r->n_regs = 0;
     r->checksum_faults = 0;
+    if (r->inflate_buf)
+        memset(r->inflate_buf, 0, r->inflate_len); /* zero after a reset, as in Espressif's QEMU */
     eb_slip_decoder_next(&r->dec);
 }
 
@@ -1085,6 +1107,7 @@ void vb_rom_free(vb_rom *r)
     if (!r)
         return;
     xfer_end(&r->fl);
+    free(r->inflate_buf);
     eb_slip_decoder_free(&r->dec);
     eb_buf_free(&r->out);
     eb_buf_free(&r->held);

@@ -70,6 +70,12 @@ class Console(socketserver.StreamRequestHandler):
         self.wfile.write(text.encode())
 
     def handle(self):
+        try:
+            self.session()
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client left: the session ends
+
+    def session(self):
         a = self.server.args
         self.wfile.write(bytes([255, 251, 1, 255, 251, 3]))
         password = os.environ.get(a.password_env, "")

@@ -39,9 +39,13 @@ typedef struct mock_rom {
     int gone_after_blocks;    /* >0: the port fails after this many DEFL_DATA blocks */
     int chatty;               /* an app printing without pause: every read returns console text */
     int no_deflate;           /* a ROM without FLASH_DEFL_*: answers them as an unknown command, 8 times */
-    uint32_t inflate_window;  /* ESP32 ROM: FLASH_DEFL writes whole buffers of this size (stale bytes past the end) */
+    uint32_t inflate_window;  /* ESP32 ROM: its circular inflate buffer (<= 64 KiB), programmed whole at a stream's end */
+    uint8_t inflate_buf[0x10000];
     int stub;                 /* a flasher stub runs: SYNC value 0, 2 status bytes, SPI_ATTACH takes 4 bytes */
     int stub_reboots;         /* FLASH_END 0 from the stub: back to the ROM loader */
+    int stub_never_greets;    /* MEM_END starts code that never says OHAI (1), or says it and no more (2):
+                                 silent until a reset by the lines */
+    bool hung;
     int damage_replies;       /* the next N replies carry a bad SLIP escape (DB 01) in place of value[0] */
     /* state */
     eb_slip_decoder dec;
@@ -143,7 +147,7 @@ static void mock_handle(mock_rom *m, const uint8_t *pkt, size_t len)
         return;
     if (m->n_ops < (int)sizeof m->ops)
         m->ops[m->n_ops++] = q.op;
-    if (m->silent || m->dev_baud != m->host_baud || m->app_running)
+    if (m->silent || m->hung || m->dev_baud != m->host_baud || m->app_running)
         return; /* silent, the two ends disagree on the baud, or the app runs: nothing answers */
     const uint8_t *d = q.data;
     switch (q.op) {
@@ -243,13 +247,15 @@ static void mock_handle(mock_rom *m, const uint8_t *pkt, size_t len)
             int zr = inflate(&m->z, Z_NO_FLUSH);
             size_t got = sizeof tmp - m->z.avail_out;
             memcpy(m->flash + m->write_at, tmp, got);
+            for (size_t i = 0; m->inflate_window && i < got; i++)
+                m->inflate_buf[(m->write_at - m->defl_start + i) % m->inflate_window] = tmp[i];
             m->write_at += (uint32_t)got;
             if (zr == Z_STREAM_END && m->inflate_window) {
-                /* The ESP32 ROM writes its whole last buffer: stale bytes from one window earlier. */
-                uint32_t w = m->inflate_window, rel = m->write_at - m->defl_start;
-                uint32_t stop = m->defl_start + (rel + w - 1) / w * w;
-                for (; m->write_at < stop && m->write_at < m->flash_size; m->write_at++)
-                    m->flash[m->write_at] = m->write_at >= w ? m->flash[m->write_at - w] : 0;
+                /* The ESP32 ROM programs its whole circular buffer, unerased, at
+                 * the window holding the end (the next one on a boundary). */
+                uint32_t w = m->inflate_window, at = m->defl_start + (m->write_at - m->defl_start) / w * w;
+                for (uint32_t i = 0; i < w && at + i < m->flash_size; i++)
+                    m->flash[at + i] &= m->inflate_buf[i];
             }
             if (zr != Z_OK)
                 break;
@@ -257,6 +263,24 @@ static void mock_handle(mock_rom *m, const uint8_t *pkt, size_t len)
         mock_reply(m, q.op, 0, NULL, 0, 0, 0);
         break;
     }
+    case EB_ROM_MEM_BEGIN:
+    case EB_ROM_MEM_DATA:
+        mock_reply(m, q.op, 0, NULL, 0, 0, 0);
+        break;
+    case EB_ROM_MEM_END:
+        mock_reply(m, q.op, 0, NULL, 0, 0, 0);
+        if (eb_rd32le(d + 4) == 0)
+            break;
+        if (m->stub_never_greets != 1) { /* 2: greets, then answers nothing */
+            eb_buf f;
+            eb_buf_init(&f);
+            eb_slip_encode(&f, (const uint8_t *)"OHAI", 4);
+            eb_buf_append(&m->out, f.data, f.len);
+            eb_buf_free(&f);
+            m->stub = 1;
+        }
+        m->hung = m->stub_never_greets != 0;
+        break;
     case EB_ROM_RUN_USER_CODE:
         break; /* no answer; an ESP32-family stub returns into the ROM, which does not start the app */
     case EB_ROM_SPI_FLASH_MD5: {
@@ -347,6 +371,11 @@ static int mock_set_lines(eb_port *p, bool dtr, bool rts, eb_error *e)
     mock_rom *m = (mock_rom *)p;
     if (!m->lines_ok)
         return 1;
+    if (m->rts && !rts && dtr) { /* EN released with IO0 low: the ROM loader, at 115200 */
+        m->hung = m->app_running = false;
+        m->stub = 0;
+        m->dev_baud = 115200;
+    }
     m->dtr = dtr, m->rts = rts;
     m->line_changes++;
     size_t n = strlen(m->line_log);

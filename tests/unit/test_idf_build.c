@@ -242,10 +242,10 @@ static void test_sdkconfig_fields(void **state)
     assert_int_equal(eb_sdkconfig_json_build_fields(json, strlen(json), "sdkconfig.json", &t, &e), 6);
     assert_true(t.set[EB_F_TCP_SND_BUF_KB]);
     assert_int_equal(t.value[EB_F_TCP_SND_BUF_KB], 65);
-    assert_int_equal(t.value[EB_F_TCP_WND_KB], 6);
+    assert_false(t.set[EB_F_TCP_WND_KB]); /* 5760: Kconfig's default, the model's unset field */
     assert_int_equal(t.value[EB_F_TCP_MBOX], 64);
-    assert_int_equal(t.value[EB_F_UDP_MBOX], 6);
-    assert_int_equal(t.value[EB_F_WIFI_IRAM_OPT], 1);
+    assert_false(t.set[EB_F_UDP_MBOX]);   /* 6: the default */
+    assert_false(t.set[EB_F_WIFI_IRAM_OPT]); /* y: the default */
     assert_true(t.set[EB_F_WIFI_RX_IRAM_OPT]);
     assert_int_equal(t.value[EB_F_WIFI_RX_IRAM_OPT], 0);
     assert_false(t.set[EB_F_TCPIP_MBOX]); /* absent: ESP-IDF's default, as built */
@@ -254,6 +254,10 @@ static void test_sdkconfig_fields(void **state)
     assert_true(eb_sdkconfig_reads(EB_F_TCP_WND_KB));
     assert_false(eb_sdkconfig_reads(EB_F_STATIC_RX));
     assert_false(eb_sdkconfig_reads(EB_F_ICACHE_KB));
+    assert_true(eb_sdkconfig_same(EB_F_TCP_WND_KB, true, 64, true, 65)); /* both 65534 bytes */
+    assert_false(eb_sdkconfig_same(EB_F_TCP_WND_KB, true, 32, true, 65));
+    assert_true(eb_sdkconfig_same(EB_F_LWIP_IRAM_OPT, false, 0, true, 0)); /* unset is Kconfig's n */
+    assert_false(eb_sdkconfig_same(EB_F_WIFI_IRAM_OPT, false, 0, true, 0)); /* Kconfig's default is y */
     assert_int_equal(eb_sdkconfig_json_build_fields("[1]", 3, "x.json", &t, &e), -1);
     assert_string_equal(e.msg, "x.json: not an sdkconfig.json (a JSON object of Kconfig options)");
 

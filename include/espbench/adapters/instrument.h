@@ -71,6 +71,7 @@ struct eb_instr {
     char user[64];
     char password[128];    /* zeroed by eb_instr_close */
     bool has_password;
+    double max_db;         /* an attenuator: this unit's maximum (the driver's open sets it) */
     void *impl;            /* the driver's state */
 };
 

@@ -14,16 +14,21 @@
 #include "espbench/formats/profile.h"
 
 /* Sets out's build-time fields (lwIP windows and mailboxes, IRAM options)
- * from sdkconfig.json text; fields whose option the file lacks are unset
- * (the model then takes ESP-IDF's Kconfig default). name for messages.
- * Returns the number of fields set, or -1 with EB_ECONFIG when the text is
- * no JSON object. Leaves the runtime fields alone. */
+ * from sdkconfig.json text; a field whose option the file lacks, or holds at
+ * ESP-IDF's Kconfig default, is unset (the model's unset field is that
+ * default). name for messages. Returns the number of options found, or -1
+ * with EB_ECONFIG when the text is no JSON object. Leaves the runtime fields
+ * alone. */
 int eb_sdkconfig_json_build_fields(const char *text, size_t len, const char *name, eb_tier *out, eb_error *err);
 
 /* Whether eb_sdkconfig_json_build_fields() reads field (a build-time field
  * with an option of the same name in every ESP-IDF the firmware builds with;
  * the cache geometry's options differ per chip and are not read). */
 bool eb_sdkconfig_reads(int field);
+
+/* Whether two settings of field give the same Kconfig value (64 and 65 KB
+ * are both 65534 bytes; unset is Kconfig's default). */
+bool eb_sdkconfig_same(int field, bool set_a, int a, bool set_b, int b);
 
 /* The sdkconfig lines of tier t on chip c (`espbench build --tier`): the
  * Wi-Fi buffers, BA windows, lwIP windows and mailboxes, IRAM options the

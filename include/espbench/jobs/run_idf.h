@@ -86,7 +86,8 @@ typedef struct eb_run_idf_req {
  * error (*usage, EB_ECONFIG), interrupted (EB_EINTR), a run's configuration
  * error (EB_ECONFIG, stops), a run's I/O error (EB_EIO) over a test that fell
  * short (EB_ESHORT), the merge's error, then "N of M ESP-IDF builds failed"
- * (EB_EIO). out gets the run's folder. */
+ * (EB_ECONFIG when one failed for the environment, no network; else EB_EIO).
+ * out gets the run's folder. */
 int eb_run_idf(const eb_run_idf_req *req, char *out, size_t cap, bool *usage, eb_error *err);
 
 #endif

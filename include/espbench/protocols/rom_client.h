@@ -75,10 +75,12 @@ typedef void (*eb_rom_progress_fn)(void *user, size_t done, size_t total, size_t
 
 /* Writes data at offset (4 KiB aligned) in ROM-sized blocks (0x400): with
  * compress, as a zlib stream through FLASH_DEFL_* (plain FLASH_DATA on a
- * loader without it); on a ROM whose inflate writes whole 32 KiB buffers
- * (ESP32) only the part between 32 KiB boundaries goes compressed and the
- * head and tail plain, so no byte past the region's last 4 KiB sector
- * changes. Blocks answered with a checksum error are resent up to 3 times. */
+ * loader without it); on a ROM that programs its whole 32 KiB inflate buffer
+ * at a stream's end (ESP32, profile rom_deflate_window) the compressed part
+ * ends one sector short of a window boundary and the rest (4 to 36 KiB) goes
+ * plain afterwards, erasing the sectors the stray window reached, so no byte
+ * past the region's last 4 KiB sector changes. Blocks answered with a
+ * checksum error are resent up to 3 times. */
 int eb_rom_flash_write(eb_rom_client *c, uint32_t offset, const uint8_t *data, size_t len, bool compress,
                        eb_rom_progress_fn progress, void *user, eb_error *err);
 
@@ -98,6 +100,10 @@ int eb_rom_run_stub(eb_rom_client *c, const eb_stub *stub, eb_error *err);
 int eb_rom_erase_flash(eb_rom_client *c, eb_error *err);
 int eb_rom_erase_region(eb_rom_client *c, uint32_t offset, uint32_t size, eb_error *err);
 int eb_rom_read_flash(eb_rom_client *c, uint32_t offset, uint32_t len, uint8_t *out, eb_error *err);
+/* True after eb_rom_run_stub failed because the started stub never greeted
+ * ("no OHAI"): the chip runs code that answers nothing until it is reset.
+ * A successful SYNC clears it. */
+bool eb_rom_stub_silent(const eb_rom_client *c);
 /* True when a flasher stub (SYNC value 0) answers rather than the ROM. */
 bool eb_rom_is_stub(const eb_rom_client *c);
 

@@ -65,16 +65,17 @@ static int idf_set(eb_instr *in, double db, eb_error *err)
             a->last = att;
             return 0;
         }
-        char q[140];
-        eb_instr_quote(got, len, q, sizeof q);
+        char q[100] = ""; /* a binary protocol: the bytes in hex */
+        for (size_t i = 0, n = 0; i < len && n + 4 < sizeof q; i++)
+            n += (size_t)snprintf(q + n, sizeof q - n, "%s%02X", i ? " " : "", got[i]);
         if (v < 0)
-            return eb_instr_fail(in, EB_EIO, err, "set %d dB: answered \"%s\", not 7E 7E 20 %02X 00 %02X", att, q,
-                                 att, 0x20 + att);
+            return eb_instr_fail(in, EB_EIO, err, "set %d dB: answered %s, not 7E 7E 20 %02X 00 %02X", att, q, att,
+                                 0x20 + att);
         long n = eb_port_read(a->port, got + len, sizeof got - len, d, err);
         if (n <= 0)
-            return eb_instr_fail(in, EB_EIO, err, "set %d dB: %s%s%s", att,
-                                 len ? "the answer stopped after \"" : "no answer within 5 s (is it powered and on this port?)",
-                                 len ? q : "", len ? "\"" : "");
+            return eb_instr_fail(in, EB_EIO, err, "set %d dB: %s%s", att,
+                                 len ? "the answer stopped after " : "no answer within 5 s (is it powered and on this port?)",
+                                 len ? q : "");
         len += (size_t)n;
     }
 }
@@ -159,6 +160,7 @@ static int mc_open_common(eb_instr *in, bool telnet, eb_error *err)
         rc = mc_cmd(in, "MN?", model, sizeof model, err);
     if (!rc) {
         m->max_db = eb_mc_model_max(strncmp(model, "MN=", 3) ? model : model + 3);
+        in->max_db = fmin(m->max_db, in->ops.atten->max_db);
         if (!isfinite(m->max_db)) {
             char q[100];
             eb_instr_quote(model, strlen(model), q, sizeof q);
@@ -180,10 +182,7 @@ static int mc_open_telnet(eb_instr *in, eb_error *err) { return mc_open_common(i
 
 static int mc_set(eb_instr *in, double db, eb_error *err)
 {
-    mc_att *m = in->impl;
-    if (db > m->max_db)
-        return eb_instr_fail(in, EB_ECONFIG, err, "%g dB is above this unit's %g dB", db, m->max_db);
-    char cmd[64], reply[80];
+    char cmd[64], reply[80]; /* db is within the unit's range (eb_atten_set) */
     eb_mc_set_command(in->spec->channel, db, cmd, sizeof cmd);
     int rc = mc_cmd(in, cmd, reply, sizeof reply, err);
     if (rc)
@@ -193,7 +192,7 @@ static int mc_set(eb_instr *in, double db, eb_error *err)
         return 0;
     char q[100];
     eb_instr_quote(reply, strlen(reply), q, sizeof q);
-    return eb_instr_fail(in, v == 2 || v == 0 ? EB_ECONFIG : EB_EIO, err, "%s answered \"%s\"%s", cmd, q,
+    return eb_instr_fail(in, EB_EIO, err, "%s answered \"%s\"%s", cmd, q,
                          v == 2   ? " (above the unit's maximum: it set its maximum)"
                          : v == 0 ? " (the command failed)"
                                   : ", not 0, 1 or 2");

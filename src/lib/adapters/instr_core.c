@@ -56,7 +56,7 @@ void eb_instr_quote(const void *data, size_t len, char *out, size_t cap)
     if (!cap)
         return;
     for (size_t i = 0; i < len && n + 5 < cap; i++) {
-        if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\')
+        if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '\\')
             out[n++] = (char)p[i];
         else
             n += (size_t)snprintf(out + n, cap - n, "\\x%02X", p[i]);
@@ -124,6 +124,8 @@ int eb_instr_open(eb_instr *in, const eb_instr_spec *spec, eb_error *err)
                        eb_instr_kind_name(spec->kind), spec->driver);
     snprintf(in->user, sizeof in->user, "%s", spec->user);
     int rc = read_password(in, err);
+    if (spec->kind == EB_INSTR_ATTENUATOR)
+        in->max_db = in->ops.atten->max_db;
     if (!rc)
         rc = open(in, err);
     if (rc) {
@@ -151,8 +153,8 @@ void eb_instr_close(eb_instr *in)
 int eb_atten_set(eb_instr *in, double db, double *got, eb_error *err)
 {
     const eb_atten_ops *o = in->ops.atten;
-    if (!(db >= 0 && db <= o->max_db))
-        return eb_instr_fail(in, EB_ECONFIG, err, "%g dB is outside its range 0..%g dB", db, o->max_db);
+    if (!(db >= 0 && db <= in->max_db))
+        return eb_instr_fail(in, EB_ECONFIG, err, "%g dB is outside its range 0..%g dB", db, in->max_db);
     double step = round(db / o->step_db) * o->step_db;
     int rc = o->set(in, step, err);
     double back = NAN;

@@ -136,7 +136,7 @@ static int tas_set(eb_instr *in, int outlet, bool on, eb_error *err)
             char q[160];
             eb_instr_quote(body.data, body.len > 140 ? 140 : body.len, q, sizeof q);
             rc = eb_instr_fail(in, strstr(why, "WARNING") ? EB_ECONFIG : EB_EIO, err,
-                               "Power%d %s answered \"%s\"", outlet, on ? "On" : "Off", q);
+                               "Power%d %s answered %s", outlet, on ? "On" : "Off", q);
         }
     }
     eb_buf_free(&body);

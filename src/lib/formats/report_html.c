@@ -454,6 +454,8 @@ static const char *sweep_axis_title(const char *var)
     static const struct { const char *key, *title; } t[] = {
         {"udp_rate", "offered UDP rate (Mbit/s)"}, {"tx_power", "TX power (dBm)"}, {"rssi", "RSSI (dBm)"},
         {"loss", "packet loss (%)"},            {"rtt", "added round trip (ms)"},
+        {"attenuation", "attenuation (dB)"},    {"channel", "AP channel"},
+        {"bandwidth", "AP channel width (MHz)"},
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
         if (!strcmp(var, t[i].key))
@@ -522,6 +524,51 @@ static void chart_sweep(eb_buf *out, const chip_view *v, int test)
         if (on_line)
             eb_buf_printf(out, "<polyline points=\"%.*s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>\n",
                           (int)line.len, (const char *)line.data, colour);
+        eb_buf_free(&line);
+        legend_item(out, t, colour, v->tiers[t]);
+    }
+    eb_buf_printf(out, "</svg>\n");
+}
+
+/* Throughput against the RSSI the board reported, for runs through a lab
+ * attenuator (or an rssi sweep): one line per tier through its runs in
+ * RSSI order, ESP-IDF's ThroughputVsRSSI chart. */
+static void chart_rssi(eb_buf *out, const chip_view *v, int test)
+{
+    double x[REP_MAX_POINTS * 4], y[REP_MAX_POINTS * 4];
+    int cap = REP_MAX_POINTS * 4;
+    int n = rep_rssi_points(v->r, v->chip, NULL, test, v->o->stat, x, y, cap);
+    if (n == 0)
+        return;
+    double vmax = 0;
+    for (int i = 0; i < n; i++)
+        vmax = fmax(vmax, y[i]);
+    double x0 = floor(x[0] / 5) * 5 - 5, x1 = ceil(x[n - 1] / 5) * 5 + 5;
+    axes a = {1, 0, 0, 0};
+    a.ystep = nice_step(vmax * 1.15, &a.ymax);
+    char title[96];
+    snprintf(title, sizeof title, "%s against the RSSI", eb_test_label(test));
+    svg_open(out, title);
+    svg_axes(out, &a, "RSSI the board reported before the test (dBm)", "Mbit/s");
+    for (double t = x0; t <= x1 + 0.5; t += 10)
+        eb_buf_printf(out, "<text x=\"%.1f\" y=\"%d\" class=\"tick\" text-anchor=\"middle\">%g</text>\n",
+                      ML + (t - x0) / (x1 - x0) * PW, MT + PH + 16, t);
+    for (int t = 0; t < v->n_tiers; t++) {
+        int m = rep_rssi_points(v->r, v->chip, v->tiers[t], test, v->o->stat, x, y, cap);
+        if (m == 0)
+            continue;
+        const char *colour = tier_colour[t % N_TIER_COLOURS];
+        eb_buf line = {0};
+        for (int i = 0; i < m; i++) {
+            double cx = ML + (x[i] - x0) / (x1 - x0) * PW;
+            eb_buf_printf(&line, "%s%.1f,%.1f", i ? " " : "", cx, py(&a, y[i]));
+            eb_buf_printf(out, "<g><title>");
+            html_text(out, v->tiers[t]);
+            eb_buf_printf(out, " at %g dBm: %.2f Mbit/s</title><circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>"
+                               "</g>\n", x[i], y[i], cx, py(&a, y[i]), colour);
+        }
+        eb_buf_printf(out, "<polyline points=\"%.*s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"/>\n",
+                      (int)line.len, (const char *)line.data, colour);
         eb_buf_free(&line);
         legend_item(out, t, colour, v->tiers[t]);
     }
@@ -650,6 +697,8 @@ static void html_chip_begin(const rep_walk *w)
     chart_tiers(out, &v);
     for (int test = 0; test < EB_TEST_COUNT; test++)
         chart_sweep(out, &v, test);
+    for (int test = 0; test < EB_TEST_COUNT; test++)
+        chart_rssi(out, &v, test);
     chart_spread(out, &v);
     chart_vs_docs(out, &v);
     chart_memory(out, &v);

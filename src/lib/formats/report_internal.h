@@ -98,6 +98,11 @@ int rep_sweep_points(const eb_results *r, const char *chip, char *var, size_t va
  * out->values and statistics; returns how many. */
 int rep_point_spread(const eb_results *r, const char *chip, const char *tier, int test, const char *var,
                      double point, int stat, rep_spread *out);
+/* The runs of a sweep through a lab attenuator (attenuation_db known) or
+ * of an rssi sweep, as (RSSI the board reported before the test, figure)
+ * pairs in RSSI order; tier NULL = any. Returns how many. */
+int rep_rssi_points(const eb_results *r, const char *chip, const char *tier, int test, int stat, double *rssi,
+                    double *mbps, int cap);
 /* Tier | Test | Runs | Mean | Median | Std dev | CV % | Min | Best 1-s | Stalls | Drops, for cells with >= 2 runs;
  * 0 rows when there are none. */
 void rep_spread_table(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const char *chip,

@@ -58,3 +58,34 @@ int rep_point_spread(const eb_results *r, const char *chip, const char *tier, in
     eb_sample_stats_compute(out->values, n, &out->s);
     return n;
 }
+
+/* An entry of a sweep through a lab attenuator (attenuation or rssi) or of
+ * an rssi sweep, with the RSSI the board reported before the test. */
+static bool rssi_point(const eb_entry *e)
+{
+    const eb_provenance *p = eb_entry_prov(e);
+    return isfinite(p->rssi_before) && (isfinite(p->attenuation_db) || !strcmp(p->sweep_var, "rssi") ||
+                                        !strcmp(p->sweep_var, "attenuation"));
+}
+
+int rep_rssi_points(const eb_results *r, const char *chip, const char *tier, int test, int stat, double *rssi,
+                    double *mbps, int cap)
+{
+    int n = 0;
+    for (int i = 0; i < r->n_entries && n < cap; i++) {
+        const eb_entry *e = &r->entries[i];
+        if (e->test != test || strcmp(e->chip, chip) || (tier && strcmp(e->tier, tier)) || strcmp(e->status, "ok") ||
+            !rssi_point(e))
+            continue;
+        double f = stat == EB_STAT_PEAK ? e->peak_mbps : e->mean_mbps;
+        if (!isfinite(f))
+            continue;
+        /* in RSSI order: an insertion keeps the line left to right */
+        int k = n++;
+        for (; k > 0 && rssi[k - 1] > eb_entry_prov(e)->rssi_before; k--)
+            rssi[k] = rssi[k - 1], mbps[k] = mbps[k - 1];
+        rssi[k] = eb_entry_prov(e)->rssi_before;
+        mbps[k] = f;
+    }
+    return n;
+}

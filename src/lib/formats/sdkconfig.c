@@ -19,20 +19,21 @@ static const struct {
     const char *kconfig;
     int as;
     bool runtime;
+    long kdefault; /* Kconfig's default (lwip/Kconfig, esp_wifi/Kconfig, no SPIRAM); -1 = not used */
 } options[] = {
-    {EB_F_STATIC_RX, "ESP_WIFI_STATIC_RX_BUFFER_NUM", AS_INT, true},
-    {EB_F_DYNAMIC_RX, "ESP_WIFI_DYNAMIC_RX_BUFFER_NUM", AS_INT, true},
-    {EB_F_DYNAMIC_TX, "ESP_WIFI_DYNAMIC_TX_BUFFER_NUM", AS_INT, true},
-    {EB_F_STATIC_TX, "ESP_WIFI_STATIC_TX_BUFFER_NUM", AS_INT, true},
-    {EB_F_RX_BA_WIN, "ESP_WIFI_RX_BA_WIN", AS_INT, true},
-    {EB_F_TCP_SND_BUF_KB, "LWIP_TCP_SND_BUF_DEFAULT", AS_KB, false},
-    {EB_F_TCP_WND_KB, "LWIP_TCP_WND_DEFAULT", AS_KB, false},
-    {EB_F_TCP_MBOX, "LWIP_TCP_RECVMBOX_SIZE", AS_INT, false},
-    {EB_F_UDP_MBOX, "LWIP_UDP_RECVMBOX_SIZE", AS_INT, false},
-    {EB_F_TCPIP_MBOX, "LWIP_TCPIP_RECVMBOX_SIZE", AS_INT, false},
-    {EB_F_WIFI_IRAM_OPT, "ESP_WIFI_IRAM_OPT", AS_BOOL, false},
-    {EB_F_WIFI_RX_IRAM_OPT, "ESP_WIFI_RX_IRAM_OPT", AS_BOOL, false},
-    {EB_F_LWIP_IRAM_OPT, "LWIP_IRAM_OPTIMIZATION", AS_BOOL, false},
+    {EB_F_STATIC_RX, "ESP_WIFI_STATIC_RX_BUFFER_NUM", AS_INT, true, -1},
+    {EB_F_DYNAMIC_RX, "ESP_WIFI_DYNAMIC_RX_BUFFER_NUM", AS_INT, true, -1},
+    {EB_F_DYNAMIC_TX, "ESP_WIFI_DYNAMIC_TX_BUFFER_NUM", AS_INT, true, -1},
+    {EB_F_STATIC_TX, "ESP_WIFI_STATIC_TX_BUFFER_NUM", AS_INT, true, -1},
+    {EB_F_RX_BA_WIN, "ESP_WIFI_RX_BA_WIN", AS_INT, true, -1},
+    {EB_F_TCP_SND_BUF_KB, "LWIP_TCP_SND_BUF_DEFAULT", AS_KB, false, 5760},
+    {EB_F_TCP_WND_KB, "LWIP_TCP_WND_DEFAULT", AS_KB, false, 5760},
+    {EB_F_TCP_MBOX, "LWIP_TCP_RECVMBOX_SIZE", AS_INT, false, 6},
+    {EB_F_UDP_MBOX, "LWIP_UDP_RECVMBOX_SIZE", AS_INT, false, 6},
+    {EB_F_TCPIP_MBOX, "LWIP_TCPIP_RECVMBOX_SIZE", AS_INT, false, 32},
+    {EB_F_WIFI_IRAM_OPT, "ESP_WIFI_IRAM_OPT", AS_BOOL, false, 1},
+    {EB_F_WIFI_RX_IRAM_OPT, "ESP_WIFI_RX_IRAM_OPT", AS_BOOL, false, 1},
+    {EB_F_LWIP_IRAM_OPT, "LWIP_IRAM_OPTIMIZATION", AS_BOOL, false, 0},
 };
 #define N_OPTIONS (sizeof options / sizeof *options)
 
@@ -51,19 +52,41 @@ int eb_sdkconfig_json_build_fields(const char *text, size_t len, const char *nam
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, options[i].kconfig);
         out->set[f] = false;
         out->value[f] = 0;
-        if (options[i].as == AS_BOOL && cJSON_IsBool(v)) {
-            out->value[f] = cJSON_IsTrue(v);
-        } else if (options[i].as != AS_BOOL && cJSON_IsNumber(v)) {
-            double d = v->valuedouble;
-            out->value[f] = options[i].as == AS_KB ? (d >= 65534 ? 65 : (int)lround(d / 1024.0)) : (int)d;
-        } else {
+        long k;
+        if (options[i].as == AS_BOOL && cJSON_IsBool(v))
+            k = cJSON_IsTrue(v);
+        else if (options[i].as != AS_BOOL && cJSON_IsNumber(v))
+            k = (long)v->valuedouble;
+        else
             continue;
-        }
-        out->set[f] = true;
         n++;
+        /* Kconfig's default is the model's unset field (model.h) */
+        if (k == options[i].kdefault)
+            continue;
+        out->set[f] = true;
+        out->value[f] = options[i].as == AS_KB ? (k >= 65534 ? 65 : (int)lround((double)k / 1024.0)) : (int)k;
     }
     cJSON_Delete(root);
     return n;
+}
+
+/* The Kconfig value of a tier field's value (KB -> bytes, 64 KB and up the
+ * 16-bit maximum 65534, as scripts/gen-sdkconfig.py writes it). */
+static long kconfig_value(int as, int v)
+{
+    return as == AS_KB ? (v >= 64 ? 65534L : v * 1024L) : v;
+}
+
+bool eb_sdkconfig_same(int field, bool set_a, int a, bool set_b, int b)
+{
+    for (size_t i = 0; i < N_OPTIONS; i++) {
+        if (options[i].field != field)
+            continue;
+        long ka = set_a ? kconfig_value(options[i].as, a) : options[i].kdefault;
+        long kb = set_b ? kconfig_value(options[i].as, b) : options[i].kdefault;
+        return ka == kb;
+    }
+    return set_a == set_b && (!set_a || a == b);
 }
 
 bool eb_sdkconfig_reads(int field)
@@ -90,8 +113,7 @@ void eb_sdkconfig_render_tier(const eb_chip *c, const eb_tier *t, eb_buf *out)
             k = v ? snprintf(line, sizeof line, "CONFIG_%s=y\n", options[i].kconfig)
                   : snprintf(line, sizeof line, "# CONFIG_%s is not set\n", options[i].kconfig);
         } else {
-            long val = options[i].as == AS_KB ? (v >= 64 ? 65534L : v * 1024L) : v;
-            k = snprintf(line, sizeof line, "CONFIG_%s=%ld\n", options[i].kconfig, val);
+            k = snprintf(line, sizeof line, "CONFIG_%s=%ld\n", options[i].kconfig, kconfig_value(options[i].as, v));
         }
         if (f == EB_F_STATIC_TX && k > 0) /* static TX buffers need the static type */
             eb_buf_append(out, "CONFIG_ESP_WIFI_STATIC_TX_BUFFER=y\n", 35);

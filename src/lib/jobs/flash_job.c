@@ -201,6 +201,42 @@ static int switch_baud(eb_flash_session *s, eb_error *err)
     return EB_OK;
 }
 
+/* An uploaded stub that never greets leaves the chip running code that
+ * answers nothing until a reset (esp-flasher-stub v1.2.2 in Espressif's QEMU:
+ * docs/flashing.md). Where the port can reset the board, the --before reset
+ * brings the ROM loader back at 115200 and the write goes through the ROM;
+ * elsewhere one line says what the user has to do. */
+static int stub_silent(eb_flash_session *s, eb_error *err)
+{
+    char why[sizeof err->msg];
+    memcpy(why, err->msg, sizeof why);
+    s->stub_found = 1;
+    s->stub_coming = false;
+    const eb_reset_seq *seq = eb_reset_before(s->opts.before ? s->opts.before : "default-reset", s->port->usb_vid,
+                                              s->port->usb_pid);
+    if (s->no_lines || !seq || !strncmp(seq->name, "no-reset", 8)) {
+        s->after_done = true; /* nothing answers: no baud to put back */
+        return eb_fail(err, EB_EIO,
+                       "%s, and %s, so the chip answers nothing now: put it into download mode by hand (hold BOOT, "
+                       "press RESET) and run again with --stub off",
+                       why, s->no_lines ? "this port cannot reset the board (no DTR/RTS, or unconfirmed ones)"
+                                        : "--before no-reset does not reset the board");
+    }
+    eb_log(EB_LOG_WARN, "%s: resetting into the ROM loader and flashing through it (--stub off skips the stub)", why);
+    int rc = s->port->baud == EB_ROM_BAUD ? EB_OK : eb_port_set_baud(s->port, EB_ROM_BAUD, err);
+    s->baud = EB_ROM_BAUD;
+    if (!rc)
+        rc = connect_loader(s, err);
+    if (!rc)
+        rc = eb_rom_detect_chip(s->rom, &s->info, err);
+    if (!rc)
+        rc = switch_baud(s, err);
+    if (rc)
+        return rc;
+    snprintf(s->loader, sizeof s->loader, "ROM (the flasher stub did not start)");
+    return EB_OK;
+}
+
 /* --stub: finds Espressif's flasher stub for the detected chip (adapters/
  * stub_files.h), uploads and starts it. None: the ROM path and one line on
  * how to get a faster one. A stub already running (another tool left it)
@@ -216,6 +252,8 @@ static int start_stub(eb_flash_session *s, eb_error *err)
     if (s->stub_found != 0)
         return EB_OK;
     int rc = eb_rom_run_stub(s->rom, &s->stub, err);
+    if (rc && eb_rom_stub_silent(s->rom))
+        return stub_silent(s, err);
     if (rc)
         return rc;
     snprintf(s->loader, sizeof s->loader, "stub: %s (%s)", s->stub.origin, s->stub.path);

@@ -234,7 +234,7 @@ int eb_run_idf(const eb_run_idf_req *req, char *out, size_t cap, bool *usage, eb
         free(steps);
         return eb_fail(err, EB_EIO, "--out %s: cannot create the folder; check the path and its permissions", out);
     }
-    int failed = 0;
+    int failed = 0, env_failed = 0;
     for (int i = 0; i < req->n_idf; i++) {
         eb_error e = {0};
         int b = build_step(req, out, &steps[i], i, &e);
@@ -245,6 +245,7 @@ int eb_run_idf(const eb_run_idf_req *req, char *out, size_t cap, bool *usage, eb
         }
         if (b) {
             failed++;
+            env_failed += steps[i].build.env_error;
             continue;
         }
         int r = run_step(req, &steps[i], i, usage, &e);
@@ -269,7 +270,8 @@ int eb_run_idf(const eb_run_idf_req *req, char *out, size_t cap, bool *usage, eb
             emit(req, (eb_run_idf_event){.kind = EB_RUN_IDF_MERGED, .merged = kept, .n = req->n_idf, .out = out});
     }
     free(steps);
-    if (!rc && failed)
-        rc = eb_fail(err, EB_EIO, "%d of %d ESP-IDF builds failed (see the lines above)", failed, req->n_idf);
+    if (!rc && failed) /* the environment's failures (export, network) are configuration errors */
+        rc = eb_fail(err, env_failed ? EB_ECONFIG : EB_EIO, "%d of %d ESP-IDF builds failed (see the lines above)",
+                     failed, req->n_idf);
     return rc;
 }

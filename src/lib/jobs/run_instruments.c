@@ -120,10 +120,11 @@ int run_instr_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st
         return run_bad_request(st, err, "--ap, --ap-set and an AP sweep drive the lab file's access point: give "
                                "--lab FILE with an instruments: entry of kind ap (docs/instruments.md)");
     eb_ap_settings s;
-    if (o->ap_set && parse_ap_set(o->ap_set, &s, err))
-        return run_bad_request(st, err, "%s", err->msg);
-    if (!run_ap(o, err))
-        return run_bad_request(st, err, "%s", err->msg);
+    char msg[sizeof err->msg];
+    if ((o->ap_set && parse_ap_set(o->ap_set, &s, err)) || !run_ap(o, err)) {
+        snprintf(msg, sizeof msg, "%s", err->msg); /* run_bad_request writes err */
+        return run_bad_request(st, err, "%s", msg);
+    }
     if (o->sweep.n > 0 && ap_var(o->sweep.var) && o->n_boards > 1)
         return run_bad_request(st, err, "--sweep %s changes the AP every board uses: run one board at a time",
                                eb_sweep_var_name(o->sweep.var));
@@ -245,6 +246,12 @@ int run_instr_attach(board_ctx *bc, eb_error *err)
         return rc;
     }
     bc->instr = bi;
+    /* every point within this unit's range, said before anything runs */
+    const eb_sweep *sw = &bc->sh->o->sweep;
+    for (int i = 0; sw->var == EB_SWEEP_ATTEN && i < sw->n; i++)
+        if (sw->values[i] > bi->att.max_db)
+            return eb_instr_fail(&bi->att, EB_ECONFIG, err, "the sweep's %g dB is above this unit's %g dB",
+                                 sw->values[i], bi->att.max_db);
     return 0;
 }
 
@@ -410,7 +417,10 @@ void run_instr_stamp(board_ctx *bc, const eb_run_item *it, run_result *r)
     if (!ri)
         return;
     snprintf(r->prov->instruments, sizeof r->prov->instruments, "%s", ri->names);
-    if (ri->ap_open) {
+    if (ri->ap_open) { /* what the AP reports it runs; the board's own report (if any) fills band and channel */
+        size_t n = strlen(r->prov->instruments);
+        snprintf(r->prov->instruments + n, sizeof r->prov->instruments - n, " (%s: %s channel %d %d MHz)",
+                 ri->ap.spec->name, ri->now.band[0] ? ri->now.band : "?", ri->now.channel, ri->now.bandwidth_mhz);
         if (ri->now.band[0])
             snprintf(r->prov->band, sizeof r->prov->band, "%s", !strcmp(ri->now.band, "5g") ? "5GHz" : "2.4GHz");
         if (ri->now.channel)

@@ -24,6 +24,7 @@ struct eb_rom_client {
     bool unsupported;   /* the last command was rejected as unknown */
     bool stub;          /* a flasher stub answers (SYNC value 0), e.g. left by another tool */
     bool no_deflate;    /* the loader refused FLASH_DEFL_BEGIN once: write plain from then on */
+    bool stub_silent;   /* an uploaded stub was started and never greeted: nothing answers until a reset */
 };
 
 static const eb_rom_timeouts default_timeouts = {
@@ -256,6 +257,7 @@ int eb_rom_sync(eb_rom_client *c, int tries, eb_error *err)
                 eb_log(EB_LOG_INFO, "%s: a flasher stub answers (left running by another tool); using it",
                        c->port->url);
             c->stub = stub;
+            c->stub_silent = false;
             /* The ROM answers SYNC eight times; take the rest off the line. */
             drain_repeats(c, 7, 50);
             return EB_OK;
@@ -498,6 +500,28 @@ static int mem_segment(eb_rom_client *c, uint32_t addr, const uint8_t *data, siz
     return rc;
 }
 
+/* After OHAI: one command the stub must answer. esp-flasher-stub v1.2.2 on
+ * the ESP32-C3 in Espressif's QEMU greets and then answers nothing
+ * (docs/flashing.md); that is a stub that did not start, said here rather
+ * than by the first flash command. */
+static int stub_answers(eb_rom_client *c, eb_error *err)
+{
+    c->stub = true;
+    uint32_t v;
+    eb_error e;
+    int rc = eb_rom_read_reg(c, EB_ROM_CHIP_MAGIC_REG, &v, &e);
+    if (rc == EB_OK)
+        return EB_OK;
+    c->stub = false;
+    if (!strstr(e.msg, "no reply")) {
+        *err = e;
+        return rc;
+    }
+    c->stub_silent = true;
+    return eb_fail(err, EB_EIO, "%s: the flasher stub did not start (it said OHAI, then no reply to READ_REG within %u ms)",
+                   c->port->url, c->to.command_ms);
+}
+
 int eb_rom_run_stub(eb_rom_client *c, const eb_stub *stub, eb_error *err)
 {
     if (c->stub)
@@ -541,17 +565,18 @@ int eb_rom_run_stub(eb_rom_client *c, const eb_stub *stub, eb_error *err)
         bool failed = !ohai && eb_rom_parse_response(p, n, 0, &resp) == 0 && resp.op == EB_ROM_MEM_END &&
                       resp.status != 0;
         eb_slip_decoder_next(&c->dec);
-        if (ohai) {
-            c->stub = true;
-            return EB_OK;
-        }
+        if (ohai)
+            return stub_answers(c, err);
         if (failed)
             return eb_fail(err, EB_EIO, "%s: the ROM refused to start the flasher stub (MEM_END error 0x%02x); retry with --stub off",
                            c->port->url, resp.error);
     }
-    return eb_fail(err, EB_EIO, "%s: the flasher stub did not start (no OHAI within %u ms); retry with --stub off",
-                   c->port->url, c->to.command_ms);
+    c->stub_silent = true;
+    return eb_fail(err, EB_EIO, "%s: the flasher stub did not start (no OHAI within %u ms)", c->port->url,
+                   c->to.command_ms);
 }
+
+bool eb_rom_stub_silent(const eb_rom_client *c) { return c->stub_silent; }
 
 int eb_rom_spi_set_params(eb_rom_client *c, uint32_t flash_size, eb_error *err)
 {
@@ -668,7 +693,7 @@ uint32_t eb_rom_esp8266_erase_size(uint32_t offset, uint32_t size)
     return (num_sectors - head) * sector;
 }
 
-/* Progress over the pieces of one region (plain head, compressed middle, plain tail). */
+/* Progress over the pieces of one region (compressed part, plain tail). */
 typedef struct {
     eb_rom_progress_fn fn;
     void *user;
@@ -780,39 +805,36 @@ static int flash_deflate(eb_rom_client *c, uint32_t offset, size_t len, const ui
     return rc;
 }
 
-/* ROM loaders whose FLASH_DEFL_DATA writes whole inflate output buffers
- * (profile key rom_deflate_window): at the end of the stream they write the
- * rest of the buffer too, stale bytes up to the next buffer boundary, past the
- * region and its erased sectors. Seen on the real ESP32 ROM (32 KiB: a
- * pattern beyond an image's last sector lost 22 155 bytes; issue 12). The
- * ESP32-C3 ROM writes exactly what it inflated, and so does the flasher stub
- * (stub_write_flash.c writes only the filled part of its 32 KiB buffer).
- * esptool avoids the question by writing uncompressed whenever no stub runs
- * (write_flash: compress defaults to IS_STUB); espbench keeps compression for
- * the whole windows, which cost nothing extra. */
+/* ROM loaders whose compressed write ends badly (profile key
+ * rom_deflate_window, the ESP32's 32 KiB): when the stream ends, the ESP32 ROM
+ * programs its whole circular inflate buffer, unerased, at the window of the
+ * stream holding the end (the window after it when the end is on a boundary;
+ * windows counted from the stream's offset), so up to 32 KiB past the data
+ * get older bytes AND-ed in — measured on the chip's own ROM in Espressif's
+ * QEMU (docs/flashing.md). The ESP32-C3 ROM writes exactly what it inflated,
+ * and so do the flasher stubs. esptool writes plain whenever no stub runs
+ * (write_flash: compress defaults to IS_STUB). */
 static uint32_t inflate_window(const eb_rom_client *c)
 {
     return c->stub || !c->chip ? 0 : c->chip->rom_deflate_window;
 }
 
-/* Splits [offset, offset+len) so that the compressed middle starts and ends
- * on window boundaries both in flash and counted from its own start (whichever
- * the ROM's buffer follows): then its last buffer is full and nothing stale is
- * written. The head and tail (each under one window) go plain. */
-static void split_region(uint32_t offset, size_t len, uint32_t window, size_t *head, size_t *mid)
+/* How much of a region of len bytes goes compressed so that the ROM's stray
+ * window lands in sectors the plain tail erases and writes afterwards: with
+ * E the region's end rounded up to its last 4 KiB sector and k = E / window,
+ * the compressed part ends one sector short of the k-th window boundary; its
+ * stray window is then window k, which ends at or before E, and the tail's
+ * FLASH_BEGIN erases from the sector where the compressed part ends. The tail
+ * is 4 KiB + (E mod window) at most: under 36 KiB. 0: all plain. */
+static size_t compressed_part(size_t len, uint32_t window)
 {
-    if (!window) {
-        *head = 0, *mid = len;
-        return;
-    }
-    uint64_t end = (uint64_t)offset + len;
-    uint64_t a = ((uint64_t)offset + window - 1) / window * window, b = end / window * window;
-    if (a > end)
-        a = end;
-    if (b < a)
-        b = a;
-    *head = (size_t)(a - offset);
-    *mid = (size_t)(b - a);
+    const size_t sector = 0x1000;
+    if (!window)
+        return len;
+    if (window % sector)
+        return 0;
+    size_t k = ((len + sector - 1) & ~(sector - 1)) / window;
+    return k ? k * window - sector : 0;
 }
 
 int eb_rom_flash_write(eb_rom_client *c, uint32_t offset, const uint8_t *data, size_t len, bool compress,
@@ -822,40 +844,39 @@ int eb_rom_flash_write(eb_rom_client *c, uint32_t offset, const uint8_t *data, s
         return eb_fail(err, EB_ECONFIG, "offset 0x%x is not a multiple of 4 KiB (the ROM erases whole sectors)", offset);
     if (len == 0)
         return EB_OK;
-    size_t head = 0, mid = 0;
+    size_t zpart = 0;
     if (!c->stub && c->chip && c->chip->rom_no_deflate)
         compress = false; /* the ESP8266 ROM: plain FLASH_DATA (esptool never sends it FLASH_DEFL_*) */
     if (compress && !c->no_deflate)
-        split_region(offset, len, inflate_window(c), &head, &mid);
-    size_t tail = len - head - mid;
+        zpart = compressed_part(len, inflate_window(c));
+    size_t tail = len - zpart;
     uint8_t *z = NULL;
     size_t clen = 0;
-    if (mid && eb_zlib_parallel(data + head, mid, &z, &clen) != 0)
-        return eb_fail(err, EB_EIO, "zlib could not compress %zu bytes of the image (out of memory?)", mid);
-    progress_sum ps = {progress, user, len, padded(c, head) + clen + padded(c, tail), 0, 0};
-    int rc = head ? flash_plain(c, offset, data, head, &ps, err) : EB_OK;
-    ps.done0 = head, ps.wire0 = padded(c, head);
-    if (!rc && mid) {
-        rc = flash_deflate(c, offset + (uint32_t)head, mid, z, clen, &ps, err);
+    if (zpart && eb_zlib_parallel(data, zpart, &z, &clen) != 0)
+        return eb_fail(err, EB_EIO, "zlib could not compress %zu bytes of the image (out of memory?)", zpart);
+    progress_sum ps = {progress, user, len, clen + padded(c, tail), 0, 0};
+    int rc = EB_OK;
+    if (zpart) {
+        rc = flash_deflate(c, offset, zpart, z, clen, &ps, err);
         if (rc == 2) {
             /* No compressed write in this loader (the ESP8266 ROM): plain from
              * now on. ESP8266/ESP32 ROMs may need a fresh sync after an unknown command. */
             c->no_deflate = true;
             eb_log_once("rom-no-deflate", EB_LOG_DEBUG, "%s: the ROM has no compressed write; writing uncompressed",
                         c->port->url);
-            ps.wire_total += padded(c, mid) - clen;
+            ps.wire_total += padded(c, zpart) - clen;
             rc = eb_rom_sync(c, 3, err);
             if (!rc)
-                rc = flash_plain(c, offset + (uint32_t)head, data + head, mid, &ps, err);
-            ps.wire0 += padded(c, mid);
+                rc = flash_plain(c, offset, data, zpart, &ps, err);
+            ps.wire0 += padded(c, zpart);
         } else {
             ps.wire0 += clen;
         }
     }
     free(z);
-    ps.done0 = head + mid;
+    ps.done0 = zpart;
     if (!rc && tail)
-        rc = flash_plain(c, offset + (uint32_t)(head + mid), data + head + mid, tail, &ps, err);
+        rc = flash_plain(c, offset + (uint32_t)zpart, data + zpart, tail, &ps, err);
     if (!rc && c->stub) {
         /* The stub acknowledges the last block before writing it: a command it
          * answers only afterwards makes the write complete (esptool write_flash
