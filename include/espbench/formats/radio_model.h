@@ -20,18 +20,20 @@ enum eb_radio_coex { EB_RADIO_COEX_NONE, EB_RADIO_COEX_BLE_SCAN, EB_RADIO_COEX_B
 const char *eb_radio_mode(bool b, bool g, bool n, bool ax, int bw_mhz);
 
 /* The share of air time Wi-Fi keeps while a BLE activity runs (1 none):
- * a scan with ESP-IDF's gatt_client example parameters (interval 0x50,
- * window 0x30: 60 % duty) given at most half of each coexistence period by
- * the scheduler (assumption: ESP-IDF documents time slicing, not shares)
- * -> 0.5; advertising at 20-40 ms (gatt_server's adv_int_min/max) with
- * ~1.5 ms per event on three channels -> 0.95. */
+ * a scan at the gatt_client example's parameters (50 ms interval, 30 ms
+ * window: 60 % duty) fills BLE's time slice, and ESP-IDF's coexistence
+ * scheme gives Wi-Fi and BLE half of a coexistence period each (coexist.rst,
+ * "Coexistence Period and Time Slice") -> 0.5; advertising every 20-40 ms
+ * (gatt_server's adv_int_min/max) takes ~1.5 ms per event on three
+ * channels (assumption: the events' own air time) -> 0.95. */
 double eb_radio_coex_share(int coex);
 
 /* Modem sleep: how long a frame for the idle station waits at time t_ms
  * (any clock; beacons at multiples of the period) for the beacon the
  * station wakes for: every DTIM beacon with min_modem, every listen
- * interval with max_modem (ESP-IDF's Wi-Fi driver guide, "Modem-sleep");
- * 0 without power save. */
+ * interval with max_modem (ESP-IDF "Wi-Fi Performance and Power Save",
+ * "Station Sleep": the receive delay may be the DTIM cycle or the listen
+ * interval); 0 without power save. */
 double eb_radio_ps_wait_ms(int ps, int listen_interval, double t_ms);
 /* Its mean over time (half the wake period). */
 double eb_radio_ps_mean_wait_ms(int ps, int listen_interval);

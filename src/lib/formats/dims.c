@@ -343,11 +343,11 @@ void eb_radio_label(const eb_provenance *p, char *out, size_t cap)
 
 /* ------------------------------------------------------------ PHY ceilings */
 
-/* IEEE Std 802.11-2020: Clause 16 (HR/DSSS, 11 Mbit/s), Clauses 17 and 18
- * (OFDM and ERP, 54 Mbit/s), Tables 19-27 and 19-28 (HT MCS 7, 1 stream, 400 ns GI: 72.2 at
- * 20 MHz, 150 at 40 MHz), Tables 21-30 and 21-31 (VHT, 1 stream, short GI:
- * VHT20 MCS8 86.7, VHT40 MCS9 200); IEEE Std 802.11ax-2021 Table 27-55 and
- * 27-56 (HE MCS9, 1 stream, 0.8 us GI: HE20 114.7, HE40 229.4). */
+/* The MCS rate tables, one spatial stream: IEEE Std 802.11-2020 Clause 16
+ * (HR/DSSS, 11 Mbit/s), Clauses 17 and 18 (OFDM and ERP, 54 Mbit/s),
+ * Clause 19 (HT MCS7, 400 ns GI: 72.2 at 20 MHz, 150 at 40 MHz), Clause 21
+ * (VHT, short GI: VHT20 MCS8 86.7, VHT40 MCS9 200); IEEE Std 802.11ax-2021
+ * Clause 27 (HE MCS9, 0.8 us GI: HE20 114.7, HE40 229.4). */
 static const struct {
     const char *mode;
     double mbps20, mbps40;
