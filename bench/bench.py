@@ -21,7 +21,7 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import faults, fidelity, flashing, footprint, fuzz, killresume, model, overhead, parsing  # noqa: E402
 from benchlib import parse_memory  # noqa: E402
-from benchlib import faultmodes, tune  # noqa: E402
+from benchlib import faultmodes, simfigures, tune  # noqa: E402
 from benchlib.common import run  # noqa: E402
 
 SCHEMA_VERSION = 1
@@ -36,6 +36,7 @@ SECTIONS = [
     ("parse_memory", parse_memory, 60),
     ("model", model, 120),
     ("tune", tune, 60),
+    ("simfigures", simfigures, 360),
 ]
 # Robustness sections (fuzzing campaign, fault matrix, kill-and-resume): long, so `make bench`
 # runs them only when named: bash bench/run.sh --only fuzz,faults,killresume. Their figures are
@@ -173,7 +174,7 @@ def git_info(source):
 
 # ---------------------------------------------------------------- summary
 
-PCT_IDS = ("fidelity.", "overhead.espbench_fraction", "overhead.ci_way_fraction", "footprint.cpu_fraction")
+PCT_IDS = ("fidelity.", "simfigures.", "overhead.espbench_fraction", "overhead.ci_way_fraction", "footprint.cpu_fraction")
 
 
 def fmt_value(f, v=None):
@@ -225,11 +226,14 @@ def basis(f):
                 sorted(d["esptool_js_s"])[len(d["esptool_js_s"]) // 2], d["repeats"], d.get("loader"))
         if fid == "flash.reflash_s":
             return "median of %d" % len(d["espbench_s"])
-        if fid == "flash.esp32_tail_cost_s":
-            return "ESP32 %.2f s vs ESP32-C3 %.2f s (medians of %d; %s vs %s bytes sent)" % (
-                sorted(d["esp32_s"])[len(d["esp32_s"]) // 2], sorted(d["esp32c3_s"])[len(d["esp32c3_s"]) // 2],
-                d["repeats"], "{:,}".format(d["esp32_wire_bytes"]).replace(",", " "),
-                "{:,}".format(d["esp32c3_wire_bytes"]).replace(",", " "))
+        if fid in ("flash.esp32_rom_split_vs_plain", "flash.esp32_rom_split_vs_c3"):
+            other = "plain" if fid.endswith("plain") else "c3"
+            return "ESP32 split %.2f s vs %s %.2f s (medians of %d; %s vs %s bytes sent)" % (
+                sorted(d["split_s"])[len(d["split_s"]) // 2],
+                "ESP32 all plain" if other == "plain" else "ESP32-C3 all compressed",
+                sorted(d[other + "_s"])[len(d[other + "_s"]) // 2], d["repeats"],
+                "{:,}".format(d.get("split_wire_bytes", 0)).replace(",", " "),
+                "{:,}".format(d.get(other + "_wire_bytes", 0)).replace(",", " "))
         if fid == "footprint.cpu_fraction":
             return "%.2f CPU s in %.1f s of %d tests" % (d["window_cpu_s"], d["window_wall_s"], d["tests"])
         if fid == "footprint.peak_rss_mb":
@@ -344,15 +348,18 @@ def summary_md(res):
            "so single runs are noisy. Details and raw numbers: [results.json](results.json); method: "
            "[README.md](README.md).", "",
            "| figure | value | target | result | from |", "|---|---|---|---|---|"]
-    order = ["fidelity.worst", "fidelity.peak_bias_mean", "fidelity.peak_bias_max", "overhead.espbench_fraction",
+    order = ["fidelity.worst", "fidelity.peak_bias_mean", "fidelity.peak_bias_max", "fidelity.shaping_worst",
+             "overhead.espbench_fraction",
              "overhead.ci_way_fraction", "overhead.espbench_vs_ci_way", "flash.wire_ratio", "flash.vs_esptool_js",
-             "flash.rom_wire_ratio", "flash.esp8266_rom_vs_stub", "flash.reflash_s", "flash.esp32_tail_cost_s", "footprint.cpu_fraction", "footprint.peak_rss_mb",
+             "flash.rom_wire_ratio", "flash.esp8266_rom_vs_stub", "flash.reflash_s", "flash.esp32_rom_split_vs_plain",
+             "flash.esp32_rom_split_vs_c3", "footprint.cpu_fraction", "footprint.peak_rss_mb",
              "parse.lines_per_s", "parse.parser_lines_per_s", "model.throughput_median_pct",
              "model.throughput_worst_pct", "model.heap_median_pct", "model.heap_worst_pct"]
     short = {
         "fidelity.worst": "Fidelity: worst \\|steady mean − true rate\\| / true rate (20 points)",
         "fidelity.peak_bias_mean": "Peak-1-s method bias vs mean, average",
         "fidelity.peak_bias_max": "Peak-1-s method bias vs mean, largest",
+        "fidelity.shaping_worst": "The vboard's shaping: worst \\|true rate − shaped rate\\| / shaped rate",
         "overhead.espbench_fraction": "Overhead of `run --sim --tier all` (esp32) / test time",
         "overhead.ci_way_fraction": "Same matrix the ESP-IDF CI way / test time (lower bound, from measured steps)",
         "overhead.espbench_vs_ci_way": "espbench overhead / CI-way overhead",
@@ -364,8 +371,9 @@ def summary_md(res):
         "flash.esp8266_rom_vs_stub": "ESP8266, 400 000-byte image: ROM loader (plain, 115200) / flasher stub "
                                      "(compressed, 921600)",
         "flash.reflash_s": "Re-flash of an unchanged image (MD5 skip; flasher stub)",
-        "flash.esp32_tail_cost_s": "Cost of the ESP32 32 KiB-overrun fix (ROM loader; tail ~28 KiB plain): "
-                                   "ESP32 − ESP32-C3 time",
+        "flash.esp32_rom_split_vs_plain": "ESP32 ROM loader, 32 764-byte plain tail: espbench's split / all plain "
+                                          "(esptool's way)",
+        "flash.esp32_rom_split_vs_c3": "The same: ESP32 split / ESP32-C3 all compressed (the fix's cost)",
         "footprint.cpu_fraction": "espbench CPU / wall during 100 Mbit/s tests",
         "footprint.peak_rss_mb": "espbench peak RSS",
         "parse.lines_per_s": "`espbench parse` lines per second, whole command (board + iperf2 logs)",
@@ -400,6 +408,7 @@ def summary_md(res):
     out += flashing.summary_lines(figs)
     out += model.summary_lines(figs)
     out += tune.summary_lines(figs)
+    out += simfigures.summary_lines(figs)
     nm = {}
     for f in res["figures"]:
         if f["id"].startswith("model.cv.") and f["status"] == "not measured":

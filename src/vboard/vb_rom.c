@@ -554,14 +554,22 @@ static void h_defl_data(vb_rom *r, const eb_rom_request *q)
  * are the buffer's older content (the stream's bytes one window earlier, or an
  * earlier stream's, or zeros) AND-ed into the flash, past the region's erased
  * sectors. It does so when the last FLASH_DEFL_DATA ends the stream, whatever
- * follows (FLASH_DEFL_END stay or reboot, or nothing). The ESP32-C3 ROM and
- * the flasher stubs write exactly what they inflated (no window). */
+ * follows (FLASH_DEFL_END stay or reboot, or nothing). The ESP32-C3 ROM
+ * (rom_deflate_pad: 4) writes the stream's end rounded up to 4 bytes, the
+ * padding from its own 32 KiB circular buffer (measured the same way: 70 001,
+ * 70 002 and 70 003 bytes left 3, 2 and 1 bytes of the stream 32 KiB earlier
+ * after the data); the flasher stubs write exactly what they inflated. */
 static void rom_stream_end(vb_rom *r)
 {
     xfer *x = &r->fl;
-    uint32_t w = r->inflate_len;
+    uint32_t w = r->inflate_len, pad = r->b->chip->rom_deflate_pad;
     if (r->stub || !w)
         return;
+    if (!r->b->chip->rom_deflate_window) {
+        for (uint64_t p = x->written; pad && p % pad; p++)
+            vb_flash_program(r->flash, (size_t)(x->offset + p), &r->inflate_buf[p % w], 1);
+        return;
+    }
     uint64_t at = (uint64_t)x->offset + x->written / w * w;
     if (at >= r->flash->size)
         return;
@@ -1076,7 +1084,8 @@ vb_rom *vb_rom_new(vb_board *b, vb_flash *flash, const vb_rom_hooks *hooks)
     r->dec.max_len = EB_STUB_FLASH_BLOCK + 64;
     eb_buf_init(&r->out);
     eb_buf_init(&r->held);
-    uint32_t w = b->chip ? b->chip->rom_deflate_window : 0;
+    /* the ESP32-C3 ROM's buffer is 32 KiB too (its padding is bytes 32 KiB back) */
+    uint32_t w = !b->chip ? 0 : b->chip->rom_deflate_window ? b->chip->rom_deflate_window : b->chip->rom_deflate_pad ? 32768 : 0;
     if (w && w <= (1u << 20) && (r->inflate_buf = calloc(1, w)))
         r->inflate_len = w;
     return r;

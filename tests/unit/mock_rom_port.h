@@ -140,6 +140,62 @@ static void mock_erase(mock_rom *m, uint32_t at, uint32_t size)
         memset(m->flash + at, 0xFF, (size_t)(end - at));
 }
 
+/* FLASH_DEFL_DATA: inflate into the flash; an ESP32-like ROM (inflate_window)
+ * ends the stream as the genuine one does (docs/flashing.md). */
+static void mock_defl_data(mock_rom *m, const eb_rom_request *q)
+{
+    const uint8_t *d = q->data;
+    uint32_t n = eb_rd32le(d);
+    if (m->checksum_faults > 0 || (q->checksum & 0xFF) != eb_rom_checksum(d + 16, n)) {
+        if (m->checksum_faults > 0)
+            m->checksum_faults--;
+        mock_reply(m, q->op, 0, NULL, 0, 1, EB_ROM_ERR_CHECKSUM);
+        return;
+    }
+    m->defl_blocks++;
+    m->z.next_in = (Bytef *)(d + 16);
+    m->z.avail_in = n;
+    while (m->z.avail_in) {
+        uint8_t tmp[4096];
+        m->z.next_out = tmp;
+        m->z.avail_out = sizeof tmp;
+        int zr = inflate(&m->z, Z_NO_FLUSH);
+        size_t got = sizeof tmp - m->z.avail_out;
+        memcpy(m->flash + m->write_at, tmp, got);
+        for (size_t i = 0; m->inflate_window && i < got; i++)
+            m->inflate_buf[(m->write_at - m->defl_start + i) % m->inflate_window] = tmp[i];
+        m->write_at += (uint32_t)got;
+        if (zr == Z_STREAM_END && m->inflate_window) {
+            /* The ESP32 ROM programs its whole circular buffer, unerased, at
+             * the window holding the end (the next one on a boundary). */
+            uint32_t w = m->inflate_window, at = m->defl_start + (m->write_at - m->defl_start) / w * w;
+            for (uint32_t i = 0; i < w && at + i < m->flash_size; i++)
+                m->flash[at + i] &= m->inflate_buf[i];
+        }
+        if (zr != Z_OK)
+            break;
+    }
+    mock_reply(m, q->op, 0, NULL, 0, 0, 0);
+}
+
+/* MEM_BEGIN/DATA: taken; MEM_END with an entry starts the "stub": OHAI, or
+ * silence (stub_never_greets). */
+static void mock_mem(mock_rom *m, const eb_rom_request *q)
+{
+    mock_reply(m, q->op, 0, NULL, 0, 0, 0);
+    if (q->op != EB_ROM_MEM_END || eb_rd32le(q->data + 4) == 0)
+        return;
+    if (m->stub_never_greets != 1) { /* 2: greets, then answers nothing */
+        eb_buf f;
+        eb_buf_init(&f);
+        eb_slip_encode(&f, (const uint8_t *)"OHAI", 4);
+        eb_buf_append(&m->out, f.data, f.len);
+        eb_buf_free(&f);
+        m->stub = 1;
+    }
+    m->hung = m->stub_never_greets != 0;
+}
+
 static void mock_handle(mock_rom *m, const uint8_t *pkt, size_t len)
 {
     eb_rom_request q;
@@ -229,57 +285,13 @@ static void mock_handle(mock_rom *m, const uint8_t *pkt, size_t len)
         mock_erase(m, m->write_at, eb_rd32le(d));
         mock_reply(m, q.op, 0, NULL, 0, 0, 0);
         break;
-    case EB_ROM_FLASH_DEFL_DATA: {
-        uint32_t n = eb_rd32le(d);
-        if (m->checksum_faults > 0 || (q.checksum & 0xFF) != eb_rom_checksum(d + 16, n)) {
-            if (m->checksum_faults > 0)
-                m->checksum_faults--;
-            mock_reply(m, q.op, 0, NULL, 0, 1, EB_ROM_ERR_CHECKSUM);
-            break;
-        }
-        m->defl_blocks++;
-        m->z.next_in = (Bytef *)(d + 16);
-        m->z.avail_in = n;
-        while (m->z.avail_in) {
-            uint8_t tmp[4096];
-            m->z.next_out = tmp;
-            m->z.avail_out = sizeof tmp;
-            int zr = inflate(&m->z, Z_NO_FLUSH);
-            size_t got = sizeof tmp - m->z.avail_out;
-            memcpy(m->flash + m->write_at, tmp, got);
-            for (size_t i = 0; m->inflate_window && i < got; i++)
-                m->inflate_buf[(m->write_at - m->defl_start + i) % m->inflate_window] = tmp[i];
-            m->write_at += (uint32_t)got;
-            if (zr == Z_STREAM_END && m->inflate_window) {
-                /* The ESP32 ROM programs its whole circular buffer, unerased, at
-                 * the window holding the end (the next one on a boundary). */
-                uint32_t w = m->inflate_window, at = m->defl_start + (m->write_at - m->defl_start) / w * w;
-                for (uint32_t i = 0; i < w && at + i < m->flash_size; i++)
-                    m->flash[at + i] &= m->inflate_buf[i];
-            }
-            if (zr != Z_OK)
-                break;
-        }
-        mock_reply(m, q.op, 0, NULL, 0, 0, 0);
+    case EB_ROM_FLASH_DEFL_DATA:
+        mock_defl_data(m, &q);
         break;
-    }
     case EB_ROM_MEM_BEGIN:
     case EB_ROM_MEM_DATA:
-        mock_reply(m, q.op, 0, NULL, 0, 0, 0);
-        break;
     case EB_ROM_MEM_END:
-        mock_reply(m, q.op, 0, NULL, 0, 0, 0);
-        if (eb_rd32le(d + 4) == 0)
-            break;
-        if (m->stub_never_greets != 1) { /* 2: greets, then answers nothing */
-            eb_buf f;
-            eb_buf_init(&f);
-            eb_slip_encode(&f, (const uint8_t *)"OHAI", 4);
-            eb_buf_append(&m->out, f.data, f.len);
-            eb_buf_free(&f);
-            m->stub = 1;
-        }
-        m->hung = m->stub_never_greets != 0;
+        mock_mem(m, &q);
         break;
     case EB_ROM_RUN_USER_CODE:
         break; /* no answer; an ESP32-family stub returns into the ROM, which does not start the app */

@@ -142,10 +142,14 @@ typedef struct eb_chip {
     enum eb_image_format image_format;
     uint32_t uart_clkdiv_reg; /* UART0 CLKDIV (esptool reads it to tell the crystal); 0 = unknown */
     uint32_t uart_clk_hz;     /* what that divider divides: 40 MHz; ESP8266 52 MHz (26 MHz x 2) */
-    /* The ROM's compressed write flushes whole output windows of this many
-     * bytes, so after FLASH_DEFL_* the flash up to the next window boundary
-     * gets stale bytes from one window earlier (ESP32: 32 KiB); 0 = none. */
+    /* At the end of a compressed stream the ROM programs its whole circular
+     * inflate buffer of this many bytes, unerased, at the window holding the
+     * end (ESP32: 32 KiB; docs/flashing.md); 0 = it writes what it inflated. */
     uint32_t rom_deflate_window;
+    /* The ROM writes a stream's last bytes rounded up to this many (ESP32-C3:
+     * 4), the padding from its 32 KiB circular buffer; 0 = none. Inside the
+     * region's last sector: the vboard models it, hosts need not care. */
+    uint32_t rom_deflate_pad;
     /* The ROM loader has no FLASH_DEFL_* / no CHANGE_BAUDRATE (ESP8266:
      * esptool's flash_defl_begin and change_baud are stub-and-ESP32-only):
      * hosts write plain FLASH_DATA at 115200 there unless a stub runs. */
@@ -195,6 +199,11 @@ void eb_profiles_free(eb_profiles *p);
 
 const eb_chip *eb_profiles_chip(const eb_profiles *p, const char *name);
 const eb_tier *eb_chip_tier(const eb_chip *c, const char *tier_name);
+/* Both take a name as reports print it too ("ESP32-C3", "Iperf": the folded
+ * spelling of names.h), after an exact match. The nearest chip or tier name
+ * to a typo (one edit off; NULL when none or a tie): for "did you mean". */
+const char *eb_profiles_chip_nearest(const eb_profiles *p, const char *name);
+const char *eb_chip_tier_nearest(const eb_chip *c, const char *name);
 /* "iperf, default, minimum": the chip's tier names in profile order, for messages. */
 void eb_chip_tier_names(const eb_chip *c, char *buf, size_t n);
 /* Chip lookups used by the ROM loader client. */

@@ -10,6 +10,7 @@
  *   overlay: CHIP  tiers: [...]   adds tiers to, or replaces tiers of, a chip
  *                                 loaded before (earlier directory or a chip
  *                                 file of the same directory) */
+#include "espbench/base/names.h"
 #include "espbench/formats/profile.h"
 
 #include <errno.h>
@@ -310,6 +311,7 @@ const struct fact eb_chip_facts[] = {
     {"uart_clkdiv_reg", FT_U32, offsetof(eb_chip, uart_clkdiv_reg), 0, false, true},
     {"uart_clk_hz", FT_U32, offsetof(eb_chip, uart_clk_hz), 0, false, false},
     {"rom_deflate_window", FT_U32, offsetof(eb_chip, rom_deflate_window), 0, false, false},
+    {"rom_deflate_pad", FT_U32, offsetof(eb_chip, rom_deflate_pad), 0, false, false},
     {"rom_no_deflate", FT_BOOL, offsetof(eb_chip, rom_no_deflate), 0, false, false},
     {"rom_no_change_baud", FT_BOOL, offsetof(eb_chip, rom_no_change_baud), 0, false, false},
     {"udp_rx_rate_mbps", FT_DOUBLE, offsetof(eb_chip, udp_rx_rate_mbps), 0, false, false},
@@ -1154,12 +1156,35 @@ void eb_profiles_free(eb_profiles *p)
     p->n_chips = 0;
 }
 
+/* A name as reports print it ("ESP32-C3", "Iperf") is the name: exact
+ * first, then the folded spelling (names.h). */
 const eb_chip *eb_profiles_chip(const eb_profiles *p, const char *name)
 {
     for (int i = 0; p && name && i < p->n_chips; i++)
         if (!strcmp(p->chips[i].name, name))
             return &p->chips[i];
+    for (int i = 0; p && name && i < p->n_chips; i++)
+        if (eb_name_same(p->chips[i].name, name))
+            return &p->chips[i];
     return NULL;
+}
+
+const char *eb_profiles_chip_nearest(const eb_profiles *p, const char *name)
+{
+    const char *names[256];
+    int n = 0;
+    for (int i = 0; p && i < p->n_chips && n < 256; i++)
+        names[n++] = p->chips[i].name;
+    return eb_name_nearest(name, names, n);
+}
+
+const char *eb_chip_tier_nearest(const eb_chip *c, const char *name)
+{
+    const char *names[256];
+    int n = 0;
+    for (int i = 0; c && i < c->n_tiers && n < 256; i++)
+        names[n++] = c->tiers[i].name;
+    return eb_name_nearest(name, names, n);
 }
 
 void eb_chip_tier_names(const eb_chip *c, char *buf, size_t n)
@@ -1175,6 +1200,9 @@ const eb_tier *eb_chip_tier(const eb_chip *c, const char *tier_name)
 {
     for (int i = 0; c && tier_name && i < c->n_tiers; i++)
         if (!strcmp(c->tiers[i].name, tier_name))
+            return &c->tiers[i];
+    for (int i = 0; c && tier_name && i < c->n_tiers; i++)
+        if (eb_name_same(c->tiers[i].name, tier_name))
             return &c->tiers[i];
     return NULL;
 }
