@@ -77,6 +77,26 @@ static bool has_env(const eb_results *r, const char *chip, const char *band, con
     return false;
 }
 
+/* The figure as a share of the PHY rate ceiling of the mode the board
+ * negotiated (its `link`: phy_mode, bandwidth_mhz; eb_phy_ceiling_mbps:
+ * IEEE 802.11's rate tables): "81 % of 11n 20 MHz 72.2"; "" where the link
+ * is unknown. */
+static void phy_share(const eb_results *r, const char *chip, const char *band, const char *tier, int test,
+                      double v, char *out, size_t cap)
+{
+    out[0] = 0;
+    for (int i = 0; tier && isfinite(v) && i < r->n_entries; i++) {
+        const eb_entry *e = &r->entries[i];
+        const eb_provenance *p = eb_entry_prov(e);
+        double bw = isfinite(p->bandwidth_mhz) ? p->bandwidth_mhz : 20;
+        double ceiling = eb_phy_ceiling_mbps(p->phy_mode, bw);
+        if (strcmp(e->chip, chip) || strcmp(e->tier, tier) || e->test != test || !at_band(e, band) || isnan(ceiling))
+            continue;
+        snprintf(out, cap, "%.0f %% of %s %g MHz %.1f", v / ceiling * 100, p->phy_mode, bw, ceiling);
+        return;
+    }
+}
+
 void rep_band_table(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const char *chip,
                     int section, rep_table *t)
 {
@@ -96,12 +116,13 @@ void rep_band_table(const eb_results *r, const eb_profiles *p, const eb_report_o
     } else {
         envs[n_env] = NULL, heads[n_env++] = air ? "Air In Lab" : box ? "Shield-box" : "Measured (espbench)";
     }
-    int n_cols = 1 + n_env + (o->vs_docs ? 2 : 0) + 2;
+    int n_cols = 1 + n_env + 1 + (o->vs_docs ? 2 : 0) + 2;
     rep_table_init(t, 1 + EB_TEST_COUNT, n_cols);
     int c = 0;
     snprintf(CELL(t, 0, c++), "Type/Throughput");
     for (int k = 0; k < n_env; k++)
         snprintf(CELL(t, 0, c++), "%s", heads[k]);
+    snprintf(CELL(t, 0, c++), "Share of PHY ceiling");
     if (o->vs_docs) {
         snprintf(CELL(t, 0, c++), "Docs");
         snprintf(CELL(t, 0, c++), "Difference vs docs (%%)");
@@ -125,6 +146,7 @@ void rep_band_table(const eb_results *r, const eb_profiles *p, const eb_report_o
                 snprintf(CELL(t, row, c), "%.1f MBit/s", v);
             c++;
         }
+        phy_share(r, chip, band, tier, test, first, CELL(t, row, c++));
         if (o->vs_docs) { /* the band's own row of the docs: eb_tier_ref at the band's key */
             const eb_tier *tt = tier ? rep_tier(p, chip, tier) : NULL;
             double ref = eb_tier_ref(tt, test, &key);
