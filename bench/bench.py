@@ -21,7 +21,7 @@ import traceback
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import faults, fidelity, flashing, footprint, fuzz, killresume, model, overhead, parsing  # noqa: E402
 from benchlib import parse_memory  # noqa: E402
-from benchlib import faultmodes, tune  # noqa: E402
+from benchlib import faultmodes, simfigures, tune  # noqa: E402
 from benchlib.common import run  # noqa: E402
 
 SCHEMA_VERSION = 1
@@ -36,6 +36,7 @@ SECTIONS = [
     ("parse_memory", parse_memory, 60),
     ("model", model, 120),
     ("tune", tune, 60),
+    ("simfigures", simfigures, 360),
 ]
 # Robustness sections (fuzzing campaign, fault matrix, kill-and-resume): long, so `make bench`
 # runs them only when named: bash bench/run.sh --only fuzz,faults,killresume. Their figures are
@@ -173,7 +174,7 @@ def git_info(source):
 
 # ---------------------------------------------------------------- summary
 
-PCT_IDS = ("fidelity.", "overhead.espbench_fraction", "overhead.ci_way_fraction", "footprint.cpu_fraction")
+PCT_IDS = ("fidelity.", "simfigures.", "overhead.espbench_fraction", "overhead.ci_way_fraction", "footprint.cpu_fraction")
 
 
 def fmt_value(f, v=None):
@@ -347,7 +348,8 @@ def summary_md(res):
            "so single runs are noisy. Details and raw numbers: [results.json](results.json); method: "
            "[README.md](README.md).", "",
            "| figure | value | target | result | from |", "|---|---|---|---|---|"]
-    order = ["fidelity.worst", "fidelity.peak_bias_mean", "fidelity.peak_bias_max", "overhead.espbench_fraction",
+    order = ["fidelity.worst", "fidelity.peak_bias_mean", "fidelity.peak_bias_max", "fidelity.shaping_worst",
+             "overhead.espbench_fraction",
              "overhead.ci_way_fraction", "overhead.espbench_vs_ci_way", "flash.wire_ratio", "flash.vs_esptool_js",
              "flash.rom_wire_ratio", "flash.esp8266_rom_vs_stub", "flash.reflash_s", "flash.esp32_rom_split_vs_plain",
              "flash.esp32_rom_split_vs_c3", "footprint.cpu_fraction", "footprint.peak_rss_mb",
@@ -357,6 +359,7 @@ def summary_md(res):
         "fidelity.worst": "Fidelity: worst \\|steady mean − true rate\\| / true rate (20 points)",
         "fidelity.peak_bias_mean": "Peak-1-s method bias vs mean, average",
         "fidelity.peak_bias_max": "Peak-1-s method bias vs mean, largest",
+        "fidelity.shaping_worst": "The vboard's shaping: worst \\|true rate − shaped rate\\| / shaped rate",
         "overhead.espbench_fraction": "Overhead of `run --sim --tier all` (esp32) / test time",
         "overhead.ci_way_fraction": "Same matrix the ESP-IDF CI way / test time (lower bound, from measured steps)",
         "overhead.espbench_vs_ci_way": "espbench overhead / CI-way overhead",
@@ -405,6 +408,7 @@ def summary_md(res):
     out += flashing.summary_lines(figs)
     out += model.summary_lines(figs)
     out += tune.summary_lines(figs)
+    out += simfigures.summary_lines(figs)
     nm = {}
     for f in res["figures"]:
         if f["id"].startswith("model.cv.") and f["status"] == "not measured":

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Lists C functions in src/ longer than a limit (default 150 lines): the
+"""Lists C functions in src/ longer than a limit (default 120 lines): the
 project's rule. A function runs from a line that opens it at column 0
 (`type name(...)` ... `{`) to the matching `}` at column 0. Exit 1 if any."""
 import re
 import sys
 from pathlib import Path
 
-LIMIT = int(sys.argv[1]) if len(sys.argv) > 1 else 150
+LIMIT = int(sys.argv[1]) if len(sys.argv) > 1 else 120
 ROOT = Path(__file__).resolve().parent.parent / "src"
 head = re.compile(r"^[A-Za-z_][\w \*]*?\b(\w+)\s*\(")
 found = []

@@ -15,7 +15,7 @@
 const char cmd_build_usage[] =
     "usage: espbench build --idf PATH[,PATH...] --chip CHIP[,CHIP...] [--sdkconfig FILE]\n"
     "                      [--tier TIER|all] [--project espbench|iperf-example]\n"
-    "                      [--cache DIR] [--firmware DIR] [--timeout S]\n"
+    "                      [--manifest FILE] [--cache DIR] [--firmware DIR] [--timeout S]\n"
     "\n"
     "Builds the espbench firmware with each ESP-IDF checkout (its export.sh and\n"
     "idf.py) for each chip, into a cache keyed by the checkout's commit, the chip,\n"
@@ -34,6 +34,8 @@ const char cmd_build_usage[] =
     "  --sdkconfig FILE   extra sdkconfig lines after the firmware's defaults (part of the key)\n"
     "  --tier T|all       an image per tier (all: every tier without PSRAM) with its settings\n"
     "  --project P        espbench (default) or iperf-example (the checkout's examples/wifi/iperf)\n"
+    "  --manifest FILE    write a firmware manifest of the images (per tier with --tier; the\n"
+    "                     last ESP-IDF given wins a chip), for run --manifest FILE --firmware P\n"
     "  --cache DIR        build cache (default $XDG_CACHE_HOME/espbench/idf-builds)\n"
     "  --firmware DIR     firmware sources (default the source tree's firmware/)\n"
     "  --timeout S        per build (default 1800)\n"
@@ -71,7 +73,7 @@ static void on_progress(void *user, const char *line)
 typedef struct build_args {
     char *idf[MAX_LIST], *chip[MAX_LIST];
     int n_idf, n_chip;
-    const char *cache, *firmware, *sdkconfig_file, *tier;
+    const char *cache, *firmware, *sdkconfig_file, *tier, *manifest;
     enum eb_idf_firmware project;
     int timeout;
 } build_args;
@@ -83,6 +85,7 @@ static int parse_args(int argc, char **argv, build_args *a)
         {"cache", required_argument, NULL, 'C'},     {"firmware", required_argument, NULL, 'f'},
         {"sdkconfig", required_argument, NULL, 's'}, {"timeout", required_argument, NULL, 't'},
         {"tier", required_argument, NULL, 'T'},      {"project", required_argument, NULL, 'P'},
+        {"manifest", required_argument, NULL, 'M'},
         {NULL, 0, NULL, 0},
     };
     memset(a, 0, sizeof *a);
@@ -104,6 +107,7 @@ static int parse_args(int argc, char **argv, build_args *a)
         case 'f': a->firmware = optarg; break;
         case 's': a->sdkconfig_file = optarg; break;
         case 'T': a->tier = optarg; break;
+        case 'M': a->manifest = optarg; break;
         case 'P':
             if (strcmp(optarg, "espbench") && strcmp(optarg, "iperf-example"))
                 return cli_usage_error("build", "--project %s: espbench or iperf-example", optarg);
@@ -133,6 +137,7 @@ typedef struct build_job {
     const char *chip;
     const char *tier;
     eb_buf sdkconfig;
+    char dir[1024];   /* the build folder, once built or cached */
 } build_job;
 
 /* Every checkout's version and environment before anything is built. */
@@ -193,6 +198,26 @@ static int plan_jobs(const build_args *a, const eb_idf_checkout *idf, const eb_b
     return rc;
 }
 
+/* --manifest: the images built or cached, for run --manifest. */
+static int write_manifest(const build_args *a, const build_job *jobs, int n)
+{
+    eb_idf_manifest_item *items = calloc((size_t)n + 1, sizeof *items);
+    int k = 0;
+    for (int j = 0; items && j < n; j++)
+        if (jobs[j].dir[0])
+            items[k++] = (eb_idf_manifest_item){.chip = jobs[j].chip, .tier = jobs[j].tier,
+                                                .idf_version = jobs[j].idf->version, .build_dir = jobs[j].dir};
+    eb_error err = {0};
+    int rc = items ? eb_idf_manifest_write(a->manifest, a->project == EB_IDF_FW_ESPBENCH ? "espbench" : "iperf-example",
+                                           items, k, &err)
+                   : eb_fail(&err, EB_EIO, "out of memory");
+    free(items);
+    if (rc)
+        return cli_error(&err);
+    fprintf(stderr, "espbench build: %d image set%s in the manifest %s\n", k, k == 1 ? "" : "s", a->manifest);
+    return 0;
+}
+
 int cmd_build(int argc, char **argv)
 {
     build_args a;
@@ -247,9 +272,12 @@ int cmd_build(int argc, char **argv)
                 fprintf(stderr, "built in %.1f s\n", res.seconds);
             printf("%s %s %s %s%s%s\n", jb->chip, res.idf_version, res.idf_commit[0] ? res.idf_commit : "-", res.dir,
                    jb->tier ? " " : "", jb->tier ? jb->tier : "");
+            snprintf(jobs[j].dir, sizeof jobs[j].dir, "%s", res.dir);
         }
     }
     fflush(stdout);
+    if (!rc && a.manifest)
+        rc = write_manifest(&a, jobs, n);
     for (int j = 0; j < n; j++)
         eb_buf_free(&jobs[j].sdkconfig);
     free(jobs);

@@ -194,7 +194,9 @@ static int do_show(const eb_profiles *p, const char *chip, const char *tier, int
     if (!c) {
         char names[512];
         names_of_chips(p, names, sizeof names);
-        fprintf(stderr, "espbench profiles: unknown chip '%s' (chips: %s)\n", chip, names);
+        const char *near = eb_profiles_chip_nearest(p, chip);
+        fprintf(stderr, "espbench profiles: unknown chip '%s'%s%s%s (chips: %s)\n", chip, near ? "; did you mean '" : "",
+                near ? near : "", near ? "'?" : "", names);
         return EB_ECONFIG;
     }
     const eb_tier *t = NULL;
@@ -203,8 +205,9 @@ static int do_show(const eb_profiles *p, const char *chip, const char *tier, int
         if (!t) {
             char names[1024];
             names_of_tiers(c, names, sizeof names);
-            fprintf(stderr, "espbench profiles: unknown tier '%s' for %s (tiers: %s)\n", tier,
-                    chip, names);
+            const char *near = eb_chip_tier_nearest(c, tier);
+            fprintf(stderr, "espbench profiles: unknown tier '%s' for %s%s%s%s (tiers: %s)\n", tier, c->name,
+                    near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "", names);
             return EB_ECONFIG;
         }
     }

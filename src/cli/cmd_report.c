@@ -48,6 +48,41 @@ static int format_from_path(const char *path)
     return eb_report_format_from_name(dot + 1);
 }
 
+static const char *format_name(int f)
+{
+    static const char *const names[] = {[EB_RF_CSV] = "csv", [EB_RF_JSON] = "json", [EB_RF_RST] = "rst",
+                                        [EB_RF_MD] = "md", [EB_RF_HTML] = "html"};
+    return f >= 0 && f <= EB_RF_HTML ? names[f] : "?";
+}
+
+/* The format -o's name asks for and --format must agree: "out.pdf" would
+ * get RST under a name that promises something else. A name with no known
+ * extension needs --format; none at all is RST. */
+static int check_output(const char *output, int *format)
+{
+    if (!output) {
+        if (*format < 0)
+            *format = EB_RF_RST;
+        return 0;
+    }
+    if (!*output)
+        return cli_usage_error("report", "-o '': an empty file name");
+    const char *slash = strrchr(output, '/');
+    const char *base = slash ? slash + 1 : output;
+    const char *dot = strrchr(base, '.');
+    int by_name = format_from_path(base);
+    if (*format < 0 && dot && by_name < 0)
+        return cli_usage_error("report", "-o %s: '%s' is not a format espbench writes (csv, json, rst, md, html); name "
+                                         "the file so, or give --format",
+                               output, dot);
+    if (*format >= 0 && by_name >= 0 && by_name != *format)
+        return cli_usage_error("report", "-o %s and --format %s disagree; name the file .%s or leave out --format",
+                               output, format_name(*format), format_name(*format));
+    if (*format < 0)
+        *format = by_name >= 0 ? by_name : EB_RF_RST;
+    return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -61,7 +96,7 @@ int cmd_report(int argc, char **argv)
     int format = -1;
     const char *output = NULL, *metrics = NULL;
     bool perf_lines = false;
-    int c;
+    int c, rc0;
     optind = 1;
     opterr = 0;
     while ((c = cli_getopt(argc, argv, "f:o:", opts)) != -1) {
@@ -91,8 +126,8 @@ int cmd_report(int argc, char **argv)
     }
     if (optind >= argc)
         return cli_usage_error("report", "no RESULTS file given");
-    if (format < 0)
-        format = output && format_from_path(output) >= 0 ? format_from_path(output) : EB_RF_RST;
+    if ((rc0 = check_output(output, &format)) != 0)
+        return rc0;
 
     eb_error err = {0};
     eb_results r;

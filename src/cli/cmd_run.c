@@ -101,6 +101,7 @@ const char cmd_run_usage[] =
     "                        with lab instruments attenuation (dB), rssi, channel, bandwidth (MHz)\n"
     "  --ap NAME             the lab's access point to use: powered on, every other AP off\n"
     "  --ap-set SETTINGS     the AP's band=2g|5g,channel=N,bandwidth=MHZ,txpower=DBM for the run\n"
+    "  --settle SECONDS      after an attenuator change, before the board's RSSI is read (default 2)\n"
     "  --retries N           retries of a test after a reboot or failure (default 2)\n"
     "  --iperf PROGRAM       the PC's iperf2 (default $ESPBENCH_IPERF, else iperf in PATH)\n"
     "  --env SETTING         where the board ran: shield-box, air, cable or free text\n"
@@ -335,7 +336,7 @@ enum {
     O_CHIP = 256, O_TIER, O_PORT, O_SIM, O_SIM_NOISE, O_SIM_FAULT, O_LAB, O_SHARD, O_DIALECT, O_SSID,
     O_PASSWORD_ENV, O_PC, O_IPERF_PORT, O_TESTS, O_DURATION, O_INTERVAL, O_WARMUP, O_REPEAT, O_UDP_RATE,
     O_RETRIES, O_OUT, O_RESUME, O_MANIFEST, O_FIRMWARE, O_BAUD, O_STUB, O_PASSWORD, O_IPERF, O_SIM_PROJECT, O_SIM_IDF, O_SIM_IMAGE,
-    O_SIM_MODEL, O_SIM_RSSI, O_SIM_PHY, O_SIM_RTT, O_SIM_LOSS, O_ENV, O_SWEEP, O_AP, O_AP_SET,
+    O_SIM_MODEL, O_SIM_RSSI, O_SIM_PHY, O_SIM_RTT, O_SIM_LOSS, O_ENV, O_SWEEP, O_AP, O_AP_SET, O_SETTLE,
     O_LATENCY_COUNT, O_LATENCY_METHOD, O_AGGREGATE,
     O_COPROCESSOR, O_TRANSPORT, O_COPROCESSOR_PORT, /* ESP-Hosted */
     O_PEER_PORT, O_PEER_CHIP, O_PEER_TIER, /* board to board */
@@ -393,6 +394,7 @@ static const struct option long_opts[] = {
     {"sweep", required_argument, 0, O_SWEEP},
     {"ap", required_argument, 0, O_AP},
     {"ap-set", required_argument, 0, O_AP_SET},
+    {"settle", required_argument, 0, O_SETTLE},
     {"latency-count", required_argument, 0, O_LATENCY_COUNT},
     {"latency-method", required_argument, 0, O_LATENCY_METHOD},
     {"aggregate", no_argument, 0, O_AGGREGATE},
@@ -408,6 +410,10 @@ static const struct option long_opts[] = {
 
 static int add_tiers(eb_run_opts *o, char *list)
 {
+    size_t n = strlen(list);
+    if (!n || list[0] == ',' || list[n - 1] == ',' || strstr(list, ",,"))
+        return cli_usage_error("run", "--tier '%s': an empty tier name (tiers: see 'espbench profiles show CHIP')",
+                               list);
     for (char *save = NULL, *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         if (o->n_tiers >= EB_RUN_MAX_TIERS)
             return cli_usage_error("run", "too many tiers (at most %d)", EB_RUN_MAX_TIERS);
@@ -423,8 +429,11 @@ static int parse_tests(const char *v, unsigned *mask)
     *mask = 0;
     for (char *save = NULL, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
         int test = eb_run_test_from_name(t);
+        static const char *const names[] = {"tcp_tx", "tcp_rx", "udp_tx", "udp_rx", "latency", "raw_tx", "raw_rx"};
+        char hint[64];
         if (test < 0)
-            return cli_usage_error("run", "unknown test '%s' (tcp_tx, tcp_rx, udp_tx, udp_rx, latency, raw_tx, raw_rx)", t);
+            return cli_usage_error("run", "unknown test '%s'%s (tcp_tx, tcp_rx, udp_tx, udp_rx, latency, raw_tx, raw_rx)",
+                                   t, cli_suggest(t, names, 7, hint, sizeof hint));
         *mask |= 1u << test;
     }
     return 0;
@@ -509,6 +518,7 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
     }
     case O_AP: o->ap_name = optarg; break;
     case O_AP_SET: o->ap_set = optarg; break;
+    case O_SETTLE: return parse_double("--settle", optarg, 0.01, &o->settle_s);
     case O_SWEEP: {
         eb_error se;
         if (o->sweep.n > 0)
@@ -649,6 +659,12 @@ static void on_idf_event(void *user, const eb_run_idf_event *ev)
     idf_display *d = user;
     const eb_run_idf_step *st = ev->step;
     switch (ev->kind) {
+    case EB_RUN_IDF_STALE:
+        fprintf(stderr, "espbench run: warning: ESP-IDF %s (%s): %d submodule%s not at the commit's, e.g. %s; built "
+                        "as checked out (git submodule update --init --recursive to follow HEAD)\n",
+                st->idf.version, st->idf.path, st->idf.stale_submodules, st->idf.stale_submodules == 1 ? "" : "s",
+                st->idf.stale_first);
+        break;
     case EB_RUN_IDF_CHECKED:
         if (d->sim)
             fprintf(stderr, "espbench run: --idf --sim: %s\n", EB_SIM_IDF_NOTE);

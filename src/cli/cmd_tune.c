@@ -27,6 +27,9 @@ const char cmd_tune_usage[] =
     "  --out DIR             results.json, frontier.yaml/.html/.txt, sdkconfig.* (required)\n"
     "  --resume              continue a killed tune in --out DIR (finished probes are kept)\n"
     "  --dry-run             print the plan and its predicted duration; touch no board\n"
+    "  --max-cost PCT        flag a frontier point more than PCT % below the chip's default tier on\n"
+    "                        a test outside the objective (default 20); every point is shown on all\n"
+    "                        four tests, measured or predicted, and marked tentative on one probe\n"
     "  --model-run           run the search against the model itself (probes = predictions with\n"
     "                        --noise PCT per interval, default 2; --seed N): no board; prints the\n"
     "                        frontier's hypervolume against the exhaustive search (--json: figures);\n"
@@ -105,7 +108,7 @@ static int parse_budget(const char *t, double *out)
 
 enum { O_CHIP = 256, O_PORT, O_SIM, O_SIM_NOISE, O_SIM_PROJECT, O_OBJECTIVE, O_FLOOR, O_BUDGET, O_FIX, O_OUT,
        O_RESUME, O_DRY, O_SSID, O_PWENV, O_PC, O_MODEL_RUN, O_NOISE, O_SEED, O_JSON, O_SIM_RSSI, O_SIM_RTT,
-       O_SIM_LOSS, O_MODEL_OVH, O_PASSWORD };
+       O_SIM_LOSS, O_MODEL_OVH, O_PASSWORD, O_MAX_COST };
 
 static const struct option opts[] = {
     {"chip", required_argument, 0, O_CHIP},         {"port", required_argument, 0, O_PORT},
@@ -116,6 +119,7 @@ static const struct option opts[] = {
     {"out", required_argument, 0, O_OUT},           {"resume", no_argument, 0, O_RESUME},
     {"dry-run", no_argument, 0, O_DRY},             {"ssid", required_argument, 0, O_SSID},
     {"password-env", required_argument, 0, O_PWENV}, {"password", required_argument, 0, O_PASSWORD},
+    {"max-cost", required_argument, 0, O_MAX_COST},
     {"pc-address", required_argument, 0, O_PC},
     {"model-run", no_argument, 0, O_MODEL_RUN},     {"noise", required_argument, 0, O_NOISE},
     {"seed", required_argument, 0, O_SEED},         {"json", no_argument, 0, O_JSON},
@@ -127,6 +131,24 @@ static const struct option opts[] = {
 static int parse_num(const char *opt, const char *v, double *out)
 {
     return cli_parse_double("tune", opt, v, 0, out);
+}
+
+/* --max-cost PCT (or PCT%): the share a frontier point may give up on a test
+ * outside the objective before it is flagged. */
+static int parse_max_cost(const char *v, double *out)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%s", v);
+    size_t n = strlen(buf);
+    if (n && buf[n - 1] == '%')
+        buf[n - 1] = 0;
+    char *end;
+    errno = 0;
+    double x = strtod(buf, &end);
+    if (errno || end == buf || *end || !(x > 0 && x < 100))
+        return cli_usage_error("tune", "--max-cost needs a share between 0 and 100 %%, such as 20 or 20%%, not '%s'", v);
+    *out = x;
+    return 0;
 }
 
 typedef struct model_run {
@@ -164,6 +186,7 @@ static int parse_args(int argc, char **argv, eb_tune_request *rq, const char **o
         case O_SIM_PROJECT: rq->sim_project = optarg; break;
         case O_OBJECTIVE: *objective = optarg; break;
         case O_FLOOR: rc = parse_num("--min-free-kb", optarg, &rq->cfg.min_free_kb); break;
+        case O_MAX_COST: rc = parse_max_cost(optarg, &rq->cfg.max_cost_pct); break;
         case O_BUDGET: rc = parse_budget(optarg, &rq->cfg.budget_s); break;
         case O_FIX:
             if (eb_tune_fix_add(rq->fix, &rq->n_fix, optarg, &e))
@@ -216,8 +239,12 @@ static int prepare(eb_tune_request *rq, const char *objective, eb_profiles *p, e
     if (eb_profiles_load_default(p, cli_profiles_dir, &e))
         return cli_error(&e);
     const eb_chip *chip = eb_profiles_chip(p, rq->chip);
-    if (!chip)
-        return cli_usage_error("tune", "no profile for chip '%s' (see 'espbench profiles')", rq->chip);
+    if (!chip) {
+        const char *near = eb_profiles_chip_nearest(p, rq->chip);
+        return cli_usage_error("tune", "no profile for chip '%s'%s%s%s (see 'espbench profiles')", rq->chip,
+                               near ? "; did you mean '" : "", near ? near : "", near ? "'?" : "");
+    }
+    rq->chip = chip->name; /* "ESP32-C3" as the profile spells it */
     if (eb_model_load_default(m, &e))
         return cli_error(&e);
     const eb_model_chip *mc = eb_model_chip_get(m, rq->chip);
@@ -259,7 +286,7 @@ static int run_on_model(const eb_tune_request *rq, const eb_tune_space *s, const
                r.probed, q.probed_fraction, r.spent_s, r.n_frontier, q.exhaustive_points, q.hv_tuner,
                q.hv_exhaustive, q.hv_ratio);
     } else {
-        char *t = eb_tune_frontier_table(s, &r);
+        char *t = eb_tune_frontier_table(s, &r, rq->cfg.max_cost_pct);
         printf("%s", t ? t : "");
         free(t);
         printf("on the model (noise %g %%): %d probes of %d candidates (%d measured, %.4f %%), %.0f s; hypervolume "
@@ -304,7 +331,7 @@ int cmd_tune(int argc, char **argv)
         rc = eb_tune_run(&rq, &s, &plan, &r, &e);
         end_line(&v);
         if (!rc || rc == EB_EINTR) {
-            char *t = eb_tune_frontier_table(&s, &r);
+            char *t = eb_tune_frontier_table(&s, &r, rq.cfg.max_cost_pct);
             printf("\n%s", t ? t : "");
             free(t);
             printf("%d probes of %d candidates (%d measured), %.0f s of %.0f s%s. Results: %s/results.json; "

@@ -152,9 +152,12 @@ static void emit_interval(run *r, double start, double end)
     emit(r->ip, &rep);
 }
 
-/* Emits every interval that ended at or before t. */
+/* Emits every interval that ended at or before t; under the stall fault none
+ * past its start, however late this thread got to run (a busy machine). */
 static void reports_until(run *r, double t)
 {
+    if (r->cfg->stall && t > r->cfg->zero_from_s)
+        t = r->cfg->zero_from_s;
     while (t >= (double)(r->k + 1) * r->interval_s) {
         emit_interval(r, (double)r->k * r->interval_s, (double)(r->k + 1) * r->interval_s);
         r->k++;
@@ -403,35 +406,68 @@ static uint64_t established_ago_us(int s)
     return (uint64_t)ti.tcpi_last_ack_recv * 1000;
 }
 
-static void tcp_server(vb_iperf *ip)
+/* The board's listening socket, with a small receive buffer (~10 ms at the
+ * model's peak rate) so the PC's sender feels the board's pace, and its one
+ * client (one per test, as the firmware); -1 when none came (reported, or
+ * aborted). */
+static int tcp_accept_one(vb_iperf *ip, struct sockaddr_in *peer)
 {
-    run r;
-    run_init(&r, ip, ip->cfg.len > 0 ? (ip->cfg.len < TCP_LEN_MAX ? ip->cfg.len : TCP_LEN_MAX) : TCP_LEN_DEFAULT);
-    /* A small receive buffer so the PC's sender feels the board's pace. */
     double peak_Bps = vb_shape_rate_bps(&ip->cfg, 0) / 8.0 * (1 + (ip->cfg.noise_pct > 0 ? ip->cfg.noise_pct / 100 : 0));
     double rb = peak_Bps * TCP_RCVBUF_S;
     int rcvbuf = rb < TCP_RCVBUF_MIN ? TCP_RCVBUF_MIN : rb > TCP_RCVBUF_MAX ? TCP_RCVBUF_MAX : (int)rb;
     int ls = board_socket(ip, SOCK_STREAM, ip->cfg.port, rcvbuf);
     if (ls < 0)
-        return;
+        return -1;
     if (listen(ls, 1) < 0) {
         emit_error(ip, "Error occurred during listen: errno %d", errno);
         close(ls);
-        return;
+        return -1;
     }
     emit_simple(ip, VB_IPERF_SOCKET_CREATED, NULL);
     int w = wait_io(ip, ls, POLLIN, timeout_s(&ip->cfg));
-    struct sockaddr_in peer;
-    socklen_t pl = sizeof peer;
-    int s = w == 1 ? accept4(ls, (struct sockaddr *)&peer, &pl, SOCK_NONBLOCK | SOCK_CLOEXEC) : -1;
+    socklen_t pl = sizeof *peer;
+    int s = w == 1 ? accept4(ls, (struct sockaddr *)peer, &pl, SOCK_NONBLOCK | SOCK_CLOEXEC) : -1;
     int accept_errno = w == 1 ? errno : EAGAIN;
-    close(ls); /* one client per test, as the firmware */
-    if (w < 0)
-        return;
-    if (s < 0) {
+    close(ls);
+    if (s < 0 && w >= 0)
         emit_error(ip, "Error occurred during accept: errno %d", accept_errno);
+    return s;
+}
+
+/* The client's test header, gathered from its first bytes (they count as
+ * data, as iperf2 counts them); -X: the client blocks until it gets the
+ * 28-byte ack. */
+typedef struct tcp_client_hdr {
+    uint8_t b[256];
+    size_t n;
+    bool done;
+} tcp_client_hdr;
+
+static void tcp_take_header(tcp_client_hdr *h, int s, const uint8_t *buf, size_t n)
+{
+    size_t c = n < sizeof h->b - h->n ? n : sizeof h->b - h->n;
+    memcpy(h->b + h->n, buf, c);
+    h->n += c;
+    vb_iperf2_tcp_hdr th;
+    int ok = vb_iperf2_tcp_hdr_parse(h->b, h->n, &th);
+    if (!ok && h->n < sizeof h->b)
         return;
+    h->done = true;
+    if (ok && th.wants_ack) {
+        uint8_t ack[VB_IPERF2_CLIENT_ACK_LEN];
+        vb_iperf2_client_ack(ack);
+        (void)send(s, ack, sizeof ack, MSG_NOSIGNAL | MSG_DONTWAIT);
     }
+}
+
+static void tcp_server(vb_iperf *ip)
+{
+    run r;
+    run_init(&r, ip, ip->cfg.len > 0 ? (ip->cfg.len < TCP_LEN_MAX ? ip->cfg.len : TCP_LEN_MAX) : TCP_LEN_DEFAULT);
+    struct sockaddr_in peer;
+    int s = tcp_accept_one(ip, &peer);
+    if (s < 0)
+        return;
     uint8_t *buf = malloc((size_t)r.len);
     if (!buf) {
         emit_error(ip, "iperf: out of memory");
@@ -441,10 +477,7 @@ static void tcp_server(vb_iperf *ip)
     r.t0_us = eb_now_us() - established_ago_us(s);
     emit_simple(ip, VB_IPERF_CONNECTED, &peer);
     vb_shaper_init(&r.sh, &ip->cfg, TCP_RX_BURST_S, r.len, quantum(&r, vb_shape_rate_bps(&ip->cfg, 0)));
-    /* The client's test header, if any (counted as data, as iperf2 does). */
-    uint8_t hdr[256];
-    size_t hdr_n = 0;
-    bool hdr_done = false;
+    tcp_client_hdr hdr = {.n = 0};
     const double T = ip->cfg.time_s, idle_max = timeout_s(&ip->cfg);
     double waiting_since = -1, empty_since = -1, end = 0;
     for (;;) {
@@ -476,22 +509,8 @@ static void tcp_server(vb_iperf *ip)
         ssize_t n = recv(s, buf, (size_t)min2(r.sh.tokens, r.len), 0);
         if (n > 0) {
             waiting_since = empty_since = -1;
-            if (!hdr_done) {
-                size_t c = (size_t)n < sizeof hdr - hdr_n ? (size_t)n : sizeof hdr - hdr_n;
-                memcpy(hdr + hdr_n, buf, c);
-                hdr_n += c;
-                vb_iperf2_tcp_hdr h;
-                int ok = vb_iperf2_tcp_hdr_parse(hdr, hdr_n, &h);
-                if (ok || hdr_n == sizeof hdr) {
-                    hdr_done = true;
-                    if (ok && h.wants_ack) {
-                        /* -X: the client blocks until it gets the 28-byte ack. */
-                        uint8_t ack[VB_IPERF2_CLIENT_ACK_LEN];
-                        vb_iperf2_client_ack(ack);
-                        (void)send(s, ack, sizeof ack, MSG_NOSIGNAL | MSG_DONTWAIT);
-                    }
-                }
-            }
+            if (!hdr.done)
+                tcp_take_header(&hdr, s, buf, (size_t)n);
             count(&r, (size_t)n);
             vb_shaper_take(&r.sh, (double)n);
             continue;

@@ -58,7 +58,7 @@ PIDS+=($!)
 python3 "$T/server.py" 127.0.0.2 "$HP" "$T/www" "$T/b.log" "http://127.0.0.1:$HP" &
 PIDS+=($!)
 for h in 127.0.0.1 127.0.0.2; do
-    for _ in $(seq 100); do python3 -c "import socket; socket.create_connection(('$h',$HP),0.2).close()" 2>/dev/null && break; sleep 0.05; done
+    for _ in $(seq 600); do python3 -c "import socket; socket.create_connection(('$h',$HP),0.2).close()" 2>/dev/null && break; sleep 0.05; done
 done
 U="http://127.0.0.1:$HP"
 img() { printf '{"offset": "0x10000", "%s": "%s", "sha256": "%s"}' "$1" "$2" "$3"; }
@@ -92,13 +92,13 @@ for fw in dotdot inner_dotdot absolute; do
 done
 expect_fail 3 "sub/app.bin: sha256 $SHA does not match the manifest's 0000" "$ESPBENCH" "${F[@]}" --firmware mismatch
 one_line mismatch
-timeout 40 "$ESPBENCH" "${F[@]}" --firmware sub >"$T/out" 2>"$T/err" || { cat "$T/err"; fail "a file below the manifest"; }
+timeout 240 "$ESPBENCH" "${F[@]}" --firmware sub >"$T/out" 2>"$T/err" || { cat "$T/err"; fail "a file below the manifest"; }
 
 expect_fail 3 "$U/redirect-other/app.bin: redirected to http://127.0.0.2:$HP/files/app.bin, a different host; refusing it" \
     "$ESPBENCH" "${F[@]}" --firmware other_host
 one_line other_host
 [ ! -s "$T/b.log" ] || fail "the other host was asked: $(cat "$T/b.log")"
-timeout 40 "$ESPBENCH" "${F[@]}" --firmware same_host --no-skip >"$T/out" 2>"$T/err" ||
+timeout 240 "$ESPBENCH" "${F[@]}" --firmware same_host --no-skip >"$T/out" 2>"$T/err" ||
     { cat "$T/err"; fail "a same-host redirect"; }
 grep -qx "/files/app.bin" "$T/a.log" || fail "the same-host redirect was not followed"
 
@@ -112,7 +112,7 @@ json.dump(m, open(sys.argv[1], "w"), indent=1)
 PY
 for fw in huge endless; do
     limit=$([ $fw = huge ] && echo 67108864 || echo 4194304)
-    # (expect_fail's `timeout 40` stops a hang only, as exit 124: the refusal is the limit's)
+    # (expect_fail's `timeout 240` stops a hang only, as exit 124: the refusal is the limit's)
     expect_fail 3 "x.bin: larger than the $limit-byte limit; refusing it" "$ESPBENCH" "${F[@]}" --firmware $fw
     one_line $fw
 done

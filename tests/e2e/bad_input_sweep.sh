@@ -22,7 +22,7 @@ while IFS='|' read -r want text args; do
     mkdir -p "$cwd"
     eval "set -- $args"
     rc=0
-    (cd "$cwd" && exec timeout 30 "$ESPBENCH" "$@") >"$T/out$n" 2>"$T/err$n" || rc=$?
+    (cd "$cwd" && exec timeout 240 "$ESPBENCH" "$@") >"$T/out$n" 2>"$T/err$n" || rc=$?
     why=""
     [ "$rc" = "$want" ] || why="exit $rc, wanted $want"
     errs=$(grep -v -e '^starting a virtual' -e '^espbench: warning' -e 'cannot set DTR/RTS' "$T/err$n" | grep -c . || true)

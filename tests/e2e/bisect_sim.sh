@@ -31,7 +31,7 @@ measured=$(sed -n 's/^measured \([0-9]*\) commits.*/\1/p' "$T/o1")
     --duration 1 --interval 0.5 --repeats 2 --idf-cache "$T/cache" --good fake-1 --bad fake-12 --out "$T/b2" \
     >"$T/o2" 2>"$T/e2" &
 pid=$!
-for _ in $(seq 1 600); do
+for _ in $(seq 1 1800); do
     [ "$(grep -c '^step ' "$T/e2" 2>/dev/null)" -ge 3 ] && break
     sleep 0.1
 done

@@ -48,7 +48,9 @@ import json, sys
 e = json.load(open(sys.argv[1]))["entries"][0]
 assert e["provenance"]["idf_version"] == "v5.4-dev-3", e["provenance"]
 PY
-shaped_check "$T/run" 'want=0.5 * e["ref_mbps"]' || fail "the built image's factor is not in its figure"
+# (the build's settings reach the figure through the model, a few % off the docs' one; the factor
+# halves it: the figure the board chose, not what its traffic reached)
+shaped_check "$T/run" 'ok=abs(v / (0.5 * e["ref_mbps"]) - 1) < 0.05' || fail "the built image's factor is not in its figure"
 
 # Second invocation: everything cached, idf.py not run.
 "$ESPBENCH" build --idf "$T/idf-a,$T/idf-b" --chip esp32s3 --cache "$cache" >"$T/out2" 2>"$T/err2" \
@@ -90,7 +92,7 @@ fake_idf_repo "$T/idf-slow" 1
 touch "$T/slow"
 FAKE_IDF_SLOW_FILE=$T/slow "$ESPBENCH" build --idf "$T/idf-slow" --chip esp32 --cache "$cache" >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 50); do [ "$(fake_idf_builds "$T/idf-slow")" = 1 ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ "$(fake_idf_builds "$T/idf-slow")" = 1 ] && break; sleep 0.1; done
 sleep 0.3
 kill -TERM $pid
 wait $pid || true
@@ -131,6 +133,8 @@ cmp -s <(grep -v '^build' "$T/race1") <(grep -v '^build' "$T/race2") || fail "ra
     # The fake reproduces the failure without espbench's clean environment.
     out=$(. "$T/idf-a/export.sh" 2>&1); echo "$out" >"$T/leak-export"
     grep -q "^ERROR: Python environment is set to $IDF_TOOLS_PATH/python_env/idf5.4_py3.11_env which was generated for ESP-IDF 5.4 instead of the current 5.3\." "$T/leak-export" || exit 8
+    [ "$("$T/idf-b/tools/idf.py" -C "$T/idf-b" -B "$T/leak-build" -DIDF_TARGET=esp32s3 build 2>&1)" = \
+      "Target 'esp32s3' specified on command line is not consistent with target 'esp32c3' in the environment." ] || exit 7
     "$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --cache "$cache" --sdkconfig /dev/null >"$T/out8" 2>"$T/err8"
 ) || fail "build from a shell with another export: rc $? $(cat "$T/err8" "$T/leak-export" 2>/dev/null)"
 grep -q '\.\.\. cached$' "$T/err8" || fail "leaked environment changed the key: $(cat "$T/err8")"
@@ -188,6 +192,22 @@ grep -qx '"LWIP_TCP_WND_DEFAULT": 6144,' <(tr -d ' ' <"$dmin/config/sdkconfig.js
     || fail "sdkconfig.json: $(cat "$dmin/config/sdkconfig.json")"
 "$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --tier all --cache "$cache" >/dev/null 2>"$T/err14" || fail "$(cat "$T/err14")"
 [ "$(grep -c 'cached$' "$T/err14")" = 3 ] || fail "tier images not cached: $(cat "$T/err14")"
+# --manifest: the stock iperf example per tier, in a firmware manifest that
+# `espbench flash --firmware iperf-example --tier T` (and run) read.
+"$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --tier all --project iperf-example --cache "$cache" \
+    --manifest "$T/m.json" >"$T/out16" 2>"$T/err16" || fail "--manifest: $(cat "$T/err16")"
+grep -q "^espbench build: 3 image sets in the manifest $T/m.json$" "$T/err16" || fail "$(cat "$T/err16")"
+dmin=$(awk '$5 == "minimum" {print $4}' "$T/out16")
+[ -f "$dmin/iperf.bin" ] || fail "the iperf example's image: $(ls "$dmin")"
+"$VBOARD" --chip esp32s3 --flash "$T/m.flash" --link "$T/m.tty" --sync-resets --no-baud-timing --no-flash-timing \
+    >/dev/null 2>"$T/m.vb.err" &
+vbm=$!
+for _ in $(seq 100); do [ -e "$T/m.tty" ] && break; sleep 0.05; done
+"$ESPBENCH" flash --port "$T/m.tty" --firmware iperf-example --tier minimum --manifest "$T/m.json" --stub off \
+    >"$T/flash16" 2>&1 || fail "flash from the manifest: $(cat "$T/flash16")"
+kill $vbm; wait $vbm 2>/dev/null
+cmp -s <(dd if="$T/m.flash" bs=4096 skip=16 count=$(( ($(stat -c %s "$dmin/iperf.bin") + 4095) / 4096 )) 2>/dev/null | head -c "$(stat -c %s "$dmin/iperf.bin")") "$dmin/iperf.bin" \
+    || fail "the minimum tier's image is not at 0x10000"
 rc=0
 "$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --tier psram-oct-iperf --cache "$cache" 2>"$T/err15" || rc=$?
 [ $rc = 2 ] && grep -q "^espbench: --tier psram-oct-iperf: a PSRAM tier; its PSRAM options depend on the board" "$T/err15" \

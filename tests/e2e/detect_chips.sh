@@ -7,7 +7,7 @@ source "$(dirname "$0")/lib/flash_helpers.sh"
 
 check() { # chip display id how flash_mb
     start_vboard "$1" "$1" --no-baud-timing
-    timeout 40 "$ESPBENCH" detect --port "$T/$1.tty" >"$T/$1.out" 2>"$T/$1.err" ||
+    timeout 240 "$ESPBENCH" detect --port "$T/$1.tty" >"$T/$1.out" 2>"$T/$1.err" ||
         { cat "$T/$1.err" >&2; fail "detect $1"; }
     grep -qx "chip:    $2 ($1, chip id $3, found by $4)" "$T/$1.out" || { cat "$T/$1.out"; fail "$1: chip line"; }
     grep -qE "^mac:     ([0-9a-f]{2}:){5}[0-9a-f]{2}$" "$T/$1.out" || { cat "$T/$1.out"; fail "$1: mac line"; }
@@ -24,7 +24,7 @@ grep -q "^mac:     18:fe:34:" "$T/esp8266.out" || { cat "$T/esp8266.out"; fail "
 
 # Detect again: the board stayed in the loader (a pty has no DTR/RTS, so detect leaves it there)
 # and the same MAC comes out.
-timeout 40 "$ESPBENCH" detect --port "$T/esp32c3.tty" >"$T/again.out" 2>/dev/null || fail "second detect"
+timeout 240 "$ESPBENCH" detect --port "$T/esp32c3.tty" >"$T/again.out" 2>/dev/null || fail "second detect"
 [ "$(grep '^mac:' "$T/again.out")" = "$(grep '^mac:' "$T/esp32c3.out")" ] || fail "MAC differs between runs"
 
 expect_fail 2 "unknown --before 'sideways'" "$ESPBENCH" detect --port "$T/esp32c3.tty" --before sideways

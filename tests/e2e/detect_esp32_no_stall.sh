@@ -12,7 +12,7 @@ start_vboard c esp32c3 --no-baud-timing --control "$T/c.ctl"
 
 detect() { # NAME: the board stays in the loader
     vb_ctl "$1" download >/dev/null
-    timeout 40 "$ESPBENCH" detect --port "$T/$1.tty" --after no-reset >"$T/$1.out" 2>"$T/$1.err" ||
+    timeout 240 "$ESPBENCH" detect --port "$T/$1.tty" --after no-reset >"$T/$1.out" 2>"$T/$1.err" ||
         { cat "$T/$1.err" >&2; fail "detect $1"; }
 }
 detect e

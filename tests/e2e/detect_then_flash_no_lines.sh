@@ -19,7 +19,7 @@ check() { # NAME CHIP URL-SCHEME ACCEPTER
     vb_ctl "$name" download >/dev/null
     mkimage "$chip" "$T/$name.app" 70000
 
-    timeout 40 "$ESPBENCH" detect --port "$url" >"$T/$name.d.out" 2>"$T/$name.d.err" ||
+    timeout 240 "$ESPBENCH" detect --port "$url" >"$T/$name.d.out" 2>"$T/$name.d.err" ||
         { cat "$T/$name.d.err" >&2; fail "$scheme: detect"; }
     grep -qx "after:   left in the ROM loader" "$T/$name.d.out" || { cat "$T/$name.d.out"; fail "$scheme: detect left the loader"; }
     # socket:// has no lines at all: the before step says so too. (rfc2217 sends them unconfirmed.)
@@ -30,7 +30,7 @@ check() { # NAME CHIP URL-SCHEME ACCEPTER
     grep -qF "so the board stays in the ROM loader for the next command" "$T/$name.d.err" ||
         { cat "$T/$name.d.err"; fail "$scheme: no after note"; }
 
-    timeout 60 "$ESPBENCH" flash --port "$url" "$T/$name.app@0x10000" >"$T/$name.f.out" 2>"$T/$name.f.err" ||
+    timeout 240 "$ESPBENCH" flash --port "$url" "$T/$name.app@0x10000" >"$T/$name.f.out" 2>"$T/$name.f.err" ||
         { cat "$T/$name.f.out" "$T/$name.f.err" >&2; fail "$scheme: flash after detect"; }
     grep -q "reset into the application" "$T/$name.f.out" || { cat "$T/$name.f.out"; fail "$scheme: flash summary"; }
     grep -qF "so the ROM loader is told to run the application (--after hard-reset)" "$T/$name.f.err" ||

@@ -58,9 +58,9 @@ board() { # profiles-args... -> talks to a fresh vboard; output in $T/talk
     "$VBOARD" "$@" --chip esp32 --flash "$T/flash.bin" --link "$T/tty" >"$T/vb.out" 2>&1 &
     local pid=$!
     BG+=("$pid")
-    for _ in $(seq 100); do [ -e "$T/tty" ] && break; sleep 0.05; done
+    for _ in $(seq 600); do [ -e "$T/tty" ] && break; sleep 0.05; done
     [ -e "$T/tty" ] || fail "vboard did not come up: $(cat "$T/vb.out")"
-    timeout 20 python3 "$T/talk.py" "$T/tty" "$PROMPT" "sta_connect x" wifi_scan help >"$T/talk" \
+    timeout 240 python3 "$T/talk.py" "$T/tty" "$PROMPT" "sta_connect x" wifi_scan help >"$T/talk" \
         || fail "talking to the vboard: $(cat "$T/talk")"
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
@@ -77,7 +77,7 @@ echo "ok without the row the image speaks iperf-cmd-1.0"
 
 # The whole run: detected from the release, driven with the row's commands.
 OUT="$T/out"
-expect_rc 0 timeout 60 "$ESPBENCH" --profiles "$DIR" run --chip esp32 --sim --sim-project iperf --sim-idf v6.2 \
+expect_rc 0 timeout 240 "$ESPBENCH" --profiles "$DIR" run --chip esp32 --sim --sim-project iperf --sim-idf v6.2 \
     --manifest "$T/fw/manifest.json" --tier iperf --tests tcp_rx,udp_tx --duration 2 --interval 1 --warmup 0 \
     --out "$OUT"
 has "speaks idf-v6.2"
@@ -110,7 +110,7 @@ BAD="$FIXTURES_DIR/profiles/baddialect"
 want="$BAD/dialects/idf-v6.2.yaml:8:12: 'connect' = 'wifi join': only printable ASCII without blanks, as the console types it"
 expect_rc 2 "$ESPBENCH" --profiles "$BAD" profiles list
 [ "$(cat "$T/last.out")" = "espbench: $want" ] || fail "profiles list: $(cat "$T/last.out")"
-expect_rc 2 timeout 30 "$ESPBENCH" --profiles "$BAD" run --chip esp32 --sim --tests tcp_rx --duration 2 --warmup 0 --out "$T/bad"
+expect_rc 2 timeout 240 "$ESPBENCH" --profiles "$BAD" run --chip esp32 --sim --tests tcp_rx --duration 2 --warmup 0 --out "$T/bad"
 grep -qF "$want" "$T/last.out" || fail "run: $(cat "$T/last.out")"
 [ "$(wc -l <"$T/last.out")" -eq 1 ] || fail "run: not one line: $(cat "$T/last.out")"
 expect_rc 2 "$ESPBENCH" --profiles "$BAD" parse x.log

@@ -52,7 +52,7 @@ PY
 HP=$(free_port)
 python3 "$T/server.py" "$HP" "$T/www" "$T/http.log" &
 PIDS+=($!)
-for _ in $(seq 100); do python3 -c "import socket; socket.create_connection(('127.0.0.1',$HP),0.2).close()" 2>/dev/null && break; sleep 0.05; done
+for _ in $(seq 600); do python3 -c "import socket; socket.create_connection(('127.0.0.1',$HP),0.2).close()" 2>/dev/null && break; sleep 0.05; done
 U="http://127.0.0.1:$HP"
 
 entry() { # name url sha
@@ -82,18 +82,18 @@ expect_fail 3 "$U/files/short.bin: sha256 $(sha "$T/www/short.bin") does not mat
 # Cut mid-body: the part stays, the second run resumes from where it stopped.
 expect_fail 3 "download interrupted after 60000 bytes" "$ESPBENCH" "${F[@]}" --firmware cut
 [ "$(stat -c %s "$T/cache/espbench/$APP_SHA.part")" = 60000 ] || fail "partial download not kept"
-timeout 40 "$ESPBENCH" "${F[@]}" --firmware cut >"$T/out" 2>"$T/err" || { cat "$T/err"; fail "resume failed"; }
+timeout 240 "$ESPBENCH" "${F[@]}" --firmware cut >"$T/out" 2>"$T/err" || { cat "$T/err"; fail "resume failed"; }
 grep -qx "/cut/app.bin bytes=60000-" "$T/http.log" || { cat "$T/http.log"; fail "no range request"; }
 [ -f "$T/cache/espbench/$APP_SHA" ] || fail "not cached under its sha256"
 flash_matches "$T/b.flash" $((0x10000)) "$T/www/app.bin"
 
 # Cached now: the good entry needs no download and the flash is unchanged.
 lines=$(wc -l <"$T/http.log")
-timeout 40 "$ESPBENCH" "${F[@]}" --firmware good >"$T/out" 2>"$T/err" || { cat "$T/err"; fail "good"; }
+timeout 240 "$ESPBENCH" "${F[@]}" --firmware good >"$T/out" 2>"$T/err" || { cat "$T/err"; fail "good"; }
 [ "$(wc -l <"$T/http.log")" = "$lines" ] || fail "cached file fetched again"
 grep -q "(0 written, 1 unchanged)" "$T/out" || { cat "$T/out"; fail "not skipped"; }
 
 rm -rf "$T/cache"
-timeout 40 "$ESPBENCH" "${F[@]}" --firmware local >"$T/out" 2>"$T/err" || { cat "$T/err"; fail "file:// url"; }
+timeout 240 "$ESPBENCH" "${F[@]}" --firmware local >"$T/out" 2>"$T/err" || { cat "$T/err"; fail "file:// url"; }
 expect_fail 2 "no firmware 'nosuch' (known: good, missing, tampered, short, cut, local)" "$ESPBENCH" "${F[@]}" --firmware nosuch
 echo ok

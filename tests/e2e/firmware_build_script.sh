@@ -95,7 +95,7 @@ if grep -q -- --preview "$T/idf.log"; then fail "no preview target was built"; f
 
 # The USB-Serial-JTAG image is what espbench flashes when that firmware is named.
 start_vboard c3 esp32c3 --no-baud-timing
-timeout 60 "$ESPBENCH" flash --port "$T/c3.tty" --manifest "$T/out/manifest.json" --firmware espbench-usb-serial-jtag \
+timeout 240 "$ESPBENCH" flash --port "$T/c3.tty" --manifest "$T/out/manifest.json" --firmware espbench-usb-serial-jtag \
     >"$T/out.txt" 2>"$T/err.txt" || { cat "$T/out.txt" "$T/err.txt"; fail "flash the USB-Serial-JTAG image"; }
 flash_matches "$T/c3.flash" $((0x10000)) "$T/out/images/espbench-usb-serial-jtag/esp32c3/espbench.bin"
 cmp -s "$T/out/images/espbench/esp32c3/espbench.bin" "$T/out/images/espbench-usb-serial-jtag/esp32c3/espbench.bin" &&

@@ -11,7 +11,7 @@ flash_chip() {
     boot=$(boot_offset "$chip")
     mkimage "$chip" "$T/$chip.boot.bin" 20000 boot
     mkimage "$chip" "$T/$chip.app.bin" 150000 app
-    timeout 40 "$ESPBENCH" flash --port "$T/$chip.tty" --chip "$chip" \
+    timeout 240 "$ESPBENCH" flash --port "$T/$chip.tty" --chip "$chip" \
         "$T/$chip.boot.bin@$boot" "$T/$chip.app.bin@0x10000" >"$T/$chip.out1" 2>"$T/$chip.err1" ||
         { cat "$T/$chip.out1" "$T/$chip.err1" >&2; fail "$chip: flash failed"; }
     grep -q "MD5 verified" "$T/$chip.out1" || fail "$chip: no MD5 verify line"
@@ -19,7 +19,7 @@ flash_chip() {
     flash_matches "$T/$chip.flash" $((boot)) "$T/$chip.boot.bin"
     flash_matches "$T/$chip.flash" $((0x10000)) "$T/$chip.app.bin"
 
-    timeout 40 "$ESPBENCH" flash --port "$T/$chip.tty" "$T/$chip.boot.bin@$boot" "$T/$chip.app.bin@0x10000" \
+    timeout 240 "$ESPBENCH" flash --port "$T/$chip.tty" "$T/$chip.boot.bin@$boot" "$T/$chip.app.bin@0x10000" \
         >"$T/$chip.out2" 2>"$T/$chip.err2" || { cat "$T/$chip.out2" "$T/$chip.err2" >&2; fail "$chip: re-flash failed"; }
     grep -q "flashed 2 regions (0 written, 2 unchanged)" "$T/$chip.out2" || { cat "$T/$chip.out2"; fail "$chip: not skipped"; }
     [ "$(grep -c 'unchanged (MD5 matches), skipped' "$T/$chip.out2")" = 2 ] || fail "$chip: skip lines"

@@ -23,7 +23,7 @@ expect_fail 2 "expected IMAGE@OFFSET" "$ESPBENCH" flash --port "$P" "$T/app.bin"
 
 # Checksum errors: one is retried and the write succeeds; five fail the block.
 start_vboard c esp32c3 --no-baud-timing --fault rom-checksum:1
-timeout 40 "$ESPBENCH" flash --port "$T/c.tty" "$T/app.bin@0x10000" >"$T/out" 2>"$T/err" ||
+timeout 240 "$ESPBENCH" flash --port "$T/c.tty" "$T/app.bin@0x10000" >"$T/out" 2>"$T/err" ||
     { cat "$T/err"; fail "one checksum error should be retried"; }
 grep -q "checksum error, resending (attempt 2 of 3)" "$T/err" || { cat "$T/err"; fail "no retry warning"; }
 flash_matches "$T/c.flash" $((0x10000)) "$T/app.bin"

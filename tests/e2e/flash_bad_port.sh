@@ -20,7 +20,7 @@ print("locked", flush=True)
 time.sleep(30)' "$(readlink -f "$P")" >"$T/lock" 2>&1 &
 LOCK=$!
 PIDS+=($LOCK)
-for _ in $(seq 100); do [ -s "$T/lock" ] && break; sleep 0.05; done
+for _ in $(seq 600); do [ -s "$T/lock" ] && break; sleep 0.05; done
 expect_fail 3 "is busy: another program" "$ESPBENCH" detect --port "$P"
 kill $LOCK; wait $LOCK 2>/dev/null || true
 
@@ -34,8 +34,8 @@ fi
 # No sync: a pty with nobody answering.
 python3 -c 'import pty,os,time,sys; m,s=pty.openpty(); print(os.ttyname(s), flush=True); time.sleep(60)' >"$T/silent" &
 PIDS+=($!)
-for _ in $(seq 50); do [ -s "$T/silent" ] && break; sleep 0.05; done
-# (espbench's own deadline ends it; expect_fail's `timeout 40` only stops a hang, as exit 124.)
+for _ in $(seq 300); do [ -s "$T/silent" ] && break; sleep 0.05; done
+# (espbench's own deadline ends it; expect_fail's `timeout 240` only stops a hang, as exit 124.)
 expect_fail 3 "no reply to SYNC from the ROM loader; hold BOOT (IO0) while pressing RESET, or check that this is the board's port" \
     "$ESPBENCH" flash --port "$(cat "$T/silent")" "$T/app.bin@0x10000"
 
@@ -43,7 +43,7 @@ expect_fail 3 "no reply to SYNC from the ROM loader; hold BOOT (IO0) while press
 # seconds to send; the board vanishes part-way.
 { printf '\0'; head -c 3000000 /dev/urandom; } >"$T/big.bin"
 start_vboard f esp32c3 --no-baud-timing
-timeout 40 "$ESPBENCH" flash --port "$T/f.tty" "$T/big.bin@0x100000" >"$T/out" 2>"$T/err" &
+timeout 240 "$ESPBENCH" flash --port "$T/f.tty" "$T/big.bin@0x100000" >"$T/out" 2>"$T/err" &
 FL=$!
 # Wait until the first 512 KiB have landed in the board's flash, then pull it.
 for _ in $(seq 1000); do

@@ -73,7 +73,7 @@ one_chip() {
             [ $mode = plain ] && extra=(--no-compress --stub off)
             [ $loader = rom ] && [ $mode = plain ] && extra+=(--after no-reset)
             [ $loader = upload ] && extra=(--stub "$JS/$chip.json") && [ $mode = plain ] && extra+=(--no-compress)
-            timeout 120 "$ESPBENCH" flash --port "$T/$chip.tty" "${extra[@]}" "${regions[@]}" >"$T/$chip.out" 2>"$T/$chip.err" ||
+            timeout 240 "$ESPBENCH" flash --port "$T/$chip.tty" "${extra[@]}" "${regions[@]}" >"$T/$chip.out" 2>"$T/$chip.err" ||
                 { cat "$T/$chip.out" "$T/$chip.err"; fail "$chip $loader $mode: flash"; }
             if [ $loader = stub ]; then
                 grep -q "a flasher stub answers" "$T/$chip.err" || { cat "$T/$chip.err"; fail "$chip: stub not used"; }

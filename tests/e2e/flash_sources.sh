@@ -20,7 +20,7 @@ cat >"$T/build/flasher_args.json" <<'JSON'
 }
 JSON
 start_vboard c6 esp32c6 --no-baud-timing
-timeout 40 "$ESPBENCH" flash --port "$T/c6.tty" --build-dir "$T" >"$T/out" 2>"$T/err" ||
+timeout 240 "$ESPBENCH" flash --port "$T/c6.tty" --build-dir "$T" >"$T/out" 2>"$T/err" ||
     { cat "$T/out" "$T/err"; fail "--build-dir (parent of build/)"; }
 grep -q "flashed 3 regions (3 written, 0 unchanged)" "$T/out" || { cat "$T/out"; fail "build dir summary"; }
 flash_matches "$T/c6.flash" 0 "$T/build/bootloader/bootloader.bin"
@@ -45,7 +45,7 @@ JSON
 start_vboard e esp8266 --no-baud-timing
 expect_fail 2 "firmware 'iperf-example' for esp8266 is built per tier; choose one with --tier (default, iperf)" \
     "$ESPBENCH" flash --port "$T/e.tty" --manifest "$T/fw/manifest.json" --firmware iperf-example
-timeout 40 "$ESPBENCH" flash --port "$T/e.tty" --manifest "$T/fw/manifest.json" --firmware iperf-example --tier iperf \
+timeout 240 "$ESPBENCH" flash --port "$T/e.tty" --manifest "$T/fw/manifest.json" --firmware iperf-example --tier iperf \
     >"$T/out" 2>"$T/err" || { cat "$T/out" "$T/err"; fail "esp8266 tier build"; }
 flash_matches "$T/e.flash" 0 "$T/fw/iperf.bin"
 expect_fail 2 "give exactly one of IMAGE@OFFSET..., --build-dir DIR or --firmware NAME" \

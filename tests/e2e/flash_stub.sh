@@ -23,7 +23,7 @@ clean=(env -u NODE_PATH -u VIRTUAL_ENV -u IDF_PYTHON_ENV_PATH HOME="$T/home" XDG
 flash_ok() {
     local name=$1
     shift
-    (cd "$T/cwd" && timeout 120 "$@" flash --port "$T/c3.tty" --no-skip ${EXTRA:-} "$T/c3.bin@0x10000") \
+    (cd "$T/cwd" && timeout 240 "$@" flash --port "$T/c3.tty" --no-skip ${EXTRA:-} "$T/c3.bin@0x10000") \
         >"$T/$name.out" 2>"$T/$name.err" || { cat "$T/$name.out" "$T/$name.err"; fail "$name: flash"; }
 }
 want_line() { grep -qF -- "$2" "$T/$1.out" "$T/$1.err" || { cat "$T/$1.out" "$T/$1.err"; fail "$1: no '$2'"; }; }
@@ -75,7 +75,7 @@ mkdir -p "$T/www/download/v9.9.9"
 cp "$JS/esp32c3.json" "$T/www/download/v9.9.9/"
 python3 -m http.server --bind 127.0.0.1 --directory "$T/www" "$port" >"$T/http.log" 2>&1 &
 PIDS+=($!)
-for _ in $(seq 100); do python3 -c "import socket; socket.create_connection(('127.0.0.1',$port),0.2).close()" 2>/dev/null && break; sleep 0.05; done
+for _ in $(seq 600); do python3 -c "import socket; socket.create_connection(('127.0.0.1',$port),0.2).close()" 2>/dev/null && break; sleep 0.05; done
 sha=$(sha256sum "$JS/esp32c3.json" | cut -d' ' -f1)
 printf '# chip sha256 url\nesp32c3 %s http://127.0.0.1:%s/download/v9.9.9/esp32c3.json\n' "$sha" "$port" >"$T/pins"
 flash_ok dl "${clean[@]}" ESPBENCH_STUB_PINS="$T/pins" "$ESPBENCH"
@@ -95,13 +95,13 @@ want_line badsha "could not download the pinned esp-flasher-stub file:"
 # the stub compressed at 921600.
 mkimage esp8266 "$T/e8.bin" 60000
 start_vboard e8 esp8266 --no-baud-timing
-timeout 120 "$ESPBENCH" flash --port "$T/e8.tty" --stub off "$T/e8.bin@0x10000" >"$T/e8rom.out" 2>"$T/e8rom.err" ||
+timeout 240 "$ESPBENCH" flash --port "$T/e8.tty" --stub off "$T/e8.bin@0x10000" >"$T/e8rom.out" 2>"$T/e8rom.err" ||
     { cat "$T/e8rom.out" "$T/e8rom.err"; fail "esp8266 rom"; }
 grep -qF "115200 baud, loader: ROM" "$T/e8rom.out" || { cat "$T/e8rom.out"; fail "esp8266 rom: not the ROM at 115200"; }
 grep -qF "wrote 60000 bytes (60416 compressed)" "$T/e8rom.out" || { cat "$T/e8rom.out"; fail "esp8266 rom: not plain 1 KiB blocks"; }
 grep -qF "the ESP8266 ROM cannot change its baud rate: staying at 115200 (a flasher stub can)" "$T/e8rom.err" || fail "esp8266: no baud line"
 flash_matches "$T/e8.flash" 0x10000 "$T/e8.bin"
-timeout 120 "$ESPBENCH" flash --port "$T/e8.tty" --no-skip --stub "$JS/esp8266.json" "$T/e8.bin@0x10000" \
+timeout 240 "$ESPBENCH" flash --port "$T/e8.tty" --no-skip --stub "$JS/esp8266.json" "$T/e8.bin@0x10000" \
     >"$T/e8stub.out" 2>"$T/e8stub.err" || { cat "$T/e8stub.out" "$T/e8stub.err"; fail "esp8266 stub"; }
 grep -qF "921600 baud, loader: stub: file ($JS/esp8266.json)" "$T/e8stub.out" || { cat "$T/e8stub.out"; fail "esp8266 stub: not at 921600"; }
 grep -q "wrote 60000 bytes ([0-9]* compressed)" "$T/e8stub.out" && ! grep -qF "(60416 compressed)" "$T/e8stub.out" ||

@@ -8,7 +8,7 @@ UART="$FIXTURES_DIR/profiles/hosted-uart"
 bad() {
     local want=$1 rc=0
     shift
-    (cd "$T" && exec timeout 30 "$ESPBENCH" "$@") >"$T/out" 2>"$T/err" || rc=$?
+    (cd "$T" && exec timeout 240 "$ESPBENCH" "$@") >"$T/out" 2>"$T/err" || rc=$?
     [ "$rc" = 2 ] || { cat "$T/err" >&2; fail "exit $rc, wanted 2: $*"; }
     [ "$(grep -vc '^starting a virtual' "$T/err")" = 1 ] || { cat "$T/err" >&2; fail "not one line: $*"; }
     grep -qF -- "$want" "$T/err" || { cat "$T/err" >&2; fail "stderr lacks '$want': $*"; }

@@ -24,7 +24,7 @@ for k in ("tcp_tx", "tcp_rx", "udp_tx", "udp_rx"):
     assert a <= b <= c, (k, a, b, c)
 PY
 
-expect_rc 0 timeout 90 "$ESPBENCH" --profiles "$OV" run --chip esp32 --tier middle,lean --sim \
+expect_rc 0 timeout 240 "$ESPBENCH" --profiles "$OV" run --chip esp32 --tier middle,lean --sim \
     --duration 2 --interval 1 --warmup 0 --out "$OUT"
 has "8 tests done, 0 skipped, 0 failed of 8"
 shaped_check "$OUT" "want=__import__('json').load(open('$T/pred-' + e['tier'] + '.json'))[e['test'] + '_mbps']" ||
@@ -43,12 +43,12 @@ PY
 # A published tier under published conditions replays the docs and says so;
 # --sim-model and a link condition take the model.
 OUT2="$T/out2"
-expect_rc 0 timeout 60 "$ESPBENCH" run --chip esp32 --tier iperf --tests tcp_tx --sim \
+expect_rc 0 timeout 240 "$ESPBENCH" run --chip esp32 --tier iperf --tests tcp_tx --sim \
     --duration 1 --interval 1 --warmup 0 --out "$OUT2"
 json_check "$OUT2" 'r["entries"][0]["figure_source"] == "published"'
 shaped_check "$OUT2" want=74.6
 OUT3="$T/out3"
-expect_rc 0 timeout 60 "$ESPBENCH" run --chip esp32 --tier iperf --tests tcp_tx --sim --sim-rtt 20 \
+expect_rc 0 timeout 240 "$ESPBENCH" run --chip esp32 --tier iperf --tests tcp_tx --sim --sim-rtt 20 \
     --duration 1 --interval 1 --warmup 0 --out "$OUT3"
 expect_rc 0 "$ESPBENCH" predict --chip esp32 --tier iperf --as-built --rtt 20 --json
 want=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["tcp_tx_mbps"])' "$T/last.out")

@@ -10,6 +10,14 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# wait_bound PORT udp|tcp: a server has bound the port (an event, not a sleep: a busy machine starts
+# iperf late).
+wait_bound() {
+    local hex
+    hex=$(printf ':%04X ' "$1")
+    for _ in $(seq 600); do grep -q "$hex" "/proc/net/$2" && return 0; sleep 0.05; done
+    fail "no server bound port $1/$2"
+}
 B=$FIXTURES_DIR/logs/board
 P=$FIXTURES_DIR/logs/iperf2
 
@@ -45,8 +53,8 @@ EOF
 port=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 iperf -s -u -B 127.0.0.1 -p "$port" -i 0.5 -P 1 -t 8 >"$tmp/pc.log" 2>&1 &
 server_pid=$!
-sleep 0.5
-timeout 10 iperf -c 127.0.0.1 -u -p "$port" -i 0.5 -t 1.5 -b 5m >"$tmp/client.log" 2>&1 || fail "iperf client"
+wait_bound "$port" udp
+timeout 240 iperf -c 127.0.0.1 -u -p "$port" -i 0.5 -t 1.5 -b 5m >"$tmp/client.log" 2>&1 || fail "iperf client"
 wait "$server_pid"
 server_pid=
 "$ESPBENCH" parse --chip esp32 --warmup 0 -o "$tmp/r3.json" "$tmp/pc.log" >/dev/null 2>"$tmp/err3" \
@@ -54,14 +62,20 @@ server_pid=
 "$ESPBENCH" parse --chip esp32 --warmup 0 -o "$tmp/r4.json" "$tmp/client.log" >/dev/null 2>"$tmp/err4" \
     || fail "live client log: $(cat "$tmp/err4"; cat "$tmp/client.log")"
 # What a busy machine's loopback carried is not asserted (that is a measurement): the figures are
-# the ones the logs hold -- the mean of the intervals, the loss of the Server Report's counts.
+# the ones the logs hold -- the mean of the steady intervals (lengths within 10 % of the median
+# length, results.h: a busy machine may end the server's last one a little short), the loss of
+# the Server Report's counts.
 python3 - "$tmp/r3.json" "$tmp/r4.json" "$tmp/client.log" <<'EOF' || fail "results.json content (live run): $(cat "$tmp/pc.log")"
-import json, re, sys
+import json, re, statistics, sys
+def steady_mean(iv):
+    nominal = statistics.median(i["end_s"] - i["start_s"] for i in iv)
+    v = [i["mbps"] for i in iv if abs(i["end_s"] - i["start_s"] - nominal) <= 0.1 * nominal]
+    return sum(v) / len(v)
 s = json.load(open(sys.argv[1]))["entries"][0]
 c = json.load(open(sys.argv[2]))["entries"][0]
-full = [i["mbps"] for i in s["intervals"]["receiver"] if i["end_s"] - i["start_s"] > 0.49]
-assert s["test"] == "udp_tx" and len(s["intervals"]["receiver"]) >= 3, s
-assert s["mean_mbps"] > 0 and abs(s["mean_mbps"] - sum(full) / len(full)) <= 1e-9 * s["mean_mbps"], (s["mean_mbps"], full)
+iv = s["intervals"]["receiver"]
+assert s["test"] == "udp_tx" and len(iv) >= 3, s
+assert s["mean_mbps"] > 0 and abs(s["mean_mbps"] - steady_mean(iv)) <= 1e-9 * s["mean_mbps"], (s["mean_mbps"], iv)
 assert s["loss_pct"] is not None
 assert c["test"] == "udp_rx" and len(c["intervals"]["sender"]) >= 3, c
 lost, total = (int(x) for x in re.findall(r"(\d+)/ *(\d+) \(", open(sys.argv[3]).read())[-1])
@@ -129,21 +143,25 @@ EOF2
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 iperf3 -s -B 127.0.0.1 -p "$port" -i 0.5 -1 >"$tmp/i3s.log" 2>&1 &
 server_pid=$!
-sleep 0.5
-timeout 10 iperf3 -c 127.0.0.1 -p "$port" -t 2 -i 0.5 -b 20M >"$tmp/i3c.log" 2>&1 || fail "iperf3 client: $(cat "$tmp/i3c.log")"
+wait_bound "$port" tcp
+timeout 240 iperf3 -c 127.0.0.1 -p "$port" -t 2 -i 0.5 -b 20M >"$tmp/i3c.log" 2>&1 || fail "iperf3 client: $(cat "$tmp/i3c.log")"
 wait "$server_pid"
 server_pid=
 "$ESPBENCH" parse --warmup 0 -o "$tmp/r10.json" "$tmp/i3c.log" >/dev/null 2>"$tmp/err10" || fail "iperf3 client log: $(cat "$tmp/err10")"
 "$ESPBENCH" parse --warmup 0 -o "$tmp/r11.json" "$tmp/i3s.log" >/dev/null 2>"$tmp/err11" || fail "iperf3 server log: $(cat "$tmp/err11")"
 python3 - "$tmp/r10.json" "$tmp/r11.json" <<'EOF2' || fail "results.json content (live iperf3): $(cat "$tmp/i3c.log" "$tmp/i3s.log")"
-import json, sys
+import json, statistics, sys
+def steady_mean(iv):
+    nominal = statistics.median(i["end_s"] - i["start_s"] for i in iv)
+    v = [i["mbps"] for i in iv if abs(i["end_s"] - i["start_s"] - nominal) <= 0.1 * nominal]
+    return sum(v) / len(v)
 c = json.load(open(sys.argv[1]))["entries"][0]
 s = json.load(open(sys.argv[2]))["entries"][0]
 assert c["test"] == "tcp_rx" and len(c["intervals"]["sender"]) == 4 and not c["intervals"].get("receiver"), c
 assert s["test"] == "tcp_tx" and len(s["intervals"]["receiver"]) == 4, s
 for e, side in ((c, "sender"), (s, "receiver")):
-    iv = [i["mbps"] for i in e["intervals"][side]]
+    iv = e["intervals"][side]
     assert e["status"] == "ok" and e["mean_mbps"] > 0, e
-    assert abs(e["mean_mbps"] - sum(iv) / len(iv)) <= 1e-9 * e["mean_mbps"], (e["mean_mbps"], iv)
+    assert abs(e["mean_mbps"] - steady_mean(iv)) <= 1e-9 * e["mean_mbps"], (e["mean_mbps"], iv)
 EOF2
 echo "parse_logs: ok"

@@ -14,7 +14,7 @@ fi
 source "$(dirname "$0")/lib/skip.sh"
 command -v chromium >/dev/null || skip_test "chromium not installed (the page was checked, not rendered)"
 chrome() {
-    timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+    timeout 240 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
         --disable-component-update --disable-sync --no-first-run --user-data-dir="$T/profile" \
         --enable-logging=stderr --v=0 "$@"
 }

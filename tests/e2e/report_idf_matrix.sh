@@ -6,7 +6,7 @@
 source "$(dirname "$0")/lib/run_helpers.sh"
 
 for v in v5.1 v5.3; do
-    expect_rc 0 timeout 90 "$ESPBENCH" run --chip esp32 --tier iperf --sim --sim-idf "$v" \
+    expect_rc 0 timeout 240 "$ESPBENCH" run --chip esp32 --tier iperf --sim --sim-idf "$v" \
         --tests tcp_tx,udp_rx --duration 2 --interval 1 --warmup 0 --out "$T/$v" \
         --performance-lines --metrics "$T/$v.om"
     grep -Eq '^\[Performance\]\[udp_rx_throughput\]: [0-9]+\.[0-9]{2} Mbps$' "$T/last.out" \
@@ -47,7 +47,7 @@ PY
 grep -q '<h2>By ESP-IDF version</h2>' "$T/r.html" || fail "html: no IDF section"
 grep -q 'TCP TX by ESP-IDF version' "$T/r.html" || fail "html: no IDF chart"
 if command -v chromium >/dev/null; then
-    timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+    timeout 240 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
         --disable-component-update --disable-sync --no-first-run --user-data-dir="$T/profile" \
         --enable-logging=stderr --v=0 --dump-dom "file://$T/r.html" > "$T/dom.html" 2> "$T/chrome.log"
     grep -E 'CONSOLE|Uncaught' "$T/chrome.log" && fail "browser console reported errors"

@@ -14,7 +14,7 @@ if "$ESPBENCH" run --help 2>&1 | grep -q "not available in this build"; then
     source "$(dirname "$0")/lib/skip.sh"
     skip_test "run is not in this build"
 fi
-timeout 120 "$ESPBENCH" run --chip esp32 --tier minimum,iperf,default --sim --duration 1 --interval 0.5 \
+timeout 240 "$ESPBENCH" run --chip esp32 --tier minimum,iperf,default --sim --duration 1 --interval 0.5 \
     --out "$T/run" > "$T/run.log" 2>&1 || { cat "$T/run.log"; exit 1; }
 R="$T/run/results.json"
 python3 "$SOURCE_DIR/tests/e2e/report_schema_check.py" "$SOURCE_DIR/docs/results-schema.json" "$R"

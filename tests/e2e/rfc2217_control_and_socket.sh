@@ -9,7 +9,7 @@ command -v ser2net >/dev/null || skip_test "ser2net not installed"
 start_vboard b esp32s3 --no-baud-timing
 port=$(free_port)
 start_ser2net b "$port"
-timeout 40 "$ESPBENCH" detect --port "rfc2217://127.0.0.1:$port" >"$T/out" 2>"$T/err" ||
+timeout 240 "$ESPBENCH" detect --port "rfc2217://127.0.0.1:$port" >"$T/out" 2>"$T/err" ||
     { cat "$T/out" "$T/err" >&2; fail "detect without ign_set_control failed"; }
 grep -q "^chip:    ESP32-S3 (esp32s3, chip id 9, found by GET_SECURITY_INFO)$" "$T/out" || { cat "$T/out"; fail "chip line"; }
 grep -qF "the RFC 2217 server does not acknowledge DTR/RTS changes; add ?ign_set_control to the URL" "$T/err" ||
@@ -24,7 +24,7 @@ start_vboard c esp32c6 --no-baud-timing
 port=$(free_port)
 start_ser2net c "$port" tcp
 mkimage esp32c6 "$T/app.bin" 60000
-timeout 40 "$ESPBENCH" flash --port "socket://127.0.0.1:$port" "$T/app.bin@0x10000" >"$T/out" 2>"$T/err" ||
+timeout 240 "$ESPBENCH" flash --port "socket://127.0.0.1:$port" "$T/app.bin@0x10000" >"$T/out" 2>"$T/err" ||
     { cat "$T/out" "$T/err" >&2; fail "flash over socket:// failed"; }
 grep -q ", 115200 baud" "$T/out" || { cat "$T/out"; fail "socket:// should stay at 115200"; }
 flash_matches "$T/c.flash" $((0x10000)) "$T/app.bin"

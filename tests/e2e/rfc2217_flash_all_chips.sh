@@ -14,7 +14,7 @@ flash_chip() {
     start_ser2net "$chip" "$port"
     url="rfc2217://127.0.0.1:$port?ign_set_control"
     mkimage "$chip" "$T/$chip.app.bin" 120000 app
-    timeout 40 "$ESPBENCH" flash --port "$url" --stub off "$T/$chip.app.bin@0x10000" >"$T/$chip.out1" 2>"$T/$chip.err1" ||
+    timeout 240 "$ESPBENCH" flash --port "$url" --stub off "$T/$chip.app.bin@0x10000" >"$T/$chip.out1" 2>"$T/$chip.err1" ||
         { cat "$T/$chip.out1" "$T/$chip.err1" "$T/$chip.ser2net.log" >&2; fail "$chip: flash through ser2net failed"; }
     # the ROM loader (--stub off): the ESP8266 ROM has no CHANGE_BAUDRATE
     local want=921600
@@ -22,7 +22,7 @@ flash_chip() {
     grep -q ", $want baud" "$T/$chip.out1" || { cat "$T/$chip.out1"; fail "$chip: not at $want baud"; }
     grep -q "MD5 verified" "$T/$chip.out1" || fail "$chip: no MD5 verify"
     flash_matches "$T/$chip.flash" $((0x10000)) "$T/$chip.app.bin"
-    timeout 40 "$ESPBENCH" flash --port "$url" "$T/$chip.app.bin@0x10000" >"$T/$chip.out2" 2>"$T/$chip.err2" ||
+    timeout 240 "$ESPBENCH" flash --port "$url" "$T/$chip.app.bin@0x10000" >"$T/$chip.out2" 2>"$T/$chip.err2" ||
         { cat "$T/$chip.out2" "$T/$chip.err2" >&2; fail "$chip: re-flash through ser2net failed"; }
     grep -q "(0 written, 1 unchanged)" "$T/$chip.out2" || { cat "$T/$chip.out2"; fail "$chip: not skipped"; }
 }

@@ -10,7 +10,7 @@ export ESPBENCH_WIFI_PASSWORD=espbench-sim-wpa2   # the virtual AP's password (d
 LAB="$FIXTURES_DIR/lab/three-c3-sims.yaml"
 
 OUT="$T/agg"
-expect_rc 0 timeout 90 "$ESPBENCH" run --lab "$LAB" --sim --aggregate --tier iperf --tests tcp_tx,udp_rx \
+expect_rc 0 timeout 240 "$ESPBENCH" run --lab "$LAB" --sim --aggregate --tier iperf --tests tcp_tx,udp_rx \
     --duration 3 --interval 1 --warmup 1 --out "$OUT"
 has "6 tests done, 0 skipped, 0 failed of 6"
 json_check "$OUT" 'len(r["entries"]) == 6 and all(e["provenance"]["concurrent_boards"] == 3 for e in r["entries"])'
@@ -37,14 +37,14 @@ grep -Eq '^\|iperf\|TCP TX\|1\|[0-9.]+\|[0-9.]+\|[0-9.]+\|3\|[0-9.]+\|38\.1 \(do
     { cat "$T/report.md"; fail "aggregate row"; }
 
 # --resume redoes a test on every board unless all finished it: here all did.
-expect_rc 0 timeout 90 "$ESPBENCH" run --lab "$LAB" --sim --aggregate --tier iperf --tests tcp_tx,udp_rx \
+expect_rc 0 timeout 240 "$ESPBENCH" run --lab "$LAB" --sim --aggregate --tier iperf --tests tcp_tx,udp_rx \
     --duration 3 --interval 1 --warmup 1 --out "$OUT" --resume
 has "0 tests done, 6 skipped"
 
 # Bad input: one board, or boards whose plans differ: one line, exit 2.
-expect_rc 2 timeout 60 "$ESPBENCH" run --chip esp32 --sim --aggregate --tests tcp_tx --duration 2 --out "$T/one"
+expect_rc 2 timeout 240 "$ESPBENCH" run --chip esp32 --sim --aggregate --tests tcp_tx --duration 2 --out "$T/one"
 has "--aggregate needs two or more boards: give a lab file (--lab) with them"
-expect_rc 2 timeout 60 "$ESPBENCH" run --lab "$FIXTURES_DIR/lab/two-sims.yaml" --sim --aggregate --tests tcp_tx \
+expect_rc 2 timeout 240 "$ESPBENCH" run --lab "$FIXTURES_DIR/lab/two-sims.yaml" --sim --aggregate --tests tcp_tx \
     --duration 2 --out "$T/differ"
 has "--aggregate needs the same tests on every board: bench-esp32 has"
 echo "PASS"

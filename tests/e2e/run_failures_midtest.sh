@@ -13,7 +13,7 @@ RUN=(run --chip esp32 --tier iperf --sim --duration 2 --interval 1 --warmup 0)
 "$ESPBENCH" "${RUN[@]}" --duration 3 --out "$T/c" >"$T/c.out" 2>&1 &
 RUNPID=$!
 BG+=($RUNPID)
-for _ in $(seq 300); do grep -q "\[2/4\].*started" "$T/c.out" 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 1200); do grep -q "\[2/4\].*started" "$T/c.out" 2>/dev/null && break; sleep 0.1; done
 sleep 0.5
 kill -KILL "$(cat "$T/c/sim-vboard.pid")"
 rc=0

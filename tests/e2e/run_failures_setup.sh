@@ -20,13 +20,13 @@ has "found iperf 3.12"
 has "iperf2"
 
 # The AP is not there (the virtual AP vanishes from scans).
-expect_rc 3 timeout 40 "$ESPBENCH" "${RUN[@]}" --sim --sim-fault no-ap --out "$T/c"
+expect_rc 3 timeout 240 "$ESPBENCH" "${RUN[@]}" --sim --sim-fault no-ap --out "$T/c"
 has "espbench: AP 'espbench-sim' not found in the scan by the board on /dev/pts/"
 has "check the SSID and that the AP is on and in range"
 json_check "$T/c" 'r["entries"][0]["status"] == "failed" and "not found in the scan" in r["entries"][0]["error"]'
 
 # Wrong password: from the environment, never echoed, never logged.
-ESPBENCH_WIFI_PASSWORD=not-the-pass-42 expect_rc 3 timeout 40 "$ESPBENCH" "${RUN[@]}" --sim --out "$T/d"
+ESPBENCH_WIFI_PASSWORD=not-the-pass-42 expect_rc 3 timeout 240 "$ESPBENCH" "${RUN[@]}" --sim --out "$T/d"
 has "espbench: Wi-Fi connect to 'espbench-sim' failed on /dev/pts/"
 has "wrong password"
 ! grep -rq "not-the-pass-42" "$T/d" "$T/last.out" || fail "the password reached a log or the results"

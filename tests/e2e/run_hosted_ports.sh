@@ -10,14 +10,14 @@ vboard() {
     "$VBOARD" --chip "$1" --link "$T/$1.tty" --flash "$T/$1-flash.bin" --no-baud-timing --no-flash-timing \
         --sync-resets >"$T/$1.out" 2>"$T/$1.err" &
     BG+=($!)
-    for _ in $(seq 50); do [ -e "$T/$1.tty" ] && return; sleep 0.1; done
+    for _ in $(seq 300); do [ -e "$T/$1.tty" ] && return; sleep 0.1; done
     fail "vboard $1 did not start"
 }
 vboard esp32c6
 vboard esp32c3
 
 # The right chip: the slave image is written, then the pair runs.
-expect_rc 0 timeout 60 "$ESPBENCH" run --chip esp32p4 --coprocessor esp32c6 --sim --coprocessor-port "$T/esp32c6.tty" \
+expect_rc 0 timeout 240 "$ESPBENCH" run --chip esp32p4 --coprocessor esp32c6 --sim --coprocessor-port "$T/esp32c6.tty" \
     --tier guide --tests raw_rx --duration 2 --out "$T/ok"
 has "flashing the esp-hosted-slave image for the esp32c6 co-processor on $T/esp32c6.tty"
 has "1 tests done, 0 skipped, 0 failed of 1"
@@ -28,15 +28,15 @@ assert flash[0x10000:0x10000 + len(img)] == img
 PY
 
 # Another chip on the co-processor's port: refused before anything runs (exit 3).
-expect_rc 3 timeout 60 "$ESPBENCH" run --chip esp32p4 --coprocessor esp32c6 --sim --coprocessor-port "$T/esp32c3.tty" \
+expect_rc 3 timeout 240 "$ESPBENCH" run --chip esp32p4 --coprocessor esp32c6 --sim --coprocessor-port "$T/esp32c3.tty" \
     --tier guide --tests raw_rx --duration 2 --out "$T/cp-wrong"
 has "espbench: --coprocessor-port $T/esp32c3.tty has an ESP32-C3, not the co-processor (--coprocessor esp32c6); check the port"
 has "0 tests done, 0 skipped, 0 failed of 1"
 
 # Another chip on the host's port: the host image is refused by the flasher.
 "$VBOARD" mkimage --chip esp32c3 --project iperf --idf v5.5 -o "$T/c3app.bin" >/dev/null
-expect_rc 0 timeout 60 "$ESPBENCH" flash --port "$T/esp32c3.tty" --chip esp32c3 --before no-reset "$T/c3app.bin@0x10000"
-expect_rc 3 timeout 60 "$ESPBENCH" run --chip esp32p4 --coprocessor esp32c6 --port "$T/esp32c3.tty" --pc-address 127.0.0.1 \
+expect_rc 0 timeout 240 "$ESPBENCH" flash --port "$T/esp32c3.tty" --chip esp32c3 --before no-reset "$T/c3app.bin@0x10000"
+expect_rc 3 timeout 240 "$ESPBENCH" run --chip esp32p4 --coprocessor esp32c6 --port "$T/esp32c3.tty" --pc-address 127.0.0.1 \
     --ssid lab --tier guide --tests tcp_tx --duration 2 --manifest "$T/ok/hosted-fw/manifest.json" --out "$T/host-wrong"
 has "FAILED: wrong chip: expected ESP32-P4 (--chip esp32p4) but $T/esp32c3.tty has an ESP32-C3"
 ! grep -q -e AddressSanitizer -e 'runtime error:' "$T/last.out" || fail "sanitizer report"

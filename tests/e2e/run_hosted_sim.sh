@@ -11,7 +11,7 @@ source "$(dirname "$0")/lib/run_helpers.sh"
     --out "$T/c3" >"$T/c3.out" 2>&1 &
 C3=$!
 OUT="$T/c6"
-expect_rc 0 timeout 60 "$ESPBENCH" run --chip esp32p4 --coprocessor esp32c6 --transport sdio --sim --tier guide \
+expect_rc 0 timeout 240 "$ESPBENCH" run --chip esp32p4 --coprocessor esp32c6 --transport sdio --sim --tier guide \
     --duration 2 --interval 1 --warmup 0 --out "$OUT"
 has "speaks iperf-cmd-0.1"
 has "flashing the esp-hosted-raw-tp image for raw_tx"

@@ -75,7 +75,7 @@ instruments:
 EOF
     for a in "$@"; do echo "  - $a" >> "$T/lab.yaml"; done
 }
-RUN=(run --lab "$T/lab.yaml" --tier iperf --tests tcp_tx --duration 2 --interval 1 --warmup 0 --retries 0)
+RUN=(run --lab "$T/lab.yaml" --tier iperf --tests tcp_tx --duration 1 --interval 1 --warmup 0 --retries 0 --settle 0.3)
 
 # 1. Attenuation sweep through the serial attenuator: each point set, read
 # back, the board's RSSI read; the board's link model gives the throughput.

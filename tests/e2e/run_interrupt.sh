@@ -10,7 +10,7 @@ for sig in ${SIGNALS:-INT TERM HUP}; do
     "$ESPBENCH" run --chip esp32 --tier iperf --sim --duration 3 --interval 1 --out "$OUT" >"$T/$sig.out" 2>&1 &
     RUNPID=$!
     BG+=($RUNPID)
-    for _ in $(seq 300); do grep -q "\[2/4\].*started" "$T/$sig.out" 2>/dev/null && break; sleep 0.1; done
+    for _ in $(seq 1200); do grep -q "\[2/4\].*started" "$T/$sig.out" 2>/dev/null && break; sleep 0.1; done
     kill -$sig $RUNPID
     rc=0
     wait $RUNPID || rc=$?

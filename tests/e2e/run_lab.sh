@@ -8,7 +8,7 @@ export ESPBENCH_WIFI_PASSWORD=espbench-sim-wpa2   # the virtual AP's password (d
 LAB="$FIXTURES_DIR/lab/two-sims.yaml"
 RUN=(run --lab "$LAB" --sim --tier iperf --tests tcp_tx,udp_rx --duration 2 --interval 1 --warmup 0)
 
-expect_rc 0 timeout 40 "$ESPBENCH" "${RUN[@]}" --out "$T/both"
+expect_rc 0 timeout 240 "$ESPBENCH" "${RUN[@]}" --out "$T/both"
 has "4 tests done, 0 skipped, 0 failed of 4"
 json_check "$T/both" '[b["board"] for b in r["boards"]] == ["bench-esp32", "bench-s3"] or [b["board"] for b in r["boards"]] == ["bench-s3", "bench-esp32"]'
 json_check "$T/both" '[(e["board"], e["test"]) for e in r["entries"]] == [("bench-esp32", "tcp_tx"), ("bench-esp32", "udp_rx"), ("bench-s3", "tcp_tx"), ("bench-s3", "udp_rx")]'
@@ -18,12 +18,12 @@ grep -q -- "-p 5201 " "$T/both/iperf-bench-esp32-iperf-tcp_tx-r0.log" || fail "b
 grep -q -- "-p 5202 " "$T/both/iperf-bench-s3-esp32s3-iperf-tcp_tx-r0.log" || fail "bench-s3 iperf port"
 
 # One board after the other (--chip picks a lab board) gives the same cells.
-expect_rc 0 timeout 40 "$ESPBENCH" "${RUN[@]}" --chip esp32 --out "$T/seq"
+expect_rc 0 timeout 240 "$ESPBENCH" "${RUN[@]}" --chip esp32 --out "$T/seq"
 json_check "$T/seq" '[(e["board"], e["test"]) for e in r["entries"]] == [("bench-esp32", "tcp_tx"), ("bench-esp32", "udp_rx")]'
 
 # Shards of a four-cell matrix on one board: disjoint, together complete.
 for i in 1 2; do
-    expect_rc 0 timeout 40 "$ESPBENCH" run --chip esp32 --sim --tier iperf,default --tests tcp_tx,udp_rx \
+    expect_rc 0 timeout 240 "$ESPBENCH" run --chip esp32 --sim --tier iperf,default --tests tcp_tx,udp_rx \
         --duration 1 --interval 1 --warmup 0 --shard $i/2 --out "$T/shard$i"
 done
 python3 - "$T/shard1/results.json" "$T/shard2/results.json" <<'PY' || fail "shards overlap or miss cells"

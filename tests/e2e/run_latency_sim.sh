@@ -10,7 +10,7 @@ source "$(dirname "$0")/lib/run_helpers.sh"
 
 # --- espbench firmware: UDP echo at the modelled RTT, next to a throughput test.
 OUT="$T/echo"
-expect_rc 0 timeout 60 "$ESPBENCH" run --chip esp32 --tier iperf --sim --sim-rtt 20 --tests latency,tcp_tx \
+expect_rc 0 timeout 240 "$ESPBENCH" run --chip esp32 --tier iperf --sim --sim-rtt 20 --tests latency,tcp_tx \
     --latency-count 10 --duration 2 --interval 1 --warmup 0 --out "$OUT"
 has "latency udp-echo 10/10 replies"
 has "2 tests done, 0 skipped, 0 failed of 2"
@@ -30,14 +30,14 @@ grep -q "^### Latency" "$T/report.md" || fail "report lacks the latency table"
 grep -Eq '^\|Iperf\|udp-echo\|1\|10/10\|0\.0\|[0-9]+\.[0-9]{2}\|' "$T/report.md" || { cat "$T/report.md"; fail "latency row"; }
 
 # --resume keeps the finished latency test.
-expect_rc 0 timeout 60 "$ESPBENCH" run --chip esp32 --tier iperf --sim --sim-rtt 20 --tests latency,tcp_tx \
+expect_rc 0 timeout 240 "$ESPBENCH" run --chip esp32 --tier iperf --sim --sim-rtt 20 --tests latency,tcp_tx \
     --latency-count 10 --duration 2 --interval 1 --warmup 0 --out "$OUT" --resume
 has "latency: done before, skipped"
 has "0 tests done, 2 skipped"
 
 # --- an rtt sweep: one latency test per point, each at its point's RTT.
 OUT="$T/sweep"
-expect_rc 0 timeout 60 "$ESPBENCH" run --chip esp32 --tier iperf --sim --sweep rtt=5,40 --tests latency \
+expect_rc 0 timeout 240 "$ESPBENCH" run --chip esp32 --tier iperf --sim --sweep rtt=5,40 --tests latency \
     --latency-count 5 --out "$OUT"
 json_check "$OUT" 'sorted(l["provenance"]["sweep_value"] for l in r["latency"]) == [5, 40]'
 json_check "$OUT" 'all(l["status"] == "ok" and l["provenance"]["sweep_value"] <= l["min_ms"] <= l["avg_ms"] for l in r["latency"])'
@@ -54,7 +54,7 @@ m = {"schema": 1, "firmware": {"iperf-example": {"chips": {"esp32": {"tiers": {
 json.dump(m, open(d + "/manifest.json", "w"))
 PY
 OUT="$T/icmp"
-expect_rc 0 timeout 60 "$ESPBENCH" run --chip esp32 --tier iperf --sim --sim-project iperf --sim-idf v5.3 \
+expect_rc 0 timeout 240 "$ESPBENCH" run --chip esp32 --tier iperf --sim --sim-project iperf --sim-idf v5.3 \
     --manifest "$T/fw/manifest.json" --tests latency --latency-count 5 --out "$OUT"
 has "latency icmp 5/5 replies"
 # Flashing the tier's image over the virtual board's own pty: no DTR/RTS notice for it.
@@ -71,7 +71,7 @@ PY
 
 # The stock example serves no UDP echo: forcing it finds nobody answering (a failed test: exit 3).
 OUT="$T/noecho"
-expect_rc 3 timeout 60 "$ESPBENCH" run --chip esp32 --tier iperf --sim --sim-project iperf --sim-idf v5.3 \
+expect_rc 3 timeout 240 "$ESPBENCH" run --chip esp32 --tier iperf --sim --sim-project iperf --sim-idf v5.3 \
     --manifest "$T/fw/manifest.json" --tests latency --latency-count 3 --latency-method udp-echo --out "$OUT"
 has "latency FAILED: no reply to 3 udp-echo probes from 127."
 json_check "$OUT" 'r["latency"][0]["status"] == "failed" and r["latency"][0]["loss_pct"] == 100 and r["latency"][0]["avg_ms"] is None'

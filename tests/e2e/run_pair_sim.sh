@@ -8,7 +8,7 @@
 source "$(dirname "$0")/lib/run_helpers.sh"
 
 OUT="$T/pair"
-expect_rc 0 timeout 120 "$ESPBENCH" run --sim --chip esp32 --peer-chip esp32c3 --peer-tier minimum --tier iperf \
+expect_rc 0 timeout 240 "$ESPBENCH" run --sim --chip esp32 --peer-chip esp32c3 --peer-tier minimum --tier iperf \
     --duration 3 --interval 1 --warmup 1 --out "$OUT"
 has "starting a virtual esp32c3 board sim-peer (the peer)..."
 has "4 tests done, 0 skipped, 0 failed of 4"
@@ -77,7 +77,7 @@ has "the inputs share no chip x tier x test cell"
 expect_rc 0 "$ESPBENCH" compare "$OUT/results.json" "$OUT/results.json"
 
 # --resume: done against this peer and tier, so nothing runs again.
-expect_rc 0 timeout 90 "$ESPBENCH" run --sim --chip esp32 --peer-chip esp32c3 --peer-tier minimum --tier iperf \
+expect_rc 0 timeout 240 "$ESPBENCH" run --sim --chip esp32 --peer-chip esp32c3 --peer-tier minimum --tier iperf \
     --duration 3 --interval 1 --warmup 1 --out "$OUT" --resume
 has "0 tests done, 4 skipped"
 

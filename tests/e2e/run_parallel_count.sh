@@ -4,9 +4,9 @@
 # or an index out of range, is one usage error.
 source "$(dirname "$0")/lib/run_helpers.sh"
 
-expect_rc 0 timeout 90 "$ESPBENCH" run --chip esp32 --tier iperf,minimum --sim --duration 1 --interval 1 \
+expect_rc 0 timeout 240 "$ESPBENCH" run --chip esp32 --tier iperf,minimum --sim --duration 1 --interval 1 \
     --warmup 0 --parallel-count 2 --parallel-index 1 --out "$T/par"
-expect_rc 0 timeout 90 "$ESPBENCH" run --chip esp32 --tier iperf,minimum --sim --duration 1 --interval 1 \
+expect_rc 0 timeout 240 "$ESPBENCH" run --chip esp32 --tier iperf,minimum --sim --duration 1 --interval 1 \
     --warmup 0 --shard 1/2 --out "$T/shard"
 python3 - "$T/par/results.json" "$T/shard/results.json" <<'PY'
 import json, sys

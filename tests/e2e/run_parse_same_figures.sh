@@ -6,7 +6,7 @@
 source "$(dirname "$0")/lib/run_helpers.sh"
 
 OUT="$T/out"
-expect_rc 0 timeout 90 "$ESPBENCH" run --chip esp32 --tier iperf --sim --duration 3 --interval 1 \
+expect_rc 0 timeout 240 "$ESPBENCH" run --chip esp32 --tier iperf --sim --duration 3 --interval 1 \
     --warmup 1 --out "$OUT"
 has "4 tests done, 0 skipped, 0 failed of 4"
 # The sim's own pty has no modem lines by design: no DTR/RTS warning about it (make demo).

@@ -42,10 +42,10 @@ finished >"$T/before.txt"
 
 # The board was killed with its parent (no orphan holding the address).
 pid=$(cat "$OUT/sim-vboard.pid")
-for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 ! kill -0 "$pid" 2>/dev/null || fail "vboard $pid outlived the killed run"
 
-expect_rc 0 timeout 60 "$ESPBENCH" "${ARGS[@]}" --resume
+expect_rc 0 timeout 240 "$ESPBENCH" "${ARGS[@]}" --resume
 done_before=$(wc -l <"$T/before.txt")
 has "$((4 - done_before)) tests done, $done_before skipped, 0 failed of 4"
 has "[1/4] sim esp32/iperf tcp_tx: done before, skipped"
@@ -54,6 +54,6 @@ json_check "$OUT" 'len(r["entries"]) == 4 and all(e["status"] == "ok" for e in r
 finished "$done_before" >"$T/after.txt"
 diff "$T/after.txt" "$T/before.txt" || fail "finished tests were redone"
 # Everything done: a third --resume runs nothing.
-expect_rc 0 timeout 30 "$ESPBENCH" "${ARGS[@]}" --resume
+expect_rc 0 timeout 240 "$ESPBENCH" "${ARGS[@]}" --resume
 has "0 tests done, 4 skipped, 0 failed of 4"
 echo ok

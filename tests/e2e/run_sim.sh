@@ -8,7 +8,7 @@
 source "$(dirname "$0")/lib/run_helpers.sh"
 
 OUT="$T/out"
-expect_rc 0 timeout 60 "$ESPBENCH" run --chip esp32 --tier iperf,minimum --sim \
+expect_rc 0 timeout 240 "$ESPBENCH" run --chip esp32 --tier iperf,minimum --sim \
     --duration 2 --interval 1 --warmup 0 --out "$OUT"
 has "sim: esp32 on "
 has "speaks espbench"

@@ -22,7 +22,7 @@ json.dump(m, open(d + "/manifest.json", "w"))
 PY
 
 OUT="$T/out"
-expect_rc 0 timeout 60 "$ESPBENCH" run --chip esp32 --sim --sim-project iperf --sim-idf v5.3 \
+expect_rc 0 timeout 240 "$ESPBENCH" run --chip esp32 --sim --sim-project iperf --sim-idf v5.3 \
     --manifest "$T/fw/manifest.json" --tier iperf,minimum --tests tcp_rx,udp_tx \
     --duration 2 --interval 1 --warmup 0 --out "$OUT"
 has "speaks iperf-cmd-0.1"
@@ -63,7 +63,7 @@ img = {"offset": "0x10000", "file": "iperf.bin", "sha256": hashlib.sha256(open(d
 json.dump({"schema": 1, "firmware": {"iperf-example": {"chips": {"esp32": {"tiers": {"iperf": {"images": [img]}}}}}}},
           open(d + "/manifest.json", "w"))
 PY
-expect_rc 3 timeout 60 "$ESPBENCH" run --chip esp32 --sim --sim-project iperf --sim-idf v5.3 \
+expect_rc 3 timeout 240 "$ESPBENCH" run --chip esp32 --sim --sim-project iperf --sim-idf v5.3 \
     --manifest "$T/bad/manifest.json" --tier iperf --tests tcp_rx --duration 2 --warmup 0 --out "$T/bad/out"
 has "[1/1] sim esp32/iperf tcp_rx FAILED: $T/bad/iperf.bin: image is built for chip id 9, but the board is an ESP32"
 ! grep -q "runtime error" "$T/last.out" || { cat "$T/last.out" >&2; fail "sanitizer error"; }

@@ -75,7 +75,7 @@ grep -q "offered UDP rate (Mbit/s)" "$T/report.html"
 grep -q "95 % interval of the mean" "$T/report.html"
 [ "$(grep -c '<polyline' "$T/report.html")" -ge 1 ]
 if command -v chromium >/dev/null; then
-    timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
+    timeout 240 chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
         --disable-component-update --disable-sync --no-first-run --user-data-dir="$T/profile" \
         --enable-logging=stderr --v=0 --screenshot="$T/shot.png" --window-size=1200,1600 \
         "file://$T/report.html" 2> "$T/chrome.log" > /dev/null

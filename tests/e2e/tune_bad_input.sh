@@ -41,7 +41,7 @@ grep -E '^  tune-' "$T/last.out" | grep -vq 'dynamic_tx=16 ' && fail "a starting
 has "x 2 tests x 1.5 s"
 
 # Stock firmware cannot switch tiers at run time.
-expect_rc 2 timeout 60 "$ESPBENCH" tune --chip esp32 --sim --sim-project iperf --budget 1m --out "$T/stock"
+expect_rc 2 timeout 240 "$ESPBENCH" tune --chip esp32 --sim --sim-project iperf --budget 1m --out "$T/stock"
 grep -F "runs iperf-cmd-0.1 (stock firmware), which cannot switch tiers at run time; flash the espbench firmware" "$T/last.out" >/dev/null ||
     { cat "$T/last.out" >&2; fail "no stock-firmware refusal"; }
 [ "$(grep -c . "$T/last.out")" = 1 ] || { cat "$T/last.out" >&2; fail "the refusal is not one line"; }

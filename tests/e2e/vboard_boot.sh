@@ -45,7 +45,7 @@ run_board() { # chip, extra args...
     local chip=$1; shift
     "$VBOARD" --chip "$chip" --flash "$work/flash.bin" --control "$work/ctl" "$@" >"$work/stdout" 2>"$work/stderr" &
     pid=$!
-    for _ in $(seq 100); do [ -S "$work/ctl" ] && [ -s "$work/stdout" ] && break; sleep 0.05; done
+    for _ in $(seq 600); do [ -S "$work/ctl" ] && [ -s "$work/stdout" ] && break; sleep 0.05; done
 }
 stop_board() { kill -TERM "$pid"; wait "$pid"; pid=; }
 

@@ -31,13 +31,13 @@ trap cleanup EXIT
 "$VBOARD" --chip esp32s3 --flash "$work/flash.bin" --link "$work/tty" --control "$work/ctl" \
     >"$work/stdout" 2>"$work/stderr" &
 pid=$!
-for _ in $(seq 100); do [ -S "$work/ctl" ] && [ -s "$work/stdout" ] && break; sleep 0.05; done
+for _ in $(seq 600); do [ -S "$work/ctl" ] && [ -s "$work/stdout" ] && break; sleep 0.05; done
 
 # The board is strict (a SYNC does not reset a running app; flash timing on):
 # esptool-js's own DTR/RTS sequences reach its reset circuit through the
 # control socket, so its classic reset is what enters the loader.
 export VBOARD_CONTROL="$work/ctl"
-timeout 150 node "$cache/esptool_js_flash.mjs" "$work/tty" "$work/app.bin" 0x10000 ESP32-S3
+timeout 240 node "$cache/esptool_js_flash.mjs" "$work/tty" "$work/app.bin" 0x10000 ESP32-S3
 
 # esptool-js 0.7.0's HardReset only releases RTS (lib/reset.js: sleep, setRTS(false)),
 # never asserting it, so on a board with the usual reset circuit the stub keeps
@@ -66,8 +66,8 @@ for pair in esp32:ESP32 esp8266:ESP8266; do
     "$VBOARD" --chip "$chip" --flash "$work/flash.bin" --link "$work/tty" --control "$work/ctl" \
         >"$work/stdout" 2>"$work/stderr" &
     pid=$!
-    for _ in $(seq 100); do [ -S "$work/ctl" ] && [ -s "$work/stdout" ] && break; sleep 0.05; done
-    timeout 150 node "$cache/esptool_js_flash.mjs" "$work/tty" "$work/app.bin" 0x10000 "$name" | grep -E '^(Chip is|PASS)'
+    for _ in $(seq 600); do [ -S "$work/ctl" ] && [ -s "$work/stdout" ] && break; sleep 0.05; done
+    timeout 240 node "$cache/esptool_js_flash.mjs" "$work/tty" "$work/app.bin" 0x10000 "$name" | grep -E '^(Chip is|PASS)'
     kill -TERM "$pid"; wait "$pid"; pid=
 done
 echo PASS

@@ -34,7 +34,7 @@ for mode in --baud-timing --no-baud-timing; do
   pids+=($!)
 done
 for mode in --baud-timing --no-baud-timing; do
-  for _ in $(seq 50); do [ -e "$work/pty$mode" ] && break; sleep 0.1; done
+  for _ in $(seq 300); do [ -e "$work/pty$mode" ] && break; sleep 0.1; done
 done
 paced=$(measure "$work/pty--baud-timing")
 free=$(measure "$work/pty--no-baud-timing")

@@ -35,7 +35,7 @@ PY
 "$VBOARD" --profiles "$dir" --chip esp32t9 --flash "$work/flash.bin" --link "$work/tty" --control "$work/ctl" \
     --sync-resets >"$work/stdout" 2>"$work/stderr" &
 pid=$!
-for _ in $(seq 100); do [ -S "$work/ctl" ] && [ -e "$work/tty" ] && break; sleep 0.05; done
+for _ in $(seq 600); do [ -S "$work/ctl" ] && [ -e "$work/tty" ] && break; sleep 0.05; done
 [ -e "$work/tty" ] || fail "vboard did not come up: $(cat "$work/stderr")"
 
 "$ESPBENCH" --profiles "$dir" detect --port "$work/tty" >"$work/detect" 2>&1 || fail "detect: $(cat "$work/detect")"

@@ -17,14 +17,14 @@ trap cleanup EXIT
 "$VBOARD" --chip esp32s3 --flash "$work/flash.bin" --link "$work/tty" --control "$work/ctl" \
     >"$work/stdout" 2>"$work/stderr" &
 pid=$!
-for _ in $(seq 100); do [ -S "$work/ctl" ] && [ -s "$work/stdout" ] && break; sleep 0.05; done
+for _ in $(seq 600); do [ -S "$work/ctl" ] && [ -s "$work/stdout" ] && break; sleep 0.05; done
 pty=$(head -n1 "$work/stdout")
 [ "$(readlink "$work/tty")" = "$pty" ] || { echo "FAIL: --link does not point at $pty"; exit 1; }
 
-timeout 60 python3 "$SOURCE_DIR/tests/e2e/vboard_rom.py" "$work/tty" "$work/ctl" "$work/app.bin"
+timeout 240 python3 "$SOURCE_DIR/tests/e2e/vboard_rom.py" "$work/tty" "$work/ctl" "$work/app.bin"
 
 # quit is a clean exit that removes the link and the socket
-for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+for _ in $(seq 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
 wait "$pid"; rc=$?; pid=
 [ "$rc" -eq 0 ] || { echo "FAIL: exit code $rc"; cat "$work/stderr"; exit 1; }
 [ ! -e "$work/tty" ] && [ ! -e "$work/ctl" ] || { echo "FAIL: link or socket left behind"; exit 1; }
@@ -32,7 +32,7 @@ wait "$pid"; rc=$?; pid=
 # flash survives a restart: the app boots from the same flash file
 "$VBOARD" --chip esp32s3 --flash "$work/flash.bin" --control "$work/ctl" >"$work/stdout2" 2>"$work/stderr" &
 pid=$!
-for _ in $(seq 100); do [ -S "$work/ctl" ] && [ -s "$work/stdout2" ] && break; sleep 0.05; done
+for _ in $(seq 600); do [ -S "$work/ctl" ] && [ -s "$work/stdout2" ] && break; sleep 0.05; done
 pty=$(head -n1 "$work/stdout2")
 python3 - "$pty" "$work/ctl" <<'PY'
 import os, select, socket, sys, termios, time, tty

@@ -176,7 +176,7 @@ static void test_each_bad_row(void **state)
     } cases[] = {
         {"unknown_key.yaml",
          "6:3: unknown key 'colour' in dialect (allowed: name, base, grammar, idf_from, idf_to, mbit_base, prompts, "
-         "connect, scan, abort, bandwidth, udp_echo_port)"},
+         "connect, scan, abort, bandwidth, udp_echo_port, time_max, interval_max)"},
         {"no_grammar.yaml",
          "4:3: dialect 'idf-v6.2' needs 'grammar' (or a base that has one): the built-in stock dialect whose lines it "
          "prints, one of idf-legacy, esp8266, idf-v4.4, idf-v5.1, iperf-cmd-0.1, iperf-cmd-1.0"},

@@ -259,6 +259,18 @@ static void test_sdkconfig_fields(void **state)
     assert_true(eb_sdkconfig_same(EB_F_LWIP_IRAM_OPT, false, 0, true, 0)); /* unset is Kconfig's n */
     assert_false(eb_sdkconfig_same(EB_F_WIFI_IRAM_OPT, false, 0, true, 0)); /* Kconfig's default is y */
     assert_int_equal(eb_sdkconfig_json_build_fields("[1]", 3, "x.json", &t, &e), -1);
+    /* The espbench image's usual build (a kconfgen sdkconfig.json): the same Kconfig values as built. */
+    FILE *f = fopen(FIXTURES_DIR "/idf-build/sdkconfig/esp32s3-v5.3.json", "r");
+    assert_non_null(f);
+    char text[4096];
+    size_t len = fread(text, 1, sizeof text, f);
+    fclose(f);
+    eb_tier u;
+    memset(&u, 0, sizeof u);
+    assert_int_equal(eb_sdkconfig_json_build_fields(text, len, "esp32s3-v5.3.json", &u, &e), 8);
+    assert_true(eb_sdkconfig_same(EB_F_TCP_WND_KB, true, 64, u.set[EB_F_TCP_WND_KB], u.value[EB_F_TCP_WND_KB]));
+    assert_true(u.set[EB_F_LWIP_IRAM_OPT] && u.value[EB_F_LWIP_IRAM_OPT] == 1);
+    assert_false(u.set[EB_F_WIFI_IRAM_OPT]); /* y, Kconfig's default */
     assert_string_equal(e.msg, "x.json: not an sdkconfig.json (a JSON object of Kconfig options)");
 
     eb_tier r;

@@ -1,7 +1,7 @@
 /* The PC side of a test: iperf2 run as a child process.
  *
- * Spawned with posix_spawn in its own process group (so a terminal's Ctrl-C
- * reaches only espbench, which then stops it), its stdout and stderr read
+ * Spawned (spawn.h) in its own process group (so a terminal's Ctrl-C reaches
+ * only espbench, which then stops it), dying with espbench, its stdout and stderr read
  * through pipes into the iperf2 output collector (iperf_parse.h) and copied
  * to a log file. Every spawned group is registered, so a signal handler can
  * kill them all (eb_iperf_kill_all, async-signal-safe), and every process is

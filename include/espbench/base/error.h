@@ -25,6 +25,8 @@ enum eb_error_kind {
     EB_KIND_REBOOT,     /* the board reset (or panicked) during the operation */
     EB_KIND_PORT_LOST,  /* the port is gone (device removed, connection closed) */
     EB_KIND_BOARD,      /* a board-level step failed (tier, Wi-Fi): not the test's fault */
+    EB_KIND_FINAL,      /* another attempt would fail the same way (an option the board refuses,
+                         * a PC port taken): the test fails without a retry */
 };
 
 typedef struct eb_error {

@@ -27,6 +27,8 @@ enum eb_dialect {
 
 #include <stdbool.h>
 
+#include "espbench/base/error.h"
+
 /* The espbench firmware's UDP echo port (firmware/main/fw_echo.c; the
  * vboard's vb_echo.c plays it): above 1024, so no privilege is needed. */
 #define EB_UDP_ECHO_PORT 5007
@@ -51,6 +53,10 @@ typedef struct eb_dialect_desc {
     bool bw_integer;             /* bw_fmt takes whole Mbit/s (%d) */
     unsigned short udp_echo_port;/* UDP port the firmware echoes datagrams on once it has an
                                   * address (the latency test); 0: none, ICMP ping instead */
+    /* The largest -t and -i (seconds) the firmware's iperf command takes, from
+     * its sources (`time_max`, `interval_max`); a run asking more is refused
+     * before its first test instead of retried. 0: not known. */
+    double time_max_s, interval_max_s;
     const char *file;            /* where the row came from ("dialects/idf-v5.1.yaml") */
 } eb_dialect_desc;
 
@@ -68,6 +74,11 @@ int eb_dialect_count(void);                    /* ids 0..count-1 are in use */
  * the row with the narrowest idf_from..idf_to range holding it (the later
  * loaded row on a tie), so a new release's row needs no edit of an open one. */
 int eb_dialect_from_app(const char *project_name, const char *idf_version, const char *chip);
+
+/* The run's -t and -i against the dialect's limits: 0, or EB_ECONFIG "LABEL:
+ * --duration 1e+09 s is more than the NAME firmware's iperf takes (-t at most
+ * 86400 s, FILE); shorten --duration" (the same for --interval). */
+int eb_dialect_check_timing(int dialect, double duration_s, double interval_s, const char *label, eb_error *err);
 
 /* Bits per "Mbit" in the dialect's default interval lines (1e6 or 1048576). */
 double eb_dialect_mbit_base(int dialect);

@@ -188,6 +188,11 @@ void eb_profiles_free(eb_profiles *p);
 
 const eb_chip *eb_profiles_chip(const eb_profiles *p, const char *name);
 const eb_tier *eb_chip_tier(const eb_chip *c, const char *tier_name);
+/* Both take a name as reports print it too ("ESP32-C3", "Iperf": the folded
+ * spelling of names.h), after an exact match. The nearest chip or tier name
+ * to a typo (one edit off; NULL when none or a tie): for "did you mean". */
+const char *eb_profiles_chip_nearest(const eb_profiles *p, const char *name);
+const char *eb_chip_tier_nearest(const eb_chip *c, const char *name);
 /* "iperf, default, minimum": the chip's tier names in profile order, for messages. */
 void eb_chip_tier_names(const eb_chip *c, char *buf, size_t n);
 /* Chip lookups used by the ROM loader client. */

@@ -141,4 +141,16 @@ int eb_idf_tree_hash(const char *dir, char out[65], eb_error *err);
  * res->env_error when the environment failed (EB_ECONFIG), not the code. */
 int eb_idf_build_firmware(const eb_idf_build_req *req, eb_idf_build_result *res, eb_error *err);
 
+/* One build in a manifest: chip, tier (NULL: the chip's images), version, folder. */
+typedef struct eb_idf_manifest_item {
+    const char *chip, *tier, *idf_version, *build_dir;
+} eb_idf_manifest_item;
+
+/* Writes a firmware manifest (docs/firmware-manifest.md, schema 1) at path
+ * with firmware NAME's builds: chips.CHIP.images, or chips.CHIP.tiers.TIER.images
+ * for tier builds; each image a file:// URL into the build folder with its
+ * SHA-256. The one ESP-IDF version of a chip is the first item's. */
+int eb_idf_manifest_write(const char *path, const char *firmware, const eb_idf_manifest_item *items, int n,
+                          eb_error *err);
+
 #endif

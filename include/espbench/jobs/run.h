@@ -127,6 +127,7 @@ typedef struct eb_run_opts {
     const struct eb_lab *lab;
     const char *ap_name;
     const char *ap_set;
+    double settle_s;        /* --settle: after an attenuation change, before the board's RSSI is read; 0 = 2 s */
     volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: stop cleanly, keep results */
     eb_run_progress_fn progress;
     eb_run_step_fn step;

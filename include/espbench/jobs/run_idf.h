@@ -46,6 +46,7 @@ int eb_run_flash_build(const eb_run_opts *o, const eb_profiles *profiles, const 
 
 /* What happens, for the front end to print (the library prints nothing). */
 enum eb_run_idf_event_kind {
+    EB_RUN_IDF_STALE,        /* step's checkout has submodules not at HEAD's commits (built as checked out) */
     EB_RUN_IDF_CHECKED,      /* every checkout's version read and its environment checked */
     EB_RUN_IDF_BUILD,        /* step's build starts (index of n) */
     EB_RUN_IDF_BUILT,        /* step's image is ready (step->build.cached, .seconds) */

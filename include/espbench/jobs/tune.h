@@ -129,7 +129,13 @@ typedef struct eb_tune_config {
     double interval_s;      /* 0 = 0.5 */
     double overhead_s;      /* per test, tier switch + iperf start/stop; 0 = 1.0 */
     double heap_margin_kb;  /* candidates the model puts this far under the floor still start; 0 = 10 */
+    /* --max-cost: a frontier point more than this share (%) below the
+     * baseline tier on a test outside the objective is flagged; 0 =
+     * EB_TUNE_MAX_COST_PCT. */
+    double max_cost_pct;
 } eb_tune_config;
+
+#define EB_TUNE_MAX_COST_PCT 20.0
 
 #define EB_TUNE_MAX_RUNGS 4
 
@@ -266,11 +272,36 @@ typedef struct eb_tune_request {
 int eb_tune_run(const eb_tune_request *rq, const eb_tune_space *s, const eb_tune_plan *plan,
                 eb_tune_result *r, eb_error *err);
 
-/* Outputs (tune_output.c): the frontier table (malloc'd text), frontier.yaml,
- * sdkconfig fragments, frontier.html. */
-char *eb_tune_frontier_table(const eb_tune_space *s, const eb_tune_result *r);
+/* What a frontier point gives up (tune_tradeoff.c): its figures on all four
+ * tests — measured where the probes ran the test, else the model's
+ * prediction — against the baseline tier (the chip's "default" tier, else
+ * its first published one: measured when probed, else predicted, else the
+ * docs' figure); a cost is a test outside the objective more than
+ * max_cost_pct below the baseline; a point whose interval rests on one probe
+ * is tentative. */
+typedef struct eb_tune_tradeoff {
+    double mbps[EB_TEST_COUNT];
+    bool measured[EB_TEST_COUNT];     /* else predicted (NAN: neither) */
+    double base_mbps[EB_TEST_COUNT];  /* the baseline's; NAN unknown */
+    bool cost[EB_TEST_COUNT];         /* outside the objective and below the share */
+    double change_pct[EB_TEST_COUNT]; /* against the baseline; NAN unknown */
+    int n_costs;
+    bool tentative;                   /* one probe */
+} eb_tune_tradeoff;
+/* The baseline tier's name ("default"), NULL when the chip has none. */
+const char *eb_tune_baseline_name(const eb_tune_space *s);
+void eb_tune_tradeoff_of(const eb_tune_space *s, const eb_tune_result *r, int cand, double max_cost_pct,
+                         eb_tune_tradeoff *out);
+/* "TCP RX -82 % (6.40 p vs 34.70), UDP RX -55 % (...)": the costs, into buf. */
+const char *eb_tune_tradeoff_costs(const eb_tune_tradeoff *t, char *buf, size_t n);
+
+/* Outputs (tune_output.c): the frontier table (malloc'd text: the search's
+ * figures, then every point on all four tests with its costs and whether it
+ * is tentative), frontier.yaml, sdkconfig fragments, frontier.html.
+ * max_cost_pct as eb_tune_config's (0 = the default). */
+char *eb_tune_frontier_table(const eb_tune_space *s, const eb_tune_result *r, double max_cost_pct);
 int eb_tune_write_outputs(const eb_tune_space *s, const eb_tune_plan *plan,
-                          const eb_tune_result *r, double floor_kb, const char *out_dir,
+                          const eb_tune_result *r, double floor_kb, double max_cost_pct, const char *out_dir,
                           eb_error *err);
 /* The plan as text (--dry-run), malloc'd. */
 char *eb_tune_plan_text(const eb_tune_space *s, const eb_tune_plan *plan,

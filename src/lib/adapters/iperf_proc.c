@@ -1,6 +1,7 @@
 /* iperf2 child processes: spawn in a new process group, pump both pipes
  * into the output collector and a log, stop, reap. */
 #include "espbench/adapters/iperf_proc.h"
+#include "espbench/adapters/spawn.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -8,7 +9,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,75 +76,6 @@ static void close_fd(int *fd)
     }
 }
 
-/* fork + exec rather than posix_spawn, for one thing posix_spawn cannot do:
- * PR_SET_PDEATHSIG. If espbench is killed outright (SIGKILL, OOM killer, a
- * CI job's timeout), nothing of it runs to stop the iperf group, and a PC
- * iperf server or client would live on for its test time + 30 s holding the
- * port; the kernel now kills it the moment its parent dies. (The signal is
- * tied to the spawning thread: each run's iperf children are spawned and
- * reaped by the same thread.) The child also gets its own process group (the
- * terminal's Ctrl-C goes to espbench only, which then stops the group on its
- * way out), default signal dispositions, an empty mask and /dev/null as
- * stdin. Only async-signal-safe calls between fork and exec; an exec failure
- * comes back as errno through a close-on-exec pipe. 0 or an errno value. */
-static int fork_exec(pid_t *pid, const char *program, const char *const *args, int out_fd, int err_fd)
-{
-    int ep[2];
-    if (pipe2(ep, O_CLOEXEC) != 0)
-        return errno;
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old); /* no espbench handler may run in the child */
-    pid_t parent = getpid();
-    pid_t c = fork();
-    if (c == 0) {
-        setpgid(0, 0);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        if (getppid() != parent) /* the parent died before prctl */
-            _exit(127);
-        int in = open("/dev/null", O_RDONLY);
-        if (in < 0 || dup2(in, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 ||
-            dup2(err_fd, STDERR_FILENO) < 0) {
-            int e = errno;
-            (void)!write(ep[1], &e, sizeof e);
-            _exit(127);
-        }
-        struct sigaction dfl;
-        memset(&dfl, 0, sizeof dfl);
-        dfl.sa_handler = SIG_DFL;
-        for (int sig = 1; sig < NSIG; sig++)
-            sigaction(sig, &dfl, NULL); /* SIGKILL, SIGSTOP and glibc's own fail harmlessly */
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        execvp(program, (char *const *)args);
-        int e = errno;
-        (void)!write(ep[1], &e, sizeof e);
-        _exit(127);
-    }
-    int fork_errno = errno;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    close(ep[1]);
-    if (c < 0) {
-        close(ep[0]);
-        return fork_errno;
-    }
-    setpgid(c, c); /* also from this side, so a kill(-pid) right after cannot miss */
-    int e = 0;
-    ssize_t n;
-    do
-        n = read(ep[0], &e, sizeof e);
-    while (n < 0 && errno == EINTR);
-    close(ep[0]);
-    if (n == (ssize_t)sizeof e) {
-        while (waitpid(c, NULL, 0) < 0 && errno == EINTR)
-            ;
-        return e ? e : ECHILD;
-    }
-    *pid = c;
-    return 0;
-}
-
 static int spawn_piped(pid_t *pid, const char *program, const char *const *args, int *fd_out,
                        int *fd_err, eb_error *err)
 {
@@ -156,7 +87,10 @@ static int spawn_piped(pid_t *pid, const char *program, const char *const *args,
         close(po[1]);
         return eb_fail(err, EB_EIO, "PC iperf: pipe: %s", strerror(errno));
     }
-    int rc = fork_exec(pid, program, args, po[1], pe[1]);
+    /* Its own process group, dying with espbench (spawn.h): a killed run leaves no iperf2
+     * holding the port for its test time + 30 s. */
+    eb_spawn_spec sp = {.file = program, .argv = args, .out_fd = po[1], .err_fd = pe[1]};
+    int rc = eb_spawn(&sp, pid);
     close(po[1]);
     close(pe[1]);
     if (rc != 0) {
@@ -209,8 +143,7 @@ int eb_iperf_probe(const char *program, eb_iperf_version *v, eb_error *err)
         if (pf[i].fd >= 0)
             close(pf[i].fd);
     kill(-pid, SIGKILL);
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-        ;
+    eb_spawn_reap(pid, NULL);
     text[n] = 0;
     rc = eb_iperf_version_parse(text, n, v, err);
     if (rc)

@@ -1,18 +1,16 @@
 /* System ping as a child process (ping_proc.h). */
 #include "espbench/adapters/ping_proc.h"
+#include "espbench/adapters/spawn.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 #define PING_OUT_MAX (256 * 1024)
 
@@ -33,17 +31,15 @@ static int host_ok(const char *h)
     return 1;
 }
 
+/* In espbench's process group, as a program started from the shell would be: a terminal's
+ * Ctrl-C makes ping print the summary of what it sent; it dies with espbench (spawn.h). */
 static int spawn_ping(pid_t *pid, int *rd, const char *const *args, eb_error *err)
 {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0)
         return eb_fail(err, EB_EIO, "ping: pipe: %s", strerror(errno));
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 2);
-    int rc = posix_spawnp(pid, args[0], &fa, NULL, (char *const *)args, environ);
-    posix_spawn_file_actions_destroy(&fa);
+    eb_spawn_spec sp = {.argv = args, .out_fd = fds[1], .err_fd = fds[1], .same_group = true};
+    int rc = eb_spawn(&sp, pid);
     close(fds[1]);
     if (rc != 0) {
         close(fds[0]);
@@ -118,7 +114,7 @@ int eb_ping_run(const char *host, int count, double interval_s, eb_deadline d, c
             n += pump(fd, buf + n, PING_OUT_MAX - n, eb_deadline_in(1000));
         if (waitpid(pid, NULL, WNOHANG) == 0) {
             kill(pid, SIGKILL);
-            waitpid(pid, NULL, 0);
+            eb_spawn_reap(pid, NULL);
         }
     }
     close(fd);

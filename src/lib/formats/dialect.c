@@ -85,7 +85,8 @@ static bool same_row(const eb_dialect_desc *a, const eb_dialect_desc *b)
         a->idf_to != b->idf_to || strcmp(a->name, b->name) || strcmp(a->connect_cmd, b->connect_cmd) ||
         strcmp(a->scan_cmd, b->scan_cmd) || strcmp(a->abort_cmd, b->abort_cmd) ||
         strcmp(a->bw_fmt ? a->bw_fmt : "", b->bw_fmt ? b->bw_fmt : "") || a->bw_integer != b->bw_integer ||
-        a->udp_echo_port != b->udp_echo_port)
+        a->udp_echo_port != b->udp_echo_port || a->time_max_s != b->time_max_s ||
+        a->interval_max_s != b->interval_max_s)
         return false;
     int i = 0;
     for (; a->prompts[i] && b->prompts[i]; i++)
@@ -249,4 +250,23 @@ int eb_dialect_from_app(const char *project_name, const char *idf_version, const
         }
     }
     return best;
+}
+
+int eb_dialect_check_timing(int dialect, double duration_s, double interval_s, const char *label, eb_error *err)
+{
+    const eb_dialect_desc *r = eb_dialect_desc_get(dialect);
+    if (!r)
+        return 0;
+    const char *file = r->file ? r->file : "its dialect row";
+    if (r->time_max_s > 0 && duration_s > r->time_max_s)
+        return eb_fail(err, EB_ECONFIG,
+                       "%s%s--duration %g s is more than the %s firmware's iperf takes (-t at most %.10g s, %s); shorten "
+                       "--duration",
+                       label ? label : "", label ? ": " : "", duration_s, r->name, r->time_max_s, file);
+    if (r->interval_max_s > 0 && interval_s > r->interval_max_s)
+        return eb_fail(err, EB_ECONFIG,
+                       "%s%s--interval %g s is more than the %s firmware's iperf takes (-i at most %.10g s, %s); shorten "
+                       "--interval",
+                       label ? label : "", label ? ": " : "", interval_s, r->name, r->interval_max_s, file);
+    return 0;
 }

@@ -17,13 +17,14 @@
 
 enum field {
     F_NAME, F_BASE, F_GRAMMAR, F_IDF_FROM, F_IDF_TO, F_MBIT, F_PROMPTS, F_CONNECT, F_SCAN, F_ABORT, F_BW,
-    F_ECHO, F_COUNT
+    F_ECHO, F_TIME_MAX, F_INTERVAL_MAX, F_COUNT
 };
 
 static const char *const keys[F_COUNT] = {
     [F_NAME] = "name",         [F_BASE] = "base",       [F_GRAMMAR] = "grammar",     [F_IDF_FROM] = "idf_from",
     [F_IDF_TO] = "idf_to",     [F_MBIT] = "mbit_base",  [F_PROMPTS] = "prompts",     [F_CONNECT] = "connect",
     [F_SCAN] = "scan",         [F_ABORT] = "abort",     [F_BW] = "bandwidth",        [F_ECHO] = "udp_echo_port",
+    [F_TIME_MAX] = "time_max", [F_INTERVAL_MAX] = "interval_max",
 };
 
 /* What a row must end up with, given or inherited. */
@@ -204,6 +205,19 @@ static int port_value(ctx *x, yaml_node_t *v, unsigned short *out)
     return 0;
 }
 
+/* time_max, interval_max: seconds > 0 the firmware's iperf accepts for -t, -i. */
+static int limit_value(ctx *x, yaml_node_t *v, const char *key, double *out)
+{
+    const char *s = v->type == YAML_SCALAR_NODE ? scalar(v) : "";
+    char *end;
+    double d = strtod(s, &end);
+    if (v->type != YAML_SCALAR_NODE || end == s || *end || !(d > 0) || d > 1e12)
+        return FAIL_AT(x, v, "expected seconds > 0 for '%s' (the largest value the firmware's iperf takes), got '%s'",
+                       key, v->type == YAML_SCALAR_NODE ? s : kind_name(v));
+    *out = d;
+    return 0;
+}
+
 static int grammar_value(ctx *x, yaml_node_t *v, int *out)
 {
     char name[EB_DIALECT_NAME_MAX], list[256];
@@ -245,6 +259,8 @@ static int row_value(ctx *x, raw_dialect *rd, enum field f, yaml_node_t *v)
     case F_ABORT: return text_value(x, v, "abort", false, r->abort_cmd, sizeof r->abort_cmd);
     case F_BW: return bw_value(x, v, r);
     case F_ECHO: return port_value(x, v, &r->d.udp_echo_port);
+    case F_TIME_MAX: return limit_value(x, v, "time_max", &r->d.time_max_s);
+    case F_INTERVAL_MAX: return limit_value(x, v, "interval_max", &r->d.interval_max_s);
     case F_COUNT: break;
     }
     return 0;
@@ -374,11 +390,15 @@ static void inherit(raw_dialect *rd, const eb_dialect_desc *base)
     }
     if (!rd->have[F_ECHO])
         r->d.udp_echo_port = base->udp_echo_port;
+    if (!rd->have[F_TIME_MAX])
+        r->d.time_max_s = base->time_max_s;
+    if (!rd->have[F_INTERVAL_MAX])
+        r->d.interval_max_s = base->interval_max_s;
     if (rd->grammar == EB_DIALECT_UNKNOWN)
         rd->grammar = base->grammar;
     for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
         rd->have[required[i]] = true;
-    rd->have[F_BW] = rd->have[F_ECHO] = true;
+    rd->have[F_BW] = rd->have[F_ECHO] = rd->have[F_TIME_MAX] = rd->have[F_INTERVAL_MAX] = true;
 }
 
 static int check_row(raw_dialect *rd, eb_error *err)

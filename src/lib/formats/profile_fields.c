@@ -6,6 +6,7 @@
  * dynamic RX and the TCP mailbox above 65 KB / 128 / 64 with LWIP_WND_SCALE).
  * The WND_SCALE case is a rule of its own below because the tier says
  * whether it runs with PSRAM. */
+#include "espbench/base/names.h"
 #include "espbench/formats/profile.h"
 #include "espbench/formats/model.h"
 
@@ -127,6 +128,10 @@ int eb_test_from_name(const char *name)
 {
     for (int t = 0; name && t < EB_TEST_ALL_COUNT; t++)
         if (tests[t].name && strcmp(tests[t].name, name) == 0) /* EB_TEST_COUNT: no row (latency) */
+            return t;
+    /* As reports print them: "TCP TX", "tcp-tx" (names.h). */
+    for (int t = 0; name && t < EB_TEST_ALL_COUNT; t++)
+        if (tests[t].name && eb_name_same(tests[t].name, name))
             return t;
     return -1;
 }

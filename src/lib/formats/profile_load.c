@@ -10,6 +10,7 @@
  *   overlay: CHIP  tiers: [...]   adds tiers to, or replaces tiers of, a chip
  *                                 loaded before (earlier directory or a chip
  *                                 file of the same directory) */
+#include "espbench/base/names.h"
 #include "espbench/formats/profile.h"
 
 #include <errno.h>
@@ -1138,12 +1139,35 @@ void eb_profiles_free(eb_profiles *p)
     p->n_chips = 0;
 }
 
+/* A name as reports print it ("ESP32-C3", "Iperf") is the name: exact
+ * first, then the folded spelling (names.h). */
 const eb_chip *eb_profiles_chip(const eb_profiles *p, const char *name)
 {
     for (int i = 0; p && name && i < p->n_chips; i++)
         if (!strcmp(p->chips[i].name, name))
             return &p->chips[i];
+    for (int i = 0; p && name && i < p->n_chips; i++)
+        if (eb_name_same(p->chips[i].name, name))
+            return &p->chips[i];
     return NULL;
+}
+
+const char *eb_profiles_chip_nearest(const eb_profiles *p, const char *name)
+{
+    const char *names[256];
+    int n = 0;
+    for (int i = 0; p && i < p->n_chips && n < 256; i++)
+        names[n++] = p->chips[i].name;
+    return eb_name_nearest(name, names, n);
+}
+
+const char *eb_chip_tier_nearest(const eb_chip *c, const char *name)
+{
+    const char *names[256];
+    int n = 0;
+    for (int i = 0; c && i < c->n_tiers && n < 256; i++)
+        names[n++] = c->tiers[i].name;
+    return eb_name_nearest(name, names, n);
 }
 
 void eb_chip_tier_names(const eb_chip *c, char *buf, size_t n)
@@ -1159,6 +1183,9 @@ const eb_tier *eb_chip_tier(const eb_chip *c, const char *tier_name)
 {
     for (int i = 0; c && tier_name && i < c->n_tiers; i++)
         if (!strcmp(c->tiers[i].name, tier_name))
+            return &c->tiers[i];
+    for (int i = 0; c && tier_name && i < c->n_tiers; i++)
+        if (eb_name_same(c->tiers[i].name, tier_name))
             return &c->tiers[i];
     return NULL;
 }

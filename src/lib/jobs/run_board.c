@@ -117,7 +117,7 @@ static int run_item(board_ctx *bc, const eb_run_item *it, eb_error *err)
             return eb_fail(err, EB_EINTR, "interrupted");
         }
         bool fatal = board_cannot_go_on(bc, trc, err);
-        if (!fatal && attempt < o->retries) {
+        if (!fatal && err->kind != EB_KIND_FINAL && attempt < o->retries) {
             run_infof(bc, EB_RUN_EV_WARN, "%s: %s/%s: %s; retrying (%d of %d)", bc->label, it->tier->name,
                       eb_run_test_name(it->test), err->msg, attempt + 1, o->retries);
             /* Whatever happened, start the next attempt from a known state. */

@@ -112,6 +112,8 @@ static int check_all(const eb_run_idf_req *req, eb_run_idf_step *steps, eb_error
             eb_idf_version_check(steps[i].idf.version, who, err) ||
             eb_idf_env_probe(&steps[i].idf, req->rq->chip, &env, err))
             return err->code;
+        if (steps[i].idf.stale_submodules)
+            emit(req, (eb_run_idf_event){.kind = EB_RUN_IDF_STALE, .index = i, .n = req->n_idf, .step = &steps[i]});
     }
     return 0;
 }

@@ -10,7 +10,7 @@
  *    attenuation or, on hardware, an rssi sweep;
  *  - before each point's first attempt: an AP point (channel, bandwidth) is
  *    applied and the board reconnects; an attenuation point is set, the
- *    link given EB_RUN_SETTLE_MS to settle and the board's RSSI read with a
+ *    link given --settle (EB_RUN_SETTLE_MS) to settle and the board's RSSI read with a
  *    scan; an rssi point steers the attenuator until the board reports the
  *    RSSI within EB_RUN_RSSI_TOL_DB, or fails the point saying how close it
  *    came;
@@ -284,7 +284,7 @@ static int set_att(board_ctx *bc, double db, eb_error *err)
     int rc = eb_atten_set(&bi->att, db, &got, err);
     bi->db = rc ? NAN : got;
     if (!rc && bc->tier) /* connected: give the link (rate control) time to follow */
-        usleep(EB_RUN_SETTLE_MS * 1000);
+        usleep((useconds_t)(bc->sh->o->settle_s > 0 ? bc->sh->o->settle_s * 1e6 : EB_RUN_SETTLE_MS * 1000.0));
     return rc;
 }
 

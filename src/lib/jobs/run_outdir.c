@@ -26,7 +26,7 @@ static void path_in(const char *dir, const char *file, char *out, size_t cap)
 
 static bool exists(const char *path) { return access(path, F_OK) == 0; }
 
-/* --resume needs a run to continue: the folder, and its request or results. */
+/* --resume needs the folder of a run. */
 static int check_resume_folder(const eb_run_opts *o, eb_run_setup *st, eb_error *err)
 {
     struct stat sb;
@@ -34,6 +34,13 @@ static int check_resume_folder(const eb_run_opts *o, eb_run_setup *st, eb_error 
         return run_bad_request(st, err, "--resume: there is no folder %s (%s); check --out, or leave out --resume to "
                                         "start a new run there",
                                o->out_dir, strerror(errno));
+    return 0;
+}
+
+/* ... and a run in it: its request or its results (checked under the lock,
+ * so a run that just started there is named as the holder instead). */
+static int check_resume_run(const eb_run_opts *o, eb_run_setup *st, eb_error *err)
+{
     char req[1100], res[1100];
     path_in(o->out_dir, EB_RUN_REQUEST_FILE, req, sizeof req);
     path_in(o->out_dir, "results.json", res, sizeof res);
@@ -78,6 +85,8 @@ static int compare_request(const eb_run_opts *o, eb_error *err)
     return 0;
 }
 
+static int write_request(const eb_run_opts *o, eb_error *err);
+
 int run_out_ready(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
 {
     (void)rq;
@@ -88,7 +97,25 @@ int run_out_ready(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb
         return rc;
     if (!st->out_lock && (rc = eb_dir_lock_take(o->out_dir, &st->out_lock, err)) != 0)
         return rc;
-    return o->resume ? compare_request(o, err) : 0;
+    if (o->resume && (rc = check_resume_run(o, st, err)) != 0)
+        return rc;
+    if (o->resume)
+        return compare_request(o, err);
+    /* Recorded at once (the virtual boards' firmware follows), so a run
+     * killed while its boards start is a run of its request too. */
+    return write_request(o, err);
+}
+
+static int write_request(const eb_run_opts *o, eb_error *err)
+{
+    char path[1100];
+    path_in(o->out_dir, EB_RUN_REQUEST_FILE, path, sizeof path);
+    char *text = run_request_json(o);
+    if (!text)
+        return eb_fail(err, EB_EIO, "out of memory");
+    int rc = eb_file_write_atomic(path, text, strlen(text), err);
+    free(text);
+    return rc;
 }
 
 int run_request_record(const eb_run_opts *o, eb_error *err)
@@ -96,12 +123,5 @@ int run_request_record(const eb_run_opts *o, eb_error *err)
     int rc;
     if (o->resume && (rc = compare_request(o, err)) != 0)
         return rc;
-    char path[1100];
-    path_in(o->out_dir, EB_RUN_REQUEST_FILE, path, sizeof path);
-    char *text = run_request_json(o);
-    if (!text)
-        return eb_fail(err, EB_EIO, "out of memory");
-    rc = eb_file_write_atomic(path, text, strlen(text), err);
-    free(text);
-    return rc;
+    return write_request(o, err);
 }

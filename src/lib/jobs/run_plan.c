@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "espbench/base/names.h"
 #include "espbench/formats/dims.h"
 #include "espbench/jobs/run.h"
 #include "run_internal.h"
@@ -67,7 +68,7 @@ const char *eb_run_test_name(int test)
 
 int eb_run_test_from_name(const char *name)
 {
-    return strcmp(name, "latency") == 0 ? EB_RUN_LATENCY : eb_test_from_name(name);
+    return eb_name_same(name, "latency") ? EB_RUN_LATENCY : eb_test_from_name(name);
 }
 
 const char *eb_run_peer_tier(const eb_run_board *b, const char *tier)

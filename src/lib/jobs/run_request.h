@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "espbench/adapters/pc.h"
 #include "espbench/jobs/run.h"
 
 #define EB_RUN_REQUEST_FILE "request.json"
@@ -34,5 +35,29 @@ int run_out_ready(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb
 /* Once the boards are known (the virtual boards' firmware too): the resume
  * check again, then OUT/request.json written. */
 int run_request_record(const eb_run_opts *o, eb_error *err);
+
+/* run_names.c: every required option the request lacks, in one line
+ * (EB_ECONFIG, a usage error); the boards' chips (and peers') to their
+ * profiles' spellings ("ESP32-C3" -> "esp32c3"), a typo with the nearest
+ * name. */
+int run_missing_options(const eb_run_request *rq, eb_run_setup *st, eb_error *err);
+int run_names_resolve(eb_run_opts *o, eb_run_setup *st, eb_error *err);
+/* Once the ends have resolved (an ESP-Hosted pair's tiers are the host's):
+ * each tier of the request known to each board's chip, named once, a typo
+ * answered with the nearest tier. */
+int run_tiers_resolve(eb_run_opts *o, eb_run_setup *st, eb_error *err);
+/* --duration and --interval against the iperf limits of each board's
+ * dialect when it is known before the board opens (--dialect, a lab file's
+ * dialect, the virtual boards' espbench firmware); the others are checked
+ * when their console opens (run_steps.c). A usage error. */
+int run_limits_precheck(const eb_run_request *rq, const eb_run_opts *o, eb_run_setup *st, eb_error *err);
+
+/* run_retry.c: after the PC's iperf2 failed (rc != 0): a port it could
+ * not bind makes the error final (no retry) with the --iperf-port hint;
+ * returns rc. Before the run: each board's PC port free for the tests
+ * whose server is the PC's (EB_ECONFIG naming --iperf-port). */
+struct board_ctx;
+int run_pc_iperf_final(const struct board_ctx *bc, eb_pc_iperf *p, uint16_t port, int rc, eb_error *err);
+int run_pc_ports_precheck(const eb_run_opts *o, eb_run_setup *st, eb_error *err);
 
 #endif

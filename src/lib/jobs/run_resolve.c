@@ -21,6 +21,7 @@
 #include "espbench/adapters/lab_file.h"
 #include "espbench/adapters/profile_dirs.h"
 #include "espbench/adapters/dir_lock.h"
+#include "espbench/base/names.h"
 #include "run_internal.h"
 #include "run_request.h"
 
@@ -44,7 +45,7 @@ static int lab_boards(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st
     int k = 0;
     for (int i = 0; i < lab->n_boards; i++) {
         eb_run_board *b = &lab->boards[i];
-        if (rq->chip && strcmp(rq->chip, b->chip))
+        if (rq->chip && !eb_name_same(rq->chip, b->chip))
             continue;
         if (!rq->sim && !b->port[0])
             return run_bad_request(st, err, "lab board '%s' has no port", b->name);
@@ -287,13 +288,16 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     memset(st, 0, sizeof *st);
     if (!!rq->port + !!rq->sim > 1 || (rq->port && rq->lab_file))
         return run_bad_request(st, err, "choose one of --port, --sim, --lab (--lab may be combined with --sim)");
+    int rc = run_missing_options(rq, st, err); /* every one at once, after the contradictions */
+    if (rc)
+        return rc;
     if (!rq->port && !rq->sim && !rq->lab_file)
         return run_bad_request(st, err, "which board? pass --port URL, --sim or --lab FILE");
     if ((rq->coprocessor || rq->transport || rq->coprocessor_port) && rq->lab_file)
         return run_bad_request(st, err, "--coprocessor, --transport and --coprocessor-port are for one board (--port or "
                                         "--sim); with --lab give the board coprocessor: (transport:, "
                                         "coprocessor_port:) in the lab file");
-    int rc = eb_run_check_timing(o, err);
+    rc = eb_run_check_timing(o, err);
     st->bad_request = rc != 0;
     if (!rc)
         rc = rq->lab_file ? lab_boards(rq, o, st, err) : lone_board(rq, o, st, err);
@@ -306,17 +310,16 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     if ((rc = eb_profiles_load_default(&st->profiles, rq->profiles_dir, err)) != 0)
         return rc;
     o->profiles = &st->profiles;
-    for (int i = 0; i < o->n_boards; i++)
-        if (!eb_profiles_chip(&st->profiles, o->boards[i].chip))
-            return run_bad_request(st, err, "no profile for chip '%s' (see 'espbench profiles')", o->boards[i].chip);
+    if ((rc = run_names_resolve(o, st, err)) != 0 || (rc = run_limits_precheck(rq, o, st, err)) != 0)
+        return rc;
     /* The ends' flags: --coprocessor (an ESP-Hosted pair), --peer-* (board to board). */
     if ((rc = run_instr_resolve(rq, o, st, err)) != 0 || (rc = run_hosted_resolve(rq, o, st, err)) != 0 ||
-        (rc = run_pair_resolve(rq, o, st, err)) != 0)
+        (rc = run_pair_resolve(rq, o, st, err)) != 0 || (rc = run_tiers_resolve(o, st, err)) != 0)
         return rc;
     if ((rc = check_plan(rq, o, st, err)) != 0)
         return rc;
     out_default(rq, o, st);
-    if ((rc = eb_run_check_out(o, err)) != 0 || (rc = run_out_ready(rq, o, st, err)) != 0)
+    if ((rc = eb_run_check_out(o, err)) != 0)
         return rc;
     /* No iperf2 on this PC, no run: say so before starting anything (board to
      * board runs leave it out: "" keeps pc_iperf_version unknown). */
@@ -329,9 +332,12 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
         snprintf(st->iperf_version, sizeof st->iperf_version, "%.63s", pv.text);
     }
     o->iperf_version = st->iperf_version;
+    if ((rc = run_out_ready(rq, o, st, err)) != 0) /* the folder: resume, writable, locked */
+        return rc;
     if ((rc = run_hosted_images(rq, o, st, err)) != 0)
         return rc;
-    if (rq->sim && (rc = start_sims(rq, o, st, err)) != 0)
+    if ((rc = run_pc_ports_precheck(o, st, err)) != 0 || (rq->sim && (rc = start_sims(rq, o, st, err)) != 0) ||
+        (rq->sim && (rc = run_pc_ports_precheck(o, st, err)) != 0))
         return rc;
     return run_request_record(o, err);
 }

@@ -13,6 +13,7 @@
 #include "espbench/jobs/flash.h"
 #include "espbench/base/sha256.h"
 #include "espbench/adapters/vboard_ctl.h"
+#include "espbench/formats/dialect.h"
 #include "run_internal.h"
 
 #define SCAN_TRIES 3
@@ -310,7 +311,9 @@ int run_board_open(board_ctx *bc, eb_error *err)
               bc->b->port, bc->drv->name, bc->ident.project[0] ? bc->ident.project : "?",
               bc->ident.app_version, bc->ident.idf_version[0] ? bc->ident.idf_version : "?");
     run_fill_meta(bc);
-    return 0;
+    /* A -t or -i the firmware refuses fails every test alike: no test, no retry. */
+    const eb_run_opts *o = bc->sh->o;
+    return eb_dialect_check_timing(bc->drv->dialect, o->duration_s, o->interval_s, bc->label, err);
 }
 
 void run_board_close(board_ctx *bc)

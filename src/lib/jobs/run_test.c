@@ -11,6 +11,7 @@
 #include "espbench/base/clock.h"
 #include "espbench/adapters/iperf_proc.h"
 #include "run_internal.h"
+#include "run_request.h"
 
 typedef struct test_io {
     board_ctx *bc;
@@ -168,7 +169,7 @@ static int start_pc_server(test_io *io, eb_error *err)
         eb_sleep_ms(300);
     if (b == 0) {
         eb_pc_iperf_stop(io->pc);
-        rc = eb_pc_iperf_check(io->pc, err);
+        rc = run_pc_iperf_final(bc, io->pc, io->cfg.port, eb_pc_iperf_check(io->pc, err), err);
         if (!rc)
             rc = eb_fail(err, EB_EIO, "PC iperf server did not listen on %s port %u", bc->b->pc_ip, io->cfg.port);
     }
@@ -212,7 +213,7 @@ static int board_sends(test_io *io, eb_entry *e, const eb_interval **udp_final, 
             break;
     }
     eb_pc_iperf_stop(io->pc);
-    if ((rc = eb_pc_iperf_check(io->pc, err)) != 0)
+    if ((rc = run_pc_iperf_final(io->bc, io->pc, io->cfg.port, eb_pc_iperf_check(io->pc, err), err)) != 0)
         return rc;
     eb_iperf_run *r = eb_pc_iperf_run(io->pc);
     e->receiver = r->intervals;

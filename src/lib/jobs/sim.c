@@ -2,9 +2,11 @@
  * image with `espbench-vboard mkimage`, flash it through the ROM loader, and
  * hand back the pty. From there the run takes the hardware path.
  *
- * The vboard is forked (not posix_spawn'ed) so that it can ask the kernel to
- * kill it when espbench dies (PR_SET_PDEATHSIG): a SIGKILLed run must not
- * leave a board behind holding its address. */
+ * The vboard is started through spawn.h, which asks the kernel to stop it
+ * when espbench dies (PR_SET_PDEATHSIG, SIGTERM here so that it removes its
+ * pty link and control socket): a SIGKILLed run must not leave a board behind
+ * holding its address. */
+#include "espbench/adapters/spawn.h"
 #include "espbench/base/fs.h"
 #include "espbench/jobs/sim.h"
 #include "espbench/base/sha256.h"
@@ -19,7 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -111,24 +112,20 @@ int eb_sim_free_address(char *out, size_t cap, uint32_t salt, eb_error *err)
 /* Runs the vboard with args to completion (mkimage); output to log. */
 static int run_tool(const char *prog, char *const *args, const char *log, eb_error *err)
 {
-    pid_t pid = fork();
-    if (pid < 0)
-        return eb_fail(err, EB_EIO, "sim: fork: %s", strerror(errno));
-    if (pid == 0) {
-        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-        }
-        execvp(prog, args);
-        _exit(127);
-    }
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return eb_fail(err, EB_EIO, "sim: cannot open %s: %s", log, strerror(errno));
+    eb_spawn_spec sp = {.file = prog, .argv = (const char *const *)args, .out_fd = fd, .err_fd = fd};
+    pid_t pid;
+    int e = eb_spawn(&sp, &pid);
+    close(fd);
+    if (e == ENOENT || e == EACCES)
         return eb_fail(err, EB_ECONFIG, "sim: cannot run '%s': build it (espbench-vboard) or set ESPBENCH_VBOARD",
                        prog);
+    if (e)
+        return eb_fail(err, EB_EIO, "sim: cannot run '%s': %s", prog, strerror(e));
+    int st;
+    eb_spawn_reap(pid, &st);
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
         return eb_fail(err, EB_EIO, "sim: '%s %s' failed (see %s)", prog, args[1], log);
     return 0;
@@ -236,6 +233,118 @@ static void control_path(eb_sim *s, const char *out_dir, const char *name)
              (int)getpid(), name);
 }
 
+/* The vboard's command line for one board; the numbers' text lives in the struct. */
+typedef struct sim_args {
+    char *v[64];
+    char ap[160], noise[32], seed[32], rssi[16], lk[5][32];
+    char cfg[PATH_MAX + 32];
+} sim_args;
+
+static void vboard_args(sim_args *a, char *prog, const eb_sim_opts *o, eb_sim *s, char *flashf, char *link)
+{
+    snprintf(a->rssi, sizeof a->rssi, "%d", o->rssi ? o->rssi : -40);
+    snprintf(a->ap, sizeof a->ap, "%s:env:%s:%s", o->ssid ? o->ssid : EB_SIM_SSID, SIM_AP_ENV, a->rssi);
+    snprintf(a->noise, sizeof a->noise, "%g", o->noise_pct);
+    snprintf(a->seed, sizeof a->seed, "%u", o->seed);
+    int n = 0;
+    char **v = a->v;
+    v[n++] = prog;
+    v[n++] = "--chip";
+    v[n++] = (char *)o->chip;
+    v[n++] = "--flash";
+    v[n++] = flashf;
+    v[n++] = "--link";
+    v[n++] = link;
+    v[n++] = "--ip";
+    v[n++] = s->ip;
+    v[n++] = "--ap";
+    v[n++] = a->ap;
+    v[n++] = "--noise";
+    v[n++] = a->noise;
+    v[n++] = "--seed";
+    v[n++] = a->seed;
+    /* The line is not what is measured: no pacing at the baud rate, so that
+     * flashing the image and the console cost no more than they must. */
+    v[n++] = "--no-baud-timing";
+    n = add_model_args(o, v, n, a->lk);
+    v[n++] = "--no-flash-timing";
+    /* espbench reaches the sim board through a pty, which carries no DTR/RTS:
+     * a SYNC stands in for the reset sequence (docs/vboard.md). */
+    v[n++] = "--sync-resets";
+    v[n++] = "--control";
+    v[n++] = s->control;
+    n = add_pair_args(o, v, n);
+    /* An image from an ESP-IDF build: the build's settings beside it
+     * (BUILD/config/sdkconfig.json) reach the board's figures through the model. */
+    struct stat cst;
+    const char *slash = o->app_image ? strrchr(o->app_image, '/') : NULL;
+    if (slash &&
+        snprintf(a->cfg, sizeof a->cfg, "%.*s/config/sdkconfig.json", (int)(slash - o->app_image), o->app_image) > 0 &&
+        stat(a->cfg, &cst) == 0) {
+        v[n++] = "--sdkconfig-json";
+        v[n++] = a->cfg;
+    }
+    for (int i = 0; i < o->n_faults && i < EB_SIM_MAX_FAULTS; i++) {
+        v[n++] = "--fault";
+        v[n++] = (char *)o->faults[i];
+    }
+    v[n] = NULL;
+}
+
+/* Starts the vboard (SIGTERM when espbench dies, so that it removes its pty
+ * link and control socket; the AP's password in its environment, never in
+ * argv), its stderr into the log, its stdout through a pipe kept open (it
+ * must never see EPIPE) whose first line is the pty's path. */
+static int start_vboard(eb_sim *s, const char *prog, char **args, const char *log, const char *ap_password,
+                        eb_error *err)
+{
+    int po[2];
+    if (pipe2(po, O_CLOEXEC) != 0)
+        return eb_fail(err, EB_EIO, "sim: pipe: %s", strerror(errno));
+    int logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    size_t pwlen = strlen(SIM_AP_ENV) + 2 + (ap_password ? strlen(ap_password) : 0);
+    char *pw = malloc(pwlen);
+    if (!pw)
+        abort();
+    snprintf(pw, pwlen, "%s=%s", SIM_AP_ENV, ap_password ? ap_password : "");
+    const char *env[] = {pw, NULL};
+    eb_spawn_spec sp = {.file = prog, .argv = (const char *const *)args, .env = env, .out_fd = po[1],
+                        .err_fd = logfd >= 0 ? logfd : STDERR_FILENO, .death_signal = SIGTERM};
+    int e = eb_spawn(&sp, &s->pid);
+    memset(pw, 0, pwlen);
+    free(pw);
+    close(po[1]);
+    if (logfd >= 0)
+        close(logfd);
+    if (e) {
+        close(po[0]);
+        s->pid = 0;
+        if (e == ENOENT || e == EACCES)
+            return eb_fail(err, EB_ECONFIG,
+                           "sim: cannot run '%s': build it (espbench-vboard) or set ESPBENCH_VBOARD", prog);
+        return eb_fail(err, EB_EIO, "sim: cannot run '%s': %s", prog, strerror(e));
+    }
+    s->out_fd = po[0];
+    char line[512];
+    size_t len = 0;
+    eb_deadline d = eb_deadline_in(10000);
+    while (len < sizeof line - 1 && !memchr(line, '\n', len) && !eb_deadline_passed(d)) {
+        struct pollfd pf = {po[0], POLLIN, 0};
+        if (poll(&pf, 1, eb_deadline_left_ms(d)) <= 0)
+            continue;
+        ssize_t r = read(po[0], line + len, sizeof line - 1 - len);
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+    }
+    line[len] = 0;
+    line[strcspn(line, "\r\n")] = 0;
+    if (line[0] != '/')
+        return start_failed(prog, log, err);
+    snprintf(s->pty, sizeof s->pty, "%.255s", line);
+    return 0;
+}
+
 int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
 {
     char prog[PATH_MAX];
@@ -278,112 +387,13 @@ int eb_sim_start(eb_sim **out, const eb_sim_opts *o, eb_error *err)
         free(s);
         return rc;
     }
-    char ap[160], noise[32], seed[32], rssi[16], lk[5][32];
-    snprintf(rssi, sizeof rssi, "%d", o->rssi ? o->rssi : -40);
-    snprintf(ap, sizeof ap, "%s:env:%s:%s", o->ssid ? o->ssid : EB_SIM_SSID, SIM_AP_ENV, rssi);
-    snprintf(noise, sizeof noise, "%g", o->noise_pct);
-    snprintf(seed, sizeof seed, "%u", o->seed);
-    char *args[64];
-    int n = 0;
-    args[n++] = prog;
-    args[n++] = "--chip";
-    args[n++] = (char *)o->chip;
-    args[n++] = "--flash";
-    args[n++] = flashf;
-    args[n++] = "--link";
-    args[n++] = link;
-    args[n++] = "--ip";
-    args[n++] = s->ip;
-    args[n++] = "--ap";
-    args[n++] = ap;
-    args[n++] = "--noise";
-    args[n++] = noise;
-    args[n++] = "--seed";
-    args[n++] = seed;
-    /* The line is not what is measured: no pacing at the baud rate, so that
-     * flashing the image and the console cost no more than they must. */
-    args[n++] = "--no-baud-timing";
-    n = add_model_args(o, args, n, lk);
-    args[n++] = "--no-flash-timing";
-    /* espbench reaches the sim board through a pty, which carries no DTR/RTS:
-     * a SYNC stands in for the reset sequence (docs/vboard.md). */
-    args[n++] = "--sync-resets";
     control_path(s, o->out_dir, name);
-    args[n++] = "--control";
-    args[n++] = s->control;
-    n = add_pair_args(o, args, n);
-    /* An image from an ESP-IDF build: the build's settings beside it
-     * (BUILD/config/sdkconfig.json) reach the board's figures through the model. */
-    char cfg[PATH_MAX + 32];
-    struct stat cst;
-    const char *slash = o->app_image ? strrchr(o->app_image, '/') : NULL;
-    if (slash && snprintf(cfg, sizeof cfg, "%.*s/config/sdkconfig.json", (int)(slash - o->app_image), o->app_image) > 0 &&
-        stat(cfg, &cst) == 0) {
-        args[n++] = "--sdkconfig-json";
-        args[n++] = cfg;
-    }
-    for (int i = 0; i < o->n_faults && i < EB_SIM_MAX_FAULTS; i++) {
-        args[n++] = "--fault";
-        args[n++] = (char *)o->faults[i];
-    }
-    args[n] = NULL;
-
-    int po[2];
-    if (pipe2(po, O_CLOEXEC) != 0) {
-        free(s);
-        return eb_fail(err, EB_EIO, "sim: pipe: %s", strerror(errno));
-    }
-    pid_t parent = getpid();
-    s->pid = fork();
-    if (s->pid < 0) {
-        s->out_fd = -1;
-        close(po[0]);
-        close(po[1]);
-        free(s);
-        return eb_fail(err, EB_EIO, "sim: fork: %s", strerror(errno));
-    }
-    if (s->pid == 0) {
-        /* Dies with espbench, whatever kills espbench. */
-        prctl(PR_SET_PDEATHSIG, SIGTERM);
-        if (getppid() != parent)
-            _exit(1);
-        setpgid(0, 0);
-        sigset_t none;
-        sigemptyset(&none);
-        sigprocmask(SIG_SETMASK, &none, NULL);
-        signal(SIGINT, SIG_DFL);
-        signal(SIGTERM, SIG_DFL);
-        signal(SIGPIPE, SIG_DFL);
-        setenv(SIM_AP_ENV, o->ap_password ? o->ap_password : "", 1);
-        dup2(po[1], 1);
-        int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-        if (fd >= 0)
-            dup2(fd, 2);
-        execvp(prog, args);
-        _exit(127);
-    }
-    close(po[1]);
-    /* First stdout line: the pty path. */
-    char line[512];
-    size_t len = 0;
-    eb_deadline d = eb_deadline_in(10000);
-    while (len < sizeof line - 1 && !memchr(line, '\n', len) && !eb_deadline_passed(d)) {
-        struct pollfd pf = {po[0], POLLIN, 0};
-        if (poll(&pf, 1, eb_deadline_left_ms(d)) <= 0)
-            continue;
-        ssize_t r = read(po[0], line + len, sizeof line - 1 - len);
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-    }
-    line[len] = 0;
-    s->out_fd = po[0];
-    line[strcspn(line, "\r\n")] = 0;
-    if (!line[0] || line[0] != '/') {
+    sim_args a;
+    vboard_args(&a, prog, o, s, flashf, link);
+    if ((rc = start_vboard(s, prog, a.v, log, o->ap_password, err)) != 0) {
         eb_sim_stop(s);
-        return start_failed(prog, log, err);
+        return rc;
     }
-    snprintf(s->pty, sizeof s->pty, "%.255s", line);
     FILE *pf = fopen(pidf, "we");
     if (pf) {
         fprintf(pf, "%d\n", (int)s->pid);
@@ -412,8 +422,7 @@ void eb_sim_stop(eb_sim *s)
             eb_sleep_ms(10);
         if (r == 0) {
             kill(s->pid, SIGKILL);
-            while (waitpid(s->pid, &st, 0) < 0 && errno == EINTR)
-                ;
+            eb_spawn_reap(s->pid, NULL);
         }
     }
     if (s->out_fd >= 0)

@@ -318,7 +318,7 @@ int eb_tune_run(const eb_tune_request *rq, const eb_tune_space *s, const eb_tune
         rc = eb_tune_search(s, &rq->cfg, plan, do_probe, &jb, rq->progress, rq->user, rq->stop, r, err);
     if (!rc || rc == EB_EINTR) {
         eb_error e2;
-        int wrc = eb_tune_write_outputs(s, plan, r, rq->cfg.min_free_kb, rq->out_dir, &e2);
+        int wrc = eb_tune_write_outputs(s, plan, r, rq->cfg.min_free_kb, rq->cfg.max_cost_pct, rq->out_dir, &e2);
         if (wrc && !rc) {
             *err = e2;
             rc = wrc;

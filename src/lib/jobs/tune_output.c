@@ -19,7 +19,43 @@ static const char *buf_text(eb_buf *b)
     return (const char *)b->data;
 }
 
-char *eb_tune_frontier_table(const eb_tune_space *s, const eb_tune_result *r)
+/* Every point on all four tests: measured (m) or predicted (p), its costs
+ * outside the objective, and whether it rests on one probe. */
+static void tradeoff_block(eb_buf *b, const eb_tune_space *s, const eb_tune_result *r, double max_cost_pct)
+{
+    double pct = max_cost_pct > 0 ? max_cost_pct : EB_TUNE_MAX_COST_PCT;
+    const char *base = eb_tune_baseline_name(s);
+    eb_buf_printf(b, "\n%-24s", "tier");
+    for (int k = 0; k < EB_TEST_COUNT; k++)
+        eb_buf_printf(b, " %10s", eb_test_label(k));
+    eb_buf_printf(b, "  notes\n");
+    int costly = 0, tentative = 0;
+    for (int i = 0; i < r->n_frontier; i++) {
+        int c = r->frontier[i];
+        eb_tune_tradeoff t;
+        eb_tune_tradeoff_of(s, r, c, max_cost_pct, &t);
+        char name[64], costs[400];
+        eb_buf_printf(b, "%-24s", eb_tune_cand_name(s, c, name, sizeof name));
+        for (int k = 0; k < EB_TEST_COUNT; k++) {
+            if (isfinite(t.mbps[k]))
+                eb_buf_printf(b, " %8.2f %c", t.mbps[k], t.measured[k] ? 'm' : 'p');
+            else
+                eb_buf_printf(b, " %10s", "-");
+        }
+        eb_tune_tradeoff_costs(&t, costs, sizeof costs);
+        eb_buf_printf(b, "  %s%s%s%s\n", t.n_costs ? "COSTS " : "", costs, t.n_costs && t.tentative ? "; " : "",
+                      t.tentative ? "TENTATIVE: one probe" : "");
+        costly += t.n_costs > 0;
+        tentative += t.tentative;
+    }
+    eb_buf_printf(b, "(m: measured; p: the tier model's prediction, the probes ran the objective's tests only. "
+                     "COSTS: a test outside the objective more than %g %% below the %s tier's figure "
+                     "(--max-cost); TENTATIVE: the 95 %% interval rests on one probe. %d of %d points cost, "
+                     "%d tentative)\n",
+                  pct, base ? base : "baseline", costly, r->n_frontier, tentative);
+}
+
+char *eb_tune_frontier_table(const eb_tune_space *s, const eb_tune_result *r, double max_cost_pct)
 {
     eb_buf b;
     eb_buf_init(&b);
@@ -47,6 +83,8 @@ char *eb_tune_frontier_table(const eb_tune_space *s, const eb_tune_result *r)
                       "probe read; model: the tier model's prediction at the published link, the proposal the "
                       "measurements decide on; %d of %d within their 95 %% interval)\n",
                   obj, agree, r->n_frontier);
+    if (r->n_frontier)
+        tradeoff_block(&b, s, r, max_cost_pct);
     char *out = strdup(buf_text(&b));
     eb_buf_free(&b);
     return out;
@@ -54,13 +92,25 @@ char *eb_tune_frontier_table(const eb_tune_space *s, const eb_tune_result *r)
 
 /* ------------------------------------------------------------ frontier.yaml */
 
-static void yaml_tier(eb_buf *b, const eb_tune_space *s, const eb_tune_result *r, int c, int rank)
+static void yaml_tier(eb_buf *b, const eb_tune_space *s, const eb_tune_result *r, int c, int rank,
+                      double max_cost_pct)
 {
     eb_tier t;
     eb_tune_cand_tier(s, c, &t);
     const eb_tune_stat *st = &r->stat[c];
-    eb_buf_printf(b, "  # measured %.2f Mbit/s (95%% CI %.2f..%.2f, %d probes), free heap %.1f KB\n", st->score,
-                  st->lo, st->hi, st->n, st->free_kb);
+    eb_buf_printf(b, "  # measured %.2f Mbit/s (95%% CI %.2f..%.2f, %d probe%s%s), free heap %.1f KB\n", st->score,
+                  st->lo, st->hi, st->n, st->n == 1 ? "" : "s", st->n == 1 ? ": tentative" : "", st->free_kb);
+    eb_tune_tradeoff tr;
+    eb_tune_tradeoff_of(s, r, c, max_cost_pct, &tr);
+    eb_buf_printf(b, "  #");
+    for (int k = 0; k < EB_TEST_COUNT; k++)
+        if (isfinite(tr.mbps[k]))
+            eb_buf_printf(b, " %s %.2f (%s)%s", eb_test_name(k), tr.mbps[k], tr.measured[k] ? "measured" : "predicted",
+                          k + 1 < EB_TEST_COUNT ? "," : "");
+    char costs[400];
+    if (tr.n_costs)
+        eb_buf_printf(b, "\n  # COSTS %s", eb_tune_tradeoff_costs(&tr, costs, sizeof costs));
+    eb_buf_printf(b, "\n");
     eb_buf_printf(b, "  - name: %s\n    label: \"Tune %d: %.0f KB\"\n    settings: {", t.name, rank,
                   st->free_kb);
     bool first = true;
@@ -75,8 +125,8 @@ static void yaml_tier(eb_buf *b, const eb_tune_space *s, const eb_tune_result *r
     eb_buf_printf(b, "}\n");
 }
 
-static int write_yaml(const eb_tune_space *s, const eb_tune_result *r, double floor_kb, const char *dir,
-                      eb_error *err)
+static int write_yaml(const eb_tune_space *s, const eb_tune_result *r, double floor_kb, double max_cost_pct,
+                      const char *dir, eb_error *err)
 {
     eb_buf b;
     eb_buf_init(&b);
@@ -88,7 +138,7 @@ static int write_yaml(const eb_tune_space *s, const eb_tune_result *r, double fl
                   "overlay: %s\ntiers:\n",
                   s->chip->name, eb_tune_objective_format(&s->obj, obj, sizeof obj), floor_kb, dir, s->chip->name);
     for (int i = 0; i < r->n_frontier; i++)
-        yaml_tier(&b, s, r, r->frontier[i], i + 1);
+        yaml_tier(&b, s, r, r->frontier[i], i + 1, max_cost_pct);
     if (r->n_frontier == 0)
         eb_buf_printf(&b, "  []\n");
     char path[600];
@@ -260,8 +310,8 @@ static void chart_points(eb_buf *b, const eb_tune_space *s, const eb_tune_result
     }
 }
 
-static int write_html(const eb_tune_space *s, const eb_tune_result *r, double floor_kb, const char *dir,
-                      eb_error *err)
+static int write_html(const eb_tune_space *s, const eb_tune_result *r, double floor_kb, double max_cost_pct,
+                      const char *dir, eb_error *err)
 {
     chart c;
     chart_bounds(s, r, &c);
@@ -282,15 +332,30 @@ static int write_html(const eb_tune_space *s, const eb_tune_result *r, double fl
     chart_axes(&b, &c, obj, floor_kb);
     chart_points(&b, s, r, &c);
     eb_buf_printf(&b, "</svg>\n<table><tr><th>tier</th><th>settings</th><th>Mbit/s</th><th>95%% CI</th>"
-                      "<th>free KB</th><th>probes</th></tr>\n");
+                      "<th>free KB</th><th>probes</th>");
+    for (int t = 0; t < EB_TEST_COUNT; t++)
+        eb_buf_printf(&b, "<th>%s</th>", eb_test_label(t));
+    eb_buf_printf(&b, "<th>notes</th></tr>\n");
     for (int i = 0; i < r->n_frontier; i++) {
         int k = r->frontier[i];
-        char name[64], set[160];
-        eb_buf_printf(&b, "<tr><td>%s</td><td>%s</td><td>%.2f</td><td>%.2f&ndash;%.2f</td><td>%.1f</td><td>%d</td></tr>\n",
+        char name[64], set[160], costs[400];
+        eb_buf_printf(&b, "<tr><td>%s</td><td>%s</td><td>%.2f</td><td>%.2f&ndash;%.2f</td><td>%.1f</td><td>%d</td>",
                       eb_tune_cand_name(s, k, name, sizeof name), eb_tune_cand_settings(s, k, set, sizeof set),
                       r->stat[k].score, r->stat[k].lo, r->stat[k].hi, r->stat[k].free_kb, r->stat[k].n);
+        eb_tune_tradeoff t;
+        eb_tune_tradeoff_of(s, r, k, max_cost_pct, &t);
+        for (int x = 0; x < EB_TEST_COUNT; x++)
+            eb_buf_printf(&b, isfinite(t.mbps[x]) ? "<td>%.2f %s</td>" : "<td>-</td>", t.mbps[x],
+                          t.measured[x] ? "measured" : "predicted");
+        eb_buf_printf(&b, "<td>%s%s%s%s</td></tr>\n", t.n_costs ? "costs " : "",
+                      eb_tune_tradeoff_costs(&t, costs, sizeof costs), t.n_costs && t.tentative ? "; " : "",
+                      t.tentative ? "tentative: one probe" : "");
     }
-    eb_buf_printf(&b, "</table>\n</body></html>\n");
+    eb_buf_printf(&b, "</table>\n<p>Predicted: the tier model's figure (the probes ran the objective's tests only). "
+                      "Costs: a test outside the objective more than %g %% below the %s tier's figure. Tentative: the "
+                      "95 %% interval rests on one probe.</p>\n</body></html>\n",
+                  max_cost_pct > 0 ? max_cost_pct : EB_TUNE_MAX_COST_PCT,
+                  eb_tune_baseline_name(s) ? eb_tune_baseline_name(s) : "baseline");
     char path[600];
     snprintf(path, sizeof path, "%s/frontier.html", dir);
     int rc = eb_file_write_atomic(path, b.data, b.len, err);
@@ -299,16 +364,16 @@ static int write_html(const eb_tune_space *s, const eb_tune_result *r, double fl
 }
 
 int eb_tune_write_outputs(const eb_tune_space *s, const eb_tune_plan *plan, const eb_tune_result *r,
-                          double floor_kb, const char *out_dir, eb_error *err)
+                          double floor_kb, double max_cost_pct, const char *out_dir, eb_error *err)
 {
     (void)plan;
-    int rc = write_yaml(s, r, floor_kb, out_dir, err);
+    int rc = write_yaml(s, r, floor_kb, max_cost_pct, out_dir, err);
     for (int i = 0; !rc && i < r->n_frontier; i++)
         rc = write_sdkconfig(s, r, i, out_dir, err);
     if (!rc)
-        rc = write_html(s, r, floor_kb, out_dir, err);
+        rc = write_html(s, r, floor_kb, max_cost_pct, out_dir, err);
     if (!rc) {
-        char *t = eb_tune_frontier_table(s, r);
+        char *t = eb_tune_frontier_table(s, r, max_cost_pct);
         char path[600];
         snprintf(path, sizeof path, "%s/frontier.txt", out_dir);
         rc = t ? eb_file_write_atomic(path, t, strlen(t), err) : eb_fail(err, EB_EIO, "out of memory");

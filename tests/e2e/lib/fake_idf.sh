@@ -44,6 +44,8 @@ fake_idf_skeleton() { # DIR MINOR
   git init -q "$dir"
   fake_idf_header "$dir" "$2" 0
   echo "CONFIG_EXAMPLE_FAKE=y" > "$dir/examples/wifi/iperf/sdkconfig.defaults"
+  printf 'cmake_minimum_required(VERSION 3.16)\ninclude($ENV{IDF_PATH}/tools/cmake/project.cmake)\nproject(iperf)\n' \
+    > "$dir/examples/wifi/iperf/CMakeLists.txt"
   cp "$FAKE_IDF_SRC/export.sh" "$FAKE_IDF_SRC/install.sh" "$dir/"
   cp "$FAKE_IDF_SRC/tools/idf.py" "$FAKE_IDF_SRC/tools/activate" "$FAKE_IDF_SRC/tools/kconfig" "$dir/tools/"
   echo "13.2.0_20240530" > "$dir/tools/gcc_ver"

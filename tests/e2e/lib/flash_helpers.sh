@@ -107,7 +107,7 @@ boot_offset() { sed -n 's/^ *bootloader_offset: *\([0-9A-Fa-fx]*\).*/\1/p' "$SOU
 expect_fail() {
     local code=$1 want=$2 rc=0
     shift 2
-    timeout 40 "$@" >"$T/out" 2>"$T/err" || rc=$?
+    timeout 240 "$@" >"$T/out" 2>"$T/err" || rc=$?
     [ "$rc" = "$code" ] || { cat "$T/err" >&2; fail "expected exit $code, got $rc: $*"; }
     grep -qF -- "$want" "$T/err" || { cat "$T/err" >&2; fail "expected '$want' in stderr of: $*"; }
 }

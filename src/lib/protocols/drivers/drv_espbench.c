@@ -405,6 +405,9 @@ static int espbench_iperf_start(const eb_console_driver *drv, eb_console *c,
         snprintf(cmd + n, sizeof cmd - (size_t)n, " -b %gm", cfg->udp_rate_mbps);
     struct start_ctx s = {drv, cfg, run};
     int rc = command(c, cmd, NULL, 0, start_line, &s, d, err);
+    /* The firmware refusing an option refuses it again on a retry. */
+    if (rc && (strstr(err->msg, ": " EBC_ERR_SYNTAX ": ") || strstr(err->msg, ": " EBC_ERR_RANGE ": ")))
+        eb_error_kind(err, EB_KIND_FINAL);
     if (rc)
         return rc;
     /* iperf.started may trail the #EB:OK. */
