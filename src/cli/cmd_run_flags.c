@@ -9,6 +9,7 @@
 #include "cmd_run.h"
 #include "commands.h"
 #include "espbench/adapters/stub_files.h"
+#include "espbench/formats/dims.h"
 #include "espbench/formats/lab.h"
 #include "espbench/formats/ping_parse.h"
 #include "espbench/formats/provenance.h"
@@ -90,6 +91,12 @@ const char cmd_run_usage[] =
     "  --ap NAME             the lab's access point to use: powered on, every other AP off\n"
     "  --ap-set SETTINGS     the AP's band=2g|5g,channel=N,bandwidth=MHZ,txpower=DBM for the run\n"
     "  --settle SECONDS      after an attenuator change, before the board's RSSI is read (default 2)\n"
+    "radio (lists cross with the tiers; the espbench firmware; docs/dimensions.md):\n"
+    "  --band 2.4,5          Wi-Fi band, GHz (5: ESP32-C5)\n"
+    "  --bandwidth 20,40     the board's HT20/HT40\n"
+    "  --phy b|g|n|ac|ax     the highest protocol enabled (ax: C5, C6, C61)\n"
+    "  --power-save none,min-modem,max-modem   modem sleep (--listen-interval N with max-modem)\n"
+    "  --coex none,ble-scan,ble-adv            a BLE activity during the test\n"
     "  --retries N           retries of a test after a reboot or failure (default 2)\n"
     "  --iperf PROGRAM       the PC's iperf2 (default $ESPBENCH_IPERF, else iperf in PATH)\n"
     "  --env SETTING         where the board ran: shield-box, air, cable or free text\n"
@@ -141,6 +148,7 @@ static const run_flag flags[] = {
     SP("parallel-index"), SP("performance-lines"), SP("metrics"), SP("password"), SP("iperf-port"),
     SP("tests"), SP("idf"), SP("idf-cache"), SP("env"), SP("sim-rssi"), SP("sim-phy"), SP("sim-rtt"),
     SP("sim-loss"), SP("sweep"), SP("latency-method"), SP("pattern"), SP("baud"),
+    SP("band"), SP("bandwidth"), SP("phy"), SP("power-save"), SP("coex"), SP("listen-interval"),
 };
 #define N_FLAGS ((int)(sizeof flags / sizeof flags[0]))
 
@@ -180,6 +188,30 @@ static int parse_int(const char *opt, const char *v, long lo, long hi, long *out
     return cli_parse_long("run", opt, v, lo, hi, out);
 }
 
+/* --band, --bandwidth, --phy, --power-save, --coex (lists of a radio
+ * dimension, dims.h) and --listen-interval; 1 when name is none of them. */
+static int parse_radio_opt(const char *name, eb_run_opts *o)
+{
+    static const struct { const char *flag; int dim; } radio[] = {
+        {"band", EB_DIM_BAND}, {"bandwidth", EB_DIM_RADIO_BW}, {"phy", EB_DIM_PHY},
+        {"power-save", EB_DIM_POWER_SAVE}, {"coex", EB_DIM_COEX},
+    };
+    if (!strcmp(name, "listen-interval")) {
+        long v;
+        int rc = parse_int("--listen-interval", optarg, 1, 65535, &v);
+        if (!rc)
+            o->radio.listen_interval = (int)v;
+        return rc;
+    }
+    for (size_t i = 0; i < sizeof radio / sizeof radio[0]; i++) {
+        eb_error re;
+        if (strcmp(name, radio[i].flag))
+            continue;
+        return eb_radio_parse(&o->radio, radio[i].dim, optarg, &re) ? cli_usage_error("run", "%s", re.msg) : 0;
+    }
+    return -1;
+}
+
 /* A flag read by a case of its own; 0 or the exit code. */
 static int parse_special(const char *name, eb_run_request *rq, eb_run_opts *o, run_args *args)
 {
@@ -189,6 +221,9 @@ static int parse_special(const char *name, eb_run_request *rq, eb_run_opts *o, r
     char why[160];
     if (!strcmp(name, "tier") || !strcmp(name, "tiers"))
         return add_tiers(o, optarg);
+    if ((rc = parse_radio_opt(name, o)) >= 0)
+        return rc;
+    rc = 0;
     if (!strcmp(name, "tests"))
         return parse_tests(optarg, &o->tests);
     if (!strcmp(name, "sim-noise"))

@@ -86,7 +86,9 @@ static fixture *fx_new(const char *chip)
     f->rom = vb_rom_new(&f->b, &f->flash, &h);
     f->port = (eb_port){.ops = &in_process, .url = "in-process", .baud = 115200, .impl = f};
     f->c = eb_rom_client_new(&f->port, &f->prof);
-    eb_rom_timeouts t = {.sync_ms = 20, .command_ms = 50, .erase_per_mb_ms = 50, .md5_per_mb_ms = 50};
+    /* Generous: the in-process loader answers at once on an idle machine, and a busy one must
+     * only make the test slower (a short command deadline failed it with two CPU hogs running). */
+    eb_rom_timeouts t = {.sync_ms = 1000, .command_ms = 5000, .erase_per_mb_ms = 5000, .md5_per_mb_ms = 5000};
     eb_rom_client_set_timeouts(f->c, &t);
     eb_rom_chip_info info;
     assert_int_equal(eb_rom_sync(f->c, 2, &err), 0);

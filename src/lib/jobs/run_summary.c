@@ -11,6 +11,7 @@
 #include "espbench/adapters/profile_dirs.h"
 #include "espbench/adapters/results_file.h"
 #include "espbench/base/fs.h"
+#include "espbench/formats/dims.h"
 #include "espbench/formats/report.h"
 #include "espbench/jobs/run.h"
 
@@ -110,11 +111,15 @@ int eb_run_progress_text(const eb_run_progress *p, int n_boards, bool tty, eb_bu
 
 /* ------------------------------------------------------------ the summary */
 
-/* "board:tier" when the run had several boards, else the tier. */
-static const char *tier_cell(const char *board, const char *tier, int n_boards, char *buf, size_t cap)
+/* "board:tier" when the run had several boards, else the tier; then the
+ * radio's dimensions away from their defaults ("band=5 ps=min_modem"). */
+static const char *tier_cell(const char *board, const char *tier, const eb_provenance *p, int n_boards, char *buf,
+                             size_t cap)
 {
     bool named = board[0] && n_boards > 1;
-    snprintf(buf, cap, "%s%s%s", named ? board : "", named ? ":" : "", tier);
+    char radio[64];
+    eb_radio_label(p, radio, sizeof radio);
+    snprintf(buf, cap, "%s%s%s%s%s", named ? board : "", named ? ":" : "", tier, radio[0] ? " " : "", radio);
     return buf;
 }
 
@@ -124,11 +129,11 @@ static void latency_table(const eb_results *f, int n_boards, eb_buf *out)
                   "avg ms", "max ms", "p99 ms", "loss");
     for (int i = 0; i < f->n_lat; i++) {
         const eb_latency *l = &f->lat[i];
-        char tier[96], mn[16], avg[16], mx[16], p99[16], rep[24], loss[16];
+        char tier[192], mn[16], avg[16], mx[16], p99[16], rep[24], loss[16];
         snprintf(rep, sizeof rep, "%d/%d", l->received, l->sent);
         bool ok = !strcmp(l->status, "ok");
         eb_buf_printf(out, "%-10s %-18s %-9s %9s %8s %8s %8s %8s %7s%s%s\n", l->chip,
-                      tier_cell(l->board, l->tier, n_boards, tier, sizeof tier), l->method, rep,
+                      tier_cell(l->board, l->tier, &l->prov, n_boards, tier, sizeof tier), l->method, rep,
                       num(mn, sizeof mn, l->min_ms, "%.2f"), num(avg, sizeof avg, l->avg_ms, "%.2f"),
                       num(mx, sizeof mx, l->max_ms, "%.2f"), num(p99, sizeof p99, l->p99_ms, "%.2f"),
                       num(loss, sizeof loss, l->loss_pct, "%.1f%%"), ok ? "" : "  FAILED: ", ok ? "" : l->error);
@@ -160,8 +165,8 @@ static void throughput_table(const eb_results *f, int n_boards, eb_buf *out)
                   "docs", "diff", "loss", "free KB");
     for (int i = 0; i < f->n_entries; i++) {
         const eb_entry *r = &f->entries[i];
-        char mean[16], peak[16], ref[16], diff[16], loss[16], mem[16], tier[96];
-        tier_cell(r->board, r->tier, n_boards, tier, sizeof tier);
+        char mean[16], peak[16], ref[16], diff[16], loss[16], mem[16], tier[192];
+        tier_cell(r->board, r->tier, eb_entry_prov(r), n_boards, tier, sizeof tier);
         if (strcmp(r->status, "ok")) {
             eb_buf_printf(out, "%-10s %-18s %-7s FAILED: %s\n", r->chip, tier, eb_run_test_name(r->test),
                           eb_entry_error(r));
