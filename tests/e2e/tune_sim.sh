@@ -50,7 +50,8 @@ for e in after:
 PY
 
 # The frontier: a table, the overlay profile, sdkconfig fragments.
-n_front=$(grep -c '^tune-s' "$T/last.out")
+# (each frontier tier starts a row of the frontier table and one of the trade-off table after it)
+n_front=$(grep -o '^tune-s[0-9a-z-]*' "$T/last.out" | sort -u | wc -l)
 [ "$n_front" -ge 2 ] || { cat "$T/last.out" >&2; fail "frontier of $n_front points"; }
 [ "$(ls "$OUT"/sdkconfig.tune-* | wc -l)" = "$n_front" ] || fail "not one sdkconfig fragment per frontier point"
 grep -q '^CONFIG_ESP_WIFI_DYNAMIC_TX_BUFFER_NUM=' "$OUT"/sdkconfig.tune-* || fail "sdkconfig fragment lacks the TX buffers"
