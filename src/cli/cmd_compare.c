@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "espbench/formats/compare.h"
+#include "espbench/formats/idf_ci.h"
 #include "espbench/base/fs.h"
 #include "espbench/jobs/merge.h"
 #include "espbench/formats/report.h"
@@ -16,6 +17,7 @@ const char cmd_compare_usage[] =
     "                        [--chip CHIP] [--tier-map A=B] [--confidence PCT] [--junit FILE]\n"
     "       espbench compare --baseline docs CURRENT...   (or BASELINE = docs)\n"
     "       espbench compare RESULTS... --idf-base VERSION --idf-new VERSION\n"
+    "       espbench compare --idf-thresholds HEADER RESULTS... [--chip CHIP]\n"
     "\n"
     "Compares every chip x tier x test cell of CURRENT (results.json files, merged)\n"
     "with BASELINE (a results.json) or with the profiles' reference figures (docs).\n"
@@ -37,6 +39,10 @@ const char cmd_compare_usage[] =
     "  --idf-base A --idf-new B  within RESULTS (merged), the cells measured with\n"
     "                   ESP-IDF A (provenance idf_version, e.g. v5.1) are the\n"
     "                   baseline and those with ESP-IDF B the current ones\n"
+    "  --idf-thresholds HEADER  Espressif CI's gate: each chip's best peak 1-s figure per\n"
+    "                   test against the header's IDF_PERFORMANCE_MIN_*_THROUGHPUT\n"
+    "                   (ESP-IDF components/idf_test/include/<target>/idf_performance_target.h),\n"
+    "                   and IperfUtility's 'fall to 0' and 'bad point' flags on sweeps\n"
     "\n"
     "Every cell also gets a verdict: better / worse / within noise, from Welch's\n"
     "t interval of the difference (repeat figures when both sides have >= 2,\n"
@@ -59,6 +65,37 @@ static int compare_output(eb_compare *cmp, const char *junit, eb_error *err)
     }
     eb_buf_free(&out);
     return rc;
+}
+
+/* compare --idf-thresholds HEADER RESULTS...: Espressif CI's rules (idf_ci.h). */
+static int compare_idf_ci(int n_files, char **files, const char *header, const char *chip)
+{
+    if (n_files < 1)
+        return cli_usage_error("compare", "no RESULTS given for --idf-thresholds");
+    eb_error err = {0};
+    eb_buf text, out;
+    eb_buf_init(&text);
+    eb_buf_init(&out);
+    eb_idf_thresholds th;
+    eb_results all;
+    eb_results_init(&all);
+    int rc = eb_file_read(header, 1 << 20, "ESP-IDF's idf_performance_target.h", &text, &err);
+    if (!rc)
+        rc = eb_idf_thresholds_parse((const char *)text.data, text.len, header, &th, &err);
+    if (!rc)
+        rc = eb_results_load_merged(&all, (const char *const *)files, n_files, EB_MERGE_NEWEST, &err);
+    int fails = 0;
+    if (!rc) {
+        fails = eb_idf_ci_check(&all, &th, chip, &out);
+        fwrite(out.data, 1, out.len, stdout);
+        printf("%d failed (Espressif CI's rules: %s)\n", fails, header);
+    }
+    eb_buf_free(&text);
+    eb_buf_free(&out);
+    eb_results_free(&all);
+    if (rc)
+        return cli_error(&err) == EB_EIO ? EB_EIO : EB_ECONFIG;
+    return fails ? EB_ESHORT : 0;
 }
 
 /* compare RESULTS... --idf-base A --idf-new B: the cells of one ESP-IDF
@@ -115,10 +152,11 @@ int cmd_compare(int argc, char **argv)
         {"baseline", required_argument, NULL, 'b'}, {"significant", no_argument, NULL, 'S'},
         {"tier-map", required_argument, NULL, 't'}, {"confidence", required_argument, NULL, 'C'},
         {"idf-base", required_argument, NULL, 'A'}, {"idf-new", required_argument, NULL, 'B'},
+        {"idf-thresholds", required_argument, NULL, 'T'},
         {NULL, 0, NULL, 0},
     };
     eb_compare_opts co = {.max_drop_pct = 5.0, .stat = EB_STAT_MEAN, .chip = NULL};
-    const char *junit = NULL, *baseline = NULL, *idf_base = NULL, *idf_new = NULL;
+    const char *junit = NULL, *baseline = NULL, *idf_base = NULL, *idf_new = NULL, *thresholds = NULL;
     char tier_map[64];
     int c;
     optind = 1;
@@ -154,9 +192,14 @@ int cmd_compare(int argc, char **argv)
         }
         case 'A': idf_base = optarg; break;
         case 'B': idf_new = optarg; break;
+        case 'T': thresholds = optarg; break;
         default: return cli_option_error("compare");
         }
     }
+    if (thresholds)
+        return baseline || idf_base ? cli_usage_error("compare", "--idf-thresholds is a gate of its own: leave out "
+                                                                "--baseline and --idf-base/--idf-new")
+                                    : compare_idf_ci(argc - optind, argv + optind, thresholds, co.chip);
     if ((idf_base != NULL) != (idf_new != NULL))
         return cli_usage_error("compare", "--idf-base and --idf-new go together: give both ESP-IDF versions");
     if (idf_base && baseline)

@@ -19,6 +19,7 @@
 #include "espbench/formats/pattern.h"
 #include "espbench/formats/profile.h"
 #include "espbench/formats/provenance.h"
+#include "espbench/formats/dims.h"
 #include "espbench/jobs/run.h"
 #include "espbench/adapters/profile_dirs.h"
 #include "espbench/adapters/results_file.h"
@@ -102,6 +103,12 @@ const char cmd_run_usage[] =
     "  --ap NAME             the lab's access point to use: powered on, every other AP off\n"
     "  --ap-set SETTINGS     the AP's band=2g|5g,channel=N,bandwidth=MHZ,txpower=DBM for the run\n"
     "  --settle SECONDS      after an attenuator change, before the board's RSSI is read (default 2)\n"
+    "radio (lists cross with the tiers; the espbench firmware; docs/dimensions.md):\n"
+    "  --band 2.4,5          Wi-Fi band, GHz (5: ESP32-C5)\n"
+    "  --bandwidth 20,40     the board's HT20/HT40\n"
+    "  --phy b|g|n|ac|ax     the highest protocol enabled (ax: C5, C6, C61)\n"
+    "  --power-save none,min-modem,max-modem   modem sleep (--listen-interval N with max-modem)\n"
+    "  --coex none,ble-scan,ble-adv            a BLE activity during the test\n"
     "  --retries N           retries of a test after a reboot or failure (default 2)\n"
     "  --iperf PROGRAM       the PC's iperf2 (default $ESPBENCH_IPERF, else iperf in PATH)\n"
     "  --env SETTING         where the board ran: shield-box, air, cable or free text\n"
@@ -258,9 +265,11 @@ static void print_latency_summary(const display *d)
            "avg ms", "max ms", "p99 ms", "loss");
     for (int i = 0; i < d->n_lat; i++) {
         const eb_latency *l = &d->lat[i];
-        char tier[96], mn[16], avg[16], mx[16], p99[16], rep[24], loss[16];
-        snprintf(tier, sizeof tier, "%s%s%s", l->board[0] && d->n_boards > 1 ? l->board : "",
-                 l->board[0] && d->n_boards > 1 ? ":" : "", l->tier);
+        char tier[192], mn[16], avg[16], mx[16], p99[16], rep[24], loss[16];
+        char radio[64];
+        eb_radio_label(&l->prov, radio, sizeof radio); /* "band=5 ps=min_modem"; "" at the defaults */
+        snprintf(tier, sizeof tier, "%s%s%s%s%s", l->board[0] && d->n_boards > 1 ? l->board : "",
+                 l->board[0] && d->n_boards > 1 ? ":" : "", l->tier, radio[0] ? " " : "", radio);
         fmt_ms(mn, sizeof mn, l->min_ms);
         fmt_ms(avg, sizeof avg, l->avg_ms);
         fmt_ms(mx, sizeof mx, l->max_ms);
@@ -290,9 +299,11 @@ static void print_summary(display *d, const eb_run_summary *s, const char *out_d
                     isfinite(r->ref_mbps) && r->ref_mbps > 0 ? (r->mean_mbps / r->ref_mbps - 1) * 100 : NAN, "%+.1f%%");
             fmt_num(loss, sizeof loss, r->loss_pct, "%.1f%%");
             fmt_num(mem, sizeof mem, r->free_heap >= 0 ? r->free_heap / 1024.0 : NAN, "%.1f");
-            char tier[96];
-            snprintf(tier, sizeof tier, "%s%s%s", r->board[0] && d->n_boards > 1 ? r->board : "",
-                     r->board[0] && d->n_boards > 1 ? ":" : "", r->tier);
+            char tier[192];
+            char radio[64];
+            eb_radio_label(eb_entry_prov(r), radio, sizeof radio);
+            snprintf(tier, sizeof tier, "%s%s%s%s%s", r->board[0] && d->n_boards > 1 ? r->board : "",
+                     r->board[0] && d->n_boards > 1 ? ":" : "", r->tier, radio[0] ? " " : "", radio);
             if (strcmp(r->status, "ok"))
                 printf("%-10s %-18s %-7s FAILED: %s\n", r->chip, tier, eb_run_test_name(r->test), eb_entry_error(r));
             else
@@ -344,6 +355,7 @@ enum {
     O_PARALLEL_COUNT, O_PARALLEL_INDEX, /* pytest-embedded's spelling of --shard */
     O_PERF_LINES, O_METRICS,            /* CI figures after the run */
     O_IDF, O_IDF_CACHE,                 /* the matrix over ESP-IDF checkouts */
+    O_BAND, O_RADIO_BW, O_PHY, O_POWER_SAVE, O_COEX, O_LISTEN, /* the board's radio (dims.h) */
 };
 
 static const struct option long_opts[] = {
@@ -395,6 +407,12 @@ static const struct option long_opts[] = {
     {"ap", required_argument, 0, O_AP},
     {"ap-set", required_argument, 0, O_AP_SET},
     {"settle", required_argument, 0, O_SETTLE},
+    {"band", required_argument, 0, O_BAND},
+    {"bandwidth", required_argument, 0, O_RADIO_BW},
+    {"phy", required_argument, 0, O_PHY},
+    {"power-save", required_argument, 0, O_POWER_SAVE},
+    {"coex", required_argument, 0, O_COEX},
+    {"listen-interval", required_argument, 0, O_LISTEN},
     {"latency-count", required_argument, 0, O_LATENCY_COUNT},
     {"latency-method", required_argument, 0, O_LATENCY_METHOD},
     {"aggregate", no_argument, 0, O_AGGREGATE},
@@ -440,6 +458,24 @@ static int parse_tests(const char *v, unsigned *mask)
 }
 
 /* One option into the request or the options; 0 or the exit code. */
+/* --band, --bandwidth, --phy, --power-save, --coex (lists of a radio
+ * dimension, dims.h) and --listen-interval. */
+static int parse_radio_opt(int c, eb_run_opts *o)
+{
+    static const int dims[] = {EB_DIM_BAND, EB_DIM_RADIO_BW, EB_DIM_PHY, EB_DIM_POWER_SAVE, EB_DIM_COEX};
+    if (c == O_LISTEN) {
+        long v;
+        int rc = parse_int("--listen-interval", optarg, 1, 65535, &v);
+        if (!rc)
+            o->radio.listen_interval = (int)v;
+        return rc;
+    }
+    eb_error re;
+    if (eb_radio_parse(&o->radio, dims[c - O_BAND], optarg, &re))
+        return cli_usage_error("run", "%s", re.msg);
+    return 0;
+}
+
 static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
 {
     long v = 0;
@@ -519,6 +555,8 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
     case O_AP: o->ap_name = optarg; break;
     case O_AP_SET: o->ap_set = optarg; break;
     case O_SETTLE: return parse_double("--settle", optarg, 0.01, &o->settle_s);
+    case O_BAND: case O_RADIO_BW: case O_PHY: case O_POWER_SAVE: case O_COEX: case O_LISTEN:
+        return parse_radio_opt(c, o);
     case O_SWEEP: {
         eb_error se;
         if (o->sweep.n > 0)

@@ -151,6 +151,7 @@ static int figure(vb_console *c, int test, double *value)
     eb_model_link link = b->link;
     bool force = b->force_model;
     pthread_mutex_unlock(&b->lock);
+    vb_radio_link(c, &link); /* the mode's PHY ceiling (vb_radio.c) */
     if (b->hosted) { /* an ESP-Hosted pair: always the pair model */
         *value = vb_hosted_figure(b, c->have_runs ? &c->runs : NULL, &link, test);
         return isnan(*value) ? EB_FIG_NONE : EB_FIG_MODEL;
@@ -169,6 +170,8 @@ static int figure(vb_console *c, int test, double *value)
             src = EB_FIG_MODEL;
         }
     }
+    if (!b->hosted)
+        vb_radio_figure(c, test, &src, value); /* 5 GHz, a BLE activity */
     return src;
 }
 

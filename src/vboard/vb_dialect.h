@@ -152,4 +152,11 @@ void vb_con_restart(vb_console *c);
 /* Test hook: replace the traffic engine (NULL restores vb_iperf_*). */
 void vb_console_set_traffic(vb_console *c, const vb_traffic_ops *ops);
 
+/* vb_radio.c: the radio settings' models (docs/dimensions.md): the PHY
+ * ceiling of the mode into the link (true when it changes it), the 5 GHz
+ * figure and a BLE activity's share on a figure, modem sleep's wait. */
+bool vb_radio_link(const vb_console *c, eb_model_link *l);
+void vb_radio_figure(const vb_console *c, int test, int *src, double *value);
+double vb_radio_echo_wait_ms(const vb_console *c);
+
 #endif

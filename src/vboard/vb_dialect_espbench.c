@@ -7,6 +7,7 @@
 
 #include "espbench/base/str.h"
 #include "espbench/formats/dialect.h"
+#include "espbench/formats/radio_model.h"
 #include "vb_dialect.h"
 #include "vb_rom.h"
 
@@ -276,13 +277,20 @@ static int op_link(void *ctx, ebc_link *l)
     static const ebc_radio none;
     ebc_radio r;
     radio_now(c, &none, &r);
-    bool five = e[0].channel > 14;
+    /* band=5 on a dual-band chip: the emulated AP's 5 GHz radio, channel 36
+     * (vb_radio.c models its figures); the 11n AP answers the mode asked for
+     * (vb_radio.c's ceiling of it), 11n otherwise. */
+    bool five = e[0].channel > 14 || (c->build.band_5g && c->core.radio.band == EBC_BAND_5G);
     l->rssi = e[0].rssi;
-    l->channel = e[0].channel;
+    l->channel = five && e[0].channel <= 14 ? 36 : e[0].channel;
     l->bw_mhz = five ? r.bw_5g : r.bw_2g;
     snprintf(l->second, sizeof l->second, "%s", l->bw_mhz == 40 ? (e[0].channel <= 7 ? "above" : "below") : "none");
     snprintf(l->band, sizeof l->band, "%s", five ? "5GHz" : "2.4GHz");
-    snprintf(l->phy, sizeof l->phy, "11n");
+    unsigned asked = five ? c->core.radio.phy_5g : c->core.radio.phy_2g;
+    snprintf(l->phy, sizeof l->phy, "%s",
+             asked ? eb_radio_mode(asked & EBC_PHY_11B, asked & (EBC_PHY_11G | EBC_PHY_11A), asked & EBC_PHY_11N,
+                                   asked & EBC_PHY_11AX, l->bw_mhz)
+                   : "11n");
     static const char *const ps_names[] = {[EBC_PS_NONE] = "none", [EBC_PS_MIN_MODEM] = "min_modem",
                                            [EBC_PS_MAX_MODEM] = "max_modem"};
     snprintf(l->ps, sizeof l->ps, "%s", ps_names[r.ps]);

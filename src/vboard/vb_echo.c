@@ -1,6 +1,7 @@
 /* UDP echo with the modelled link (vb_echo.h). Replies wait in a small queue
  * until due, so probes sent faster than the RTT overlap as on a real link. */
 #include "vb_echo.h"
+#include "vb_dialect.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -57,6 +58,8 @@ static void take_one(vb_echo *e)
     pthread_mutex_lock(&e->b->lock);
     double rtt = e->b->link.rtt_ms, loss = e->b->link.loss_pct;
     pthread_mutex_unlock(&e->b->lock);
+    if (e->b->console) /* modem sleep: the request waits for the station's wake beacon (vb_radio.c) */
+        rtt += vb_radio_echo_wait_ms(e->b->console);
     if (loss > 0 && (double)(rand_r(&e->rng) % 10000) < loss * 100)
         return;
     if (e->n == ECHO_QUEUE)

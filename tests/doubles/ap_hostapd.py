@@ -14,9 +14,16 @@ the answer sent back to the client's own bound socket.
                        ieee80211n, vht_oper_chwidth, ssid[0], ... one per line
   anything else        UNKNOWN COMMAND
 
+With --udp PORT instead of --socket: hostapd built with CONFIG_CTRL_IFACE_UDP
+(ctrl_interface=udp:PORT) on 127.0.0.1: GET_COOKIE answers COOKIE=<16 hex
+digits> (no newline), and every other command must come as
+"COOKIE=<hex> CMD"; one without the right cookie is dropped unanswered
+(hostapd ctrl_iface.c).
+
 Each ENABLE is logged (--log) with the settings the interface runs."""
 import argparse
 import os
+import secrets
 import socket
 import sys
 
@@ -30,16 +37,28 @@ def freq_of(ch):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--socket", required=True)
+    p.add_argument("--socket")
+    p.add_argument("--udp", type=int, help="a UDP control interface on 127.0.0.1:PORT (0: any free port)")
+    p.add_argument("--ready", help="with --udp: file to write the port to")
     p.add_argument("--ssid", default="bench-ap")
     p.add_argument("--log")
     a = p.parse_args()
     conf = {"hw_mode": "g", "channel": "6", "ieee80211n": "1", "ht_capab": "", "vht_oper_chwidth": "0"}
     enabled = True
-    if os.path.exists(a.socket):
-        os.unlink(a.socket)
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    s.bind(a.socket)
+    cookie = ""
+    if a.udp is not None:
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind(("127.0.0.1", a.udp))
+        cookie = "COOKIE=" + secrets.token_hex(8)
+        if a.ready:
+            with open(a.ready + ".tmp", "w") as f:
+                f.write('{"udp": %d}' % s.getsockname()[1])
+            os.replace(a.ready + ".tmp", a.ready)
+    else:
+        if os.path.exists(a.socket):
+            os.unlink(a.socket)
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        s.bind(a.socket)
 
     def valid(name, v):
         if name == "hw_mode":
@@ -55,6 +74,14 @@ def main():
     while True:
         data, peer = s.recvfrom(4096)
         cmd = data.decode(errors="replace").strip()
+        if cookie:
+            if cmd == "GET_COOKIE":
+                s.sendto(cookie.encode(), peer)
+                continue
+            if not cmd.startswith(cookie):
+                log_event(a.log, device="hostapd", event="dropped", why="no cookie")
+                continue
+            cmd = cmd[len(cookie):].lstrip(" ")
         words = cmd.split(" ", 2)
         if cmd == "PING":
             out = "PONG\n"

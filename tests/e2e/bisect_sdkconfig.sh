@@ -13,7 +13,7 @@ export ESPBENCH_VBOARD=$VBOARD
 
 FAKE_IDF_RENAME_AT=4 fake_idf_repo "$T/idf" 6
 "$ESPBENCH" bisect --idf-repo "$T/idf" --good fake-1 --bad fake-6 --chip esp32s3 --tier iperf --test tcp_rx --sim \
-    --sim-noise 0 --duration 1 --interval 0.5 --repeats 2 --idf-cache "$T/cache" --out "$T/b" >"$T/o" 2>"$T/e" \
+    --sim-noise 0 --threshold 30 --duration 1 --interval 0.5 --repeats 2 --idf-cache "$T/cache" --out "$T/b" >"$T/o" 2>"$T/e" \
     || fail "bisect: $(cat "$T/e" "$T/o")"
 grep -q "^first bad commit: $(fake_idf_commit "$T/idf" 4) " "$T/o" || fail "not commit 4: $(cat "$T/o" "$T/e")"
 grep -q "changes in library code (Wi-Fi blobs, lwIP, drivers) cannot be simulated" "$T/e" || fail "no note: $(cat "$T/e")"

@@ -41,6 +41,7 @@ bg python3 "$D/atten_idf_serial.py" --link "$T/att-garbage.tty" --fault garbage
 bg python3 "$D/atten_idf_serial.py" --link "$T/att-silent.tty" --fault silent
 bg python3 "$D/minicircuits.py" --vboard-control "$T/ctl" --log "$T/mc.log" --ready "$T/mc.json"
 bg python3 "$D/minicircuits.py" --fault busy:99 --ready "$T/mc-busy.json"
+bg python3 "$D/atten_weinschel.py" --vboard-control "$T/ctl" --log "$T/wein.log" --ready "$T/wein.json"
 bg python3 "$D/pdu_apc.py" --password-env APC_PASS --state "$T/apc.state" --log "$T/apc.log" --ready "$T/apc.json"
 bg python3 "$D/power_tasmota.py" --password-env TAS_PASS --state "$T/tas.state" --log "$T/tas.log" --ready "$T/tas.json"
 wait_file "$T/apc.json"
@@ -50,7 +51,8 @@ bg python3 "$D/ap_openwrt.py" --name ap1 --password-env OWRT_PASS --power-state 
 bg python3 "$D/ap_openwrt.py" --name ap2 --password-env OWRT_PASS --power-state "$T/tas.state" --outlet 2 \
     --expire-after 3 --log "$T/ap2.log" --ready "$T/ap2.json"
 bg python3 "$D/ap_hostapd.py" --socket "$T/hostapd-wlan0" --log "$T/ap3.log"
-for f in att.tty att-garbage.tty att-silent.tty mc.json mc-busy.json ap1.json ap2.json hostapd-wlan0; do
+bg python3 "$D/ap_hostapd.py" --udp 0 --ready "$T/ap4.json" --log "$T/ap4.log"
+for f in att.tty att-garbage.tty att-silent.tty mc.json mc-busy.json wein.json ap1.json ap2.json hostapd-wlan0 ap4.json; do
     wait_file "$T/$f"
 done
 
@@ -72,6 +74,7 @@ instruments:
   - {name: ap1, kind: ap, driver: openwrt, address: "http://127.0.0.1:$(port_of "$T/ap1.json" http)", password_env: OWRT_PASS, power: "pdu1:1"}
   - {name: ap2, kind: ap, driver: openwrt, address: "http://127.0.0.1:$(port_of "$T/ap2.json" http)", password_env: OWRT_PASS, power: "plug2:2"}
   - {name: ap3, kind: ap, driver: hostapd, address: "$T/hostapd-wlan0", radio: wlan0}
+  - {name: ap4, kind: ap, driver: hostapd, address: "udp:127.0.0.1:$(port_of "$T/ap4.json" udp)"}
 EOF
     for a in "$@"; do echo "  - $a" >> "$T/lab.yaml"; done
 }
@@ -115,6 +118,15 @@ json_check "$T/telnet" 'r["entries"][0]["provenance"]["attenuation_db"] == 20.25
 grep -q '"att": 20.25, .*"via": "telnet"' "$T/mc.log" || fail "no Telnet set in the Mini-Circuits double's log"
 vb_atten 0
 
+# 3b. A Weinschel 8320 over Telnet: path 1 set, read back; a value off its
+# 0.25 dB step is rounded to it.
+lab "{name: w1, kind: attenuator, driver: weinschel-telnet, address: \"127.0.0.1:$(port_of "$T/wein.json" telnet)\", channel: 1}"
+expect_rc 0 timeout 120 "$ESPBENCH" "${RUN[@]}" --sweep attenuation=10.1,40 --out "$T/wein"
+has "dut: sweep attenuation = 40 dB (w1 reads 40 dB), RSSI -75 dBm"
+json_check "$T/wein" '[e["provenance"]["attenuation_db"] for e in r["entries"]] == [10, 40]'
+grep -q '"att": 10.0, .*"unit_path": 1' "$T/wein.log" || fail "no set in the Weinschel double's log"
+vb_atten 0
+
 # 4. The OpenWrt AP ap1, powered alone by the APC PDU, set per channel point;
 # the board connects after each change.
 lab
@@ -150,6 +162,11 @@ expect_rc 0 timeout 120 "$ESPBENCH" "${RUN[@]}" --ap ap3 --ap-set channel=36,ban
 has "ap3: band 5g, channel 36, 40 MHz"
 has "plug2: outlet 2 off (access point ap2)"
 grep -q '"channel": "36", "ht_capab": "\[HT40+\]", "hw_mode": "a"' "$T/ap3.log" || fail "hostapd not set"
+# hostapd on another machine: its UDP control interface, every command with GET_COOKIE's cookie
+expect_rc 0 timeout 120 "$ESPBENCH" "${RUN[@]}" --ap ap4 --sweep channel=1,11 --out "$T/hostapd-udp"
+has "dut: sweep channel = 11: ap4 reports band 2g, channel 11, 20 MHz"
+[ "$(grep -c '"event": "enable"' "$T/ap4.log")" = 2 ] || fail "the UDP hostapd was not enabled once per point"
+! grep -q '"dropped"' "$T/ap4.log" || fail "a command without the cookie"
 
 # 7. Bad answers: one line naming the instrument and what it said; points
 # already measured stay.
@@ -179,11 +196,11 @@ has "espbench: power plug2 (tasmota http://127.0.0.1:$(port_of "$T/tas.json" htt
 cp "$T/lab.yaml" "$T/bad-lab.yaml"
 echo "  - {name: att7, kind: attenuator, driver: weinschel, address: /dev/ttyUSB7}" >> "$T/bad-lab.yaml"
 expect_rc 2 "$ESPBENCH" run --lab "$T/bad-lab.yaml" --tier iperf --out "$T/x"
-has "$T/bad-lab.yaml:17:44: instrument 'att7': no attenuator driver 'weinschel' (idf-serial, minicircuits-http, minicircuits-telnet)"
+has "$T/bad-lab.yaml:18:44: instrument 'att7': no attenuator driver 'weinschel' (idf-serial, minicircuits-http, minicircuits-telnet, weinschel-telnet)"
 cp "$T/lab.yaml" "$T/bad-lab.yaml"
 echo "  - {name: att7, kind: attenuator, driver: idf-serial, address: /dev/ttyUSB7, password: x}" >> "$T/bad-lab.yaml"
 expect_rc 2 "$ESPBENCH" run --lab "$T/bad-lab.yaml" --tier iperf --out "$T/x"
-has "$T/bad-lab.yaml:17:79: a password is never written in the lab file: use password_env: VAR or password_file: FILE"
+has "$T/bad-lab.yaml:18:79: a password is never written in the lab file: use password_env: VAR or password_file: FILE"
 expect_rc 2 "$ESPBENCH" run --lab "$T/lab.yaml" --tier iperf --sweep attenuation=10 --out "$T/x"
 has "espbench run: --sweep attenuation needs a lab attenuator in front of board dut: an instruments: entry of kind attenuator in the lab file (docs/instruments.md)"
 expect_rc 2 "$ESPBENCH" run --lab "$T/lab.yaml" --tier iperf --sweep channel=1,6 --out "$T/x"

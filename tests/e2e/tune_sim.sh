@@ -50,9 +50,12 @@ for e in after:
 PY
 
 # The frontier: a table, the overlay profile, sdkconfig fragments.
-# (each frontier tier starts a row of the frontier table and one of the trade-off table after it)
-n_front=$(grep -o '^tune-s[0-9a-z-]*' "$T/last.out" | sort -u | wc -l)
+# (The first table's rows end with "yes" or "no (...)"; the second shows the same points on all
+# four tests, "m" measured or "p" predicted, with their costs.)
+n_front=$(tr -d '\r' <"$T/last.out" | grep -c '^tune-s.* \(yes\|no (.*)\)$' || true)
 [ "$n_front" -ge 2 ] || { cat "$T/last.out" >&2; fail "frontier of $n_front points"; }
+[ "$(tr -d '\r' <"$T/last.out" | grep -c '^tune-s[0-9a-z-]* *[0-9.]* m  *[0-9.]* p  *[0-9.]* p  *[0-9.]* p' || true)" = "$n_front" ] ||
+    { cat "$T/last.out" >&2; fail "the frontier points not shown on all four tests (tcp_tx measured, the rest predicted)"; }
 [ "$(ls "$OUT"/sdkconfig.tune-* | wc -l)" = "$n_front" ] || fail "not one sdkconfig fragment per frontier point"
 grep -q '^CONFIG_ESP_WIFI_DYNAMIC_TX_BUFFER_NUM=' "$OUT"/sdkconfig.tune-* || fail "sdkconfig fragment lacks the TX buffers"
 mkdir "$T/prof" && cp "$OUT/frontier.yaml" "$T/prof/"

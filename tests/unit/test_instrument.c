@@ -81,7 +81,7 @@ static void test_lab_instrument_errors(void **state)
                  "lab.yaml:14:11: unknown instrument kind 'oscilloscope' (attenuator, ap, power)");
     expect_error("  - name: x\n    kind: attenuator\n    driver: weinschel\n    address: a\n",
                  "lab.yaml:15:13: instrument 'x': no attenuator driver 'weinschel' (idf-serial, minicircuits-http, "
-                 "minicircuits-telnet)");
+                 "minicircuits-telnet, weinschel-telnet)");
     expect_error("  - name: x\n    kind: ap\n    driver: openwrt\n    address: a\n    password: root\n",
                  "lab.yaml:17:5: a password is never written in the lab file: use password_env: VAR or "
                  "password_file: FILE");
@@ -109,16 +109,16 @@ static void test_lab_instrument_errors(void **state)
 static void test_driver_tables_match_the_parser(void **state)
 {
     (void)state;
-    static const char *const att[] = {"idf-serial", "minicircuits-http", "minicircuits-telnet"};
+    static const char *const att[] = {"idf-serial", "minicircuits-http", "minicircuits-telnet", "weinschel-telnet"};
     static const char *const ap[] = {"openwrt", "hostapd"};
     static const char *const pw[] = {"apc", "tasmota"};
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < 4; i++)
         assert_non_null(eb_atten_driver(att[i]));
     for (size_t i = 0; i < 2; i++) {
         assert_non_null(eb_ap_driver(ap[i]));
         assert_non_null(eb_power_driver(pw[i]));
     }
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < 4; i++) {
         char yaml[200];
         snprintf(yaml, sizeof yaml, "  - {name: x, kind: attenuator, driver: %s, address: a}\n", att[i]);
         eb_lab lab;

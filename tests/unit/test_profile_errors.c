@@ -20,7 +20,7 @@ static const struct {
 } cases[] = {
     {"unknown_key.yaml",
      "22:5: unknown key 'colour' in tier (allowed: name, label, label_zh, base, psram, image, "
-     "runtime, settings, reference)"},
+     "runtime, settings, reference, reference_5g)"},
     {"wrong_type.yaml", "18:18: expected an integer for 'static_rx', got 'eight'"},
     {"out_of_range.yaml",
      "18:18: tier 'default': static_rx = 200 is outside the Kconfig range 2..128 of "

@@ -29,6 +29,7 @@ static const char base_script[] =
     "print espbench> \n"
     "on version -> #EB:OK proto=1 fw=0.1.0 idf=v5.5 chip=esp32 mac=7c:df:a1:00:00:01" P "\n"
     "on tier_set -> #EB:OK" P "\n"
+    "on link -> #EB:OK rssi=-40 ch=6 bw=20 ch2=none band=2.4GHz phy=11n ps=none ssid=lab" P "\n"
     "on tier_show -> #EB:OK name=iperf" P "\n"
     "on sta_scan -> #EB:EV wifi.scan ssid=\"lab\" rssi=-40 ch=6\\r\\n#EB:OK count=1" P "\n"
     "on sta_connect -> #EB:EV wifi.connected\\r\\n#EB:EV wifi.got_ip ip=127.0.0.2 mask=255.0.0.0 "

@@ -23,6 +23,7 @@
 
 #include "espbench/adapters/dir_lock.h"
 #include "espbench/adapters/net_port.h"
+#include "espbench/adapters/pc.h"
 #include "espbench/base/names.h"
 #include "espbench/formats/dialect.h"
 #include "jobs/run_request.h"
@@ -383,6 +384,47 @@ static void test_duration_over_the_firmware_limit_ends_at_open(void **state)
     cleanup(&res);
 }
 
+/* The PC's iperf2 cannot bind its port (iperf 2.1.8's own line when another
+ * program listens there): the test fails at once, with the hint, no retry. */
+static void test_pc_port_taken_is_not_retried(void **state)
+{
+    (void)state;
+    seen s = {0};
+    eb_error err = {0};
+    eb_results res;
+    eb_results_init(&res);
+    snprintf(dir, sizeof dir, "/tmp/eb-request-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    char script[128], pcs[128];
+    snprintf(script, sizeof script, "%s/board.script", dir);
+    snprintf(pcs, sizeof pcs, "%s/pc.script", dir);
+    FILE *f = fopen(script, "w");
+    assert_non_null(f);
+    fputs(board_script, f);
+    fclose(f);
+    f = fopen(pcs, "w");
+    assert_non_null(f);
+    fputs("bound no\niperf -s -> listener bind failed: Address already in use\n", f);
+    fclose(f);
+    eb_pc *pc = NULL;
+    assert_int_equal(eb_pc_fake_load(&pc, pcs, &err), 0);
+    eb_run_board b = {.chip = "esp32", .pc_ip = "127.0.0.1", .iperf_port = 5001, .dialect = "espbench"};
+    snprintf(b.port, sizeof b.port, "fake://%s", script);
+    eb_run_opts o = {.profiles = &profiles, .boards = &b, .n_boards = 1, .tiers = {"iperf"}, .n_tiers = 1,
+                     .tests = 1u << EB_TEST_TCP_TX, .duration_s = 2, .interval_s = 1, .warmup_s = -1, .retries = 2,
+                     .ssid = "lab", .password = "secret", .out_dir = dir, .pc = pc,
+                     .iperf_version = "iperf version 2.1.9 (test)", .progress = on_progress, .user = &s};
+    eb_run_summary sum;
+    assert_int_equal(eb_run(&o, &sum, &err), EB_EIO);
+    eb_pc_free(pc);
+    assert_int_equal(s.retries, 0);
+    assert_int_equal(s.failed, 1);
+    assert_string_equal(s.last_error, "PC iperf could not listen on 127.0.0.1 port 5001 (PC iperf: iperf output line 1: "
+                                      "listener bind failed: Address already in use): another program holds the port; "
+                                      "pass --iperf-port N with a free port");
+    cleanup(&res);
+}
+
 static void test_port_taken(void **state)
 {
     (void)state;
@@ -418,6 +460,7 @@ int main(void)
         cmocka_unit_test(test_dialect_limits),
         cmocka_unit_test(test_refused_option_is_not_retried),
         cmocka_unit_test(test_duration_over_the_firmware_limit_ends_at_open),
+        cmocka_unit_test(test_pc_port_taken_is_not_retried),
         cmocka_unit_test(test_port_taken),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "espbench/base/error.h"
 #include "espbench/formats/profile.h"
 #include "espbench/formats/provenance.h"
 
@@ -35,11 +36,19 @@ enum eb_dim {
     EB_DIM_TIER = EB_DIM_SWEEP_END, /* the buffer tier (entry tier) */
     EB_DIM_REPEAT,   /* the run of the test (entry repeat) */
     EB_DIM_IDF,      /* the ESP-IDF version (run --idf: a run folder per version) */
+    /* the board's radio (run --band 2.4,5 ...: lists crossed with the tiers;
+     * the key: provenance radio_*; docs/dimensions.md) */
+    EB_DIM_BAND,       /* GHz: 2.4, 5 */
+    EB_DIM_RADIO_BW,   /* MHz: the board's HT20 / HT40 */
+    EB_DIM_PHY,        /* the highest protocol enabled: b, g, n, ax (a, n, ac, ax at 5 GHz) */
+    EB_DIM_POWER_SAVE, /* none, min_modem, max_modem (with run --listen-interval) */
+    EB_DIM_COEX,       /* a BLE activity during the test: none, ble_scan, ble_adv */
     EB_DIM_COUNT
 };
 
 #define EB_DIM_SWEEPS 1u /* --sweep takes it */
 #define EB_DIM_LINK 2u   /* the virtual board's link (its control socket): --sim (rssi: or an attenuator) */
+#define EB_DIM_RADIO 4u  /* a radio setting of the board: a list of names, checked against the chip's facts */
 
 typedef struct eb_dim_desc {
     const char *name; /* as flags spell it: "udp-rate" */
@@ -52,6 +61,11 @@ typedef struct eb_dim_desc {
      * dimension (NULL: the results store keys it by a field of its own —
      * tier, repeat — or a run folder does). */
     bool (*same)(const eb_provenance *a, const eb_provenance *b);
+    /* Radio dimensions: the names it takes (NULL-terminated; the first is
+     * the default, whose results keep the key they had), and whether chip c
+     * can run value v (false: the one line in why). */
+    const char *const *values;
+    bool (*chip_can)(const eb_chip *c, const char *v, char *why, size_t cap);
 } eb_dim_desc;
 
 /* The row of a dimension; NULL for EB_DIM_NONE or out of range. */
@@ -65,6 +79,40 @@ bool eb_dims_same_point(const eb_provenance *a, const eb_provenance *b);
 bool eb_dims_at_default(const eb_provenance *p);
 /* "rssi=-60" for a result at a sweep point, "" otherwise (report cells). */
 void eb_dims_point_label(const eb_provenance *p, char *out, size_t cap);
+
+/* ---- the radio dimensions ---- */
+
+#define EB_RADIO_MAX_VALUES 6
+/* The values a run asks for, per radio dimension (n 0: not asked: the
+ * board keeps what it runs), in the order given. */
+typedef struct eb_radio_values {
+    char v[EB_DIM_COUNT][EB_RADIO_MAX_VALUES][12];
+    int n[EB_DIM_COUNT];
+    int listen_interval; /* beacon intervals with max_modem; 0 = ESP-IDF's */
+} eb_radio_values;
+
+/* Parses a flag's comma-separated list ("2.4,5", "min-modem,none") into
+ * rv's names (canonical: "ht40" -> "40", "min-modem" -> "min_modem").
+ * EB_ECONFIG with one line naming the flag and the values it takes. */
+int eb_radio_parse(eb_radio_values *rv, int dim, const char *list, eb_error *err);
+/* How many radio points the values make (their product; 1 when none). */
+int eb_radio_points(const eb_radio_values *rv);
+/* Point i's values into key's radio_* fields (a default value, and a
+ * dimension not asked for, leaves its field unknown: the key it had). */
+void eb_radio_key(const eb_radio_values *rv, int i, eb_provenance *key);
+/* Point i's value of one dimension, as asked ("" when not asked). */
+const char *eb_radio_value(const eb_radio_values *rv, int i, int dim);
+/* Whether chip c can run every value asked for: false with one line
+ * ("--band 5: esp32c3 has no 5 GHz radio (profile esp32c3: wifi_bands 2.4)"). */
+bool eb_radio_chip_can(const eb_radio_values *rv, const eb_chip *c, char *why, size_t cap);
+/* "band=5 bw=40" for a result's radio point ("" at the defaults). */
+void eb_radio_label(const eb_provenance *p, char *out, size_t cap);
+
+/* The PHY rate ceiling of a mode (IEEE 802.11 rate tables, one spatial
+ * stream, short guard interval): "11n" HT20 MCS7 72.2, HT40 150; "11ax"
+ * HE20 MCS9 114.7 (0.8 us GI); "11ac" VHT20 MCS8 86.7, VHT40 MCS9 200;
+ * "11g"/"11a" 54; "11b" 11 Mbit/s. NAN for an unknown mode. */
+double eb_phy_ceiling_mbps(const char *phy_mode, double bw_mhz);
 
 /* The published figure of test on tier t at a result's point (key; NULL =
  * every dimension at its default): the docs' figure for the four

@@ -24,7 +24,7 @@ enum eb_instr_kind { EB_INSTR_NONE, EB_INSTR_ATTENUATOR, EB_INSTR_AP, EB_INSTR_P
 typedef struct eb_instr_spec {
     char name[48];
     int kind;                  /* enum eb_instr_kind */
-    char driver[32];           /* "idf-serial", "minicircuits-http", "openwrt", "apc", ... */
+    char driver[32];           /* "idf-serial", "minicircuits-http", "weinschel-telnet", "openwrt", "apc", ... */
     char address[256];         /* port URL, http://host[:port], host[:port] or a control socket path */
     char user[64];             /* "" = the driver's default */
     char password_env[128];    /* "" if none */

@@ -86,6 +86,9 @@ typedef struct eb_tier {
     /* Reference figures from the docs (NAN when the docs give none). */
     double ref_avail_kb;
     double ref_mbps[EB_TEST_COUNT]; /* written by the loaders; read through eb_tier_ref (dims.h) */
+    /* The docs' figures on the 5 GHz band (reference_5g:, ESP32-C5), NAN
+     * when none; read through eb_tier_ref with a key at band 5. */
+    double ref_5g_mbps[EB_TEST_COUNT];
     char image[128];      /* stock-firmware image name in the manifest, "" if runtime-switchable */
     /* Where the tier was defined, for error messages. */
     char file[256];
@@ -155,6 +158,14 @@ typedef struct eb_chip {
     /* The UDP rate the PC offers in udp_rx by default, Mbit/s; 0 = 100.
      * ESP-IDF's iperf test utility (IperfTestBaseUtility.DEF_UDP_RX_BW_LIMIT). */
     double udp_rx_rate_mbps;
+    /* Radio facts (each chip's soc_caps.h and datasheet; the radio
+     * dimensions of dims.h are checked against them): the Wi-Fi bands
+     * ("2.4", "2.4,5"; "" = none known), the bands where it runs HT40,
+     * 802.11ax (wifi6) and Bluetooth LE. */
+    char wifi_bands[16];
+    char ht40_bands[16];
+    bool wifi6;
+    bool ble;
     eb_tier *tiers;
     int n_tiers;
     char file[256];

@@ -63,6 +63,17 @@ typedef struct eb_provenance {
      * ("att1=idf-serial ap1=openwrt pdu1=apc"), "" / NAN without. */
     double attenuation_db;
     char instruments[160];
+    /* The radio dimensions asked for (dims.h: run --band, --bandwidth,
+     * --phy, --power-save, --listen-interval, --coex), "" / NAN at their
+     * default. Part of the result's key; the link as negotiated is in band,
+     * phy_mode, channel, bandwidth_mhz and power_save above. Written only
+     * when known, so results of a run at the defaults keep their bytes. */
+    char radio_band[8];       /* "2.4", "5" */
+    double radio_bandwidth;   /* MHz: 20, 40 */
+    char radio_phy[16];       /* "b,g,n", "ax" ... */
+    char radio_power_save[12];/* "none", "min_modem", "max_modem" */
+    double radio_listen_interval; /* beacon intervals (max_modem) */
+    char radio_coex[12];      /* "none", "ble_scan", "ble_adv" */
 } eb_provenance;
 
 /* All unknown. */
@@ -80,6 +91,7 @@ typedef struct eb_prov_field {
     int kind;           /* enum eb_prov_kind */
     size_t off, size;   /* offsetof/sizeof in eb_provenance */
     const char *label;  /* report footer label */
+    bool optional;      /* written (JSON key, CSV column) only where known */
 } eb_prov_field;
 int eb_prov_n_fields(void);
 const eb_prov_field *eb_prov_field_get(int i);

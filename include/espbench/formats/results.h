@@ -144,6 +144,9 @@ eb_latency *eb_results_put_latency(eb_results *r, const eb_latency *l);
 /* board NULL = any; sweep_var "" = no sweep point (as eb_results_find_point). */
 eb_latency *eb_results_find_latency(eb_results *r, const char *board, const char *chip, const char *tier,
                                     int repeat, const char *sweep_var, double sweep_value);
+/* The latency set of key's board, chip, tier, repeat and point of every
+ * dimension (dims.h: the sweep point, the radio settings). */
+eb_latency *eb_results_find_latency_key(eb_results *r, const eb_latency *key);
 
 void eb_results_init(eb_results *r);
 void eb_results_free(eb_results *r);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "espbench/formats/board_spec.h"
+#include "espbench/formats/dims.h"
 #include "espbench/base/error.h"
 #include "espbench/formats/model.h"
 #include "espbench/formats/profile.h"
@@ -92,6 +93,10 @@ typedef struct eb_run_opts {
     int repeat;             /* default 1 */
     double udp_rate_mbps;   /* 0: per test and chip, see eb_run_udp_rate */
     eb_sweep sweep;         /* --sweep: the tests run at each point (n = 0: no sweep) */
+    /* --band, --bandwidth, --phy, --power-save (--listen-interval), --coex:
+     * the board's radio at each point of their product (dims.h), crossed
+     * with the tiers; none asked: the board keeps what it runs. */
+    eb_radio_values radio;
     /* --aggregate: the boards start each test together, into one AP (every
      * board needs the same plan); under --sim their virtual boards share the
      * AP's medium (model link "stations"). */
@@ -166,6 +171,7 @@ typedef struct eb_run_item {
     const eb_tier *tier;
     int test, repeat;
     int point;              /* index into o->sweep.values; -1 = no sweep */
+    int radio;              /* the radio point (dims.h eb_radio_value of o->radio); 0 when none is asked */
 } eb_run_item;
 /* The offered rate of an item: the sweep point's for a udp-rate sweep,
  * else eb_run_udp_rate. */

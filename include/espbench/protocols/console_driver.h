@@ -8,6 +8,7 @@
 #define ESPBENCH_CONSOLE_DRIVER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "espbench/protocols/console.h"
@@ -26,6 +27,16 @@ typedef struct eb_mem_info {
     long min_free_internal; /* low-water mark since boot, -1 unknown */
     long largest_block;     /* -1 unknown */
 } eb_mem_info;
+
+/* The association as the firmware reports it (the espbench console's
+ * `link`): "" / 0 where it says nothing. */
+typedef struct eb_link_info {
+    int rssi, channel, bw_mhz;
+    char second[8];  /* HT40 secondary: above, below, none */
+    char band[12];   /* "2.4GHz", "5GHz" */
+    char phy[16];    /* negotiated: "11n", "11ax" ... */
+    char ps[16];
+} eb_link_info;
 
 /* One board-side iperf run. */
 typedef struct eb_board_iperf {
@@ -94,6 +105,14 @@ struct eb_console_driver {
                        eb_board_run *run);
     /* Stops a running iperf (or does nothing when it already finished). */
     int (*iperf_abort)(const eb_console_driver *drv, eb_console *c, eb_deadline d, eb_error *err);
+    /* Radio settings (dims.h's radio dimensions), "band=5 bw5=40" in the
+     * espbench console's spelling; the board's reply (what it runs now) in
+     * now. A setting the firmware refuses is EB_ECONFIG with its reason.
+     * NULL: the firmware cannot set them (the stock examples). */
+    int (*radio_set)(const eb_console_driver *drv, eb_console *c, const char *settings, char *now, size_t cap,
+                     eb_deadline d, eb_error *err);
+    /* The association now (NULL: the firmware does not say). */
+    int (*link)(const eb_console_driver *drv, eb_console *c, eb_link_info *l, eb_deadline d, eb_error *err);
 };
 
 /* The driver of a firmware of one's own, described by a pattern file with a

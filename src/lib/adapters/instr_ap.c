@@ -14,13 +14,19 @@
  *    hw_mode, channel, ieee80211n, ht_capab, vht_oper_chwidth, then DISABLE
  *    and ENABLE so the interface restarts with them (RELOAD would read the
  *    configuration file again and lose them). STATUS reads back. hostapd
- *    has no transmit power setting (that is the driver's, through iw). */
+ *    has no transmit power setting (that is the driver's, through iw).
+ *    A hostapd on another machine built with CONFIG_CTRL_IFACE_UDP
+ *    (ctrl_interface=udp:8877) takes "udp:HOST:PORT": the same commands as
+ *    UDP datagrams, each after "COOKIE=<hex> " where the cookie is
+ *    GET_COOKIE's answer (hostapd ctrl_iface.c; a request without the right
+ *    cookie is dropped unanswered). */
 #include "instr_internal.h"
 
 #include "espbench/formats/instr_proto.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <netdb.h>
 #include <math.h>
 #include <poll.h>
 #include <stdio.h>
@@ -236,8 +242,44 @@ const eb_ap_ops eb_ap_openwrt = {
 
 typedef struct hapd {
     int fd;
-    char local[108];
+    char local[108];      /* the Unix client socket's path, "" over UDP */
+    char cookie[48];      /* "COOKIE=<hex>" over UDP, "" otherwise */
 } hapd;
+
+static int hapd_cmd(eb_instr *in, const char *cmd, char *reply, size_t cap, eb_error *err);
+
+/* "udp:HOST:PORT": a connected UDP socket and GET_COOKIE's cookie. */
+static int hapd_open_udp(eb_instr *in, hapd *h, eb_error *err)
+{
+    char host[200];
+    const char *a = in->spec->address + 4, *colon = strrchr(a, ':');
+    if (!colon || colon == a || !colon[1] || (size_t)(colon - a) >= sizeof host)
+        return eb_instr_fail(in, EB_ECONFIG, err, "a UDP control interface is udp:HOST:PORT");
+    snprintf(host, sizeof host, "%.*s", (int)(colon - a), a);
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_DGRAM}, *res = NULL;
+    int g = getaddrinfo(host, colon + 1, &hints, &res);
+    if (g)
+        return eb_instr_fail(in, EB_ECONFIG, err, "cannot resolve %s: %s", host, gai_strerror(g));
+    h->fd = socket(res->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    int rc = h->fd < 0 || connect(h->fd, res->ai_addr, res->ai_addrlen) ? errno : 0;
+    freeaddrinfo(res);
+    if (rc)
+        return eb_instr_fail(in, EB_EIO, err, "cannot reach its control interface: %s", strerror(rc));
+    char reply[64];
+    in->impl = h;
+    rc = hapd_cmd(in, "GET_COOKIE", reply, sizeof reply, err);
+    in->impl = NULL;
+    if (rc)
+        return rc;
+    reply[strcspn(reply, "\r\n")] = 0;
+    if (strncmp(reply, "COOKIE=", 7) || strlen(reply) < 8 || strlen(reply) >= sizeof h->cookie) {
+        char q[80];
+        eb_instr_quote(reply, strlen(reply), q, sizeof q);
+        return eb_instr_fail(in, EB_EIO, err, "GET_COOKIE answered \"%s\", not COOKIE=<hex>", q);
+    }
+    memcpy(h->cookie, reply, strlen(reply) + 1); /* fits: checked above */
+    return 0;
+}
 
 static int hapd_open(eb_instr *in, eb_error *err)
 {
@@ -245,6 +287,18 @@ static int hapd_open(eb_instr *in, eb_error *err)
     hapd *h = calloc(1, sizeof *h);
     if (!h)
         return eb_instr_fail(in, EB_EIO, err, "out of memory");
+    h->fd = -1;
+    if (!strncmp(in->spec->address, "udp:", 4)) {
+        int rc = hapd_open_udp(in, h, err);
+        if (rc) {
+            if (h->fd >= 0)
+                close(h->fd);
+            free(h);
+            return rc;
+        }
+        in->impl = h;
+        return 0;
+    }
     struct sockaddr_un me = {.sun_family = AF_UNIX}, ap = {.sun_family = AF_UNIX};
     const char *path = in->spec->address;
     if (strlen(path) >= sizeof ap.sun_path) {
@@ -274,7 +328,9 @@ static int hapd_open(eb_instr *in, eb_error *err)
 static int hapd_cmd(eb_instr *in, const char *cmd, char *reply, size_t cap, eb_error *err)
 {
     hapd *h = in->impl;
-    if (send(h->fd, cmd, strlen(cmd), 0) < 0)
+    char out[320];
+    int len = snprintf(out, sizeof out, "%s%s%s", h->cookie, h->cookie[0] ? " " : "", cmd);
+    if (send(h->fd, out, (size_t)len, 0) < 0)
         return eb_instr_fail(in, EB_EIO, err, "%s: cannot send: %s", cmd, strerror(errno));
     eb_deadline d = eb_deadline_in(EB_INSTR_TIMEOUT_MS);
     for (;;) {
@@ -357,7 +413,8 @@ static void hapd_close(eb_instr *in)
     if (!h)
         return;
     close(h->fd);
-    unlink(h->local);
+    if (h->local[0])
+        unlink(h->local);
     free(h);
 }
 

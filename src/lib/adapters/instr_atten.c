@@ -14,7 +14,13 @@
  *    same commands, one per CR LF line. SETATT answers 1 (done), 0
  *    (failed), 2 (above the maximum: set to the maximum). MN? names the
  *    model, whose last field is its maximum ("RCDAT-6000-90": 90 dB);
- *    0.25 dB steps. */
+ *    0.25 dB steps.
+ *  - weinschel-telnet: Aeroflex/Weinschel 8320/8321 and 833x attenuator
+ *    units over Telnet (Weinschel IM-608 "Models 8320 & 8321", as the
+ *    Android ACTS attenuator_lib/aeroflex driver speaks it): CR LF lines,
+ *    each answer ended by the ">" prompt; "*CLS" clears, "RFCONFIG? ATTN N"
+ *    answers "MODEL, MAX_DB, STEP_DB, ..." for path N, "ATTN N DB" sets
+ *    (no answer but the prompt), "ATTN? N" answers the attenuation. */
 #include "instr_internal.h"
 
 #include "espbench/formats/instr_proto.h"
@@ -221,6 +227,115 @@ static void mc_close(eb_instr *in)
     eb_buf_free(&m->acc);
     free(m);
 }
+
+/* ---- Weinschel 8320: a command, its answer up to the ">" prompt ---- */
+
+typedef struct wein_att {
+    eb_port *tn;
+    eb_buf acc;
+    double step;
+} wein_att;
+
+static int wein_cmd(eb_instr *in, const char *cmd, char *reply, size_t cap, eb_error *err)
+{
+    wein_att *w = in->impl;
+    static const char *const prompt[] = {">"};
+    eb_buf_reset(&w->acc);
+    int rc = instr_tn_send(in, w->tn, cmd, err);
+    if (!rc && instr_tn_expect(in, w->tn, &w->acc, prompt, 1, eb_deadline_in(EB_INSTR_TIMEOUT_MS), err) < 0)
+        rc = err->code;
+    if (rc)
+        return rc;
+    /* the text before the prompt, its lines' ends and an echo of the command left out */
+    const char *t = eb_buf_cstr(&w->acc), *end = strchr(t, '>');
+    size_t n = end ? (size_t)(end - t) : strlen(t), cl = strlen(cmd);
+    if (n >= cl && !strncmp(t, cmd, cl))
+        t += cl, n -= cl;
+    while (n > 0 && (*t == '\r' || *t == '\n' || *t == ' '))
+        t++, n--;
+    while (n > 0 && (t[n - 1] == '\r' || t[n - 1] == '\n' || t[n - 1] == ' '))
+        n--;
+    snprintf(reply, cap, "%.*s", (int)n, t);
+    return 0;
+}
+
+static int wein_path(const eb_instr *in) { return in->spec->channel > 0 ? in->spec->channel : 1; }
+
+static int wein_open(eb_instr *in, eb_error *err)
+{
+    wein_att *w = calloc(1, sizeof *w);
+    if (!w)
+        return eb_instr_fail(in, EB_EIO, err, "out of memory");
+    eb_buf_init(&w->acc);
+    in->impl = w;
+    char cmd[32], reply[160];
+    int rc = instr_tcp_open(in, 23, &w->tn, err);
+    if (!rc)
+        rc = wein_cmd(in, "*CLS", reply, sizeof reply, err);
+    snprintf(cmd, sizeof cmd, "RFCONFIG? ATTN %d", wein_path(in));
+    if (!rc)
+        rc = wein_cmd(in, cmd, reply, sizeof reply, err);
+    double max = NAN, step = NAN;
+    char model[40];
+    if (!rc && (sscanf(reply, "%39[^,], %lf, %lf", model, &max, &step) != 3 || !(max > 0) || !(step > 0))) {
+        char q[120];
+        eb_instr_quote(reply, strlen(reply), q, sizeof q);
+        rc = eb_instr_fail(in, EB_EIO, err, "%s answered \"%s\", not MODEL, MAX, STEP", cmd, q);
+    }
+    if (rc) {
+        if (w->tn)
+            eb_port_close(w->tn);
+        eb_buf_free(&w->acc);
+        free(w);
+        in->impl = NULL;
+        return rc;
+    }
+    in->max_db = fmin(max, in->ops.atten->max_db);
+    w->step = step;
+    return 0;
+}
+
+static int wein_set(eb_instr *in, double db, eb_error *err)
+{
+    wein_att *w = in->impl;
+    char cmd[48], reply[120];
+    snprintf(cmd, sizeof cmd, "ATTN %d %g", wein_path(in), round(db / w->step) * w->step);
+    int rc = wein_cmd(in, cmd, reply, sizeof reply, err);
+    if (!rc && reply[0]) { /* a set answers nothing but the prompt: anything else is the unit's complaint */
+        char q[100];
+        eb_instr_quote(reply, strlen(reply), q, sizeof q);
+        rc = eb_instr_fail(in, EB_EIO, err, "%s answered \"%s\"", cmd, q);
+    }
+    return rc;
+}
+
+static int wein_get(eb_instr *in, double *db, eb_error *err)
+{
+    char cmd[32], reply[120];
+    snprintf(cmd, sizeof cmd, "ATTN? %d", wein_path(in));
+    int rc = wein_cmd(in, cmd, reply, sizeof reply, err);
+    if (!rc && !eb_mc_att_reply(reply, db)) {
+        char q[100];
+        eb_instr_quote(reply, strlen(reply), q, sizeof q);
+        rc = eb_instr_fail(in, EB_EIO, err, "%s answered \"%s\", not an attenuation", cmd, q);
+    }
+    return rc;
+}
+
+static void wein_close(eb_instr *in)
+{
+    wein_att *w = in->impl;
+    if (!w)
+        return;
+    eb_port_close(w->tn);
+    eb_buf_free(&w->acc);
+    free(w);
+}
+
+const eb_atten_ops eb_atten_weinschel = {
+    .driver = "weinschel-telnet", .max_db = 127, .step_db = 0.25,
+    .open = wein_open,              .set = wein_set, .get = wein_get, .close = wein_close,
+};
 
 /* 120 dB: the family's largest range; the unit's own maximum (MN?) is checked in mc_set */
 const eb_atten_ops eb_atten_mc_http = {

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const eb_atten_ops *const atten_rows[] = {&eb_atten_idf_serial, &eb_atten_mc_http, &eb_atten_mc_telnet};
+static const eb_atten_ops *const atten_rows[] = {&eb_atten_idf_serial, &eb_atten_mc_http, &eb_atten_mc_telnet,
+                                                  &eb_atten_weinschel};
 static const eb_ap_ops *const ap_rows[] = {&eb_ap_openwrt, &eb_ap_hostapd};
 static const eb_power_ops *const power_rows[] = {&eb_power_apc, &eb_power_tasmota};
 

@@ -7,7 +7,7 @@
 #include "espbench/adapters/port.h"
 #include "espbench/base/buf.h"
 
-extern const eb_atten_ops eb_atten_idf_serial, eb_atten_mc_http, eb_atten_mc_telnet;
+extern const eb_atten_ops eb_atten_idf_serial, eb_atten_mc_http, eb_atten_mc_telnet, eb_atten_weinschel;
 extern const eb_ap_ops eb_ap_openwrt, eb_ap_hostapd;
 extern const eb_power_ops eb_power_apc, eb_power_tasmota;
 

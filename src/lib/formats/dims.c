@@ -7,7 +7,9 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* The sweep variables share one key: the variable's name and its value. */
 static bool same_sweep_point(const eb_provenance *a, const eb_provenance *b)
@@ -17,6 +19,91 @@ static bool same_sweep_point(const eb_provenance *a, const eb_provenance *b)
 
 #define SWEEP EB_DIM_SWEEPS
 #define LINK (EB_DIM_SWEEPS | EB_DIM_LINK)
+
+/* ------------------------------------------------------------ the radio rows */
+
+/* Whether list "2.4,5" holds item "5". */
+static bool in_list(const char *list, const char *item)
+{
+    size_t n = strlen(item);
+    for (const char *p = list; p && *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == n && !strncmp(p, item, n))
+            return true;
+        p = comma ? comma + 1 : NULL;
+    }
+    return false;
+}
+
+#define RADIO_SAME(name, field)                                                                         \
+    static bool name(const eb_provenance *a, const eb_provenance *b) { return !strcmp(a->field, b->field); }
+RADIO_SAME(same_band, radio_band)
+RADIO_SAME(same_phy, radio_phy)
+RADIO_SAME(same_coex, radio_coex)
+
+static bool same_num(double a, double b) { return (isnan(a) && isnan(b)) || a == b; }
+static bool same_bw(const eb_provenance *a, const eb_provenance *b)
+{
+    return same_num(a->radio_bandwidth, b->radio_bandwidth);
+}
+static bool same_ps(const eb_provenance *a, const eb_provenance *b)
+{
+    return !strcmp(a->radio_power_save, b->radio_power_save) &&
+           same_num(a->radio_listen_interval, b->radio_listen_interval);
+}
+
+/* The chip's facts (profile keys wifi_bands, ht40_bands, wifi6, ble). */
+static bool band_can(const eb_chip *c, const char *v, char *why, size_t cap)
+{
+    if (in_list(c->wifi_bands, v))
+        return true;
+    snprintf(why, cap, "--band %s: %s has no %s GHz Wi-Fi (profile %s: wifi_bands \"%s\"; 5 GHz: ESP32-C5 only)", v,
+             c->name, v, c->name, c->wifi_bands);
+    return false;
+}
+
+static bool bw_can(const eb_chip *c, const char *v, char *why, size_t cap)
+{
+    if (strcmp(v, "40") || c->ht40_bands[0])
+        return true;
+    snprintf(why, cap, "--bandwidth 40: %s has no HT40 (profile %s: ht40_bands \"\"; 20 MHz only)", c->name,
+             c->name);
+    return false;
+}
+
+static bool phy_can(const eb_chip *c, const char *v, char *why, size_t cap)
+{
+    if (!strcmp(v, "ax") && !c->wifi6)
+        snprintf(why, cap, "--phy ax: %s has no 802.11ax (profile %s: wifi6 false; 11ax: ESP32-C5, C6, C61)", c->name,
+                 c->name);
+    else if (!strcmp(v, "ac") && !in_list(c->wifi_bands, "5"))
+        snprintf(why, cap, "--phy ac: 802.11ac is a 5 GHz mode and %s has no 5 GHz Wi-Fi", c->name);
+    else
+        return true;
+    return false;
+}
+
+static bool coex_can(const eb_chip *c, const char *v, char *why, size_t cap)
+{
+    if (!strcmp(v, "none") || c->ble)
+        return true;
+    snprintf(why, cap, "--coex %s: %s has no Bluetooth LE (profile %s: ble false)", v, c->name, c->name);
+    return false;
+}
+
+static bool any_can(const eb_chip *c, const char *v, char *why, size_t cap)
+{
+    (void)c, (void)v, (void)why, (void)cap;
+    return true;
+}
+
+static const char *const band_names[] = {"2.4", "5", NULL};
+static const char *const bw_names[] = {"20", "40", NULL};
+static const char *const phy_names[] = {"", "b", "g", "n", "ac", "ax", NULL}; /* "": the chip's modes */
+static const char *const ps_names[] = {"none", "min_modem", "max_modem", NULL};
+static const char *const coex_names[] = {"none", "ble_scan", "ble_adv", NULL};
+#define RADIO EB_DIM_RADIO
 
 static const eb_dim_desc dims[EB_DIM_COUNT] = {
     [EB_DIM_UDP_RATE] = {"udp-rate", "udp_rate", "Mbit/s", 0.1, 1000, SWEEP, 0, same_sweep_point},
@@ -32,6 +119,11 @@ static const eb_dim_desc dims[EB_DIM_COUNT] = {
     [EB_DIM_TIER] = {"tier", "tier", "", NAN, NAN, 0, 0, NULL},
     [EB_DIM_REPEAT] = {"repeat", "repeat", "", 0, 1000, 0, 0, NULL},
     [EB_DIM_IDF] = {"idf", "idf_version", "", NAN, NAN, 0, 0, NULL},
+    [EB_DIM_BAND] = {"band", "radio_band", "GHz", NAN, NAN, RADIO, 0, same_band, band_names, band_can},
+    [EB_DIM_RADIO_BW] = {"radio-bandwidth", "radio_bandwidth", "MHz", 20, 40, RADIO, 0, same_bw, bw_names, bw_can},
+    [EB_DIM_PHY] = {"phy", "radio_phy", "", NAN, NAN, RADIO, 0, same_phy, phy_names, phy_can},
+    [EB_DIM_POWER_SAVE] = {"power-save", "radio_power_save", "", NAN, NAN, RADIO, 0, same_ps, ps_names, any_can},
+    [EB_DIM_COEX] = {"coex", "radio_coex", "", NAN, NAN, RADIO, 0, same_coex, coex_names, coex_can},
 };
 
 const eb_dim_desc *eb_dim(int d)
@@ -72,12 +164,202 @@ void eb_dims_point_label(const eb_provenance *p, char *out, size_t cap)
     if (!cap)
         return;
     out[0] = 0;
+    size_t n = 0;
     if (p->sweep_var[0])
-        snprintf(out, cap, "%s=%g", p->sweep_var, p->sweep_value);
+        n = (size_t)snprintf(out, cap, "%s=%g", p->sweep_var, p->sweep_value);
+    if (n < cap)
+        eb_radio_label(p, out + n, cap - n);
+    if (n && n < cap && out[n]) /* both: "rssi=-60 band=5" */
+        memmove(out + n + 1, out + n, strnlen(out + n, cap - n - 1) + 1), out[n] = ' ';
 }
 
+/* A band with figures of its own (reference_5g:) picks them; every other
+ * point has the tier's one figure per test. */
 double eb_tier_ref(const eb_tier *t, int test, const eb_provenance *key)
 {
-    (void)key; /* one figure per test: no dimension has figures of its own yet */
-    return t && test >= 0 && test < EB_TEST_COUNT ? t->ref_mbps[test] : NAN;
+    if (!t || test < 0 || test >= EB_TEST_COUNT)
+        return NAN;
+    if (key && !strcmp(key->radio_band, "5"))
+        return t->ref_5g_mbps[test] > 0 ? t->ref_5g_mbps[test] : NAN;
+    return t->ref_mbps[test];
+}
+
+/* ------------------------------------------------------------ radio values */
+
+/* Spellings the flags take besides the canonical names. */
+static const struct {
+    int dim;
+    const char *alias, *name;
+} aliases[] = {
+    {EB_DIM_BAND, "2.4g", "2.4"}, {EB_DIM_BAND, "2g", "2.4"},       {EB_DIM_BAND, "5g", "5"},
+    {EB_DIM_RADIO_BW, "ht20", "20"}, {EB_DIM_RADIO_BW, "ht40", "40"},
+    {EB_DIM_PHY, "11b", "b"},  {EB_DIM_PHY, "11g", "g"}, {EB_DIM_PHY, "11n", "n"},
+    {EB_DIM_PHY, "11ac", "ac"}, {EB_DIM_PHY, "11ax", "ax"},
+    {EB_DIM_POWER_SAVE, "min-modem", "min_modem"}, {EB_DIM_POWER_SAVE, "max-modem", "max_modem"},
+    {EB_DIM_COEX, "ble-scan", "ble_scan"}, {EB_DIM_COEX, "ble-adv", "ble_adv"},
+};
+
+static const char *radio_name(int dim, const char *v)
+{
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
+        if (aliases[i].dim == dim && !strcasecmp(aliases[i].alias, v))
+            return aliases[i].name;
+    for (const char *const *n = dims[dim].values; *n; n++)
+        if (**n && !strcasecmp(*n, v))
+            return *n;
+    return NULL;
+}
+
+static bool radio_dim(int dim)
+{
+    return dim > EB_DIM_NONE && dim < EB_DIM_COUNT && (dims[dim].flags & EB_DIM_RADIO);
+}
+
+int eb_radio_parse(eb_radio_values *rv, int dim, const char *list, eb_error *err)
+{
+    if (!radio_dim(dim))
+        return eb_fail(err, EB_ECONFIG, "dimension %d is not a radio setting", dim);
+    char names[96] = "";
+    for (const char *const *n = dims[dim].values; *n; n++)
+        if (**n)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "", *n);
+    rv->n[dim] = 0;
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", list);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        const char *name = radio_name(dim, tok);
+        if (!name)
+            return eb_fail(err, EB_ECONFIG, "--%s %s: '%s' is not one of %s", dims[dim].name, list, tok, names);
+        for (int i = 0; i < rv->n[dim]; i++)
+            if (!strcmp(rv->v[dim][i], name))
+                return eb_fail(err, EB_ECONFIG, "--%s %s: %s given twice", dims[dim].name, list, name);
+        if (rv->n[dim] == EB_RADIO_MAX_VALUES)
+            return eb_fail(err, EB_ECONFIG, "--%s %s: at most %d values", dims[dim].name, list, EB_RADIO_MAX_VALUES);
+        snprintf(rv->v[dim][rv->n[dim]++], sizeof rv->v[dim][0], "%s", name);
+    }
+    if (!rv->n[dim])
+        return eb_fail(err, EB_ECONFIG, "--%s: no value (one or more of %s)", dims[dim].name, names);
+    return 0;
+}
+
+int eb_radio_points(const eb_radio_values *rv)
+{
+    int n = 1;
+    for (int d = 0; d < EB_DIM_COUNT; d++)
+        if (radio_dim(d) && rv->n[d] > 0)
+            n *= rv->n[d];
+    return n;
+}
+
+/* Point i in mixed radix, the first radio dimension slowest (band, then
+ * bandwidth, ...): all of one band's points together. */
+const char *eb_radio_value(const eb_radio_values *rv, int i, int dim)
+{
+    if (!radio_dim(dim) || rv->n[dim] <= 0)
+        return "";
+    int stride = 1;
+    for (int d = dim + 1; d < EB_DIM_COUNT; d++)
+        if (radio_dim(d) && rv->n[d] > 0)
+            stride *= rv->n[d];
+    return rv->v[dim][(i / stride) % rv->n[dim]];
+}
+
+void eb_radio_key(const eb_radio_values *rv, int i, eb_provenance *key)
+{
+    char *text[EB_DIM_COUNT] = {[EB_DIM_BAND] = key->radio_band, [EB_DIM_PHY] = key->radio_phy,
+                                [EB_DIM_POWER_SAVE] = key->radio_power_save, [EB_DIM_COEX] = key->radio_coex};
+    size_t size[EB_DIM_COUNT] = {[EB_DIM_BAND] = sizeof key->radio_band, [EB_DIM_PHY] = sizeof key->radio_phy,
+                                 [EB_DIM_POWER_SAVE] = sizeof key->radio_power_save,
+                                 [EB_DIM_COEX] = sizeof key->radio_coex};
+    for (int d = 0; d < EB_DIM_COUNT; d++) {
+        if (!radio_dim(d))
+            continue;
+        const char *v = eb_radio_value(rv, i, d);
+        if (!v[0] || !strcmp(v, dims[d].values[0])) /* the default keeps the key as it was */
+            continue;
+        if (d == EB_DIM_RADIO_BW)
+            key->radio_bandwidth = atof(v);
+        else
+            snprintf(text[d], size[d], "%s", v);
+    }
+    if (!strcmp(key->radio_power_save, "max_modem") && rv->listen_interval > 0)
+        key->radio_listen_interval = rv->listen_interval;
+}
+
+bool eb_radio_chip_can(const eb_radio_values *rv, const eb_chip *c, char *why, size_t cap)
+{
+    for (int d = 0; d < EB_DIM_COUNT; d++)
+        for (int i = 0; radio_dim(d) && i < rv->n[d]; i++)
+            if (!dims[d].chip_can(c, rv->v[d][i], why, cap))
+                return false;
+    bool five = false, two = rv->n[EB_DIM_BAND] == 0;
+    for (int i = 0; i < rv->n[EB_DIM_BAND]; i++)
+        *(strcmp(rv->v[EB_DIM_BAND][i], "5") ? &two : &five) = true;
+    for (int i = 0; i < rv->n[EB_DIM_PHY]; i++) {
+        const char *p = rv->v[EB_DIM_PHY][i];
+        bool legacy = !strcmp(p, "b") || !strcmp(p, "g");
+        bool ht40 = false;
+        for (int k = 0; k < rv->n[EB_DIM_RADIO_BW]; k++)
+            ht40 = ht40 || !strcmp(rv->v[EB_DIM_RADIO_BW][k], "40");
+        if (legacy && ht40) {
+            snprintf(why, cap, "--phy %s with --bandwidth 40: HT40 is an 802.11n mode (add n)", p);
+            return false;
+        }
+        if ((legacy && five) || (!strcmp(p, "ac") && two)) {
+            snprintf(why, cap, "--phy %s: a %s GHz mode, and the run asks for %s GHz", p, legacy ? "2.4" : "5",
+                     legacy ? "5" : "2.4");
+            return false;
+        }
+    }
+    bool max_modem = false;
+    for (int i = 0; i < rv->n[EB_DIM_POWER_SAVE]; i++)
+        max_modem = max_modem || !strcmp(rv->v[EB_DIM_POWER_SAVE][i], "max_modem");
+    if (rv->listen_interval > 0 && !max_modem) {
+        snprintf(why, cap, "--listen-interval applies with --power-save max-modem only "
+                 "(wifi_sta_config_t.listen_interval)");
+        return false;
+    }
+    return true;
+}
+
+void eb_radio_label(const eb_provenance *p, char *out, size_t cap)
+{
+    if (!cap)
+        return;
+    size_t n = 0;
+    out[0] = 0;
+#define PART(cond, ...)                                                                                     \
+    if ((cond) && n < cap)                                                                                  \
+        n += (size_t)snprintf(out + n, cap - n, __VA_ARGS__);
+    PART(p->radio_band[0], "%sband=%s", n ? " " : "", p->radio_band)
+    PART(isfinite(p->radio_bandwidth), "%sbw=%g", n ? " " : "", p->radio_bandwidth)
+    PART(p->radio_phy[0], "%sphy=%s", n ? " " : "", p->radio_phy)
+    PART(p->radio_power_save[0], "%sps=%s", n ? " " : "", p->radio_power_save)
+    PART(isfinite(p->radio_listen_interval), "%sli=%g", n ? " " : "", p->radio_listen_interval)
+    PART(p->radio_coex[0], "%scoex=%s", n ? " " : "", p->radio_coex)
+#undef PART
+}
+
+/* ------------------------------------------------------------ PHY ceilings */
+
+/* The MCS rate tables, one spatial stream: IEEE Std 802.11-2020 Clause 16
+ * (HR/DSSS, 11 Mbit/s), Clauses 17 and 18 (OFDM and ERP, 54 Mbit/s),
+ * Clause 19 (HT MCS7, 400 ns GI: 72.2 at 20 MHz, 150 at 40 MHz), Clause 21
+ * (VHT, short GI: VHT20 MCS8 86.7, VHT40 MCS9 200); IEEE Std 802.11ax-2021
+ * Clause 27 (HE MCS9, 0.8 us GI: HE20 114.7, HE40 229.4). */
+static const struct {
+    const char *mode;
+    double mbps20, mbps40;
+} ceilings[] = {
+    {"11b", 11, 11}, {"11g", 54, 54}, {"11a", 54, 54}, {"11n", 72.2, 150},
+    {"11ac", 86.7, 200}, {"11ax", 114.7, 229.4},
+};
+
+double eb_phy_ceiling_mbps(const char *mode, double bw)
+{
+    for (size_t i = 0; mode && i < sizeof ceilings / sizeof ceilings[0]; i++)
+        if (!strcmp(ceilings[i].mode, mode))
+            return bw == 40 ? ceilings[i].mbps40 : ceilings[i].mbps20;
+    return NAN;
 }

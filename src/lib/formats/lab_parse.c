@@ -106,7 +106,7 @@ static const struct {
     const char *name;
     const char *drivers[4];
 } instr_kinds[] = {
-    {EB_INSTR_ATTENUATOR, "attenuator", {"idf-serial", "minicircuits-http", "minicircuits-telnet"}},
+    {EB_INSTR_ATTENUATOR, "attenuator", {"idf-serial", "minicircuits-http", "minicircuits-telnet", "weinschel-telnet"}},
     {EB_INSTR_AP, "ap", {"openwrt", "hostapd"}},
     {EB_INSTR_POWER, "power", {"apc", "tasmota"}},
 };

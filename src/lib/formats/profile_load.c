@@ -315,6 +315,10 @@ const struct fact eb_chip_facts[] = {
     {"rom_no_deflate", FT_BOOL, offsetof(eb_chip, rom_no_deflate), 0, false, false},
     {"rom_no_change_baud", FT_BOOL, offsetof(eb_chip, rom_no_change_baud), 0, false, false},
     {"udp_rx_rate_mbps", FT_DOUBLE, offsetof(eb_chip, udp_rx_rate_mbps), 0, false, false},
+    {"wifi_bands", FT_STR, offsetof(eb_chip, wifi_bands), sizeof((eb_chip *)0)->wifi_bands, false, false},
+    {"ht40_bands", FT_STR, offsetof(eb_chip, ht40_bands), sizeof((eb_chip *)0)->ht40_bands, false, false},
+    {"wifi6", FT_BOOL, offsetof(eb_chip, wifi6), 0, false, false},
+    {"ble", FT_BOOL, offsetof(eb_chip, ble), 0, false, false},
 };
 const size_t eb_chip_n_facts = sizeof eb_chip_facts / sizeof eb_chip_facts[0];
 #define N_FACTS (sizeof eb_chip_facts / sizeof eb_chip_facts[0])
@@ -558,7 +562,7 @@ static int parse_chip(ctx *x, yaml_node_t *kn, yaml_node_t *vn, raw_chip *rc)
 /* --------------------------------------------------------------------- tiers */
 
 static const char *const tier_keys[] = {"name", "label", "label_zh", "base", "psram",
-                                        "image", "runtime", "settings", "reference"};
+                                        "image", "runtime", "settings", "reference", "reference_5g"};
 #define N_TIER_KEYS (sizeof tier_keys / sizeof tier_keys[0])
 
 static const char *const ref_keys[] = {"avail_kb", "tcp_tx_mbps", "tcp_rx_mbps", "udp_tx_mbps",
@@ -631,6 +635,16 @@ static int reference_pair(ctx *x, const char *key, yaml_node_t *kn, yaml_node_t 
     return unknown_key(x, kn, key, "reference", ref_keys, N_REF_KEYS);
 }
 
+/* reference_5g: the docs' 5 GHz row (no memory figure: one per tier). */
+static int reference_5g_pair(ctx *x, const char *key, yaml_node_t *kn, yaml_node_t *vn, void *user)
+{
+    raw_tier *rt = user;
+    for (int t = 0; t < EB_TEST_COUNT; t++)
+        if (!strcmp(key, ref_keys[t + 1]))
+            return get_double(x, vn, key, true, &rt->t.ref_5g_mbps[t]);
+    return unknown_key(x, kn, key, "reference_5g", ref_keys + 1, N_REF_KEYS - 1);
+}
+
 static int tier_pair(ctx *x, const char *key, yaml_node_t *kn, yaml_node_t *vn, void *user)
 {
     raw_tier *rt = user;
@@ -676,6 +690,8 @@ static int tier_pair(ctx *x, const char *key, yaml_node_t *kn, yaml_node_t *vn, 
         return each_pair(x, vn, "settings", setting_pair, rt);
     if (!strcmp(key, "reference"))
         return each_pair(x, vn, "reference", reference_pair, rt);
+    if (!strcmp(key, "reference_5g"))
+        return each_pair(x, vn, "reference_5g", reference_5g_pair, rt);
     return unknown_key(x, kn, key, "tier", tier_keys, N_TIER_KEYS);
 }
 
@@ -690,7 +706,7 @@ static int parse_tiers(ctx *x, yaml_node_t *seq, raw_chip *rc)
             return eb_fail(x->err, EB_EIO, "%s: out of memory", x->path);
         rt->t.ref_avail_kb = NAN;
         for (int t = 0; t < EB_TEST_COUNT; t++)
-            rt->t.ref_mbps[t] = NAN;
+            rt->t.ref_mbps[t] = rt->t.ref_5g_mbps[t] = NAN;
         snprintf(rt->t.file, sizeof rt->t.file, "%s", x->path);
         if (tn->type != YAML_MAPPING_NODE)
             return fail_at(x, tn, "expected a mapping for a tier, got %s", kind_name(tn));
@@ -882,6 +898,7 @@ static void apply_own(resolved *r, const raw_tier *rt)
     memcpy(r->t.file, own->file, sizeof r->t.file);
     r->t.ref_avail_kb = own->ref_avail_kb;
     memcpy(r->t.ref_mbps, own->ref_mbps, sizeof r->t.ref_mbps);
+    memcpy(r->t.ref_5g_mbps, own->ref_5g_mbps, sizeof r->t.ref_5g_mbps);
     r->t.line = own->line;
     r->t.col = own->col;
 }

@@ -24,7 +24,9 @@
 
 #include "espbench/formats/results.h"
 
-#define F(k, kind, m, label) {k, kind, offsetof(eb_provenance, m), sizeof(((eb_provenance *)0)->m), label}
+#define F(k, kind, m, label) {k, kind, offsetof(eb_provenance, m), sizeof(((eb_provenance *)0)->m), label, false}
+/* A field added after results were written: only where known (dims.h's radio dimensions). */
+#define OPT(k, kind, m, label) {k, kind, offsetof(eb_provenance, m), sizeof(((eb_provenance *)0)->m), label, true}
 static const eb_prov_field fields[] = {
     F("idf_version", EB_PROV_TEXT, idf_version, "ESP-IDF"),
     F("idf_commit", EB_PROV_TEXT, idf_commit, "ESP-IDF commit"),
@@ -65,6 +67,12 @@ static const eb_prov_field fields[] = {
     F("flash_loader", EB_PROV_TEXT, flash_loader, "flash loader"),
     F("attenuation_db", EB_PROV_NUM, attenuation_db, "attenuation (dB)"),
     F("instruments", EB_PROV_TEXT, instruments, "lab instruments"),
+    OPT("radio_band", EB_PROV_TEXT, radio_band, "band asked for (GHz)"),
+    OPT("radio_bandwidth", EB_PROV_NUM, radio_bandwidth, "bandwidth asked for (MHz)"),
+    OPT("radio_phy", EB_PROV_TEXT, radio_phy, "PHY modes asked for"),
+    OPT("radio_power_save", EB_PROV_TEXT, radio_power_save, "power save asked for"),
+    OPT("radio_listen_interval", EB_PROV_NUM, radio_listen_interval, "listen interval (beacons)"),
+    OPT("radio_coex", EB_PROV_TEXT, radio_coex, "BLE activity during the test"),
 };
 #undef F
 #define N_FIELDS ((int)(sizeof fields / sizeof fields[0]))
@@ -101,6 +109,7 @@ static const eb_provenance unknown = {
     .flash_mhz = NAN, .cpu_mhz = NAN, .channel = NAN, .bandwidth_mhz = NAN, .rssi_before = NAN,
     .rssi_after = NAN, .unit_base = NAN, .sweep_value = NAN, .concurrent_boards = NAN,
     .transport_width = NAN, .transport_clock_mhz = NAN, .attenuation_db = NAN,
+    .radio_bandwidth = NAN, .radio_listen_interval = NAN,
 };
 
 const eb_provenance *eb_prov_unknown(void) { return &unknown; }
@@ -179,6 +188,8 @@ static void prov_json(const eb_provenance *p, eb_buf *out)
      * (this was a fifth of `espbench parse` on long logs, bench/ parsing). */
     eb_buf_append_byte(out, '{');
     for (int i = 0; i < N_FIELDS; i++) {
+        if (fields[i].optional && !known(p, i))
+            continue;
         if (i)
             eb_buf_append_byte(out, ',');
         eb_buf_append_byte(out, '"');

@@ -39,6 +39,15 @@ int eb_lang_from_name(const char *name)
     return -1;
 }
 
+/* The rank tables are the docs' bench: the board's radio at its defaults
+ * (another band or mode is a table of its own, report_band.c). */
+static bool radio_default(const eb_provenance *p)
+{
+    char label[96];
+    eb_radio_label(p, label, sizeof label);
+    return !label[0];
+}
+
 double eb_results_cell(const eb_results *r, const char *chip, const char *tier, int test, int stat, int *n_out)
 {
     return eb_results_cell_pair(r, chip, tier, "", test, stat, n_out);
@@ -52,7 +61,7 @@ double eb_results_cell_pair(const eb_results *r, const char *chip, const char *t
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
         if (e->test != test || strcmp(e->chip, chip) || strcmp(e->tier, tier) || strcmp(e->status, "ok") ||
-            !eb_entry_in_pair(e, pair))
+            !eb_entry_in_pair(e, pair) || !radio_default(eb_entry_prov(e)))
             continue;
         double v = stat == EB_STAT_PEAK ? e->peak_mbps : e->mean_mbps;
         if (isfinite(v)) {

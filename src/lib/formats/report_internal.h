@@ -138,8 +138,15 @@ enum rep_section_id {
     REP_SEC_IDF,       /* the run: by ESP-IDF version (its own per-chip tables) */
     REP_SEC_AGGREGATE, /* the run: boards together */
     REP_SEC_PAIR,      /* the run: board to board */
+    REP_SEC_BAND_24,   /* per chip with a band dimension: its 2.4 GHz table (report_band.c) */
+    REP_SEC_BAND_5,    /* ... and its 5 GHz table, as the docs give the ESP32-C5's */
     REP_SEC_COUNT
 };
+
+/* report_band.c: the docs' per-band throughput table of chip (section:
+ * REP_SEC_BAND_24 or _5); no rows when its results have no band dimension. */
+void rep_band_table(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const char *chip,
+                    int section, rep_table *t);
 
 /* Where the walk is: chip is NULL in a run-wide section; group is a REP_GROUP. */
 typedef struct rep_walk {

@@ -96,6 +96,17 @@ static void rst_summary(const rep_walk *w, rep_table *t)
     rst_list_table(w->out, title, t);
 }
 
+/* The docs' layout for a chip with two bands: a bullet per band, its list-table under it. */
+static void rst_band(const rep_walk *w, rep_table *t, const char *band)
+{
+    char title[160];
+    snprintf(title, sizeof title, "%s %s band", rep_chip_display(w->p, w->chip), band);
+    eb_buf_printf(w->out, "- %s band\n\n", band);
+    rst_list_table(w->out, title, t);
+}
+static void rst_band24(const rep_walk *w, rep_table *t) { rst_band(w, t, "2.4 GHz"); }
+static void rst_band5(const rep_walk *w, rep_table *t) { rst_band(w, t, "5 GHz"); }
+
 static void rst_spread(const rep_walk *w, rep_table *t)
 {
     char title[160];
@@ -152,6 +163,8 @@ static const rep_format rst_format = {
         {
             [REP_SEC_RANK] = rst_rank,
             [REP_SEC_SUMMARY] = rst_summary,
+            [REP_SEC_BAND_24] = rst_band24,
+            [REP_SEC_BAND_5] = rst_band5,
             [REP_SEC_SPREAD] = rst_spread,
             [REP_SEC_LATENCY] = rst_latency,
             [REP_SEC_IDF] = rst_idf,

@@ -26,6 +26,9 @@ static void make_idf(const rep_walk *w, rep_table *t)
 static void make_aggregate(const rep_walk *w, rep_table *t) { rep_aggregate_table(w->r, w->o, t); }
 static void make_pair(const rep_walk *w, rep_table *t) { rep_pair_table(w->r, w->o, t); }
 
+static void make_band24(const rep_walk *w, rep_table *t) { rep_band_table(w->r, w->p, w->o, w->chip, REP_SEC_BAND_24, t); }
+static void make_band5(const rep_walk *w, rep_table *t) { rep_band_table(w->r, w->p, w->o, w->chip, REP_SEC_BAND_5, t); }
+
 static const rep_section rep_sections[REP_SEC_COUNT] = {
     [REP_SEC_TIERS] = {.per_chip = true, .per_group = true, .make = make_tiers},
     [REP_SEC_RANK] = {.per_chip = true, .per_group = true, .make = make_rank},
@@ -35,6 +38,8 @@ static const rep_section rep_sections[REP_SEC_COUNT] = {
     [REP_SEC_IDF] = {.always = true, .make = make_idf},
     [REP_SEC_AGGREGATE] = {.make = make_aggregate},
     [REP_SEC_PAIR] = {.make = make_pair},
+    [REP_SEC_BAND_24] = {.per_chip = true, .make = make_band24},
+    [REP_SEC_BAND_5] = {.per_chip = true, .make = make_band5},
 };
 
 static void walk_sections(const rep_format *f, rep_walk *w, bool per_chip)

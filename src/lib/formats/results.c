@@ -7,6 +7,7 @@
  * are ignored on load (later schema versions may add keys); every known key
  * is type-checked and errors name the JSON path. */
 #include "espbench/formats/results.h"
+#include "espbench/formats/dims.h"
 #include "espbench/base/fs.h"
 #include "espbench/base/str.h"
 
@@ -220,6 +221,7 @@ static bool same_key(const eb_entry *a, const eb_entry *b, bool any_idf)
            a->test == b->test && a->repeat == b->repeat && !strcmp(eb_entry_prov(a)->sweep_var, eb_entry_prov(b)->sweep_var) &&
            (!eb_entry_prov(a)->sweep_var[0] || eb_entry_prov(a)->sweep_value == eb_entry_prov(b)->sweep_value) &&
            !strcmp(eb_entry_prov(a)->peer_chip, eb_entry_prov(b)->peer_chip) && !strcmp(eb_entry_prov(a)->peer_tier, eb_entry_prov(b)->peer_tier) &&
+           eb_dims_same_point(eb_entry_prov(a), eb_entry_prov(b)) && /* the radio dimensions among them */
            /* The ESP-IDF version the firmware was built with: the same cell
             * measured with two IDFs is two entries (an unset version, as in
             * every file before the IDF matrix, matches only unset). */
@@ -288,10 +290,20 @@ eb_latency *eb_results_find_latency(eb_results *r, const char *board, const char
     return NULL;
 }
 
+eb_latency *eb_results_find_latency_key(eb_results *r, const eb_latency *key)
+{
+    for (int i = 0; i < r->n_lat; i++) {
+        eb_latency *l = &r->lat[i];
+        if (!strcmp(l->board, key->board) && !strcmp(l->chip, key->chip) && !strcmp(l->tier, key->tier) &&
+            l->repeat == key->repeat && eb_dims_same_point(&l->prov, &key->prov))
+            return l;
+    }
+    return NULL;
+}
+
 eb_latency *eb_results_put_latency(eb_results *r, const eb_latency *l)
 {
-    eb_latency *old = eb_results_find_latency(r, l->board, l->chip, l->tier, l->repeat, l->prov.sweep_var,
-                                              l->prov.sweep_value);
+    eb_latency *old = eb_results_find_latency_key(r, l);
     if (old) {
         *old = *l;
         return old;

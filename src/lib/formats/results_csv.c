@@ -83,19 +83,43 @@ static const csv_col columns[] = {
 #undef COL
 #define N_COLUMNS (sizeof columns / sizeof columns[0])
 
+/* An optional provenance field is a column when some entry knows it. */
+static bool prov_column(const eb_results *r, int k)
+{
+    if (!eb_prov_field_get(k)->optional)
+        return true;
+    for (int i = 0; i < r->n_entries; i++) {
+        char v[192];
+        eb_prov_format(eb_entry_prov(&r->entries[i]), k, v, sizeof v);
+        if (v[0])
+            return true;
+    }
+    return false;
+}
+
 void eb_results_to_csv(const eb_results *r, eb_buf *out)
 {
+    bool opt[128] = {false};
+    for (int k = 0; k < eb_prov_n_fields() && k < 128; k++)
+        opt[k] = eb_prov_field_get(k)->optional && prov_column(r, k);
     for (size_t c = 0; c < N_COLUMNS; c++) {
         if (c)
             eb_buf_append_byte(out, ',');
         csv_text(out, columns[c].name);
     }
     for (int k = 0; k < eb_prov_n_fields(); k++) {
+        if (eb_prov_field_get(k)->optional)
+            continue;
         eb_buf_append(out, ",prov_", 6);
         csv_text(out, eb_prov_field_get(k)->key);
     }
     /* columns added later come after the provenance ones: existing columns keep their place */
     eb_buf_append(out, ",interval_loss_pct", 18);
+    for (int k = 0; k < eb_prov_n_fields() && k < 128; k++)
+        if (opt[k]) {
+            eb_buf_append(out, ",prov_", 6);
+            csv_text(out, eb_prov_field_get(k)->key);
+        }
     eb_buf_append(out, "\r\n", 2);
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
@@ -120,6 +144,8 @@ void eb_results_to_csv(const eb_results *r, eb_buf *out)
         }
         /* provenance columns, appended after the fixed ones (prov_<key>) */
         for (int k = 0; k < eb_prov_n_fields(); k++) {
+            if (eb_prov_field_get(k)->optional)
+                continue;
             char v[192];
             eb_prov_format(eb_entry_prov(e), k, v, sizeof v);
             eb_buf_append_byte(out, ',');
@@ -127,6 +153,13 @@ void eb_results_to_csv(const eb_results *r, eb_buf *out)
         }
         eb_buf_append_byte(out, ',');
         csv_num(out, e->interval_loss_pct);
+        for (int k = 0; k < eb_prov_n_fields() && k < 128; k++)
+            if (opt[k]) {
+                char v[192];
+                eb_prov_format(eb_entry_prov(e), k, v, sizeof v);
+                eb_buf_append_byte(out, ',');
+                csv_text(out, v);
+            }
         eb_buf_append(out, "\r\n", 2);
     }
 }

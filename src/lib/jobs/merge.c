@@ -33,8 +33,7 @@ int eb_results_merge(eb_results *dst, const eb_results *src, const char *src_nam
         }
         for (int i = 0; i < src->n_lat; i++) {
             const eb_latency *l = &src->lat[i];
-            const eb_latency *old = eb_results_find_latency(dst, l->board, l->chip, l->tier, l->repeat,
-                                                            l->prov.sweep_var, l->prov.sweep_value);
+            const eb_latency *old = eb_results_find_latency_key(dst, l);
             if (old && (strcmp(old->finished, l->finished) || old->received != l->received))
                 return eb_fail(err, EB_ECONFIG,
                                "%s: latency[%d]: board \"%s\" %s/%s repeat %d is already in the merged results "
@@ -53,8 +52,7 @@ int eb_results_merge(eb_results *dst, const eb_results *src, const char *src_nam
     /* Latency tests: the same key and the same rule (refused, or the later wins). */
     for (int i = 0; i < src->n_lat; i++) {
         const eb_latency *l = &src->lat[i];
-        eb_latency *old = eb_results_find_latency(dst, l->board, l->chip, l->tier, l->repeat, l->prov.sweep_var,
-                                                  l->prov.sweep_value);
+        eb_latency *old = eb_results_find_latency_key(dst, l);
         if (!old || strcmp(l->finished, old->finished) > 0)
             eb_results_put_latency(dst, l);
     }

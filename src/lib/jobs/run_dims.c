@@ -188,6 +188,13 @@ static const run_dim dims[] = {
     {EB_DIM_ATTEN, atten_check, run_instr_atten_apply, NULL, sweep_key, sweep_tag},
     {EB_DIM_CHANNEL, NULL, run_instr_ap_apply, NULL, sweep_key, sweep_tag},
     {EB_DIM_BANDWIDTH, NULL, run_instr_ap_apply, NULL, sweep_key, sweep_tag},
+    /* the board's radio (run_radio.c): set before the tier connects; the
+     * band row records the link as negotiated once connected */
+    {EB_DIM_BAND, run_radio_check, run_radio_band_apply, run_radio_link, run_radio_band_key, run_radio_band_tag},
+    {EB_DIM_RADIO_BW, NULL, run_radio_bw_apply, NULL, run_radio_bw_key, run_radio_bw_tag},
+    {EB_DIM_PHY, NULL, run_radio_phy_apply, NULL, run_radio_phy_key, run_radio_phy_tag},
+    {EB_DIM_POWER_SAVE, NULL, run_radio_ps_apply, NULL, run_radio_ps_key, run_radio_ps_tag},
+    {EB_DIM_COEX, NULL, run_radio_coex_apply, NULL, run_radio_coex_key, run_radio_coex_tag},
     {EB_DIM_TIER, tier_check, tier_apply, NULL, tier_key, tier_tag},
     {EB_DIM_REPEAT, NULL, NULL, NULL, repeat_key, repeat_tag},
     {EB_DIM_IDF, NULL, NULL, NULL, NULL, NULL},
@@ -268,9 +275,10 @@ bool run_item_done(run_shared *sh, const eb_run_board *b, const char *chip, cons
     if (it->test == EB_RUN_LATENCY) {
         eb_latency k = {.repeat = 0};
         eb_prov_init(&k.prov);
+        snprintf(k.board, sizeof k.board, "%s", b->name);
+        snprintf(k.chip, sizeof k.chip, "%s", chip);
         run_dims_key(sh->o, it, &(run_key){k.tier, sizeof k.tier, &k.repeat, &k.prov});
-        eb_latency *l = eb_results_find_latency(&sh->results, b->name, chip, k.tier, k.repeat, k.prov.sweep_var,
-                                                k.prov.sweep_value);
+        eb_latency *l = eb_results_find_latency_key(&sh->results, &k);
         done = l && strcmp(l->status, "ok") == 0;
     } else {
         eb_entry k;

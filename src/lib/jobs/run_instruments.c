@@ -274,7 +274,10 @@ static int read_rssi(board_ctx *bc, int *rssi, eb_error *err)
     *rssi = w.rssi;
     if (!rc && w.rssi) /* the point's reading is the next test's RSSI before (whatever the dialect's scan line) */
         bc->prov.seen.rssi_before = w.rssi;
-    return rc ? rc : w.rssi ? 0 : eb_fail(err, EB_EIO, "%s: the scan gave no RSSI", bc->label);
+    if (!rc && !w.rssi) /* a firmware whose scan lines carry none (a pattern file's) */
+        return eb_fail(err, EB_ECONFIG, "%s: the board's firmware reports no RSSI (%s)", bc->label,
+                       bc->drv->name);
+    return rc;
 }
 
 static int set_att(board_ctx *bc, double db, eb_error *err)
@@ -301,7 +304,9 @@ static int steer_rssi(board_ctx *bc, double target, eb_error *err)
         int rc = step == 0 && a == bi->db ? 0 : set_att(bc, a, err), rssi = 0;
         if (rc)
             return rc;
-        if (read_rssi(bc, &rssi, err)) {
+        if ((rc = read_rssi(bc, &rssi, err)) == EB_ECONFIG)
+            return eb_error_prefix(err, "--sweep rssi: "), rc; /* nothing to steer by */
+        if (rc) {
             snprintf(last, sizeof last, "at %g dB the board does not see the AP", bi->db);
             if (bi->db <= 0)
                 break;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "espbench/formats/dims.h"
+#include "espbench/formats/radio_model.h"
 #include "run_internal.h"
 
 /* ------------------------------------------------------------ an entry */
@@ -41,9 +42,10 @@ static void entry_start(board_ctx *bc, const eb_run_item *it, run_result *r)
     eb_entry_set_tier_params(e, it->tier);
     if (bc->tier == it->tier)
         eb_entry_set_tier_note(e, bc->tier_note);
-    if (bc->b->sim && it->test < EB_TEST_COUNT) /* the same decision the vboard makes (eb_model_figure) */
+    if (bc->b->sim && it->test < EB_TEST_COUNT) /* the same decision the vboard makes (eb_model_figure, vb_radio.c) */
         snprintf(e->figure_source, sizeof e->figure_source, "%s",
-                 eb_model_source(it->tier, it->test, &link, bc->b->sim_model) == EB_FIG_PUBLISHED
+                 eb_model_source(it->tier, it->test, &link, bc->b->sim_model) == EB_FIG_PUBLISHED &&
+                         !eb_radio_modelled(r->prov) && !isnan(e->ref_mbps)
                      ? "published"
                      : "model " EB_MODEL_VERSION);
     eb_prov_track_test_start(&bc->prov);

@@ -171,14 +171,16 @@ static void plan_add(eb_run_item *out, int cap, int *n, const eb_tier *t, int te
 {
     for (int r = 0; r < repeats; r++) {
         if (*n < cap)
-            out[*n] = (eb_run_item){t, test, r, point};
+            out[*n] = (eb_run_item){t, test, r, point, 0};
         (*n)++;
     }
 }
 
-/* Order: tier, sweep point (one link or rate setting for all its tests),
- * test, repeat. Latency comes first at each point, on an idle link; with a
- * udp-rate sweep it runs once per tier (the offered rate does not touch it). */
+/* Order: radio point (band, bandwidth, PHY, power save, coexistence: one
+ * association for all its tests), tier, sweep point (one link or rate
+ * setting for all its tests), test, repeat. Latency comes first at each
+ * point, on an idle link; with a udp-rate sweep it runs once per tier (the
+ * offered rate does not touch it). */
 int eb_run_plan(const eb_run_opts *o, const eb_chip *chip, eb_run_item *out, int cap, eb_error *err)
 {
     const eb_tier *tiers[EB_RUN_MAX_TIERS + 64];
@@ -195,16 +197,22 @@ int eb_run_plan(const eb_run_opts *o, const eb_chip *chip, eb_run_item *out, int
     for (int test = EB_TEST_RAW_TX; nt > 0 && test < EB_TEST_ALL_COUNT; test++)
         if (cell_planned(o, chip, tiers[0], test))
             plan_add(out, cap, &n, tiers[0], test, o->repeat, -1);
-    for (int i = 0; i < nt; i++) {
-        if (latency && rate_sweep && cell_planned(o, chip, tiers[i], EB_RUN_LATENCY))
-            plan_add(out, cap, &n, tiers[i], EB_RUN_LATENCY, o->repeat, -1);
-        for (int p = 0; p < points; p++) {
-            if (latency && !rate_sweep && cell_planned(o, chip, tiers[i], EB_RUN_LATENCY))
-                plan_add(out, cap, &n, tiers[i], EB_RUN_LATENCY, o->repeat, sweep ? p : -1);
-            for (int test = 0; test < EB_TEST_COUNT; test++)
-                if (cell_planned(o, chip, tiers[i], test))
-                    plan_add(out, cap, &n, tiers[i], test, o->repeat, sweep ? p : -1);
+    int first = n, radio_points = eb_radio_points(&o->radio);
+    for (int rp = 0; rp < radio_points; rp++) {
+        for (int i = 0; i < nt; i++) {
+            if (latency && rate_sweep && cell_planned(o, chip, tiers[i], EB_RUN_LATENCY))
+                plan_add(out, cap, &n, tiers[i], EB_RUN_LATENCY, o->repeat, -1);
+            for (int p = 0; p < points; p++) {
+                if (latency && !rate_sweep && cell_planned(o, chip, tiers[i], EB_RUN_LATENCY))
+                    plan_add(out, cap, &n, tiers[i], EB_RUN_LATENCY, o->repeat, sweep ? p : -1);
+                for (int test = 0; test < EB_TEST_COUNT; test++)
+                    if (cell_planned(o, chip, tiers[i], test))
+                        plan_add(out, cap, &n, tiers[i], test, o->repeat, sweep ? p : -1);
+            }
         }
+        for (int k = first; k < n && k < cap; k++) /* the items this radio point added */
+            out[k].radio = rp;
+        first = n;
     }
     return n;
 }

@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,34 +225,43 @@ int run_request_diff(const char *recorded, size_t len, const eb_run_opts *o, cha
     return n;
 }
 
-/* The first value of a figure the folder's entries disagree with. */
+/* The settings an entry records, against the run's: the first entry that
+ * disagrees names the difference. */
+static const struct entry_setting {
+    const char *label;
+    size_t in_opts, in_entry;
+    bool udp_only; /* a rate: UDP entries only, and only when the run fixes one */
+} entry_settings[] = {
+    {"--duration", offsetof(eb_run_opts, duration_s), offsetof(eb_entry, duration_s), false},
+    {"--interval", offsetof(eb_run_opts, interval_s), offsetof(eb_entry, interval_s), false},
+    {"--udp-rate", offsetof(eb_run_opts, udp_rate_mbps), offsetof(eb_entry, udp_rate_mbps), true},
+};
+
+static double field_at(const void *base, size_t off)
+{
+    double v;
+    memcpy(&v, (const char *)base + off, sizeof v);
+    return v;
+}
+
 static int diff_entries(const eb_results *r, const eb_run_opts *o, char *out, size_t cap, int n)
 {
-    static const struct {
-        const char *label;
-        size_t off;
-    } figs[] = {
-        {"--duration", offsetof(eb_entry, duration_s)},
-        {"--interval", offsetof(eb_entry, interval_s)},
-        {"--udp-rate", offsetof(eb_entry, udp_rate_mbps)},
-    };
-    for (size_t k = 0; k < sizeof figs / sizeof figs[0]; k++) {
-        double want = *(const double *)((const char *)o + (k == 0   ? offsetof(eb_run_opts, duration_s)
-                                                           : k == 1 ? offsetof(eb_run_opts, interval_s)
-                                                                    : offsetof(eb_run_opts, udp_rate_mbps)));
-        if (k == 2 && want <= 0)
+    for (size_t k = 0; k < sizeof entry_settings / sizeof entry_settings[0]; k++) {
+        const struct entry_setting *f = &entry_settings[k];
+        double want = field_at(o, f->in_opts);
+        if (f->udp_only && want <= 0)
             continue; /* per chip: the entries' rates differ by design */
         for (int i = 0; i < r->n_entries; i++) {
             const eb_entry *e = &r->entries[i];
-            double had = *(const double *)((const char *)e + figs[k].off);
-            if (k == 2 && !(e->test == EB_TEST_UDP_TX || e->test == EB_TEST_UDP_RX))
+            double had = field_at(e, f->in_entry);
+            if (f->udp_only && e->test != EB_TEST_UDP_TX && e->test != EB_TEST_UDP_RX)
                 continue;
             if (!isfinite(had) || had <= 0 || fabs(had - want) <= 1e-9 * fmax(1, want))
                 continue;
             char ta[32], tb[32];
             snprintf(ta, sizeof ta, "%g", had);
             snprintf(tb, sizeof tb, "%g", want);
-            n = add_diff(out, cap, n, figs[k].label, ta, tb);
+            n = add_diff(out, cap, n, f->label, ta, tb);
             break;
         }
     }

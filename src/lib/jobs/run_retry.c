@@ -1,7 +1,8 @@
 /* What a retry cannot mend (run_request.h): the PC's iperf2 that cannot
  * listen because its port is taken fails every attempt alike, so its error
  * is final (EB_KIND_FINAL: the test fails at once) and says which option
- * mends it; and the ports are checked before the run. */
+ * mends it, as are its arguments or an address it refuses; and the ports
+ * are checked before the run. */
 #include <stdio.h>
 #include <string.h>
 
@@ -16,6 +17,11 @@ int run_pc_iperf_final(const board_ctx *bc, eb_pc_iperf *p, uint16_t port, int r
     if (!rc || !p)
         return rc;
     const eb_iperf_run *run = eb_pc_iperf_run(p);
+    if (run && (run->error == EB_IPERR_OPTION || run->error == EB_IPERR_UNKNOWN_HOST)) {
+        /* iperf2 refusing its arguments or the address refuses them again. */
+        eb_error_kind(err, EB_KIND_FINAL);
+        return rc;
+    }
     if (!run || run->error != EB_IPERR_BIND)
         return rc;
     char was[256];

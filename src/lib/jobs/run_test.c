@@ -283,7 +283,7 @@ static int board_receives(test_io *io, eb_entry *e, const eb_interval **udp_fina
             return rc;
     if (!io->run.done)
         bc->drv->iperf_abort(bc->drv, bc->con, eb_deadline_in(EB_RUN_CMD_MS), err);
-    if ((rc = eb_pc_iperf_check(io->pc, err)) != 0)
+    if ((rc = run_pc_iperf_final(io->bc, io->pc, io->cfg.port, eb_pc_iperf_check(io->pc, err), err)) != 0)
         return rc;
     if (io->run.n == 0)
         return eb_fail(err, EB_EIO, "%s: the board reported no intervals%s%s", bc->label, io->run.msg[0] ? ": " : "",

@@ -433,6 +433,48 @@ static int espbench_iperf_abort(const eb_console_driver *drv, eb_console *c, eb_
     return command(c, "iperf --abort", NULL, 0, NULL, NULL, d, err);
 }
 
+/* radio_set (docs/console-protocol.md "Radio settings"): a value the chip
+ * or this ESP-IDF cannot take is the request's fault, not the board's. */
+static int espbench_radio_set(const eb_console_driver *drv, eb_console *c, const char *settings, char *now,
+                              size_t cap, eb_deadline d, eb_error *err)
+{
+    (void)drv;
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "radio_set %s", settings);
+    int rc = command(c, cmd, now, cap, NULL, NULL, d, err);
+    static const char *const refusals[] = {EBC_ERR_UNSUPPORTED, EBC_ERR_CONSTRAINT, EBC_ERR_RANGE, EBC_ERR_SYNTAX};
+    for (size_t i = 0; rc == EB_EIO && i < sizeof refusals / sizeof refusals[0]; i++) {
+        char needle[32];
+        snprintf(needle, sizeof needle, "failed: %s:", refusals[i]); /* command()'s line */
+        if (strstr(err->msg, needle)) {
+            err->code = rc = EB_ECONFIG;
+            break;
+        }
+    }
+    return rc;
+}
+
+static int espbench_link(const eb_console_driver *drv, eb_console *c, eb_link_info *l, eb_deadline d,
+                         eb_error *err)
+{
+    (void)drv;
+    char ok[EB_CONSOLE_LINE_MAX];
+    int rc = command(c, "link", ok, sizeof ok, NULL, NULL, d, err);
+    if (rc)
+        return rc;
+    eb_reply r;
+    classify(ok, &r);
+    double v;
+    l->rssi = kv_num(&r, "rssi", &v) ? (int)v : 0;
+    l->channel = kv_num(&r, "ch", &v) ? (int)v : 0;
+    l->bw_mhz = kv_num(&r, "bw", &v) ? (int)v : 0;
+    kv(&r, "ch2", l->second, sizeof l->second);
+    kv(&r, "band", l->band, sizeof l->band);
+    kv(&r, "phy", l->phy, sizeof l->phy);
+    kv(&r, "ps", l->ps, sizeof l->ps);
+    return 0;
+}
+
 const eb_console_driver eb_driver_espbench = {
     .dialect = EB_DIALECT_ESPBENCH,
     .name = "espbench",
@@ -449,4 +491,6 @@ const eb_console_driver eb_driver_espbench = {
     .iperf_start = espbench_iperf_start,
     .iperf_line = espbench_iperf_line,
     .iperf_abort = espbench_iperf_abort,
+    .radio_set = espbench_radio_set,
+    .link = espbench_link,
 };

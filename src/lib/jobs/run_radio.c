@@ -1,0 +1,224 @@
+/* The radio dimensions' functions (run_dims.c rows; names, values and chip
+ * rules: formats/dims.c): band, the board's bandwidth, PHY mode, power save
+ * (with its listen interval) and a BLE activity, set through the espbench
+ * console's radio_set (docs/console-protocol.md "Radio settings"), and the
+ * link as the board reports it after connecting (`link`) into provenance.
+ * A stock example has no command for any of them: refused up front when
+ * the board's dialect is known, else when its console opens. */
+#include <stdio.h>
+#include <string.h>
+
+#include "espbench/formats/dialect.h"
+#include "espbench/formats/dims.h"
+#include "run_internal.h"
+
+static bool asked(const eb_run_opts *o)
+{
+    for (int d = 0; d < EB_DIM_COUNT; d++)
+        if (eb_dim(d) && (eb_dim(d)->flags & EB_DIM_RADIO) && o->radio.n[d] > 0)
+            return true;
+    return o->radio.listen_interval > 0;
+}
+
+/* What stops a firmware from taking radio settings ("" when it can). */
+static const char *no_radio_command(const eb_run_opts *o, const char *dialect)
+{
+    if (o->pattern)
+        return "a --pattern firmware has no radio command";
+    if (dialect[0] && strcmp(dialect, "espbench"))
+        return "the stock iperf examples' consoles have no command to set the band, bandwidth, PHY mode, power "
+               "save or a BLE activity (each is a build or code change there)";
+    return "";
+}
+
+bool run_radio_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap)
+{
+    if (!b || !asked(o))
+        return true;
+    const char *who = b->name[0] ? b->name : b->port;
+    const char *no = no_radio_command(o, b->dialect);
+    if (no[0]) {
+        snprintf(why, cap, "board %s (dialect %s): %s; run the espbench firmware (docs/dimensions.md)", who,
+                 o->pattern ? "pattern" : b->dialect, no);
+        return false;
+    }
+    const eb_chip *c = o->profiles && b->chip[0] ? eb_profiles_chip(o->profiles, b->chip) : NULL;
+    return !c || eb_radio_chip_can(&o->radio, c, why, cap);
+}
+
+/* The item's band ("" when not asked: the board's own, 2.4 GHz). */
+static bool five_ghz(const eb_run_opts *o, const eb_run_item *it)
+{
+    return !strcmp(eb_radio_value(&o->radio, it->radio, EB_DIM_BAND), "5");
+}
+
+/* The protocol set up to the asked mode, per band (esp_wifi_set_protocol(s)). */
+static const char *phy_set(const char *mode, bool five)
+{
+    static const struct {
+        const char *mode, *two, *five;
+    } sets[] = {{"b", "b", ""}, {"g", "b,g", ""}, {"n", "b,g,n", "a,n"}, {"ac", "", "a,n,ac"},
+                {"ax", "b,g,n,ax", "a,n,ac,ax"}};
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
+        if (!strcmp(sets[i].mode, mode))
+            return five ? sets[i].five : sets[i].two;
+    return "";
+}
+
+/* One dimension's setting as radio_set spells it ("" when not asked). */
+static void setting(const eb_run_opts *o, const eb_run_item *it, int dim, char *out, size_t cap)
+{
+    const char *v = eb_radio_value(&o->radio, it->radio, dim);
+    bool five = five_ghz(o, it);
+    out[0] = 0;
+    if (!v[0])
+        return;
+    switch (dim) {
+    case EB_DIM_BAND: snprintf(out, cap, "band=%s", v); break;
+    case EB_DIM_RADIO_BW: snprintf(out, cap, "%s=%s", five ? "bw5" : "bw", v); break;
+    case EB_DIM_PHY: snprintf(out, cap, "%s=%s", five ? "phy5" : "phy", phy_set(v, five)); break;
+    case EB_DIM_POWER_SAVE:
+        if (!strcmp(v, "max_modem") && o->radio.listen_interval > 0)
+            snprintf(out, cap, "ps=%s listen_interval=%d", v, o->radio.listen_interval);
+        else
+            snprintf(out, cap, "ps=%s", v);
+        break;
+    case EB_DIM_COEX: snprintf(out, cap, "coex=%s", v); break;
+    default: break;
+    }
+}
+
+/* Sends the dimension's setting when it differs from what the board took
+ * last (a board whose tier is to be redone may have rebooted: everything
+ * again). The firmware reconnects itself when a setting needs it. */
+static int radio_apply(board_ctx *end, const eb_run_item *it, int dim, eb_error *err)
+{
+    const eb_run_opts *o = end->sh->o;
+    char want[64];
+    setting(o, it, dim, want, sizeof want);
+    if (!want[0] || (end->tier && !strcmp(end->radio_sent[dim], want)))
+        return 0;
+    if (!end->drv || !end->drv->radio_set) {
+        const char *no = no_radio_command(o, end->drv ? end->drv->name : "stock");
+        return eb_fail(err, EB_ECONFIG, "%s: %s cannot take '%s': %s; run the espbench firmware (docs/dimensions.md)",
+                       end->label, end->drv ? end->drv->name : "this firmware", want,
+                       no[0] ? no : "it has no radio command");
+    }
+    char why[300];
+    if (end->chip && !eb_radio_chip_can(&o->radio, end->chip, why, sizeof why))
+        return eb_fail(err, EB_ECONFIG, "%s: %s", end->label, why);
+    char now[EB_CONSOLE_LINE_MAX];
+    int rc = end->drv->radio_set(end->drv, end->con, want, now, sizeof now, eb_deadline_in(EB_RUN_WIFI_MS), err);
+    if (rc) {
+        end->radio_sent[dim][0] = 0;
+        eb_error_prefix(err, "%s: radio_set %s: ", end->label, want);
+        return rc;
+    }
+    snprintf(end->radio_sent[dim], sizeof end->radio_sent[dim], "%s", want);
+    end->link_for = NULL; /* a new association to record */
+    run_infof(end, EB_RUN_EV_INFO, "%s: radio %s (%s)", end->label, want, now);
+    return 0;
+}
+
+int run_radio_band_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
+{
+    return radio_apply(end, it, EB_DIM_BAND, err);
+}
+int run_radio_bw_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
+{
+    return radio_apply(end, it, EB_DIM_RADIO_BW, err);
+}
+int run_radio_phy_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
+{
+    return radio_apply(end, it, EB_DIM_PHY, err);
+}
+int run_radio_ps_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
+{
+    return radio_apply(end, it, EB_DIM_POWER_SAVE, err);
+}
+int run_radio_coex_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
+{
+    return radio_apply(end, it, EB_DIM_COEX, err);
+}
+
+/* After every dimension is applied and the board connected: the link as
+ * negotiated (channel, bandwidth, PHY mode, power save) into the facts
+ * every result of the board carries. */
+int run_radio_link(board_ctx *end, const eb_run_item *it, eb_error *err)
+{
+    (void)it;
+    if (!end->drv || !end->drv->link || !end->con || (end->link_for && end->link_for == end->tier))
+        return 0; /* once per association: after a tier (connect) or a radio setting (reconnect) */
+    end->link_for = end->tier;
+    eb_link_info l = {0};
+    eb_error e = {0};
+    if (end->drv->link(end->drv, end->con, &l, eb_deadline_in(EB_RUN_CMD_MS), &e)) {
+        if (e.kind == EB_KIND_REBOOT || e.kind == EB_KIND_PORT_LOST) {
+            *err = e;
+            return e.code;
+        }
+        return 0; /* not associated yet or no answer: the test says what it can */
+    }
+    eb_provenance *p = &end->prov.seen;
+    snprintf(p->band, sizeof p->band, "%s", l.band);
+    snprintf(p->phy_mode, sizeof p->phy_mode, "%s", l.phy);
+    snprintf(p->power_save, sizeof p->power_save, "%s", l.ps);
+    if (l.channel > 0)
+        p->channel = l.channel;
+    if (l.bw_mhz > 0)
+        p->bandwidth_mhz = l.bw_mhz;
+    return 0;
+}
+
+/* The key: each dimension's own field (a default value leaves it unknown). */
+static void radio_key(const eb_run_opts *o, const eb_run_item *it, run_key *k, int dim)
+{
+    eb_provenance p;
+    eb_prov_init(&p);
+    eb_radio_key(&o->radio, it->radio, &p);
+    switch (dim) {
+    case EB_DIM_BAND: memcpy(k->prov->radio_band, p.radio_band, sizeof p.radio_band); break;
+    case EB_DIM_RADIO_BW: k->prov->radio_bandwidth = p.radio_bandwidth; break;
+    case EB_DIM_PHY: memcpy(k->prov->radio_phy, p.radio_phy, sizeof p.radio_phy); break;
+    case EB_DIM_POWER_SAVE:
+        memcpy(k->prov->radio_power_save, p.radio_power_save, sizeof p.radio_power_save);
+        k->prov->radio_listen_interval = p.radio_listen_interval;
+        break;
+    case EB_DIM_COEX: memcpy(k->prov->radio_coex, p.radio_coex, sizeof p.radio_coex); break;
+    default: break;
+    }
+}
+
+/* File names: "-band5", "-bw40", "-phyax", "-psmax_modem-li10", "-coexble_scan". */
+static void radio_tag(const eb_run_opts *o, const eb_run_item *it, char *out, size_t cap, int dim)
+{
+    eb_provenance p;
+    eb_prov_init(&p);
+    radio_key(o, it, &(run_key){NULL, 0, NULL, &p}, dim);
+    char label[96];
+    eb_radio_label(&p, label, sizeof label);
+    size_t n = 0;
+    out[0] = 0;
+    for (char *s = label; *s && n + 2 < cap; s++) { /* "band=5 bw=40" -> "-band5-bw40" */
+        if (s == label || *s == ' ')
+            out[n++] = '-';
+        if (*s != ' ' && *s != '=')
+            out[n++] = *s;
+    }
+    out[n] = 0;
+}
+
+#define RADIO_ROW_FNS(sfx, dim)                                                                                 \
+    void run_radio_##sfx##_key(const eb_run_opts *o, const eb_run_item *it, run_key *k)                         \
+    {                                                                                                           \
+        radio_key(o, it, k, dim);                                                                               \
+    }                                                                                                           \
+    void run_radio_##sfx##_tag(const eb_run_opts *o, const eb_run_item *it, char *out, size_t cap)              \
+    {                                                                                                           \
+        radio_tag(o, it, out, cap, dim);                                                                        \
+    }
+RADIO_ROW_FNS(band, EB_DIM_BAND)
+RADIO_ROW_FNS(bw, EB_DIM_RADIO_BW)
+RADIO_ROW_FNS(phy, EB_DIM_PHY)
+RADIO_ROW_FNS(ps, EB_DIM_POWER_SAVE)
+RADIO_ROW_FNS(coex, EB_DIM_COEX)
