@@ -458,6 +458,24 @@ static int parse_tests(const char *v, unsigned *mask)
 }
 
 /* One option into the request or the options; 0 or the exit code. */
+/* --band, --bandwidth, --phy, --power-save, --coex (lists of a radio
+ * dimension, dims.h) and --listen-interval. */
+static int parse_radio_opt(int c, eb_run_opts *o)
+{
+    static const int dims[] = {EB_DIM_BAND, EB_DIM_RADIO_BW, EB_DIM_PHY, EB_DIM_POWER_SAVE, EB_DIM_COEX};
+    if (c == O_LISTEN) {
+        long v;
+        int rc = parse_int("--listen-interval", optarg, 1, 65535, &v);
+        if (!rc)
+            o->radio.listen_interval = (int)v;
+        return rc;
+    }
+    eb_error re;
+    if (eb_radio_parse(&o->radio, dims[c - O_BAND], optarg, &re))
+        return cli_usage_error("run", "%s", re.msg);
+    return 0;
+}
+
 static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
 {
     long v = 0;
@@ -537,17 +555,8 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o)
     case O_AP: o->ap_name = optarg; break;
     case O_AP_SET: o->ap_set = optarg; break;
     case O_SETTLE: return parse_double("--settle", optarg, 0.01, &o->settle_s);
-    case O_BAND: case O_RADIO_BW: case O_PHY: case O_POWER_SAVE: case O_COEX: {
-        static const int dims[] = {EB_DIM_BAND, EB_DIM_RADIO_BW, EB_DIM_PHY, EB_DIM_POWER_SAVE, EB_DIM_COEX};
-        eb_error re;
-        if (eb_radio_parse(&o->radio, dims[c - O_BAND], optarg, &re))
-            return cli_usage_error("run", "%s", re.msg);
-        break;
-    }
-    case O_LISTEN:
-        if (!(rc = parse_int("--listen-interval", optarg, 1, 65535, &v)))
-            o->radio.listen_interval = (int)v;
-        break;
+    case O_BAND: case O_RADIO_BW: case O_PHY: case O_POWER_SAVE: case O_COEX: case O_LISTEN:
+        return parse_radio_opt(c, o);
     case O_SWEEP: {
         eb_error se;
         if (o->sweep.n > 0)

@@ -547,8 +547,9 @@ static void h_defl_data(vb_rom *r, const eb_rom_request *q)
  * the chip's own mask ROM, pc-bios/esp32-v3-rom.bin; docs/flashing.md "The
  * ESP32 ROM's compressed write"): the ROM inflates into a circular buffer of
  * rom_deflate_window (32 KiB) bytes, output byte p of the stream at [p mod W],
- * kept from stream to stream and zero after a reset. When the stream ends it
- * programs the whole buffer at the window of the region holding the end —
+ * kept from stream to stream, zero at power-on (after a soft reset not
+ * measured: zeroed here too). When the stream ends it programs the whole
+ * buffer at the window of the region holding the end —
  * windows counted from the region's offset, and when the end falls on a
  * window boundary the window after it — without erasing: bytes past the data
  * are the buffer's older content (the stream's bytes one window earlier, or an
@@ -1107,7 +1108,7 @@ void vb_rom_reset(vb_rom *r)
     r->n_regs = 0;
     r->checksum_faults = 0;
     if (r->inflate_buf)
-        memset(r->inflate_buf, 0, r->inflate_len); /* zero after a reset, as in Espressif's QEMU */
+        memset(r->inflate_buf, 0, r->inflate_len); /* zero at power-on in QEMU; assumed after any reset */
     eb_slip_decoder_next(&r->dec);
 }
 

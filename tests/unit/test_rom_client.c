@@ -12,6 +12,7 @@
 #include "espbench/protocols/rom_client.h"
 #include "espbench/adapters/profile_dirs.h"
 #include "mock_rom_port.h"
+#include "protocols/zlib_parallel.h"
 
 static eb_profiles profiles;
 
@@ -554,6 +555,30 @@ static void test_esp32_rom_write_keeps_canaries(void **state)
     }
 }
 
+/* The two-core zlib stream is one stream zlib inflates to the input: small
+ * (one part), large (two parts, the second primed with the 32 KiB before
+ * it), and data that repeats across the split point. */
+static void test_zlib_parallel_round_trip(void **state)
+{
+    (void)state;
+    const size_t sizes[] = {1, 5000, 8 * 32768 - 1, 8 * 32768, 1048576 + 7};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        size_t n = sizes[k];
+        uint8_t *in = malloc(n), *z = NULL, *back = malloc(n + 1);
+        for (size_t i = 0; i < n; i++)
+            in[i] = (uint8_t)(i % 40000 < 20000 ? (i * 2654435761u) >> 24 : i % 251);
+        size_t zlen = 0;
+        assert_int_equal(eb_zlib_parallel(in, n, &z, &zlen), 0);
+        uLongf blen = (uLongf)n + 1;
+        assert_int_equal(uncompress(back, &blen, z, (uLong)zlen), Z_OK);
+        assert_int_equal(blen, n);
+        assert_memory_equal(back, in, n);
+        free(in);
+        free(z);
+        free(back);
+    }
+}
+
 /* --no-compress: plain blocks only, and the canaries hold too. */
 static void test_plain_write_keeps_canaries(void **state)
 {
@@ -717,6 +742,7 @@ int main(void)
         cmocka_unit_test(test_plain_write_keeps_canaries),
         cmocka_unit_test(test_stub_attach_and_leave),
         cmocka_unit_test(test_stub_that_never_greets),
+        cmocka_unit_test(test_zlib_parallel_round_trip),
         cmocka_unit_test(test_detect_stays_in_loader_without_lines),
     };
     return cmocka_run_group_tests(tests, load_profiles, free_profiles);

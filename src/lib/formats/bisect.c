@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 
 #include "espbench/formats/bisect.h"
+#include "json_writer.h"
 #include "espbench/formats/stats.h"
 
 static const char *const mark_names[] = {"untested", "good", "bad", "skip"};
@@ -129,7 +130,9 @@ void eb_bisect_journal_to_json(const eb_bisect_journal *j, eb_buf *out)
     }
     char *txt = cJSON_Print(root);
     if (txt) {
+        size_t from = out->len; /* a tag read from git may hold any byte */
         eb_buf_printf(out, "%s\n", txt);
+        eb_utf8_fix_from(out, from);
         free(txt);
     }
     cJSON_Delete(root);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "espbench/formats/idf_version.h"
+#include "json_writer.h"
 #include "report_internal.h"
 
 static bool entry_of(const eb_entry *e, const char *chip, const char *idf)
@@ -154,10 +155,12 @@ const char *rep_idf_note(int stat)
                  "heap after the tier's tests.";
 }
 
-/* A JSON string (quotes, backslashes and control bytes escaped). */
+/* A JSON string (quotes, backslashes and control bytes escaped; bytes that
+ * are not UTF-8 — a version read from a board's banner — become U+FFFD). */
 static void json_str(eb_buf *out, const char *s)
 {
     eb_buf_append_byte(out, '"');
+    size_t from = out->len;
     for (; *s; s++) {
         unsigned char ch = (unsigned char)*s;
         if (ch == '"' || ch == '\\')
@@ -167,6 +170,7 @@ static void json_str(eb_buf *out, const char *s)
         else
             eb_buf_append_byte(out, ch);
     }
+    eb_utf8_fix_from(out, from);
     eb_buf_append_byte(out, '"');
 }
 

@@ -89,6 +89,18 @@ static void md_summary(const rep_walk *w, rep_table *t)
     md_table(w->out, t);
 }
 
+static void md_band24(const rep_walk *w, rep_table *t)
+{
+    eb_buf_printf(w->out, "### 2.4 GHz band\n\n");
+    md_table(w->out, t);
+}
+
+static void md_band5(const rep_walk *w, rep_table *t)
+{
+    eb_buf_printf(w->out, "### 5 GHz band\n\n");
+    md_table(w->out, t);
+}
+
 static void md_spread(const rep_walk *w, rep_table *t)
 {
     eb_buf_printf(w->out, "### Spread over repeats\n\n%s\n\n", rep_spread_note(w->o->stat));
@@ -145,6 +157,8 @@ static const rep_format md_format = {
             [REP_SEC_IDF] = md_idf,
             [REP_SEC_AGGREGATE] = md_aggregate,
             [REP_SEC_PAIR] = md_pair,
+            [REP_SEC_BAND_24] = md_band24,
+            [REP_SEC_BAND_5] = md_band5,
         },
 };
 
