@@ -98,6 +98,9 @@ struct vb_rom {
     eb_buf held;         /* frames waiting for the busy time to pass */
     uint64_t held_until; /* when they go: the end of the work before them (a stub's
                             ack of block N+1 waits for block N's write, not its own) */
+    uint64_t boot_us;    /* time from a reset until the loader reads the UART (0: at once) */
+    uint64_t boot_until; /* eb_now_us() when the current boot ends */
+    eb_buf boot_rx;      /* host bytes that arrived during the boot, taken when it ends */
 };
 
 typedef void (*rom_handler)(vb_rom *r, const eb_rom_request *q);
@@ -276,10 +279,18 @@ static void spend(vb_rom *r, uint64_t us)
 
 uint64_t vb_rom_busy_until(const vb_rom *r) { return r->busy_until; }
 
-uint64_t vb_rom_answer_at(const vb_rom *r) { return r->held.len ? r->held_until : 0; }
+uint64_t vb_rom_answer_at(const vb_rom *r)
+{
+    if (r->boot_rx.len)
+        return r->boot_until;
+    return r->held.len ? r->held_until : 0;
+}
+
+static void boot_done(vb_rom *r, uint64_t now_us);
 
 void vb_rom_poll(vb_rom *r, uint64_t now_us)
 {
+    boot_done(r, now_us);
     if (now_us < r->held_until || !r->held.len)
         return;
     r->b->write(r->b, r->held.data, r->held.len);
@@ -662,7 +673,11 @@ static void h_sync(vb_rom *r, const eb_rom_request *q)
         reply_err(r, q->op, r->stub ? EB_STUB_ERR_BAD_DATA_LEN : EB_ROM_ERR_INVALID_MSG);
         return;
     }
-    /* Eight identical answers; value 0 tells hosts the stub is running. */
+    /* Eight identical answers (esptool loader.py sync() reads the first and
+     * "for _ in range(7)" more; esp-serial-flasher protocol_uart.c reads
+     * response_cnt = 8 for SYNC); value 0 tells hosts the stub is running.
+     * SYNCs queued during a slow boot (vb_rom_set_boot_us) are each answered
+     * eight times once it ends: the late replies a host must skip. */
     for (int i = 0; i < 8; i++)
         reply(r, q->op, r->stub ? 0 : EB_ROM_SYNC_WORD, NULL, 0);
 }
@@ -1057,7 +1072,38 @@ void vb_rom_handle(vb_rom *r, const uint8_t *pkt, size_t len)
     flush_out(r);
 }
 
+/* The line holds what the host sent while the chip boots: Espressif's QEMU
+ * stops taking bytes from its chardev while the UART FIFO is full, so every
+ * SYNC a host retried during the boot reaches the loader afterwards (seen
+ * with the genuine ESP32 ROM there: a burst of late SYNC replies). vb_run
+ * keeps them in the pty (the ROM is busy until the boot ends); an in-process
+ * host hands them over here. */
+void vb_rom_set_boot_us(vb_rom *r, uint64_t us) { r->boot_us = us; }
+
+static void feed_now(vb_rom *r, const uint8_t *data, size_t len);
+
+static void boot_done(vb_rom *r, uint64_t now_us)
+{
+    if (now_us < r->boot_until || !r->boot_rx.len)
+        return;
+    eb_buf rx = r->boot_rx;
+    eb_buf_init(&r->boot_rx);
+    feed_now(r, rx.data, rx.len);
+    eb_buf_free(&rx);
+}
+
 void vb_rom_feed(vb_rom *r, const uint8_t *data, size_t len)
+{
+    uint64_t now = eb_now_us();
+    if (now < r->boot_until) {
+        eb_buf_append(&r->boot_rx, data, len);
+        return;
+    }
+    boot_done(r, now);
+    feed_now(r, data, len);
+}
+
+static void feed_now(vb_rom *r, const uint8_t *data, size_t len)
 {
     while (len) {
         int done = 0;
@@ -1085,6 +1131,7 @@ vb_rom *vb_rom_new(vb_board *b, vb_flash *flash, const vb_rom_hooks *hooks)
     r->dec.max_len = EB_STUB_FLASH_BLOCK + 64;
     eb_buf_init(&r->out);
     eb_buf_init(&r->held);
+    eb_buf_init(&r->boot_rx);
     /* the ESP32-C3 ROM's buffer is 32 KiB too (its padding is bytes 32 KiB back) */
     uint32_t w = !b->chip ? 0 : b->chip->rom_deflate_window ? b->chip->rom_deflate_window : b->chip->rom_deflate_pad ? 32768 : 0;
     if (w && w <= (1u << 20) && (r->inflate_buf = calloc(1, w)))
@@ -1107,6 +1154,9 @@ void vb_rom_reset(vb_rom *r)
     r->stub = false;
     r->n_regs = 0;
     r->checksum_faults = 0;
+    eb_buf_reset(&r->boot_rx); /* a reset loses what the UART held */
+    r->boot_until = r->boot_us ? eb_now_us() + r->boot_us : 0;
+    r->busy_until = r->boot_until; /* vb_run takes no host bytes until then */
     if (r->inflate_buf)
         memset(r->inflate_buf, 0, r->inflate_len); /* zero at power-on in QEMU; assumed after any reset */
     eb_slip_decoder_next(&r->dec);
@@ -1121,6 +1171,7 @@ void vb_rom_free(vb_rom *r)
     eb_slip_decoder_free(&r->dec);
     eb_buf_free(&r->out);
     eb_buf_free(&r->held);
+    eb_buf_free(&r->boot_rx);
     free(r);
 }
 

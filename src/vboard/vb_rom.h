@@ -37,6 +37,10 @@ uint64_t vb_rom_busy_until(const vb_rom *r);
  * queued before them. The main loop wakes then. */
 uint64_t vb_rom_answer_at(const vb_rom *r);
 void vb_rom_poll(vb_rom *r, uint64_t now_us);
+/* A loader slow to boot (Espressif's QEMU under load): for us after each
+ * reset the ROM takes no byte; what the host sends meanwhile is held and
+ * handled when the boot ends (vb_rom_poll or the next vb_rom_feed). */
+void vb_rom_set_boot_us(vb_rom *r, uint64_t us);
 /* True once a command has been answered since the last reset (the ROM's
  * baud detection is over). */
 bool vb_rom_synced(const vb_rom *r);

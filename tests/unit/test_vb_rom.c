@@ -15,6 +15,7 @@
 #include "espbench/formats/rom_proto.h"
 #include "espbench/formats/slip.h"
 #include "espbench/adapters/profile_dirs.h"
+#include "espbench/protocols/rom_client.h"
 #include "vb_faults.h"
 #include "vb_rom.h"
 
@@ -861,10 +862,158 @@ static void test_flash_timing(void **state)
     eb_buf_free(&pkt);
 }
 
+/* A loader slow to boot takes no byte until the boot ends, then answers every
+ * SYNC that waited in the line eight times (the genuine ESP32 ROM in
+ * Espressif's QEMU). The boot is ended by polling at its end time, so the
+ * test does not depend on the machine's speed. */
+static void test_slow_boot_answers_queued_syncs(void **state)
+{
+    (void)state;
+    fixture *f = fx_new("esp32");
+    vb_rom_set_boot_us(f->rom, 600u * 1000000u); /* ends only when polled at its time */
+    vb_rom_reset(f->rom);
+    uint64_t t0 = eb_now_us();
+    for (int i = 0; i < 3; i++)
+        send_req(f, EB_ROM_SYNC, sync_body, 36, 0);
+    assert_int_equal(f->out.len, 0);
+    uint64_t at = vb_rom_answer_at(f->rom);
+    assert_true(at > t0);
+    assert_true(vb_rom_busy_until(f->rom) >= at); /* vb_run takes no host byte meanwhile */
+    vb_rom_poll(f->rom, at - 1);
+    assert_int_equal(f->out.len, 0);
+    vb_rom_poll(f->rom, at);
+    eb_buf pkt;
+    eb_buf_init(&pkt);
+    int n = 0;
+    while (next_frame(f, &pkt)) {
+        assert_int_equal(pkt.data[1], EB_ROM_SYNC);
+        n++;
+    }
+    assert_int_equal(n, 3 * 8);
+    assert_int_equal(vb_rom_answer_at(f->rom), 0);
+    /* a reset loses what the line held */
+    send_req(f, EB_ROM_SYNC, sync_body, 36, 0);
+    vb_rom_reset(f->rom);
+    vb_rom_poll(f->rom, vb_rom_busy_until(f->rom));
+    assert_int_equal(f->out.len, 0);
+    eb_buf_free(&pkt);
+    fx_free(f);
+}
+
+/* ---- the ROM client against this loader, in process -------------------- */
+
+static int ip_write(eb_port *p, const void *buf, size_t len, eb_deadline d, eb_error *err)
+{
+    (void)d, (void)err;
+    vb_rom_feed(((fixture *)p->impl)->rom, buf, len);
+    return EB_OK;
+}
+
+/* Waits for the board's output up to the deadline, as a serial line does:
+ * the client's SYNC tries then take their time while the loader boots. */
+static long ip_read(eb_port *p, void *buf, size_t cap, eb_deadline d, eb_error *err)
+{
+    (void)err;
+    fixture *f = p->impl;
+    for (;;) {
+        vb_rom_poll(f->rom, eb_now_us());
+        if (f->out.len || eb_deadline_passed(d))
+            break;
+        eb_sleep_ms(1);
+    }
+    size_t n = f->out.len < cap ? f->out.len : cap;
+    if (n)
+        memcpy(buf, f->out.data, n);
+    eb_buf_consume(&f->out, n);
+    return (long)n;
+}
+
+static int ip_baud(eb_port *p, uint32_t baud, eb_error *err) { (void)err; p->baud = baud; return EB_OK; }
+static int ip_lines(eb_port *p, bool dtr, bool rts, eb_error *err) { (void)p, (void)dtr, (void)rts, (void)err; return 1; }
+static void ip_flush(eb_port *p) { eb_buf_reset(&((fixture *)p->impl)->out); }
+static int ip_fd(eb_port *p) { (void)p; return -1; }
+static const eb_port_ops in_process = {"in-process", NULL, NULL, ip_write, ip_read, ip_baud, ip_lines, ip_flush, ip_fd};
+
+static eb_rom_client *client_new(fixture *f, eb_port *port, eb_profiles *prof)
+{
+    eb_error err;
+    const char *dirs[] = {SOURCE_DIR "/profiles"};
+    if (eb_profiles_load(prof, dirs, 1, &err))
+        fail_msg("%s", err.msg);
+    *port = (eb_port){.ops = &in_process, .url = "in-process", .baud = 115200, .impl = f};
+    eb_rom_client *c = eb_rom_client_new(port, prof);
+    /* SYNC tries as short as esptool's keep many queued during the boot; the
+     * command deadline is generous for a busy machine. */
+    eb_rom_timeouts t = {.sync_ms = 20, .command_ms = 10000, .erase_per_mb_ms = 10000, .md5_per_mb_ms = 10000};
+    eb_rom_client_set_timeouts(c, &t);
+    return c;
+}
+
+/* The client retries SYNC while the ROM boots (2 s here); afterwards the ROM
+ * answers every try eight times. The client drains them after its sync, so
+ * chip detection finds its answers. Before the drain, detection failed with
+ * "no matching reply to GET_SECURITY_INFO (100 other packets)". */
+static void test_client_syncs_with_slow_booting_rom(void **state)
+{
+    (void)state;
+    fixture *f = fx_new("esp32");
+    vb_rom_set_boot_us(f->rom, 2000000);
+    vb_rom_reset(f->rom);
+    eb_port port;
+    eb_profiles prof;
+    eb_rom_client *c = client_new(f, &port, &prof);
+    eb_error err;
+    eb_error_clear(&err);
+    assert_int_equal(eb_rom_sync(c, 1000, &err), EB_OK);
+    eb_rom_chip_info info;
+    if (eb_rom_detect_chip(c, &info, &err) != EB_OK)
+        fail_msg("%s", err.msg);
+    assert_string_equal(info.chip->name, "esp32");
+    assert_false(info.by_security_info);
+    uint8_t mac[6];
+    assert_int_equal(eb_rom_read_mac(c, mac, &err), EB_OK);
+    eb_rom_client_free(c);
+    eb_profiles_free(&prof);
+    fx_free(f);
+}
+
+/* SYNC replies that arrive after the client's drain (a host slower than the
+ * ROM's queue) are skipped while matching a later answer, however many:
+ * here 20 SYNCs' worth, 160 replies, ahead of GET_SECURITY_INFO's. */
+static void test_client_skips_late_sync_replies(void **state)
+{
+    (void)state;
+    fixture *f = fx_new("esp32");
+    eb_port port;
+    eb_profiles prof;
+    eb_rom_client *c = client_new(f, &port, &prof);
+    eb_error err;
+    eb_error_clear(&err);
+    assert_int_equal(eb_rom_sync(c, 3, &err), EB_OK);
+    for (int i = 0; i < 20; i++)
+        send_req(f, EB_ROM_SYNC, sync_body, 36, 0);
+    eb_rom_chip_info info;
+    if (eb_rom_detect_chip(c, &info, &err) != EB_OK)
+        fail_msg("%s", err.msg);
+    assert_string_equal(info.chip->name, "esp32");
+    /* and a read answered after as many late replies */
+    for (int i = 0; i < 20; i++)
+        send_req(f, EB_ROM_SYNC, sync_body, 36, 0);
+    uint32_t magic = 0;
+    assert_int_equal(eb_rom_read_reg(c, EB_ROM_CHIP_MAGIC_REG, &magic, &err), EB_OK);
+    assert_int_equal(magic, info.magic);
+    eb_rom_client_free(c);
+    eb_profiles_free(&prof);
+    fx_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sync_eight_replies),
+        cmocka_unit_test(test_slow_boot_answers_queued_syncs),
+        cmocka_unit_test(test_client_syncs_with_slow_booting_rom),
+        cmocka_unit_test(test_client_skips_late_sync_replies),
         cmocka_unit_test(test_registers),
         cmocka_unit_test(test_security_info),
         cmocka_unit_test(test_flash_and_md5),

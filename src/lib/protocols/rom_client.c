@@ -133,6 +133,48 @@ static void drain_repeats(eb_rom_client *c, int n, unsigned ms)
     }
 }
 
+/* A successful SYNC answer arriving late: a reply to an earlier SYNC (the ROM
+ * answers each one 8 times, also those that waited in the line while it
+ * booted). Its status bytes (2 or 4) are all zero; the ROM's "unknown
+ * command" answer under SYNC's opcode carries status 1 and is not one. */
+static bool stale_sync_reply(const uint8_t *pkt, size_t len)
+{
+    if (len < 8 || pkt[0] != 1 || pkt[1] != EB_ROM_SYNC)
+        return false;
+    size_t n = (size_t)pkt[2] | (size_t)pkt[3] << 8;
+    if ((n != 2 && n != 4) || len != 8 + n)
+        return false;
+    for (size_t i = 8; i < len; i++)
+        if (pkt[i])
+            return false;
+    return true;
+}
+
+/* After a SYNC is answered: takes every further reply off the line until it
+ * has been quiet for quiet_ms, or until the deadline. The ROM answers each
+ * SYNC 8 times (esptool loader.py sync() reads 7 more after the first;
+ * esp-serial-flasher protocol_uart.c reads 8 for SYNC), and a ROM that was
+ * slow to boot (Espressif's QEMU) answers every SYNC retried meanwhile: more
+ * than 100 late replies were seen, enough to bury the next command's answer.
+ * esptool flushes its input before each SYNC attempt; a flush cannot catch
+ * replies still on their way, so this waits for quiet. Returns the count. */
+static int drain_sync_replies(eb_rom_client *c, unsigned quiet_ms, unsigned limit_ms)
+{
+    eb_error e;
+    eb_deadline stop = eb_deadline_in(limit_ms);
+    int n = 0;
+    while (!eb_deadline_passed(stop)) {
+        eb_deadline q = eb_deadline_in(quiet_ms);
+        if (q > stop)
+            q = stop;
+        if (next_packet(c, q, &e) <= 0)
+            break;
+        eb_slip_decoder_next(&c->dec);
+        n++;
+    }
+    return n;
+}
+
 /* What to do about a ROM error, appended to its message. */
 static const char *error_hint(int code)
 {
@@ -172,6 +214,7 @@ static int command(eb_rom_client *c, uint8_t op, const uint8_t *body, size_t bod
     if (rc != EB_OK)
         return rc;
     bool damaged = false;
+    int stale = 0;
     for (int packets = 0; packets < 100; packets++) {
         int r = next_packet(c, d, err);
         if (r < 0)
@@ -187,6 +230,15 @@ static int command(eb_rom_client *c, uint8_t op, const uint8_t *body, size_t bod
              * its value and status bytes cannot be trusted. */
             damaged = true;
             eb_slip_decoder_next(&c->dec);
+            continue;
+        }
+        if (op != EB_ROM_SYNC && stale_sync_reply(c->dec.packet.data, c->dec.packet.len)) {
+            /* Late SYNC replies do not count against the 100 other packets
+             * (esp-serial-flasher skips them until its timer runs out); the
+             * deadline still bounds the wait. */
+            eb_slip_decoder_next(&c->dec);
+            if (++stale <= 4096)
+                packets--;
             continue;
         }
         eb_rom_response resp;
@@ -258,8 +310,11 @@ int eb_rom_sync(eb_rom_client *c, int tries, eb_error *err)
                        c->port->url);
             c->stub = stub;
             c->stub_silent = false;
-            /* The ROM answers SYNC eight times; take the rest off the line. */
-            drain_repeats(c, 7, 50);
+            /* The rest of this SYNC's answers and those of earlier tries. */
+            int late = drain_sync_replies(c, c->to.sync_ms < 50 ? 50 : c->to.sync_ms, c->to.command_ms);
+            if (late > 7)
+                eb_log(EB_LOG_DEBUG, "%s: %d late SYNC replies drained (%d SYNC tries)", c->port->url, late, i + 1);
+            return EB_OK;
             return EB_OK;
         }
         if (rc == EB_EIO && strstr(e.msg, "no reply") == NULL) {
