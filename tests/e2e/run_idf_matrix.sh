@@ -72,12 +72,13 @@ has "1 of 2 ESP-IDF builds failed"
 # A board (the virtual board on its pty, the path a real board takes): each
 # build flashed with the flash job, then measured.
 export VBPW=lab-secret-1
+board_ip=$(free_address) pc_ip=$(free_address) # addresses of their own: no port shared with a parallel test
 "$VBOARD" --chip esp32s3 --flash "$T/b.flash" --link "$T/b.tty" --sync-resets --no-baud-timing --no-flash-timing \
-    --ip 127.0.0.1 --ap "lab:env:VBPW:-40" >"$T/b.vb.out" 2>"$T/b.vb.err" &
+    --ip "$board_ip" --ap "lab:env:VBPW:-40" >"$T/b.vb.out" 2>"$T/b.vb.err" &
 vb=$!
 for _ in $(seq 100); do [ -e "$T/b.tty" ] && break; sleep 0.05; done
 board() { "$ESPBENCH" run --chip esp32s3 --tier iperf --tests tcp_tx --duration 2 --idf "$T/idf-b" \
-    --idf-cache "$T/cache" --port "$T/b.tty" --ssid lab --password-env VBPW --pc-address 127.0.0.1 --stub off "$@"; }
+    --idf-cache "$T/cache" --port "$T/b.tty" --ssid lab --password-env VBPW --pc-address "$pc_ip" --stub off "$@"; }
 board --out "$T/m5" >"$T/o5" 2>"$T/e5" || fail "run --idf on a board: $(cat "$T/e5" "$T/o5")"
 grep -q "^ESP-IDF v5.4.0: $T/b.tty flashed$" "$T/e5" || fail "not flashed: $(cat "$T/e5")"
 grep -q "speaks espbench (espbench [0-9.]*, IDF v5.4-dev-2)" "$T/o5" "$T/e5" || fail "not the built image: $(cat "$T/o5")"

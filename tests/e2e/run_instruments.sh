@@ -30,7 +30,7 @@ vb_atten() { # the board's attenuation back to DB, as if the attenuator were set
 
 # The board: the espbench firmware flashed on a virtual ESP32 seeing one AP at -35 dBm.
 "$VBOARD" mkimage --chip esp32 --project espbench --idf v5.3 -o "$T/app.bin" >/dev/null
-bg "$VBOARD" --chip esp32 --link "$T/board.tty" --flash "$T/flash.bin" --ip 127.0.40.2 \
+bg "$VBOARD" --chip esp32 --link "$T/board.tty" --flash "$T/flash.bin" --ip "$(free_address)" \
     --ap "bench-ap:env:LABWIFI:-35" --no-baud-timing --no-flash-timing --sync-resets --control "$T/ctl" --model
 wait_file "$T/board.tty"
 expect_rc 0 timeout 60 "$ESPBENCH" flash --port "$T/board.tty" --chip esp32 --before no-reset "$T/app.bin@0x10000"
@@ -56,9 +56,11 @@ for f in att.tty att-garbage.tty att-silent.tty mc.json mc-busy.json wein.json a
     wait_file "$T/$f"
 done
 
-IPORT=5640
-newport() { # an iperf port of its own per run: the last run's PC iperf server may still hold its own
-    IPORT=$((IPORT + 1))
+kernel_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+IPORT=$(kernel_port)
+newport() { # a TCP port the kernel picks per run: the last run's PC iperf server may still hold its
+    # own, and a fixed number collides with another test running in parallel
+    IPORT=$(kernel_port)
     sed -i "s/^    iperf_port: .*/    iperf_port: $IPORT/" "$T/lab.yaml"
 }
 lab() { # lab ATTENUATOR-YAML...: the lab file with these instruments besides the APs and switches

@@ -53,7 +53,16 @@ PY
 # (The first table's rows end with "yes" or "no (...)"; the second shows the same points on all
 # four tests, "m" measured or "p" predicted, with their costs.)
 n_front=$(tr -d '\r' <"$T/last.out" | grep -c '^tune-s.* \(yes\|no (.*)\)$' || true)
-[ "$n_front" -ge 2 ] || { cat "$T/last.out" >&2; fail "frontier of $n_front points"; }
+# How many points are on it follows from measured rates (a busy machine may let one tier
+# dominate): its structure is asserted, not its size. Every point is a tier that was measured.
+[ "$n_front" -ge 1 ] || { cat "$T/last.out" >&2; fail "an empty frontier"; }
+python3 - "$OUT" <<'PY' || { cat "$T/last.out" >&2; fail "a frontier point that was not measured"; }
+import json, re, sys
+out = sys.argv[1]
+measured = {e["tier"] for e in json.load(open(out + "/results.json"))["entries"]}
+front = set(re.findall(r"tune-s[0-9a-z-]*", open(out + "/frontier.yaml").read()))
+assert front and front <= measured, (sorted(front - measured), sorted(measured))
+PY
 [ "$(tr -d '\r' <"$T/last.out" | grep -c '^tune-s[0-9a-z-]* *[0-9.]* m  *[0-9.]* p  *[0-9.]* p  *[0-9.]* p' || true)" = "$n_front" ] ||
     { cat "$T/last.out" >&2; fail "the frontier points not shown on all four tests (tcp_tx measured, the rest predicted)"; }
 [ "$(ls "$OUT"/sdkconfig.tune-* | wc -l)" = "$n_front" ] || fail "not one sdkconfig fragment per frontier point"

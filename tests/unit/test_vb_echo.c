@@ -11,13 +11,41 @@
 
 #include <cmocka.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include "espbench/adapters/udp_echo.h"
 #include "vb_echo.h"
 
 #define IP "127.0.0.23"
-#define PORT 47007
 
 static vb_board board;
+static uint16_t port_;
+#define PORT echo_port()
+
+/* A UDP port the kernel picks on IP (bound to 0, then released): parallel runs of the
+ * suite never share one. */
+static uint16_t kernel_port(void)
+{
+    int s = socket(AF_INET, SOCK_DGRAM, 0);
+    assert_true(s >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
+    inet_pton(AF_INET, IP, &a.sin_addr);
+    assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof a), 0);
+    socklen_t n = sizeof a;
+    assert_int_equal(getsockname(s, (struct sockaddr *)&a, &n), 0);
+    close(s);
+    return ntohs(a.sin_port);
+}
+
+static uint16_t echo_port(void)
+{
+    if (!port_)
+        port_ = kernel_port();
+    return port_;
+}
 
 static void set_link(double rtt_ms, double loss_pct)
 {

@@ -7,21 +7,19 @@
 #include <glob.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "espbench/adapters/fetch.h"
+#include "espbench/adapters/spawn.h"
 #include "espbench/base/buf.h"
 #include "espbench/base/clock.h"
 #include "espbench/base/fs.h"
 #include "espbench/base/log.h"
 
-extern char **environ;
 
 #define STUB_FILE_MAX (1024 * 1024)
 #define PROBE_MS 5000
@@ -99,13 +97,12 @@ static bool probe(const char *const *argv, char *out, size_t cap)
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0)
         return false;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    eb_spawn_spec sp = {.argv = argv, .out_fd = fds[1], .err_fd = null < 0 ? fds[1] : null};
     pid_t pid;
-    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
+    int rc = eb_spawn(&sp, &pid);
+    if (null >= 0)
+        close(null);
     close(fds[1]);
     if (rc != 0) {
         close(fds[0]);
@@ -127,8 +124,7 @@ static bool probe(const char *const *argv, char *out, size_t cap)
     }
     close(fds[0]);
     kill(pid, SIGKILL); /* no-op when it has exited */
-    int st = 0;
-    waitpid(pid, &st, 0);
+    eb_spawn_reap(pid, NULL);
     out[n] = '\0';
     out[strcspn(out, "\r\n")] = '\0';
     return n > 0 && out[0] == '/';

@@ -11,11 +11,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "espbench/base/buf.h"
 #include "espbench/base/clock.h"
@@ -26,9 +26,8 @@
 #include "espbench/base/sha256.h"
 #include "espbench/jobs/sim.h"
 #include "espbench/adapters/hosted_files.h"
+#include "espbench/adapters/spawn.h"
 #include "run_internal.h"
-
-extern char **environ;
 
 #define RAW_TESTS ((1u << EB_TEST_RAW_TX) | (1u << EB_TEST_RAW_RX))
 /* The manifest firmware of the raw-throughput images (one per direction,
@@ -150,21 +149,20 @@ void run_hosted_setup_free(eb_run_setup *st)
 static int mkimage(const char *prog, const char *chip, const char *project, const char *version, const char *path,
                    const char *log, eb_error *err)
 {
-    char *args[] = {(char *)prog, "mkimage", "--chip", (char *)chip, "--project", (char *)project, "--idf", "v5.5",
-                    "--version", (char *)version, "-o", (char *)path, NULL};
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    const char *args[] = {prog, "mkimage", "--chip", chip, "--project", project, "--idf", "v5.5",
+                          "--version", version, "-o", path, NULL};
+    int fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return eb_fail(err, EB_EIO, "sim: cannot write %s: %s", log, strerror(errno));
+    eb_spawn_spec sp = {.file = prog, .argv = args, .out_fd = fd, .err_fd = fd};
     pid_t pid;
-    int rc = posix_spawnp(&pid, prog, &fa, NULL, args, environ);
-    posix_spawn_file_actions_destroy(&fa);
+    int rc = eb_spawn(&sp, &pid);
+    close(fd);
     if (rc)
         return eb_fail(err, EB_ECONFIG, "sim: cannot run '%s': %s; build espbench-vboard or set ESPBENCH_VBOARD",
                        prog, strerror(rc));
     int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
+    eb_spawn_reap(pid, &st);
     if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
         return eb_fail(err, EB_EIO, "sim: '%s mkimage --version %s' failed (see %s)", prog, version, log);
     return 0;

@@ -39,5 +39,26 @@ if not ok:
 PY
 }
 
+# free_address: a loopback address 127.X.Y.Z on which the kernel lets us bind iperf's TCP and UDP
+# port 5001 now, for tests that give a board or the PC an address of their own (--pc-address,
+# the vboard's --ip), so parallel tests never share 127.0.0.1:5001.
+free_address() {
+    python3 - <<'PY'
+import random, socket
+for _ in range(256):
+    ip = "127.%d.%d.%d" % (random.randint(1, 254), random.randint(1, 254), random.randint(2, 253))
+    try:
+        for kind in (socket.SOCK_STREAM, socket.SOCK_DGRAM):
+            s = socket.socket(socket.AF_INET, kind)
+            s.bind((ip, 5001))
+            s.close()
+    except OSError:
+        continue
+    print(ip)
+    break
+else:
+    raise SystemExit("free_address: no free 127.X.Y.Z")
+PY
+}
 
 source "$(dirname "${BASH_SOURCE[0]}")/shaped.sh"
