@@ -50,6 +50,23 @@ grep -q "^espbench bisect: --good v5.2.1 is not an ancestor of --bad master (a r
     || fail "no merge-base line: $(cat "$T/e")"
 grep -q "^step 1: ${base:0:10} " "$T/e" || fail "the merge base was not measured first: $(cat "$T/e")"
 grep -q "^first bad commit: $bad .*Merge branch 'feature/4' into 'master'$" "$T/o" || fail "not the submodule bump: $(cat "$T/o" "$T/e")"
+# Each measured commit's verdict is whether it holds the library bump (never a rate), and the board
+# was told two figures only: the good library's and a twentieth of it, twice per measured commit.
+n_steps=0
+while read -r c mark; do
+    n_steps=$((n_steps + 1))
+    want=good
+    git -C "$T/idf" merge-base --is-ancestor "$bad" "$c" && want=bad
+    [ "$mark" = "$want" ] || fail "$c judged $mark, holds the bump: $want: $(cat "$T/e")"
+done < <(sed -n 's/^step [0-9]*: \([0-9a-f]*\) .* \(good\|bad\)$/\1 \2/p' "$T/e")
+[ "$n_steps" -ge 3 ] && [ "$n_steps" -le 5 ] || fail "$n_steps commits measured (9 in range: 3..5): $(cat "$T/e")"
+python3 - "$T/b.vb.err" "$n_steps" <<'PY' || fail "the board's shaping: $(grep shaped "$T/b.vb.err")"
+import re, sys
+v = [float(x) for x in re.findall(r"^vboard: iperf tcp_tx shaped to (\S+) Mbit/s$", open(sys.argv[1]).read(), re.M)]
+assert len(v) == 2 * int(sys.argv[2]), v
+hi, lo = max(v), min(v)
+assert set(v) == {hi, lo} and abs(lo - 0.05 * hi) <= 1e-4 * hi, v
+PY
 repo_state >"$T/state1"
 diff "$T/state0" "$T/state1" >&2 || fail "the user's repository or the firmware sources changed"
 [ ! -e "$T/b/idf-worktree" ] || fail "the worktree is still there"
