@@ -16,7 +16,9 @@ problem) on:
 A file references a symbol when the symbol's name, defined without `static`
 in another run_*.c file, appears in its code.
 
-    python3 scripts/run_calls.py SOURCE_DIR [--graph]
+    python3 scripts/run_calls.py SOURCE_DIR [--graph | --fill]
+
+--fill prints each ops table's rows and how many of its entries each fills.
 """
 import glob
 import os
@@ -117,6 +119,42 @@ def find_cycle(edges):
     return None
 
 
+def split_top(text, sep=","):
+    """text split at sep outside braces, parentheses and strings"""
+    parts, depth, cur, quoted = [], 0, "", False
+    for i, ch in enumerate(text):
+        if ch == '"' and (i == 0 or text[i - 1] != "\\"):
+            quoted = not quoted
+        if not quoted:
+            depth += ch in "{(" and 1 or 0
+            depth -= ch in "})" and 1 or 0
+        if ch == sep and depth == 0 and not quoted:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+def table_rows(src):
+    """ops table -> [(row, entries filled)] from the rows' initialisers"""
+    rows = {t: [] for t in TABLES}
+    empty = ("NULL", "false", "0", "")
+    for path in sorted(glob.glob(os.path.join(src, "src/lib/jobs/run_*.c"))):
+        with open(path, encoding="utf-8") as f:
+            code = re.sub(r"/\*.*?\*/", " ", f.read(), flags=re.S)
+        for m in re.finditer(r"^const\s+(run_end_ops)\s+(\w+)\s*=\s*\{(.*?)\n\};", code, re.M | re.S):
+            fields = [f for f in split_top(m.group(3)) if f.split("=", 1)[-1].strip() not in empty]
+            rows[m.group(1)].append((m.group(2), len(fields)))
+        for m in re.finditer(r"^static\s+const\s+(run_kind|run_dim)\s+\w+\[\]\s*=\s*\{(.*?)\n\};", code, re.M | re.S):
+            for row in split_top(m.group(2)):
+                items = split_top(row.strip()[1:-1])
+                rows[m.group(1)].append((items[0].strip('"'), len([i for i in items if i not in empty])))
+    return rows
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__.strip())
@@ -124,6 +162,13 @@ def main(argv):
     files = read_files(argv[1])
     defined = definitions(files)
     edges = edges_of(files, defined)
+    if "--fill" in argv:
+        entries = table_entries(argv[1])
+        for t, rs in table_rows(argv[1]).items():
+            filled = sum(n for _, n in rs)
+            print("%s: %d rows x %d entries, %d filled (%s)" % (t, len(rs), entries.get(t, 0), filled,
+                                                              ", ".join("%s %d" % r for r in rs)))
+        return 0
     if "--graph" in argv:
         for a in sorted(edges):
             for b, syms in sorted(edges[a].items()):

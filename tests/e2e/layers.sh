@@ -49,13 +49,26 @@ then
     echo "FAIL: an include runs up the layers (docs/architecture.md)" >&2
     fail=1
 fi
-# The run job calls down only: core -> variant table -> variants -> services
-# (docs/architecture.md "The run job"): no call circle among run_*.c, no
-# core file naming a variant.
+# The run job calls down only and runs every end of a test through its end
+# table (docs/architecture.md "The run job"): no call circle among run_*.c,
+# no variant table, no per-end copy of a board's steps, no core file naming
+# what one end or test kind does, no ops table over ten entries.
 if ! python3 "$SOURCE_DIR/scripts/run_calls.py" "$SOURCE_DIR"; then
-    echo "FAIL: the run job's files call in a circle or the core names a variant" >&2
+    echo "FAIL: the run job's layers (see the lines above)" >&2
     fail=1
 fi
+# ... and the check can fail: a copy of the sources where the pair's file
+# readies its peer by hand, as it once did, is refused.
+copy=$(mktemp -d)
+mkdir -p "$copy/src/lib/jobs"
+cp "$SOURCE_DIR"/src/lib/jobs/run_*.[ch] "$copy/src/lib/jobs/"
+echo 'static int again(board_ctx *p, eb_error *e) { return run_board_ready(p, e); }' >>"$copy/src/lib/jobs/run_pair.c"
+said=$(python3 "$SOURCE_DIR/scripts/run_calls.py" "$copy" || true)
+if ! grep -q "per-end copy: run_pair.c calls run_board_ready" <<<"$said"; then
+    echo "FAIL: scripts/run_calls.py does not refuse a per-end copy" >&2
+    fail=1
+fi
+rm -rf "$copy"
 # Start-up: libcurl and libcrypto are loaded on first use (adapters/http_fetch.c,
 # base/digest.c), not by every command: the espbench program must not need them.
 if [ -n "${ESPBENCH:-}" ]; then

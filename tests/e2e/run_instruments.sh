@@ -56,6 +56,11 @@ for f in att.tty att-garbage.tty att-silent.tty mc.json mc-busy.json wein.json a
     wait_file "$T/$f"
 done
 
+IPORT=5640
+newport() { # an iperf port of its own per run: the last run's PC iperf server may still hold its own
+    IPORT=$((IPORT + 1))
+    sed -i "s/^    iperf_port: .*/    iperf_port: $IPORT/" "$T/lab.yaml"
+}
 lab() { # lab ATTENUATOR-YAML...: the lab file with these instruments besides the APs and switches
     cat > "$T/lab.yaml" <<EOF
 ap:
@@ -67,7 +72,7 @@ boards:
   - name: dut
     chip: esp32
     port: $T/board.tty
-    iperf_port: 5641
+    iperf_port: $IPORT
 instruments:
   - {name: pdu1, kind: power, driver: apc, address: "127.0.0.1:$(port_of "$T/apc.json" telnet)", password_env: APC_PASS}
   - {name: plug2, kind: power, driver: tasmota, address: "http://127.0.0.1:$(port_of "$T/tas.json" http)", password_env: TAS_PASS}
@@ -83,6 +88,7 @@ RUN=(run --lab "$T/lab.yaml" --tier iperf --tests tcp_tx --duration 1 --interval
 # 1. Attenuation sweep through the serial attenuator: each point set, read
 # back, the board's RSSI read; the board's link model gives the throughput.
 lab "{name: att1, kind: attenuator, driver: idf-serial, address: \"$T/att.tty\", serves: dut}"
+newport
 expect_rc 0 timeout 120 "$ESPBENCH" "${RUN[@]}" --sweep attenuation=0,30,50 --out "$T/att"
 has "dut: sweep attenuation = 30 dB (att1 reads 30 dB), RSSI -65 dBm"
 has "3 tests done, 0 skipped, 0 failed of 3"
@@ -101,6 +107,7 @@ PY
 # to the board's report within 2 dB; -30 dBm is stronger than the AP
 # without attenuation: that point fails saying so, the others are kept.
 lab "{name: mc1, kind: attenuator, driver: minicircuits-http, address: \"http://127.0.0.1:$(port_of "$T/mc.json" http)\"}"
+newport
 expect_rc 3 timeout 180 "$ESPBENCH" "${RUN[@]}" --sweep rssi=-50,-30,-70 --out "$T/rssi"
 has "dut: sweep rssi = -50 dBm: with mc1 at 15 dB the board reports -50 dBm"
 has "FAILED: dut: RSSI -30 dBm not reached with mc1: at 0 dB the board reports -35 dBm (tolerance 2 dB, range 0..120 dB)"
@@ -112,6 +119,7 @@ grep -q '"via": "http"' "$T/mc.log" || fail "no HTTP set in the Mini-Circuits do
 # 3. The same unit over Telnet.
 vb_atten 0
 lab "{name: mc1, kind: attenuator, driver: minicircuits-telnet, address: \"127.0.0.1:$(port_of "$T/mc.json" telnet)\", serves: [dut]}"
+newport
 expect_rc 0 timeout 120 "$ESPBENCH" "${RUN[@]}" --sweep attenuation=20.25 --out "$T/telnet"
 has "dut: sweep attenuation = 20.25 dB (mc1 reads 20.25 dB); the board connects next"
 json_check "$T/telnet" 'r["entries"][0]["provenance"]["attenuation_db"] == 20.25 and r["entries"][0]["provenance"]["rssi_before"] == -55'
@@ -121,6 +129,7 @@ vb_atten 0
 # 3b. A Weinschel 8320 over Telnet: path 1 set, read back; a value off its
 # 0.25 dB step is rounded to it.
 lab "{name: w1, kind: attenuator, driver: weinschel-telnet, address: \"127.0.0.1:$(port_of "$T/wein.json" telnet)\", channel: 1}"
+newport
 expect_rc 0 timeout 120 "$ESPBENCH" "${RUN[@]}" --sweep attenuation=10.1,40 --out "$T/wein"
 has "dut: sweep attenuation = 40 dB (w1 reads 40 dB), RSSI -75 dBm"
 json_check "$T/wein" '[e["provenance"]["attenuation_db"] for e in r["entries"]] == [10, 40]'
@@ -130,6 +139,7 @@ vb_atten 0
 # 4. The OpenWrt AP ap1, powered alone by the APC PDU, set per channel point;
 # the board connects after each change.
 lab
+newport
 expect_rc 0 timeout 120 "$ESPBENCH" "${RUN[@]}" --ap ap1 --sweep channel=1,6,11 --out "$T/chan"
 has "plug2: outlet 2 off (access point ap2)"
 has "pdu1: outlet 1 on (access point ap1)"
@@ -145,6 +155,7 @@ PY
 # 5. ap2 through the Tasmota plug: ap1 goes off first, then ap2 on (one AP
 # at a time); --ap-set puts it on 5 GHz, the points set its width. ap2's
 # session expires after three calls: the driver logs in again.
+newport
 expect_rc 0 timeout 120 "$ESPBENCH" "${RUN[@]}" --ap ap2 --ap-set band=5g,channel=36 --sweep bandwidth=20,40 --out "$T/bw"
 has "dut: sweep bandwidth = 40: ap2 reports band 5g, channel 36, 40 MHz"
 python3 - "$T/apc.log" "$T/tas.log" "$T/ap2.log" <<'PY' || fail "not one AP at a time, or ap2 not set"
@@ -158,11 +169,13 @@ assert [(e["radio"]["band"], e["radio"]["htmode"]) for e in ap2 if e["event"] ==
 PY
 
 # 6. hostapd (no power switch: the others go off) set for the run.
+newport
 expect_rc 0 timeout 120 "$ESPBENCH" "${RUN[@]}" --ap ap3 --ap-set channel=36,bandwidth=40 --out "$T/hostapd"
 has "ap3: band 5g, channel 36, 40 MHz"
 has "plug2: outlet 2 off (access point ap2)"
 grep -q '"channel": "36", "ht_capab": "\[HT40+\]", "hw_mode": "a"' "$T/ap3.log" || fail "hostapd not set"
 # hostapd on another machine: its UDP control interface, every command with GET_COOKIE's cookie
+newport
 expect_rc 0 timeout 120 "$ESPBENCH" "${RUN[@]}" --ap ap4 --sweep channel=1,11 --out "$T/hostapd-udp"
 has "dut: sweep channel = 11: ap4 reports band 2g, channel 11, 20 MHz"
 [ "$(grep -c '"event": "enable"' "$T/ap4.log")" = 2 ] || fail "the UDP hostapd was not enabled once per point"
@@ -171,22 +184,29 @@ has "dut: sweep channel = 11: ap4 reports band 2g, channel 11, 20 MHz"
 # 7. Bad answers: one line naming the instrument and what it said; points
 # already measured stay.
 lab "{name: att9, kind: attenuator, driver: idf-serial, address: \"$T/att-garbage.tty\"}"
+newport
 expect_rc 3 timeout 60 "$ESPBENCH" "${RUN[@]}" --sweep attenuation=10 --out "$T/bad1"
 has "FAILED: attenuator att9 (idf-serial $T/att-garbage.tty): set 10 dB: answered 7E 7E 20 0A 01 2B, not 7E 7E 20 0A 00 2A"
 lab "{name: att9, kind: attenuator, driver: idf-serial, address: \"$T/att-silent.tty\"}"
+newport
 expect_rc 3 timeout 60 "$ESPBENCH" "${RUN[@]}" --sweep attenuation=10 --out "$T/bad2"
 has "FAILED: attenuator att9 (idf-serial $T/att-silent.tty): set 10 dB: no answer within 5 s (is it powered and on this port?)"
 lab "{name: mc9, kind: attenuator, driver: minicircuits-http, address: \"http://127.0.0.1:$(port_of "$T/mc-busy.json" http)\"}"
+newport
 expect_rc 3 timeout 60 "$ESPBENCH" "${RUN[@]}" --sweep attenuation=10 --out "$T/bad3"
 has "espbench: attenuator mc9 (minicircuits-http http://127.0.0.1:$(port_of "$T/mc-busy.json" http)): no answer: "
 lab "{name: mc1, kind: attenuator, driver: minicircuits-http, address: \"http://127.0.0.1:$(port_of "$T/mc.json" http)\"}"
+newport
 expect_rc 2 timeout 60 "$ESPBENCH" "${RUN[@]}" --sweep attenuation=0,95 --out "$T/bad4"
 has "espbench: attenuator mc1 (minicircuits-http http://127.0.0.1:$(port_of "$T/mc.json" http)): the sweep's 95 dB is above this unit's 90 dB"
 lab
+newport
 expect_rc 2 env OWRT_PASS=wrong timeout 60 "$ESPBENCH" "${RUN[@]}" --ap ap1 --out "$T/bad5"
 has "espbench: ap ap1 (openwrt http://127.0.0.1:$(port_of "$T/ap1.json" http)): session.login as root: Permission denied (user or password wrong; the password comes from OWRT_PASS)"
+newport
 expect_rc 2 env APC_PASS=wrong timeout 60 "$ESPBENCH" "${RUN[@]}" --ap ap1 --out "$T/bad6"
 has "espbench: power pdu1 (apc 127.0.0.1:$(port_of "$T/apc.json" telnet)): login refused (it asked for the user name again): check the user and the password in APC_PASS"
+newport
 expect_rc 2 env TAS_PASS=wrong timeout 60 "$ESPBENCH" "${RUN[@]}" --ap ap1 --out "$T/bad7"
 has "espbench: power plug2 (tasmota http://127.0.0.1:$(port_of "$T/tas.json" http)): Power2 Off answered {\"WARNING\":\"Need user=<username>&password=<password>\"}"
 ! grep -rq -e "$OWRT_PASS" -e "$APC_PASS" -e "$TAS_PASS" "$T/chan" "$T/bw" "$T/hostapd" || fail "a password in the results or logs"

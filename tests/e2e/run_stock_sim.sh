@@ -44,7 +44,7 @@ grep -q "^> sta_connect espbench-sim \*\*\*\*$" "$OUT/console-sim-esp32.log" || 
 # is in the results times 1.048576, to the two decimals the board prints.
 python3 - "$OUT/console-sim-esp32.log" "$OUT/results.json" <<'PY' || fail "stock interval lines"
 import json, re, sys
-board = [float(v) for v in re.findall(r"^ *1\.0- 2\.0 sec +([\d.]+) Mbits/sec", open(sys.argv[1]).read(), re.M)]
+board = [float(v) for v in re.findall(r"^ *1\.0- 2\.0 sec +([\d.]+) Mbits/sec", open(sys.argv[1], errors="replace").read(), re.M)]
 assert board, "no ' 1.0- 2.0 sec ... Mbits/sec' line in the console log"
 for e in json.load(open(sys.argv[2]))["entries"]:
     if e["test"] == "tcp_rx":

@@ -152,6 +152,31 @@ static void test_bad_script_says_where(void **state)
     unlink(path);
 }
 
+/* A test its ends cannot run is refused before anything starts: latency
+ * is measured from the PC, so a board with a peer cannot run it. */
+static void test_latency_with_a_peer_is_refused(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/eb-runboard-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    eb_run_board b = {.name = "dut", .chip = "esp32", .port = "fake:///nonexistent", .pc_ip = "127.0.0.1",
+                      .iperf_port = 5001, .dialect = "espbench"};
+    snprintf(b.peer.chip, sizeof b.peer.chip, "esp32");
+    snprintf(b.peer.name, sizeof b.peer.name, "dut-peer");
+    eb_run_opts o = {.profiles = &profiles, .boards = &b, .n_boards = 1, .tiers = {"iperf"}, .n_tiers = 1,
+                     .tests = 1u << EB_RUN_LATENCY | 1u << EB_TEST_TCP_TX, .warmup_s = -1, .retries = 2,
+                     .ssid = "lab", .password = "secret", .out_dir = dir, .iperf_version = "iperf version 2.1.9"};
+    eb_run_summary sum;
+    eb_error err = {0};
+    assert_int_equal(eb_run(&o, &sum, &err), EB_ECONFIG);
+    assert_string_equal(err.msg, "the latency test measures round trips from the PC, not between two boards: drop "
+                                 "latency from --tests or the peer (--peer-*, a lab board's peer:)");
+    assert_int_equal(sum.planned, 0); /* nothing started */
+    eb_results res;
+    eb_results_init(&res);
+    cleanup(&res);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -160,6 +185,7 @@ int main(void)
         cmocka_unit_test(test_ap_not_found_ends_the_board),
         cmocka_unit_test(test_lost_port_ends_the_board),
         cmocka_unit_test(test_bad_script_says_where),
+        cmocka_unit_test(test_latency_with_a_peer_is_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

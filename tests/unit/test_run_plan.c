@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "espbench/formats/dims.h"
 #include "espbench/formats/profile.h"
 #include "espbench/jobs/run.h"
 #include "espbench/adapters/profile_dirs.h"
@@ -291,6 +292,99 @@ static void test_defaults(void **state)
     assert_string_equal(eb_run_step_name(EB_STEP_TRAFFIC), "traffic");
 }
 
+/* The dimension table: the sweep variables are its rows, a result's point
+ * compares through it, the matrix rows are no sweep variables, and the
+ * reference figure is read at a key. */
+static void test_dimensions(void **state)
+{
+    (void)state;
+    assert_int_equal(eb_sweep_var_from_name("udp-rate"), EB_DIM_UDP_RATE);
+    assert_int_equal(eb_sweep_var_from_name("attenuation"), EB_DIM_ATTEN);
+    assert_int_equal(eb_dim_from_name("tier"), EB_DIM_TIER);
+    assert_int_equal(eb_sweep_var_from_name("tier"), EB_SWEEP_NONE); /* not a --sweep variable */
+    assert_string_equal(eb_dim(EB_DIM_RSSI)->unit, "dBm");
+    assert_true(eb_sweep_var_sim_only(EB_DIM_LOSS) && !eb_sweep_var_sim_only(EB_DIM_UDP_RATE));
+    eb_provenance a, b;
+    eb_prov_init(&a);
+    eb_prov_init(&b);
+    assert_true(eb_dims_at_default(&a) && eb_dims_same_point(&a, &b));
+    snprintf(a.sweep_var, sizeof a.sweep_var, "rssi");
+    a.sweep_value = -60;
+    char label[32];
+    eb_dims_point_label(&a, label, sizeof label);
+    assert_string_equal(label, "rssi=-60");
+    assert_false(eb_dims_at_default(&a));
+    assert_false(eb_dims_same_point(&a, &b));
+    b = a;
+    b.sweep_value = -70;
+    assert_false(eb_dims_same_point(&a, &b));
+    b.sweep_value = -60;
+    assert_true(eb_dims_same_point(&a, &b));
+    const eb_tier *t = eb_chip_tier(esp32, "iperf");
+    assert_non_null(t);
+    assert_true(eb_tier_ref(t, EB_TEST_TCP_TX, NULL) == t->ref_mbps[EB_TEST_TCP_TX]);
+    assert_true(eb_tier_ref(t, EB_TEST_TCP_TX, &a) == t->ref_mbps[EB_TEST_TCP_TX]);
+    assert_true(isnan(eb_tier_ref(t, EB_TEST_RAW_TX, NULL)) && isnan(eb_tier_ref(NULL, 0, NULL)));
+}
+
+/* tx-power is a dimension no console can set yet: refused up front with the reason. */
+static void test_tx_power_refused(void **state)
+{
+    (void)state;
+    eb_run_opts o = opts();
+    eb_error err = {0};
+    assert_int_equal(eb_sweep_parse("tx-power=10,20", &o.sweep, &err), 0);
+    assert_int_equal(eb_run_check_sweep(&o, &err), EB_ECONFIG);
+    assert_non_null(strstr(err.msg, "--sweep tx-power: no console dialect espbench drives has a command"));
+}
+
+/* The summary `run` prints, rendered by the library: the difference to the
+ * docs' figure, a failure's reason, the board-to-board footnote. */
+static void test_summary_text(void **state)
+{
+    (void)state;
+    eb_results f;
+    eb_results_init(&f);
+    eb_entry e;
+    eb_entry_init(&e);
+    snprintf(e.chip, sizeof e.chip, "esp32");
+    snprintf(e.tier, sizeof e.tier, "iperf");
+    snprintf(e.status, sizeof e.status, "ok");
+    e.test = EB_TEST_TCP_TX;
+    e.mean_mbps = 90;
+    e.peak_mbps = 95;
+    e.ref_mbps = 100;
+    e.loss_pct = NAN;
+    e.free_heap = 2048;
+    assert_true(fabs(eb_run_docs_diff_pct(&e) + 10) < 1e-9);
+    assert_non_null(eb_results_add(&f, &e));
+    e.test = EB_TEST_TCP_RX;
+    snprintf(e.status, sizeof e.status, "failed");
+    eb_entry_set_error(&e, "%s", "the board rebooted");
+    assert_non_null(eb_results_add(&f, &e));
+    eb_run_summary s = {.planned = 2, .done = 1, .failed = 1, .wall_s = 3, .test_s = 2};
+    eb_buf b;
+    eb_buf_init(&b);
+    eb_run_summary_text(&f, &s, "OUT", 1, false, &b);
+    eb_buf_printf(&b, "%c", 0);
+    const char *t = (const char *)b.data;
+    assert_non_null(strstr(t, "\nesp32      iperf              tcp_tx       90.00      95.00    100.0  -10.0%       -       2.0\n"));
+    assert_non_null(strstr(t, "esp32      iperf              tcp_rx  FAILED: the board rebooted\n"));
+    assert_null(strstr(t, "board to board"));
+    assert_non_null(strstr(t, "1 tests done, 0 skipped, 1 failed of 2; 3.0 s (2.0 s of traffic). Results: OUT/results.json\n"));
+    eb_provenance *pv = eb_entry_prov_mut(&f.entries[0]);
+    snprintf(pv->peer_board, sizeof pv->peer_board, "sim-peer");
+    snprintf(pv->peer_chip, sizeof pv->peer_chip, "esp32c3");
+    snprintf(pv->peer_tier, sizeof pv->peer_tier, "iperf");
+    eb_buf_reset(&b);
+    eb_run_summary_text(&f, &s, "OUT", 1, false, &b);
+    eb_buf_printf(&b, "%c", 0);
+    assert_non_null(strstr((const char *)b.data, "(board to board with sim-peer esp32c3/iperf: no PC in the data path"));
+    eb_buf_free(&b);
+    eb_entry_free(&e);
+    eb_results_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -304,6 +398,9 @@ int main(void)
         cmocka_unit_test(test_sweep_plan),
         cmocka_unit_test(test_latency_plan),
         cmocka_unit_test(test_defaults),
+        cmocka_unit_test(test_dimensions),
+        cmocka_unit_test(test_tx_power_refused),
+        cmocka_unit_test(test_summary_text),
     };
     return cmocka_run_group_tests(tests, load, unload);
 }

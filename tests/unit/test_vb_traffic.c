@@ -541,13 +541,19 @@ static void case_check(tcase *c)
         if (c->measured.bytes + pc_uncounted != (double)s->bytes)
             fail_msg("PC counted %.0f bytes, the engine %llu", c->measured.bytes, (unsigned long long)s->bytes);
     } else if (!c->dir->board_server) {
-        /* every datagram the engine sent, the PC counted, but the first: iperf2 2.1.8 takes
-         * datagram 0 (the firmware numbers from 0) as its flow's start and counts from the
-         * next (checked with iperf 2.1.8 and a sender numbering from 0); nothing is lost on loopback */
-        if (c->measured.bytes != (double)s->bytes - UDP_LEN)
-            fail_msg("PC counted %.0f bytes, the engine sent %llu", c->measured.bytes, (unsigned long long)s->bytes);
-        assert_int_equal(c->measured.lost, 0);
-        assert_int_equal(c->measured.total, (long)(s->bytes / UDP_LEN) - 1);
+        /* every datagram the engine sent, the PC counted or numbered as lost, but the first:
+         * iperf2 2.1.8 takes datagram 0 (the firmware numbers from 0) as its flow's start and
+         * counts from the next (checked with iperf 2.1.8 and a sender numbering from 0). On an
+         * idle machine loopback loses none; on a busy one the PC's socket buffer overflows, and
+         * the losses must show as sequence gaps (the last datagrams' loss shows as none) */
+        long sent = (long)(s->bytes / UDP_LEN);
+        if (c->measured.bytes != (double)(c->measured.total - c->measured.lost) * UDP_LEN ||
+            c->measured.total > sent - 1 || (c->measured.lost == 0 && c->measured.total == sent - 1 &&
+                                             c->measured.bytes != (double)s->bytes - UDP_LEN))
+            fail_msg("PC counted %.0f bytes, %ld of %ld datagrams lost; the engine sent %llu bytes",
+                     c->measured.bytes, c->measured.lost, c->measured.total, (unsigned long long)s->bytes);
+        if (c->measured.lost > 0)
+            print_message("  (the PC lost %ld datagrams: a busy machine)\n", c->measured.lost);
     } else {
         /* the Server Report is the engine's accounting, FIN included as iperf2 does */
         assert_true(c->measured.bytes == (double)s->bytes + UDP_LEN);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "espbench/base/buf.h"
 #include "espbench/formats/board_spec.h"
 #include "espbench/formats/dims.h"
 #include "espbench/base/error.h"
@@ -133,6 +134,10 @@ typedef struct eb_run_opts {
     const char *ap_name;
     const char *ap_set;
     double settle_s;        /* --settle: after an attenuation change, before the board's RSSI is read; 0 = 2 s */
+    /* When set: a copy of each entry and latency set this run finished
+     * (ok or failed), in the order they finished — the summary's
+     * (eb_run_summary_text). The caller frees it. */
+    eb_results *finished;
     volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: stop cleanly, keep results */
     eb_run_progress_fn progress;
     eb_run_step_fn step;
@@ -176,9 +181,11 @@ typedef struct eb_run_item {
 /* The offered rate of an item: the sweep point's for a udp-rate sweep,
  * else eb_run_udp_rate. */
 double eb_run_item_udp_rate(const eb_run_opts *o, const eb_chip *chip, const eb_run_item *it);
-/* Checks a sweep against the run: sim-only variables need every board
- * under --sim; udp-rate needs a UDP test; tx-power needs a console that can
- * set it (checked per board when it opens). EB_ECONFIG with one line. */
+/* Checks a sweep against the run, through the swept dimension's row
+ * (jobs/run_dims.c): a link variable needs every board under --sim (rssi:
+ * or a lab attenuator), attenuation an attenuator, udp-rate a UDP test and
+ * no --udp-rate; tx-power is refused (no console command sets it yet).
+ * EB_ECONFIG with one line. */
 int eb_run_check_sweep(const eb_run_opts *o, eb_error *err);
 int eb_run_plan(const eb_run_opts *o, const eb_chip *chip, eb_run_item *out, int cap, eb_error *err);
 
@@ -267,6 +274,37 @@ void eb_run_setup_free(eb_run_setup *st);
  * pattern's protocol (its two tests when none were asked for; a test of
  * the other protocol is refused). EB_ECONFIG with one line otherwise. */
 int eb_run_apply_pattern(eb_run_opts *o, const struct eb_pattern *p, eb_error *err);
+
+/* --pattern for a run: refused with --sim (the virtual board speaks the
+ * built-in dialects only) or --dialect (*usage set), else
+ * eb_run_apply_pattern (p NULL: the request's checks only, before the
+ * pattern is loaded). EB_ECONFIG with one line. */
+int eb_run_use_pattern(const eb_run_request *rq, eb_run_opts *o, const struct eb_pattern *p, bool *usage,
+                       eb_error *err);
+/* --parallel-count / --parallel-index (pytest-embedded's spelling of a
+ * shard; NULL, NULL = not given) into o's shard, refused beside --shard. */
+int eb_run_parallel_shard(eb_run_opts *o, const char *count, const char *index, eb_error *err);
+
+/* ---- what `run` shows (run_summary.c): rendered here, printed by the CLI ---- */
+
+enum eb_run_text { EB_RUN_TEXT_NONE, EB_RUN_TEXT_LINE, EB_RUN_TEXT_WARN, EB_RUN_TEXT_LIVE };
+/* A progress event as text appended to out, and where it goes: a line for
+ * stdout, a warning line for stderr, a live line overwriting the last
+ * (a terminal with one board), or nothing. */
+int eb_run_progress_text(const eb_run_progress *p, int n_boards, bool tty, eb_buf *out);
+/* The summary after a run: the latency and throughput tables of what it
+ * finished (eb_run_opts.finished; NULL = none), with each figure's
+ * difference to the docs and the board-to-board footnote; the time per step
+ * (step_times); the count line naming out_dir/results.json. */
+void eb_run_summary_text(const eb_results *finished, const eb_run_summary *s, const char *out_dir, int n_boards,
+                         bool step_times, eb_buf *out);
+/* mean / docs' figure - 1, in %; NAN without a figure. */
+double eb_run_docs_diff_pct(const eb_entry *e);
+/* After a run: ESP-IDF CI's performance lines of out_dir/results.json into
+ * lines (perf_lines), and its OpenMetrics text into the file metrics (NULL
+ * = none), rendered as `report` does. */
+int eb_run_figures(const char *out_dir, const char *profiles_dir, bool perf_lines, const char *metrics,
+                   eb_buf *lines, eb_error *err);
 
 /* Runs everything. Results so far are saved after each test; returns 0,
  * EB_EINTR when stopped, or the first board error (one line). */

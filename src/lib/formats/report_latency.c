@@ -7,13 +7,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "espbench/formats/dims.h"
 #include "report_internal.h"
 
 #define MAX_KEYS 256
 
 typedef struct lat_key {
-    const char *tier, *var;
-    double point;
+    const char *tier;
+    const eb_provenance *point; /* its dimensions' values (dims.h) */
 } lat_key;
 
 /* Distinct (tier, point) keys of a chip, in the order of the results. */
@@ -26,10 +27,9 @@ static int lat_keys(const eb_results *r, const char *chip, lat_key *keys, int ma
             continue;
         bool seen = false;
         for (int k = 0; k < n && !seen; k++)
-            seen = !strcmp(keys[k].tier, l->tier) && !strcmp(keys[k].var, l->prov.sweep_var) &&
-                   (!l->prov.sweep_var[0] || keys[k].point == l->prov.sweep_value);
+            seen = !strcmp(keys[k].tier, l->tier) && eb_dims_same_point(keys[k].point, &l->prov);
         if (!seen && n < max)
-            keys[n++] = (lat_key){l->tier, l->prov.sweep_var, l->prov.sweep_value};
+            keys[n++] = (lat_key){l->tier, &l->prov};
     }
     return n;
 }
@@ -52,8 +52,7 @@ static bool lat_row(const eb_results *r, const eb_profiles *p, const eb_report_o
     const char *method = "";
     for (int i = 0; i < r->n_lat; i++) {
         const eb_latency *l = &r->lat[i];
-        if (strcmp(l->chip, chip) || strcmp(l->tier, k->tier) || strcmp(l->prov.sweep_var, k->var) ||
-            (k->var[0] && l->prov.sweep_value != k->point))
+        if (strcmp(l->chip, chip) || strcmp(l->tier, k->tier) || !eb_dims_same_point(&l->prov, k->point))
             continue;
         sent += l->sent;
         received += l->received;
@@ -75,8 +74,8 @@ static bool lat_row(const eb_results *r, const eb_profiles *p, const eb_report_o
     eb_sample_stats_compute(avgs, n, &s);
     int c = 0;
     snprintf(rep_cell(t, row, c++), REP_CELL, "%s", rep_tier_label(p, chip, k->tier, o->lang));
-    if (k->var[0])
-        snprintf(rep_cell(t, row, c), REP_CELL, "%s=%g", k->var, k->point);
+    if (!eb_dims_at_default(k->point))
+        eb_dims_point_label(k->point, rep_cell(t, row, c), REP_CELL);
     c++;
     snprintf(rep_cell(t, row, c++), REP_CELL, "%s", method);
     snprintf(rep_cell(t, row, c++), REP_CELL, failed ? "%d (%d failed)" : "%d", n, failed);
@@ -111,7 +110,7 @@ void rep_latency_table(const eb_results *r, const eb_profiles *p, const eb_repor
     bool points = false;
     for (int k = 0; k < nk; k++) {
         row += lat_row(r, p, o, chip, &keys[k], t, row);
-        points |= keys[k].var[0] != 0;
+        points |= !eb_dims_at_default(keys[k].point);
     }
     t->n_rows = row;
     if (points)

@@ -200,6 +200,8 @@ int run_record_latency(board_ctx *bc, const eb_latency *l, eb_error *err)
     pthread_mutex_lock(&bc->sh->lock);
     eb_latency *stored = eb_results_put_latency(&bc->sh->results, l);
     eb_prov_track_stamp(&bc->prov, bc->drv ? eb_dialect_mbit_base(bc->drv->dialect) : NAN, &stored->prov);
+    if (bc->sh->o->finished)
+        eb_results_put_latency(bc->sh->o->finished, stored);
     if (strcmp(l->status, "ok") == 0)
         bc->sh->sum->done++;
     else
@@ -216,6 +218,8 @@ int run_record(board_ctx *bc, const eb_entry *e, eb_error *err)
     pthread_mutex_lock(&bc->sh->lock);
     eb_entry *stored = eb_results_put(&bc->sh->results, e);
     eb_prov_track_stamp(&bc->prov, bc->drv ? eb_dialect_mbit_base(bc->drv->dialect) : NAN, eb_entry_prov_mut(stored));
+    if (bc->sh->o->finished && !eb_results_add(bc->sh->o->finished, stored))
+        abort();
     if (strcmp(e->status, "ok") == 0)
         bc->sh->sum->done++;
     else

@@ -13,8 +13,8 @@
  *               up front, applied to each end, named in keys and file names.
  *
  * The files, in layers (a file calls only files below it in this list;
- * scripts/run_calls.py checks it, and that only the end table calls a
- * board's life steps):
+ * scripts/run_calls.py checks that there is no circle, and that only the
+ * end and dimension tables call a board's life steps):
  *
  *   run_resolve.c   from flags/lab file to boards (eb_run_resolve)
  *   run_job.c       the core: eb_run, checks, the PC iperf probe, a thread per board
@@ -22,21 +22,27 @@
  *                   classification over its ends, the item's kind, the barrier
  *   run_kinds.c     the test kinds' table
  *   run_ends.c      the ends' table, the making of a board's far end
- *   run_dims.c      the dimensions' table
- *   run_pair.c, run_hosted.c, run_latency.c, run_aggregate.c,
- *   run_instruments.c, run_pattern.c
- *                   what an end, a kind or a dimension does: a throughput
- *                   test between two consoles, the pair's resolve/images/
- *                   co-processor/raw test, round trips from the PC, the
- *                   --aggregate barrier, the lab instruments (attenuator,
- *                   AP), --pattern's checks and console driver
+ *   run_pair.c, run_hosted.c, run_latency.c, run_aggregate.c
+ *                   what an end or a kind does: a throughput test between
+ *                   two consoles; the pair's resolve, images, co-processor
+ *                   and raw test; round trips from the PC; the --aggregate
+ *                   barrier
  *   run_test.c      a throughput test against the PC, free memory, figures
+ *   run_dims.c      the dimensions' table, an item's key and file names
+ *   run_instruments.c  the lab instruments (attenuator, AP, power switch)
  *   run_steps.c     a board's steps: port and console (its driver chosen from
  *                   a table: --pattern, --dialect, detected), tier (switch or
  *                   flash), Wi-Fi, a link point, flashing a manifest image
+ *   run_pattern.c   --pattern's checks and console driver
+ *   run_sweep.c     the --sweep spec over the dimension table
  *   run_ctx.c       the run context: progress events, step timing, results store
  *   run_plan.c      what to run: defaults, tier x test x repeat plan, shards, UDP
  *                   rate, usage errors of the request (run_bad_request)
+ *
+ * Beside them, over the public API: run_idf.c (run --idf, a run per
+ * ESP-IDF), run_summary.c (what `run` shows, rendered for the CLI), and
+ * resolve's run_request.c and run_outdir.c (the request record, the
+ * folder's lock).
  *
  * Ownership: a board context owns its port for the whole board; the console
  * session reads from it and the flasher borrows it while a tier image is

@@ -26,6 +26,17 @@ int eb_run_apply_pattern(eb_run_opts *o, const eb_pattern *p, eb_error *err)
     return 0;
 }
 
+int eb_run_use_pattern(const eb_run_request *rq, eb_run_opts *o, const eb_pattern *p, bool *usage, eb_error *err)
+{
+    *usage = rq->sim || rq->dialect;
+    if (rq->sim)
+        return eb_fail(err, EB_ECONFIG, "--pattern with --sim: the virtual board speaks the built-in dialects only; run "
+                       "--pattern against the board (--port or --lab)");
+    if (rq->dialect)
+        return eb_fail(err, EB_ECONFIG, "--pattern and --dialect: give one (the pattern is the dialect)");
+    return p ? eb_run_apply_pattern(o, p, err) : 0;
+}
+
 /* ------------------------------------------------------------ the driver */
 
 /* The board (and a peer, which speaks as its board) talks through the

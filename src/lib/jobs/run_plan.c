@@ -270,6 +270,16 @@ bad:
     return eb_fail(err, EB_ECONFIG, "'%s' is not a shard: expected I/N with 1 <= I <= N (e.g. 1/4, as CI_NODE_INDEX/CI_NODE_TOTAL)", s);
 }
 
+int eb_run_parallel_shard(eb_run_opts *o, const char *count, const char *index, eb_error *err)
+{
+    if (!count && !index)
+        return 0;
+    if (o->shard_total)
+        return eb_fail(err, EB_ECONFIG,
+                       "--shard and --parallel-count/--parallel-index name the same slice: give one");
+    return eb_shard_from_parallel(count, index, &o->shard_index, &o->shard_total, err);
+}
+
 /* pytest-embedded's spelling of a shard: --parallel-count N --parallel-index I,
  * its index 1-based like ours (its tests: 5 cases, count 2, index 1 runs 3 of
  * them), so I/N is the shard as it stands. */

@@ -1,7 +1,8 @@
-/* A board's steps, shared by the core (run_board.c) and the variants: its
- * port and console session, the tier (switched at run time or flashed as an
- * image of its own), Wi-Fi, a link sweep point on a virtual board, and
- * flashing a manifest image over the board's own port. */
+/* A board's steps, run for every end through the end and dimension tables
+ * (run_ends.c, run_dims.c): its port and console session (the console
+ * driver chosen from a table when it opens), the tier (switched at run
+ * time or flashed as an image of its own), Wi-Fi, a link sweep point on a
+ * virtual board, and flashing a manifest image over the board's own port. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
