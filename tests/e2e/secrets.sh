@@ -46,7 +46,9 @@ while p.poll() is None:
     time.sleep(0.02)
 need = {"espbench", "espbench-vboard", "iperf"}
 if not need <= seen:
-    sys.exit("FAIL: saw only %s of the run's processes (%d scans)" % (sorted(seen), scans))
+    log.close()
+    sys.exit("FAIL: saw only %s of the run's processes (%d scans; exit %s): %s"
+             % (sorted(seen), scans, p.returncode, open(out + ".log", errors="replace").read()[-1500:]))
 print("argv clean in %d scans of %s" % (scans, sorted(seen)))
 sys.exit(p.returncode)
 PY
