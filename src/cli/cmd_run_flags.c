@@ -79,6 +79,8 @@ const char cmd_run_usage[] =
     "                        with --coprocessor also raw_tx,raw_rx (default all six)\n"
     "  --latency-count N     probes per latency test (default 20, one every 0.2 s)\n"
     "  --latency-method M    udp-echo or icmp (default: by the firmware)\n"
+    "  --latency-under-load  also probe round trips while each throughput test runs\n"
+    "                        (recorded as a latency set under that test: idle vs loaded)\n"
     "  --duration S          seconds per test (default 10)\n"
     "  --interval S          report interval (default 1)\n"
     "  --warmup S            seconds left out of the statistics (default one interval)\n"
@@ -144,6 +146,7 @@ static const run_flag flags[] = {
     OB("aggregate", aggregate), OD("duration", duration_s, 1), OD("interval", interval_s, 0.1),
     OD("warmup", warmup_s, 0), OD("udp-rate", udp_rate_mbps, 0.001), OD("settle", settle_s, 0.01), OI("repeat", repeat, 1, 1000),
     OI("retries", retries, 0, 100), OI("latency-count", latency_count, 1, EB_PING_MAX_REPLIES),
+    OB("latency-under-load", latency_under_load),
     SP("tier"), SP("tiers"), SP("sim-noise"), SP("sim-fault"), SP("shard"), SP("parallel-count"),
     SP("parallel-index"), SP("performance-lines"), SP("metrics"), SP("password"), SP("iperf-port"),
     SP("tests"), SP("idf"), SP("idf-cache"), SP("env"), SP("sim-rssi"), SP("sim-phy"), SP("sim-rtt"),
