@@ -46,6 +46,7 @@ typedef struct vb_iperf_run {
     int n_intervals;
     uint64_t bytes;
     int source;                 /* enum eb_figure_source of the shaped rate */
+    double queue_ms;            /* the echo's model wait behind this run's traffic (vb_console_load_queue_ms) */
 } vb_iperf_run;
 
 struct vb_console {
