@@ -347,13 +347,13 @@ int run_board_log(board_ctx *bc, eb_error *err)
 /* --manifest with --firmware NAME: the board is to run that firmware's tier
  * images, and its flash may hold nothing yet (a new or erased board, which
  * greets with no prompt): the first tier's image is written before the
- * first greeting. */
+ * first greeting. Not a peer: the manifest's tiers are the board's. */
 static int first_open(board_ctx *bc, eb_error *err)
 {
     const eb_run_opts *o = bc->sh->o;
     eb_run_item first = {0};
     eb_error perr = {0};
-    if (!o->manifest || !o->firmware || eb_run_plan(o, bc->chip, &first, 1, &perr) < 1 || !first.tier)
+    if (!o->manifest || !o->firmware || bc->dut || eb_run_plan(o, bc->chip, &first, 1, &perr) < 1 || !first.tier)
         return open_console(bc, NULL, err);
     int rc = 0;
     if (!bc->port && (rc = eb_port_open(&bc->port, bc->b->port, o->baud, err)) != 0)
