@@ -8,6 +8,7 @@
 # build-time settings differ. Stock firmware from a manifest starts on an
 # empty flash. No rate is asserted.
 source "$(dirname "$0")/lib/run_helpers.sh"
+LO=$(loopback_ip) # the boards and the PC side on an address of this test's own
 source "$(dirname "$0")/lib/fake_idf.sh"
 export VBOARD
 
@@ -22,13 +23,13 @@ plain=$(awk '{print $4}' "$T/b0")/espbench.bin
 
 export VBPW=lab-secret-1
 "$VBOARD" --chip esp32s3 --flash "$T/b.flash" --link "$T/b.tty" --sync-resets --no-baud-timing --no-flash-timing \
-    --ip 127.0.0.1 --ap "lab:env:VBPW:-40" >"$T/b.vb.out" 2>"$T/b.vb.err" &
+    --ip "$LO" --ap "lab:env:VBPW:-40" >"$T/b.vb.out" 2>"$T/b.vb.err" &
 BG+=($!)
 for _ in $(seq 200); do [ -e "$T/b.tty" ] && break; sleep 0.05; done
 "$ESPBENCH" flash --port "$T/b.tty" --build-dir "$(dirname "$plain")" --stub off >"$T/f0" 2>&1 \
     || fail "flash the plain image: $(cat "$T/f0")"
 run() { "$ESPBENCH" run --chip esp32s3 --tests tcp_tx --duration 2 --interval 1 --warmup 0 --port "$T/b.tty" \
-    --ssid lab --password-env VBPW --pc-address 127.0.0.1 --stub off "$@"; }
+    --ssid lab --password-env VBPW --pc-address "$LO" --stub off "$@"; }
 
 # entries OUT LAST-SHA NOTE-TIERS: the board ended on the image with SHA-256 LAST
 # (the results' board record), every entry is ok, and only the tiers named carry
@@ -108,11 +109,11 @@ on_flash "$(img "$T/m.json" iperf)" || fail "the board's image changed"
 "$ESPBENCH" build --idf "$T/idf-a" --chip esp32s3 --tier all --project iperf-example --cache "$cache" \
     --manifest "$T/ms.json" >/dev/null 2>"$T/be5" || fail "iperf-example build: $(cat "$T/be5")"
 "$VBOARD" --chip esp32s3 --flash "$T/s.flash" --link "$T/s.tty" --sync-resets --no-baud-timing --no-flash-timing \
-    --ip 127.0.0.1 --ap "lab:env:VBPW:-40" >"$T/s.vb.out" 2>"$T/s.vb.err" &
+    --ip "$LO" --ap "lab:env:VBPW:-40" >"$T/s.vb.out" 2>"$T/s.vb.err" &
 BG+=($!)
 for _ in $(seq 200); do [ -e "$T/s.tty" ] && break; sleep 0.05; done
 "$ESPBENCH" run --chip esp32s3 --tests tcp_tx --duration 2 --interval 1 --warmup 0 --port "$T/s.tty" \
-    --ssid lab --password-env VBPW --pc-address 127.0.0.1 --stub off --tier minimum --manifest "$T/ms.json" \
+    --ssid lab --password-env VBPW --pc-address "$LO" --stub off --tier minimum --manifest "$T/ms.json" \
     --firmware iperf-example --out "$T/r5" >"$T/e5" 2>&1 || fail "stock run on an empty flash: $(cat "$T/e5")"
 [ "$(grep -c "flashing the iperf-example image for tier minimum$" "$T/e5")" = 1 ] || fail "not flashed once: $(cat "$T/e5")"
 json_check "$T/r5" 'len(r["entries"]) == 1 and r["entries"][0]["status"] == "ok"' || fail "stock entry"
