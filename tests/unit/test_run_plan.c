@@ -328,14 +328,31 @@ static void test_dimensions(void **state)
 }
 
 /* tx-power is a dimension no console can set yet: refused up front with the reason. */
-static void test_tx_power_refused(void **state)
+/* --sweep tx-power: the espbench firmware's radio_set takes it in ESP-IDF's
+ * quarter-dBm steps; a stock example's console cannot. */
+static void test_tx_power_checked(void **state)
 {
     (void)state;
     eb_run_opts o = opts();
     eb_error err = {0};
-    assert_int_equal(eb_sweep_parse("tx-power=10,20", &o.sweep, &err), 0);
+    assert_int_equal(eb_sweep_parse("tx-power=10,19.5", &o.sweep, &err), 0);
+    assert_int_equal(eb_run_check_sweep(&o, &err), 0);
+    eb_run_board b;
+    memset(&b, 0, sizeof b);
+    snprintf(b.name, sizeof b.name, "dut");
+    snprintf(b.dialect, sizeof b.dialect, "espbench");
+    o.boards = &b;
+    o.n_boards = 1;
+    assert_int_equal(eb_run_check_sweep(&o, &err), 0);
+    snprintf(b.dialect, sizeof b.dialect, "iperf-cmd-0.1");
     assert_int_equal(eb_run_check_sweep(&o, &err), EB_ECONFIG);
-    assert_non_null(strstr(err.msg, "--sweep tx-power: no console dialect espbench drives has a command"));
+    assert_string_equal(err.msg, "--sweep tx-power: board dut (dialect iperf-cmd-0.1) has no command to set the "
+                                 "transmit power (the stock iperf examples set it only in code); run the espbench "
+                                 "firmware (docs/dimensions.md)");
+    assert_int_equal(eb_sweep_parse("tx-power=10.1", &o.sweep, &err), 0);
+    assert_int_equal(eb_run_check_sweep(&o, &err), EB_ECONFIG);
+    assert_string_equal(err.msg, "--sweep tx-power: 10.1 dBm is not a step of ESP-IDF's transmit power (0.25 dBm: "
+                                 "esp_wifi_set_max_tx_power takes quarter dBm); give e.g. 10.00");
 }
 
 /* The summary `run` prints, rendered by the library: the difference to the
@@ -399,7 +416,7 @@ int main(void)
         cmocka_unit_test(test_latency_plan),
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_dimensions),
-        cmocka_unit_test(test_tx_power_refused),
+        cmocka_unit_test(test_tx_power_checked),
         cmocka_unit_test(test_summary_text),
     };
     return cmocka_run_group_tests(tests, load, unload);

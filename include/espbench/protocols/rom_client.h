@@ -32,8 +32,11 @@ void eb_rom_client_free(eb_rom_client *c);
 /* Replaces the default timeouts (tests shorten them against a silent mock). */
 void eb_rom_client_set_timeouts(eb_rom_client *c, const eb_rom_timeouts *t);
 
-/* Sends SYNC up to `tries` times (each with its own deadline) and drains the
- * ROM's extra replies. EB_EIO "no reply to SYNC ..." when the chip is silent. */
+/* Sends SYNC up to `tries` times (each with its own deadline); once one is
+ * answered, reads the ROM's further replies (8 per SYNC, also to earlier
+ * tries that waited in the line while it booted) until the line is quiet for
+ * the SYNC timeout, at most the command timeout. Later commands skip SYNC
+ * replies that still come. EB_EIO "no reply to SYNC ..." when the chip is silent. */
 int eb_rom_sync(eb_rom_client *c, int tries, eb_error *err);
 
 /* Detected facts about the chip in download mode. */

@@ -1,6 +1,6 @@
 /* The dimension table (dims.h). The ranges are what the board or the model
  * accepts: the iperf -b option takes any positive rate (1..1000 Mbit/s
- * here), ESP-IDF's esp_wifi_set_max_tx_power takes 2..20 dBm (in 0.25 dBm
+ * here), ESP-IDF's esp_wifi_set_max_tx_power takes 2..21 dBm (in 0.25 dBm
  * steps), the link ranges are eb_model_link_check's. */
 #include "espbench/formats/dims.h"
 #include "espbench/base/names.h"
@@ -107,7 +107,7 @@ static const char *const coex_names[] = {"none", "ble_scan", "ble_adv", NULL};
 
 static const eb_dim_desc dims[EB_DIM_COUNT] = {
     [EB_DIM_UDP_RATE] = {"udp-rate", "udp_rate", "Mbit/s", 0.1, 1000, SWEEP, 0, same_sweep_point},
-    [EB_DIM_TX_POWER] = {"tx-power", "tx_power", "dBm", 2, 20, SWEEP, 0, same_sweep_point},
+    [EB_DIM_TX_POWER] = {"tx-power", "tx_power", "dBm", 2, 21, SWEEP, 0, same_sweep_point},
     [EB_DIM_RSSI] = {"rssi", "rssi", "dBm", -100, -10, LINK, EB_INSTR_ATTENUATOR, same_sweep_point},
     [EB_DIM_LOSS] = {"loss", "loss", "%", 0, 50, LINK, 0, same_sweep_point},
     [EB_DIM_RTT] = {"rtt", "rtt", "ms", 0, 2000, LINK, 0, same_sweep_point},

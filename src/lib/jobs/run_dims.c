@@ -1,14 +1,15 @@
 /* The dimensions of a run (run_internal.h run_dim): one row each, in the
  * order their values are applied to an end — the UDP offered rate (a
- * setting of the test's sender), the TX power, the link (the virtual
+ * setting of the test's sender), the TX power (the espbench firmware's
+ * radio_set: run_radio.c), the link (the virtual
  * board's RSSI, loss and round trip; a lab attenuator; the lab AP's channel
  * and bandwidth: before the tier, as a real link is there before the board
  * connects), the tier with its Wi-Fi connection, the repeat and the ESP-IDF
  * version. A row's connected step follows on a connected end (an RSSI
  * steered with an attenuator). Their names, units and ranges are the formats'
  * table (formats/dims.c). A new dimension is a row there and a row here
- * with its apply function; a row without one (tx_power: no console
- * dialect has the command yet) is refused up front with its reason. */
+ * with its apply function; a row whose firmware cannot take it (tx_power,
+ * the radio rows on a stock example) is refused up front with its reason. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -59,20 +60,6 @@ static int udp_rate_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
     (void)err;
     end->udp_rate_mbps = eb_run_item_udp_rate(end->sh->o, end->chip, it);
     return 0;
-}
-
-/* No console dialect espbench drives can set the TX power yet: the row
- * has no apply function, so a sweep over it is refused. A firmware command
- * (ESP-IDF's esp_wifi_set_max_tx_power) fills it. */
-static bool tx_power_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap)
-{
-    (void)b;
-    if (o->sweep.var != EB_DIM_TX_POWER || o->sweep.n <= 0)
-        return true;
-    snprintf(why, cap, "--sweep tx-power: no console dialect espbench drives has a command to set the transmit "
-             "power (the iperf examples and the espbench firmware lack one); sweep udp-rate, or under --sim rssi, "
-             "loss or rtt");
-    return false;
 }
 
 /* Whether a lab attenuator serves the board (the lab file's serves:). */
@@ -180,7 +167,7 @@ static void repeat_tag(const eb_run_opts *o, const eb_run_item *it, char *out, s
  * folder), recorded from what the board reports (provenance idf_version). */
 static const run_dim dims[] = {
     {EB_DIM_UDP_RATE, udp_rate_check, udp_rate_apply, NULL, sweep_key, sweep_tag},
-    {EB_DIM_TX_POWER, tx_power_check, NULL, NULL, sweep_key, sweep_tag},
+    {EB_DIM_TX_POWER, run_radio_tx_power_check, run_radio_tx_power_apply, NULL, sweep_key, sweep_tag},
     {EB_DIM_RSSI, link_check, rssi_apply, rssi_connected, sweep_key, sweep_tag},
     {EB_DIM_LOSS, link_check, link_apply, NULL, sweep_key, sweep_tag},
     {EB_DIM_RTT, link_check, link_apply, NULL, sweep_key, sweep_tag},

@@ -352,6 +352,8 @@ int run_instr_ap_apply(board_ctx *bc, const eb_run_item *it, eb_error *err);
  * that can set them), apply, key and file-name functions, and the link as
  * negotiated into the board's facts (the band row's connected step). */
 bool run_radio_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap);
+bool run_radio_tx_power_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap);
+int run_radio_tx_power_apply(board_ctx *end, const eb_run_item *it, eb_error *err);
 int run_radio_band_apply(board_ctx *end, const eb_run_item *it, eb_error *err);
 int run_radio_bw_apply(board_ctx *end, const eb_run_item *it, eb_error *err);
 int run_radio_phy_apply(board_ctx *end, const eb_run_item *it, eb_error *err);

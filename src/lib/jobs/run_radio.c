@@ -88,14 +88,12 @@ static void setting(const eb_run_opts *o, const eb_run_item *it, int dim, char *
     }
 }
 
-/* Sends the dimension's setting when it differs from what the board took
- * last (a board whose tier is to be redone may have rebooted: everything
- * again). The firmware reconnects itself when a setting needs it. */
-static int radio_apply(board_ctx *end, const eb_run_item *it, int dim, eb_error *err)
+/* Sends a dimension's radio_set setting when it differs from what the
+ * board took last (a board whose tier is to be redone may have rebooted:
+ * everything again). The firmware reconnects itself when a setting needs it. */
+static int send_setting(board_ctx *end, int dim, const char *want, eb_error *err)
 {
     const eb_run_opts *o = end->sh->o;
-    char want[64];
-    setting(o, it, dim, want, sizeof want);
     if (!want[0] || (end->tier && !strcmp(end->radio_sent[dim], want)))
         return 0;
     if (!end->drv || !end->drv->radio_set) {
@@ -118,6 +116,51 @@ static int radio_apply(board_ctx *end, const eb_run_item *it, int dim, eb_error 
     end->link_for = NULL; /* a new association to record */
     run_infof(end, EB_RUN_EV_INFO, "%s: radio %s (%s)", end->label, want, now);
     return 0;
+}
+
+static int radio_apply(board_ctx *end, const eb_run_item *it, int dim, eb_error *err)
+{
+    char want[64];
+    setting(end->sh->o, it, dim, want, sizeof want);
+    return send_setting(end, dim, want, err);
+}
+
+/* --sweep tx-power: the espbench firmware's radio_set tx_power= (ESP-IDF's
+ * esp_wifi_set_max_tx_power, which takes quarter-dBm units [8, 84], that is
+ * 2 to 21 dBm; docs/console-protocol.md). A stock example's console has no
+ * such command (the iperf examples set it only in code). */
+bool run_radio_tx_power_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap)
+{
+    if (o->sweep.var != EB_DIM_TX_POWER || o->sweep.n <= 0)
+        return true;
+    for (int i = 0; i < o->sweep.n; i++) {
+        double q = o->sweep.values[i] * 4;
+        if (q != (double)(long)q) {
+            snprintf(why, cap, "--sweep tx-power: %g dBm is not a step of ESP-IDF's transmit power (0.25 dBm: "
+                     "esp_wifi_set_max_tx_power takes quarter dBm); give e.g. %.2f", o->sweep.values[i],
+                     (double)(long)q / 4);
+            return false;
+        }
+    }
+    if (!b)
+        return true;
+    if (o->pattern || (b->dialect[0] && strcmp(b->dialect, "espbench"))) {
+        snprintf(why, cap, "--sweep tx-power: board %s (dialect %s) has no command to set the transmit power (the "
+                 "stock iperf examples set it only in code); run the espbench firmware (docs/dimensions.md)",
+                 b->name[0] ? b->name : b->port, o->pattern ? "pattern" : b->dialect);
+        return false;
+    }
+    return true;
+}
+
+int run_radio_tx_power_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
+{
+    const eb_run_opts *o = end->sh->o;
+    if (o->sweep.var != EB_DIM_TX_POWER || it->point < 0 || it->point >= o->sweep.n)
+        return 0;
+    char want[64];
+    snprintf(want, sizeof want, "tx_power=%.2f", o->sweep.values[it->point]);
+    return send_setting(end, EB_DIM_TX_POWER, want, err);
 }
 
 int run_radio_band_apply(board_ctx *end, const eb_run_item *it, eb_error *err)

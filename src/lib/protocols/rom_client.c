@@ -315,7 +315,6 @@ int eb_rom_sync(eb_rom_client *c, int tries, eb_error *err)
             if (late > 7)
                 eb_log(EB_LOG_DEBUG, "%s: %d late SYNC replies drained (%d SYNC tries)", c->port->url, late, i + 1);
             return EB_OK;
-            return EB_OK;
         }
         if (rc == EB_EIO && strstr(e.msg, "no reply") == NULL) {
             *err = e;
