@@ -133,7 +133,8 @@ const eb_tier *vb_con_boot_tier(vb_console *c)
     for (int i = 0; chip && i < chip->n_tiers; i++) {
         const eb_tier *x = &chip->tiers[i];
         if (strcmp(x->name, c->app_version) == 0 ||
-            (x->image[0] && (strcmp(x->image, c->project) == 0 || strcmp(x->image, c->app_version) == 0)))
+            (x->image[0] && (strcmp(x->image, c->project) == 0 || strcmp(x->image, c->app_version) == 0)) ||
+            strcmp(x->name, c->build_tier) == 0) /* built with the tier's sdkconfig (esp_image.h) */
             return x;
     }
     const eb_tier *t = vb_con_find_tier(c, "iperf");
@@ -628,6 +629,7 @@ void vb_console_boot(vb_console *c, const eb_image_info *app, const char *reset_
     snprintf(c->idf, sizeof c->idf, "%s",
              has_desc && app->idf_ver[0] ? app->idf_ver : strcmp(chip, "esp8266") == 0 ? "v3.4" : "v5.5");
     c->test_efficiency = has_desc && app->test_efficiency > 0 ? app->test_efficiency : 1.0;
+    snprintf(c->build_tier, sizeof c->build_tier, "%s", has_desc ? app->test_build_tier : "");
     c->idf_key = c->idf_patch = 0;
     parse_idf(c, c->idf);
     c->dialect = eb_dialect_from_app(c->project, c->idf, chip);

@@ -58,6 +58,7 @@ struct vb_console {
     double test_efficiency;     /* the image's test-only factor on shaped rates; 1 = none */
     int idf_patch;
     char project[33], idf[33], app_version[33];
+    char build_tier[32];        /* the image's test-only build tier ("" = none; esp_image.h) */
     uint64_t boot_ms;
     unsigned long boot_bias_ms;
     bool running_app;           /* booted and taking commands */

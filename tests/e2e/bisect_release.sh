@@ -10,6 +10,7 @@
 # repository (HEAD, status, config, worktrees, submodule) and the firmware
 # sources as they were.
 source "$(dirname "$0")/lib/run_helpers.sh"
+LO=$(loopback_ip) # the board and the PC side on an address of this test's own
 source "$(dirname "$0")/lib/fake_idf.sh"
 export VBOARD
 export ESPBENCH_VBOARD=$VBOARD
@@ -28,7 +29,7 @@ repo_state() {
 repo_state >"$T/state0"
 export VBPW=lab-secret-1
 "$VBOARD" --chip esp32s3 --flash "$T/b.flash" --link "$T/b.tty" --sync-resets --no-baud-timing --no-flash-timing \
-    --ip 127.0.0.1 --ap "lab:env:VBPW:-40" >"$T/b.vb.out" 2>"$T/b.vb.err" &
+    --ip "$LO" --ap "lab:env:VBPW:-40" >"$T/b.vb.out" 2>"$T/b.vb.err" &
 vb=$!
 for _ in $(seq 100); do [ -e "$T/b.tty" ] && break; sleep 0.05; done
 (
@@ -36,7 +37,7 @@ for _ in $(seq 100); do [ -e "$T/b.tty" ] && break; sleep 0.05; done
     export IDF_TARGET=esp32c3
     [ -n "$IDF_PYTHON_ENV_PATH" ] || exit 9
     "$ESPBENCH" bisect --idf-repo "$T/idf" --good v5.2.1 --bad master --chip esp32s3 --tier iperf --test tcp_tx \
-        --port "$T/b.tty" --ssid lab --password-env VBPW --pc-address 127.0.0.1 --stub off --threshold 30 \
+        --port "$T/b.tty" --ssid lab --password-env VBPW --pc-address "$LO" --stub off --threshold 30 \
         --duration 1 --interval 0.5 --repeats 2 --idf-cache "$T/cache" --out "$T/b" >"$T/o" 2>"$T/e"
 ) || fail "bisect: $(cat "$T/e" "$T/o")"
 kill $vb 2>/dev/null; wait $vb 2>/dev/null

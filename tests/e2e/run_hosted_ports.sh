@@ -36,7 +36,7 @@ has "0 tests done, 0 skipped, 0 failed of 1"
 # Another chip on the host's port: the host image is refused by the flasher.
 "$VBOARD" mkimage --chip esp32c3 --project iperf --idf v5.5 -o "$T/c3app.bin" >/dev/null
 expect_rc 0 timeout 240 "$ESPBENCH" flash --port "$T/esp32c3.tty" --chip esp32c3 --before no-reset "$T/c3app.bin@0x10000"
-expect_rc 3 timeout 240 "$ESPBENCH" run --chip esp32p4 --coprocessor esp32c6 --port "$T/esp32c3.tty" --pc-address 127.0.0.1 \
+expect_rc 3 timeout 240 "$ESPBENCH" run --chip esp32p4 --coprocessor esp32c6 --port "$T/esp32c3.tty" --pc-address "$(loopback_ip)" \
     --ssid lab --tier guide --tests tcp_tx --duration 2 --manifest "$T/ok/hosted-fw/manifest.json" --out "$T/host-wrong"
 has "FAILED: wrong chip: expected ESP32-P4 (--chip esp32p4) but $T/esp32c3.tty has an ESP32-C3"
 ! grep -q -e AddressSanitizer -e 'runtime error:' "$T/last.out" || fail "sanitizer report"

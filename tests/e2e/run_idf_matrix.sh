@@ -8,6 +8,7 @@
 # the other IDF is still measured (exit 3); on a board (the virtual board over
 # its pty, the hardware path) each build is flashed with the flash job.
 source "$(dirname "$0")/lib/run_helpers.sh"
+LO=$(loopback_ip) # the board and the PC side on an address of this test's own
 source "$(dirname "$0")/lib/fake_idf.sh"
 export VBOARD
 export ESPBENCH_VBOARD=$VBOARD
@@ -73,11 +74,11 @@ has "1 of 2 ESP-IDF builds failed"
 # build flashed with the flash job, then measured.
 export VBPW=lab-secret-1
 "$VBOARD" --chip esp32s3 --flash "$T/b.flash" --link "$T/b.tty" --sync-resets --no-baud-timing --no-flash-timing \
-    --ip 127.0.0.1 --ap "lab:env:VBPW:-40" >"$T/b.vb.out" 2>"$T/b.vb.err" &
+    --ip "$LO" --ap "lab:env:VBPW:-40" >"$T/b.vb.out" 2>"$T/b.vb.err" &
 vb=$!
 for _ in $(seq 100); do [ -e "$T/b.tty" ] && break; sleep 0.05; done
 board() { "$ESPBENCH" run --chip esp32s3 --tier iperf --tests tcp_tx --duration 2 --idf "$T/idf-b" \
-    --idf-cache "$T/cache" --port "$T/b.tty" --ssid lab --password-env VBPW --pc-address 127.0.0.1 --stub off "$@"; }
+    --idf-cache "$T/cache" --port "$T/b.tty" --ssid lab --password-env VBPW --pc-address "$LO" --stub off "$@"; }
 board --out "$T/m5" >"$T/o5" 2>"$T/e5" || fail "run --idf on a board: $(cat "$T/e5" "$T/o5")"
 grep -q "^ESP-IDF v5.4.0: $T/b.tty flashed$" "$T/e5" || fail "not flashed: $(cat "$T/e5")"
 grep -q "speaks espbench (espbench [0-9.]*, IDF v5.4-dev-2)" "$T/o5" "$T/e5" || fail "not the built image: $(cat "$T/o5")"

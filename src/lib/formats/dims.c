@@ -106,19 +106,19 @@ static const char *const coex_names[] = {"none", "ble_scan", "ble_adv", NULL};
 #define RADIO EB_DIM_RADIO
 
 static const eb_dim_desc dims[EB_DIM_COUNT] = {
-    [EB_DIM_UDP_RATE] = {"udp-rate", "udp_rate", "Mbit/s", 0.1, 1000, SWEEP, 0, same_sweep_point},
-    [EB_DIM_TX_POWER] = {"tx-power", "tx_power", "dBm", 2, 21, SWEEP, 0, same_sweep_point},
-    [EB_DIM_RSSI] = {"rssi", "rssi", "dBm", -100, -10, LINK, EB_INSTR_ATTENUATOR, same_sweep_point},
-    [EB_DIM_LOSS] = {"loss", "loss", "%", 0, 50, LINK, 0, same_sweep_point},
-    [EB_DIM_RTT] = {"rtt", "rtt", "ms", 0, 2000, LINK, 0, same_sweep_point},
+    [EB_DIM_UDP_RATE] = {"udp-rate", "udp_rate", "Mbit/s", 0.1, 1000, SWEEP, 0, same_sweep_point, NULL, NULL},
+    [EB_DIM_TX_POWER] = {"tx-power", "tx_power", "dBm", 2, 21, SWEEP, 0, same_sweep_point, NULL, NULL},
+    [EB_DIM_RSSI] = {"rssi", "rssi", "dBm", -100, -10, LINK, EB_INSTR_ATTENUATOR, same_sweep_point, NULL, NULL},
+    [EB_DIM_LOSS] = {"loss", "loss", "%", 0, 50, LINK, 0, same_sweep_point, NULL, NULL},
+    [EB_DIM_RTT] = {"rtt", "rtt", "ms", 0, 2000, LINK, 0, same_sweep_point, NULL, NULL},
     /* 120 dB: the largest programmable attenuator range of the drivers (instrument.h) */
-    [EB_DIM_ATTEN] = {"attenuation", "attenuation", "dB", 0, 120, SWEEP, EB_INSTR_ATTENUATOR, same_sweep_point},
+    [EB_DIM_ATTEN] = {"attenuation", "attenuation", "dB", 0, 120, SWEEP, EB_INSTR_ATTENUATOR, same_sweep_point, NULL, NULL},
     /* 2.4 GHz channels 1..14, 5 GHz 36..177 (IEEE 802.11 channel numbering) */
-    [EB_DIM_CHANNEL] = {"channel", "channel", "", 1, 177, SWEEP, EB_INSTR_AP, same_sweep_point},
-    [EB_DIM_BANDWIDTH] = {"bandwidth", "bandwidth", "MHz", 20, 160, SWEEP, EB_INSTR_AP, same_sweep_point},
-    [EB_DIM_TIER] = {"tier", "tier", "", NAN, NAN, 0, 0, NULL},
-    [EB_DIM_REPEAT] = {"repeat", "repeat", "", 0, 1000, 0, 0, NULL},
-    [EB_DIM_IDF] = {"idf", "idf_version", "", NAN, NAN, 0, 0, NULL},
+    [EB_DIM_CHANNEL] = {"channel", "channel", "", 1, 177, SWEEP, EB_INSTR_AP, same_sweep_point, NULL, NULL},
+    [EB_DIM_BANDWIDTH] = {"bandwidth", "bandwidth", "MHz", 20, 160, SWEEP, EB_INSTR_AP, same_sweep_point, NULL, NULL},
+    [EB_DIM_TIER] = {"tier", "tier", "", NAN, NAN, 0, 0, NULL, NULL, NULL},
+    [EB_DIM_REPEAT] = {"repeat", "repeat", "", 0, 1000, 0, 0, NULL, NULL, NULL},
+    [EB_DIM_IDF] = {"idf", "idf_version", "", NAN, NAN, 0, 0, NULL, NULL, NULL},
     [EB_DIM_BAND] = {"band", "radio_band", "GHz", NAN, NAN, RADIO, 0, same_band, band_names, band_can},
     [EB_DIM_RADIO_BW] = {"radio-bandwidth", "radio_bandwidth", "MHz", 20, 40, RADIO, 0, same_bw, bw_names, bw_can},
     [EB_DIM_PHY] = {"phy", "radio_phy", "", NAN, NAN, RADIO, 0, same_phy, phy_names, phy_can},

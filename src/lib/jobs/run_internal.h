@@ -111,6 +111,7 @@ typedef struct board_ctx {
     eb_wifi_info wifi;
     const eb_tier *tier;   /* applied and connected with it; NULL = redo */
     char tier_note[256];   /* build-time settings the board runs with other values */
+    const eb_tier *preflashed; /* its image flashed before the first greeting (run_steps.c) */
     const char *label;     /* board name for messages */
     char file_label[80];   /* in its file names: NAME-CHIP (run_file_label_init) */
     char fw_sha256[72];    /* of the application image, when known */

@@ -41,3 +41,7 @@ PY
 
 
 source "$(dirname "${BASH_SOURCE[0]}")/shaped.sh"
+
+# A loopback address of this test's own (127.X.Y.Z): boards and PC iperf
+# servers of tests running side by side never share an address and port.
+loopback_ip() { echo "127.$((RANDOM % 200 + 20)).$((RANDOM % 250 + 1)).$((RANDOM % 250 + 1))"; }
