@@ -3,13 +3,13 @@
  * here), ESP-IDF's esp_wifi_set_max_tx_power takes 2..21 dBm (in 0.25 dBm
  * steps), the link ranges are eb_model_link_check's. */
 #include "espbench/formats/dims.h"
+#include "espbench/base/names.h"
 #include "espbench/formats/lab.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 /* The sweep variables share one key: the variable's name and its value. */
 static bool same_sweep_point(const eb_provenance *a, const eb_provenance *b)
@@ -186,7 +186,8 @@ double eb_tier_ref(const eb_tier *t, int test, const eb_provenance *key)
 
 /* ------------------------------------------------------------ radio values */
 
-/* Spellings the flags take besides the canonical names. */
+/* Spellings the flags take besides the canonical names (and what folding
+ * as names.h does gives: "min-modem", "BLE_SCAN", "HT-40"). */
 static const struct {
     int dim;
     const char *alias, *name;
@@ -195,17 +196,15 @@ static const struct {
     {EB_DIM_RADIO_BW, "ht20", "20"}, {EB_DIM_RADIO_BW, "ht40", "40"},
     {EB_DIM_PHY, "11b", "b"},  {EB_DIM_PHY, "11g", "g"}, {EB_DIM_PHY, "11n", "n"},
     {EB_DIM_PHY, "11ac", "ac"}, {EB_DIM_PHY, "11ax", "ax"},
-    {EB_DIM_POWER_SAVE, "min-modem", "min_modem"}, {EB_DIM_POWER_SAVE, "max-modem", "max_modem"},
-    {EB_DIM_COEX, "ble-scan", "ble_scan"}, {EB_DIM_COEX, "ble-adv", "ble_adv"},
 };
 
 static const char *radio_name(int dim, const char *v)
 {
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-        if (aliases[i].dim == dim && !strcasecmp(aliases[i].alias, v))
+        if (aliases[i].dim == dim && eb_name_same(aliases[i].alias, v))
             return aliases[i].name;
     for (const char *const *n = dims[dim].values; *n; n++)
-        if (**n && !strcasecmp(*n, v))
+        if (**n && eb_name_same(*n, v))
             return *n;
     return NULL;
 }
