@@ -79,6 +79,8 @@ const char cmd_run_usage[] =
     "                        with --coprocessor also raw_tx,raw_rx (default all six)\n"
     "  --latency-count N     probes per latency test (default 20, one every 0.2 s)\n"
     "  --latency-method M    udp-echo or icmp (default: by the firmware)\n"
+    "  --latency-under-load  also probe round trips while each throughput test runs\n"
+    "                        (recorded as a latency set under that test: idle vs loaded)\n"
     "  --duration S          seconds per test (default 10)\n"
     "  --interval S          report interval (default 1)\n"
     "  --warmup S            seconds left out of the statistics (default one interval)\n"
@@ -105,9 +107,13 @@ const char cmd_run_usage[] =
     "  --out DIR             results.json, results.csv, console and iperf logs\n"
     "                        (default espbench-CHIP-YYYYMMDD-HHMMSS)\n"
     "  --resume              continue the run in --out DIR, skipping finished tests\n"
-    "firmware (stock dialects):\n"
-    "  --manifest FILE       firmware manifest with each tier's image\n"
-    "  --firmware NAME       firmware name in the manifest (default iperf-example)\n"
+    "firmware per tier (docs/idf-builds.md):\n"
+    "  --manifest FILE       firmware manifest with each tier's image: stock firmware flashes\n"
+    "                        every tier's; the espbench firmware a tier's whose build-time\n"
+    "                        settings differ from the image on the board\n"
+    "  --firmware NAME       firmware name in the manifest (default iperf-example for stock\n"
+    "                        firmware, espbench for the espbench firmware); given, the first\n"
+    "                        tier's image is flashed before the console opens (empty flash)\n"
     "\n"
     "exit: 0 all tests done; 2 usage/config; 3 device, network or iperf error (finished\n"
     "results kept); 4 interrupted (results kept; continue with --resume).\n";
@@ -144,6 +150,7 @@ static const run_flag flags[] = {
     OB("aggregate", aggregate), OD("duration", duration_s, 1), OD("interval", interval_s, 0.1),
     OD("warmup", warmup_s, 0), OD("udp-rate", udp_rate_mbps, 0.001), OD("settle", settle_s, 0.01), OI("repeat", repeat, 1, 1000),
     OI("retries", retries, 0, 100), OI("latency-count", latency_count, 1, EB_PING_MAX_REPLIES),
+    OB("latency-under-load", latency_under_load),
     SP("tier"), SP("tiers"), SP("sim-noise"), SP("sim-fault"), SP("shard"), SP("parallel-count"),
     SP("parallel-index"), SP("performance-lines"), SP("metrics"), SP("password"), SP("iperf-port"),
     SP("tests"), SP("idf"), SP("idf-cache"), SP("env"), SP("sim-rssi"), SP("sim-phy"), SP("sim-rtt"),

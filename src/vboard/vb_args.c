@@ -17,7 +17,7 @@ const char vb_usage[] =
     "                       [--model] [--rssi DBM] [--phy MBPS] [--rtt MS] [--loss PCT] [--stations N]\n"
     "                       [--coprocessor CHIP [--transport BUS]] [--sdkconfig-json FILE]\n"
     "       espbench-vboard mkimage --chip CHIP --project NAME --idf VERSION [--version V] [--size BYTES]\n"
-    "                       [--seed N] [--profiles DIR] [--test-efficiency F] -o FILE\n";
+    "                       [--seed N] [--profiles DIR] [--test-efficiency F] [--test-build-tier T] -o FILE\n";
 
 int vb_parse_ip(const char *s, char out[16], eb_error *err)
 {

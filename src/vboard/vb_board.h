@@ -117,5 +117,8 @@ void vb_console_halt(vb_console *c);
  * 0 when it offers none, has not booted, panicked or has no address: a
  * board answers only what its firmware serves. */
 unsigned vb_console_echo_port(vb_console *c);
+/* While an iperf run's traffic flows: the model's wait of an echo behind it
+ * (ms, >= 0; the station never sleeps then); -1 when no traffic runs. */
+double vb_console_load_queue_ms(vb_console *c);
 
 #endif

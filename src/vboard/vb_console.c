@@ -133,7 +133,8 @@ const eb_tier *vb_con_boot_tier(vb_console *c)
     for (int i = 0; chip && i < chip->n_tiers; i++) {
         const eb_tier *x = &chip->tiers[i];
         if (strcmp(x->name, c->app_version) == 0 ||
-            (x->image[0] && (strcmp(x->image, c->project) == 0 || strcmp(x->image, c->app_version) == 0)))
+            (x->image[0] && (strcmp(x->image, c->project) == 0 || strcmp(x->image, c->app_version) == 0)) ||
+            strcmp(x->name, c->build_tier) == 0) /* built with the tier's sdkconfig (esp_image.h) */
             return x;
     }
     const eb_tier *t = vb_con_find_tier(c, "iperf");
@@ -360,6 +361,30 @@ static double model_mbps(vb_console *c, int test)
     return v * c->test_efficiency; /* an image's test-only factor (docs/vboard.md) */
 }
 
+/* The model of a round trip under load (run --latency-under-load, labelled
+ * a model in docs/dimensions.md): an echo datagram waits behind what the
+ * run keeps queued on the board's side of the link, drained at the shaped
+ * rate — for TCP TX the send buffer (TCP_SND_BUF_DEFAULT), for TCP RX the
+ * window in flight towards it (TCP_WND_DEFAULT), for UDP TX the Wi-Fi
+ * driver's dynamic TX buffers and for UDP RX its dynamic RX buffers, a
+ * 1600-byte frame each (assumption: full buffers, as iperf keeps them).
+ * 0 when the tier's settings are unknown. */
+#define VB_FRAME_BYTES 1600.0
+static double load_queue_ms(const vb_console *c, int test, double mbps)
+{
+    static const struct {
+        int test, field;
+        double unit;
+    } queues[] = {
+        {EB_TEST_TCP_TX, EB_F_TCP_SND_BUF_KB, 1024}, {EB_TEST_TCP_RX, EB_F_TCP_WND_KB, 1024},
+        {EB_TEST_UDP_TX, EB_F_DYNAMIC_TX, VB_FRAME_BYTES}, {EB_TEST_UDP_RX, EB_F_DYNAMIC_RX, VB_FRAME_BYTES},
+    };
+    for (size_t i = 0; c->have_runs && mbps > 0 && i < sizeof queues / sizeof queues[0]; i++)
+        if (queues[i].test == test && c->runs.set[queues[i].field])
+            return c->runs.value[queues[i].field] * queues[i].unit * 8.0 / (mbps * 1000.0);
+    return 0;
+}
+
 /* A fault for this run: `when` empty, the test's name, or a time ("2s"). */
 static bool take_run_fault(vb_console *c, const char *kind, const char *test, vb_fault *f)
 {
@@ -513,8 +538,10 @@ int vb_con_iperf_start(vb_console *c, char *msg, size_t msg_len)
         size_t n = strlen(f.when);
         cfg.zero_from_s = n > 1 && f.when[n - 1] == 's' ? atof(f.when) : cfg.interval_s;
     }
+    double queue_ms = load_queue_ms(c, c->run.test, cfg.model_mbps);
     pthread_mutex_lock(&c->run_lock);
     c->run.connected = c->run.done = false;
+    c->run.queue_ms = queue_ms;
     c->run.sum_mbps = 0;
     c->run.n_intervals = 0;
     c->run.bytes = 0;
@@ -628,6 +655,7 @@ void vb_console_boot(vb_console *c, const eb_image_info *app, const char *reset_
     snprintf(c->idf, sizeof c->idf, "%s",
              has_desc && app->idf_ver[0] ? app->idf_ver : strcmp(chip, "esp8266") == 0 ? "v3.4" : "v5.5");
     c->test_efficiency = has_desc && app->test_efficiency > 0 ? app->test_efficiency : 1.0;
+    snprintf(c->build_tier, sizeof c->build_tier, "%s", has_desc ? app->test_build_tier : "");
     c->idf_key = c->idf_patch = 0;
     parse_idf(c, c->idf);
     c->dialect = eb_dialect_from_app(c->project, c->idf, chip);
@@ -643,6 +671,14 @@ void vb_console_boot(vb_console *c, const eb_image_info *app, const char *reset_
     c->running_app = true;
     c->rawtp = vb_hosted_rawtp_start(c);
     pthread_mutex_unlock(&c->lock);
+}
+
+double vb_console_load_queue_ms(vb_console *c)
+{
+    pthread_mutex_lock(&c->run_lock);
+    double q = c->run.id > 0 && !c->run.done ? c->run.queue_ms : -1;
+    pthread_mutex_unlock(&c->run_lock);
+    return q;
 }
 
 unsigned vb_console_echo_port(vb_console *c)

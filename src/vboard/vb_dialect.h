@@ -46,6 +46,7 @@ typedef struct vb_iperf_run {
     int n_intervals;
     uint64_t bytes;
     int source;                 /* enum eb_figure_source of the shaped rate */
+    double queue_ms;            /* the echo's model wait behind this run's traffic (vb_console_load_queue_ms) */
 } vb_iperf_run;
 
 struct vb_console {
@@ -58,6 +59,7 @@ struct vb_console {
     double test_efficiency;     /* the image's test-only factor on shaped rates; 1 = none */
     int idf_patch;
     char project[33], idf[33], app_version[33];
+    char build_tier[32];        /* the image's test-only build tier ("" = none; esp_image.h) */
     uint64_t boot_ms;
     unsigned long boot_bias_ms;
     bool running_app;           /* booted and taking commands */

@@ -36,7 +36,10 @@ static bool is_he(const char *chip)
 
 /* The image as issue 7 builds it: the chip's iperf tier at boot, and for
  * build-time fields the largest value among the chip's non-PSRAM tiers (the
- * largest lwIP windows and mailboxes, IRAM options on). */
+ * largest lwIP windows and mailboxes, IRAM options on). An image built with
+ * a tier's sdkconfig (`espbench build --tier`) has that tier's values, as
+ * the firmware reports its CONFIG_ values in tier_show: the test-only build
+ * tier in its descriptor stands in for them (esp_image.h). */
 static void make_build(vb_console *c)
 {
     const eb_chip *chip = c->b->chip;
@@ -74,6 +77,12 @@ static void make_build(vb_console *c)
                 b->image.set[f] = true;
                 b->image.value[f] = boot->value[f];
             }
+            continue;
+        }
+        const eb_tier *built = c->build_tier[0] ? vb_con_find_tier(c, c->build_tier) : NULL;
+        if (built && built->set[f]) {
+            b->image.set[f] = true;
+            b->image.value[f] = built->value[f];
             continue;
         }
         for (int i = 0; chip && i < chip->n_tiers; i++) {

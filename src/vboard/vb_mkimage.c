@@ -31,10 +31,11 @@ int vb_mkimage_main(int argc, char **argv)
         {"idf", required_argument, NULL, 'i'},     {"version", required_argument, NULL, 'v'},
         {"size", required_argument, NULL, 's'},    {"seed", required_argument, NULL, 'S'},
         {"profiles", required_argument, NULL, 'P'}, {"output", required_argument, NULL, 'o'},
-        {"test-efficiency", required_argument, NULL, 'E'},
+        {"test-efficiency", required_argument, NULL, 'E'}, {"test-build-tier", required_argument, NULL, 'T'},
         {NULL, 0, NULL, 0},
     };
     const char *chip = NULL, *project = NULL, *idf = NULL, *version = "1.0.0", *out = NULL, *pdir = NULL;
+    const char *build_tier = NULL;
     unsigned long size = 786432, seed = 1;
     double efficiency = 0;
     char *end;
@@ -49,6 +50,7 @@ int vb_mkimage_main(int argc, char **argv)
         case 'v': version = optarg; break;
         case 'o': out = optarg; break;
         case 'P': pdir = optarg; break;
+        case 'T': build_tier = optarg; break;
         case 's':
             size = strtoul(optarg, &end, 0);
             if (!*optarg || *end) {
@@ -99,6 +101,12 @@ int vb_mkimage_main(int argc, char **argv)
         eb_profiles_free(&prof);
         return EB_ECONFIG;
     }
+    if (build_tier && !eb_chip_tier(ch, build_tier)) {
+        fprintf(stderr, "espbench-vboard mkimage: --test-build-tier %s: no such tier of %s in the profiles\n",
+                build_tier, chip);
+        eb_profiles_free(&prof);
+        return EB_ECONFIG;
+    }
     bool esp8266 = ch->image_format == EB_IMAGE_ESP8266;
     if (!ch->has_memory_map) {
         fprintf(stderr, "espbench-vboard mkimage: --chip %s: its profile (%s) has no 'memory_map'; add one to the "
@@ -116,6 +124,7 @@ int vb_mkimage_main(int argc, char **argv)
         .size = size,
         .seed = (uint32_t)seed,
         .test_efficiency = efficiency,
+        .test_build_tier = build_tier,
         .flash_size_freq = (uint8_t)(flash_size_code(ch->flash_size, esp8266) << 4),
     };
     eb_profiles_free(&prof);

@@ -275,6 +275,66 @@ static void test_docs_baseline(void **state)
     eb_results_free(&cur);
 }
 
+/* A result off the radio's defaults is a cell of its own, compared only with
+ * results at the same point of the dimension table: band 5 with band 5 (a
+ * 5 GHz drop fails, reported as its point), never averaged into the 2.4 GHz
+ * cell; a point only one side has is new or missing. */
+static void add_band(eb_results *r, const char *band, int test, double mbps)
+{
+    eb_entry e;
+    eb_entry_init(&e);
+    snprintf(e.chip, sizeof e.chip, "esp32");
+    snprintf(e.tier, sizeof e.tier, "iperf");
+    e.test = test;
+    e.mean_mbps = e.peak_mbps = mbps;
+    if (band)
+        snprintf(eb_entry_prov_mut(&e)->radio_band, sizeof eb_entry_prov_mut(&e)->radio_band, "%s", band);
+    eb_results_add(r, &e);
+    eb_entry_free(&e);
+}
+
+static void test_band_points_compare_alike(void **state)
+{
+    (void)state;
+    eb_results base, cur;
+    eb_results_init(&base);
+    eb_results_init(&cur);
+    add_band(&base, NULL, EB_TEST_TCP_TX, 50);
+    add_band(&base, "5", EB_TEST_TCP_TX, 60);
+    add_band(&base, "5", EB_TEST_UDP_TX, 70);
+    add_band(&cur, "5", EB_TEST_TCP_TX, 48); /* -20 % at 5 GHz */
+    add_band(&cur, NULL, EB_TEST_TCP_TX, 50);
+    add_band(&cur, "5", EB_TEST_TCP_RX, 30);
+    eb_compare_opts o = {.max_drop_pct = 5, .stat = EB_STAT_MEAN};
+    eb_compare c;
+    eb_error err = {0};
+    assert_int_equal(eb_compare_results(&base, &cur, &profiles, &o, &c, &err), 0);
+    assert_int_equal(c.n_rows, 4);
+    /* iperf tcp_tx at 2.4 GHz: 50 against 50, nothing of 5 GHz mixed in */
+    assert_string_equal(c.rows[0].point_label, "");
+    assert_int_equal(c.rows[0].test, EB_TEST_TCP_TX);
+    assert_true(c.rows[0].baseline == 50 && c.rows[0].current == 50);
+    assert_int_equal(c.rows[0].status, EB_CMP_OK);
+    assert_string_equal(c.rows[1].point_label, "band=5");
+    assert_int_equal(c.rows[1].test, EB_TEST_TCP_TX);
+    assert_true(c.rows[1].baseline == 60 && c.rows[1].current == 48);
+    assert_int_equal(c.rows[1].status, EB_CMP_REGRESSED);
+    assert_int_equal(c.rows[2].test, EB_TEST_TCP_RX);
+    assert_int_equal(c.rows[2].status, EB_CMP_NEW);
+    assert_int_equal(c.rows[3].test, EB_TEST_UDP_TX);
+    assert_int_equal(c.rows[3].status, EB_CMP_MISSING);
+    assert_int_equal(c.n_failed, 2);
+    eb_buf b;
+    eb_buf_init(&b);
+    eb_compare_text(&c, &b);
+    eb_buf_append_byte(&b, 0);
+    assert_non_null(strstr((const char *)b.data, "esp32      iperf band=5       tcp_tx       60.00      48.00"));
+    eb_buf_free(&b);
+    eb_compare_free(&c);
+    eb_results_free(&base);
+    eb_results_free(&cur);
+}
+
 static void test_parse_percent(void **state)
 {
     (void)state;
@@ -296,6 +356,7 @@ int main(void)
         cmocka_unit_test(test_docs_baseline),
         cmocka_unit_test(test_parse_percent),
         cmocka_unit_test(test_pair_never_matches_pc),
+        cmocka_unit_test(test_band_points_compare_alike),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -178,10 +178,41 @@ static void test_test_efficiency_round_trip(void **state)
     eb_buf_free(&b);
 }
 
+/* The test-only build tier: stored after its marker, read back beside the
+ * efficiency factor, absent by default. */
+static void test_build_tier_round_trip(void **state)
+{
+    (void)state;
+    eb_image_spec s = {.chip_id = 9, .project_name = "espbench", .version = "1", .idf_ver = "v5.3",
+                       .size = 65536, .seed = 1, .flash_size_freq = 0x20, .test_efficiency = 0.5,
+                       .test_build_tier = "minimum"};
+    eb_buf b;
+    eb_error e;
+    eb_buf_init(&b);
+    assert_int_equal(eb_image_build(&s, &b, &e), 0);
+    const uint8_t *desc = b.data + 32;
+    assert_int_equal(eb_rd32le(desc + EB_APP_DESC_TEST_TIER_OFFSET), 0x42544245u);
+    assert_memory_equal(desc + EB_APP_DESC_TEST_TIER_OFFSET + 4, "minimum", 8);
+    eb_image_info inf;
+    assert_int_equal(eb_image_parse(b.data, b.len, false, &inf, &e), 0);
+    assert_true(inf.sha256_ok);
+    assert_string_equal(inf.test_build_tier, "minimum");
+    assert_float_equal(inf.test_efficiency, 0.5, 1e-9);
+    eb_buf_free(&b);
+
+    eb_buf_init(&b);
+    s.test_build_tier = NULL;
+    assert_int_equal(eb_image_build(&s, &b, &e), 0);
+    assert_int_equal(eb_image_parse(b.data, b.len, false, &inf, &e), 0);
+    assert_string_equal(inf.test_build_tier, "");
+    eb_buf_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_build_parse_esp32s3),
+        cmocka_unit_test(test_build_tier_round_trip),
         cmocka_unit_test(test_corruption_detected),
         cmocka_unit_test(test_esp8266_layout),
         cmocka_unit_test(test_parse_errors),

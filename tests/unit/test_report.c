@@ -268,6 +268,56 @@ static void test_md_and_errors(void **state)
 
 /* Names from a results file (tiers here) are escaped everywhere in the HTML,
  * the bar charts' tooltips included: markup in them must not reach the page. */
+/* A latency set under load (run --latency-under-load) is a row of its own
+ * beside the idle one, named by the test it ran beside; without any, the
+ * Load column is left out. */
+static void add_lat(eb_results *r, const char *under, double avg)
+{
+    eb_latency l;
+    memset(&l, 0, sizeof l);
+    eb_prov_init(&l.prov);
+    snprintf(l.board, sizeof l.board, "dut");
+    snprintf(l.chip, sizeof l.chip, "esp32");
+    snprintf(l.tier, sizeof l.tier, "iperf");
+    snprintf(l.method, sizeof l.method, "udp-echo");
+    snprintf(l.status, sizeof l.status, "ok");
+    snprintf(l.under_load, sizeof l.under_load, "%s", under);
+    l.sent = l.received = 20;
+    l.loss_pct = 0;
+    l.min_ms = avg / 2;
+    l.avg_ms = l.p99_ms = avg;
+    l.max_ms = avg * 2;
+    eb_results_put_latency(r, &l);
+}
+
+static void test_latency_idle_and_under_load(void **state)
+{
+    (void)state;
+    eb_results r;
+    fixture_build(&r, esp32, 1, 1);
+    add_lat(&r, "", 2.5);
+    eb_report_opts o = {.lang = EB_LANG_EN, .stat = EB_STAT_MEAN};
+    eb_buf out;
+    eb_buf_init(&out);
+    eb_error err = {0};
+    assert_int_equal(eb_report_md(&r, &profiles, &o, &out, &err), 0);
+    eb_buf_append_byte(&out, 0);
+    assert_null(strstr((const char *)out.data, "|Load|"));
+    eb_buf_reset(&out);
+    add_lat(&r, "tcp_rx", 41.0);
+    assert_int_equal(r.n_lat, 2); /* the loaded set has a key of its own */
+    assert_int_equal(eb_report_md(&r, &profiles, &o, &out, &err), 0);
+    eb_buf_append_byte(&out, 0);
+    const char *md = (const char *)out.data;
+    assert_non_null(strstr(md, "|Tier|Load|Method|"));
+    const char *idle = strstr(md, "|Iperf|idle|udp-echo|1|20/20|0.0|1.25|2.50|"), *load = strstr(md, "|Iperf|tcp_rx|udp-echo|1|20/20|0.0|20.50|41.00|41.00|||41.00|82.00|");
+    assert_non_null(idle);
+    assert_non_null(load);
+    assert_true(idle < load);
+    eb_buf_free(&out);
+    eb_results_free(&r);
+}
+
 static void test_html_escapes_tier_names(void **state)
 {
     (void)state;
@@ -335,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_psram_tiers_get_their_own_table),
         cmocka_unit_test(test_cell_averages_ok_repeats),
         cmocka_unit_test(test_md_and_errors),
+        cmocka_unit_test(test_latency_idle_and_under_load),
         cmocka_unit_test(test_html_self_contained),
         cmocka_unit_test(test_html_escapes_tier_names),
     };

@@ -8,7 +8,8 @@
  * retries (recorded, the next test measured), a receiver that covers part
  * of the test (no figure), a board whose iperf stalls
  * (aborted and recorded as failed, the board goes on), a PC iperf that
- * cannot start, and a PC client that never ends. */
+ * cannot start, a PC client that never ends, and round trips probed under
+ * load beside the idle ones. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -77,7 +78,7 @@ static void write_file(const char *path, const char *a, const char *b)
 typedef struct scenario {
     const char *board, *pc; /* rules before the base's */
     unsigned tests;
-    bool latency;
+    bool latency, under_load;
     double grace_s, duration_s; /* 0 = 2 s, as the golden logs */
     int retries;                /* 0 = 2 */
 } scenario;
@@ -100,6 +101,7 @@ static int run_scenario(const scenario *sc, seen *s, eb_results *res, int *spawn
     eb_run_opts o = {.profiles = &profiles, .boards = &b, .n_boards = 1, .tiers = {"iperf"}, .n_tiers = 1,
                      .tests = sc->tests | (sc->latency ? 1u << EB_RUN_LATENCY : 0),
                      .latency_method = "icmp", .latency_count = 3, .latency_interval_s = 0.2,
+                     .latency_under_load = sc->under_load,
                      .duration_s = sc->duration_s ? sc->duration_s : 2, .interval_s = 0.5, .warmup_s = 0, .repeat = 1,
                      .retries = sc->retries ? sc->retries : 2, .ssid = "lab",
                      .password = "secret", .out_dir = dir, .pc = pc, .grace_s = sc->grace_s,
@@ -165,6 +167,60 @@ static void test_success_path_tx_rx_latency(void **state)
     /* The PC's output is in the test's log, as a real iperf2's. */
     char log[160];
     snprintf(log, sizeof log, "%s/iperf-dut-esp32-iperf-tcp_tx-r0.log", dir);
+    assert_int_equal(access(log, R_OK), 0);
+    cleanup(&res);
+}
+
+static const eb_latency *lat_of(const eb_results *res, const char *under_load)
+{
+    for (int i = 0; i < res->n_lat; i++)
+        if (!strcmp(res->lat[i].under_load, under_load))
+            return &res->lat[i];
+    fail_msg("no latency set under '%s'", under_load);
+    return NULL;
+}
+
+/* --latency-under-load: the PC's probes run beside each throughput test and
+ * are recorded as a latency set tagged with that test, beside the idle
+ * latency test's set. The plan runs the latency test first, so the fake
+ * PC's first ping plays the idle output (0.031/0.044/0.052 ms), the next the
+ * loaded one (golden ping output with a power-save-like spread:
+ * 3.910/37.243/103.000 ms, a lost probe). */
+static void test_latency_under_load(void **state)
+{
+    (void)state;
+    seen s = {0};
+    eb_results res;
+    eb_error err = {0};
+    int spawns = 0;
+    scenario sc = {.pc = "once ping -> @" SOURCE_DIR "/tests/fixtures/transcripts/ping-iputils-20221126.txt\n"
+                         "ping -> @" SOURCE_DIR "/tests/fixtures/transcripts/ping-iputils-loss.txt\n",
+                   .tests = 1u << EB_TEST_TCP_TX, .latency = true, .under_load = true};
+    int rc = run_scenario(&sc, &s, &res, &spawns, &err);
+    assert_int_equal(rc, 0);
+    assert_int_equal(s.done, 1);
+    assert_int_equal(s.failed, 0);
+    assert_int_equal(res.n_entries, 1);
+    assert_string_equal(entry_of(&res, EB_TEST_TCP_TX)->status, "ok");
+    assert_int_equal(res.n_lat, 2);
+    const eb_latency *idle = lat_of(&res, ""), *load = lat_of(&res, "tcp_tx");
+    assert_string_equal(idle->status, "ok");
+    assert_true(fabs(idle->avg_ms - 0.044) < 1e-9);
+    assert_string_equal(load->status, "ok");
+    assert_string_equal(load->method, "icmp");
+    assert_string_equal(load->tier, "iperf");
+    assert_int_equal(load->sent, 4);
+    assert_int_equal(load->received, 3);
+    assert_true(fabs(load->loss_pct - 25) < 1e-9);
+    assert_true(fabs(load->min_ms - 3.910) < 1e-9);
+    assert_true(fabs(load->avg_ms - 37.243) < 1e-9);
+    assert_true(fabs(load->max_ms - 103.0) < 1e-9);
+    /* the loaded set's key and provenance are the throughput entry's */
+    assert_string_equal(load->prov.idf_version, eb_entry_prov(entry_of(&res, EB_TEST_TCP_TX))->idf_version);
+    assert_string_equal(load->prov.idf_version, "v5.5");
+    /* ping's own output is kept in the loaded set's log */
+    char log[200];
+    snprintf(log, sizeof log, "%s/latency-dut-esp32-iperf-tcp_tx-r0.log", dir);
     assert_int_equal(access(log, R_OK), 0);
     cleanup(&res);
 }
@@ -320,6 +376,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_success_path_tx_rx_latency),
+        cmocka_unit_test(test_latency_under_load),
         cmocka_unit_test(test_reboot_mid_test_is_retried),
         cmocka_unit_test(test_reboots_spend_the_retries),
         cmocka_unit_test(test_partial_receiver_gives_no_figure),

@@ -74,8 +74,7 @@ void ebc_field_range(const ebc_build *b, int f, int *min, int *max)
 
 /* ---------------------------------------------------------------- status */
 
-static int fail(ebc_status *st, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(ebc_status *st, const char *code, const char *fmt, ...)
+int ebc_fail(ebc_status *st, const char *code, const char *fmt, ...)
 {
     st->code = code;
     va_list ap;
@@ -103,13 +102,13 @@ int ebc_tier_check(const ebc_build *b, const ebc_tier *t, ebc_status *st)
 {
     bool dyn = t->set[EBC_F_DYNAMIC_TX], sta = t->set[EBC_F_STATIC_TX];
     if (dyn && sta)
-        return fail(st, EBC_ERR_CONSTRAINT, "dynamic_tx and static_tx are mutually exclusive (one TX buffer type)");
+        return ebc_fail(st, EBC_ERR_CONSTRAINT, "dynamic_tx and static_tx are mutually exclusive (one TX buffer type)");
     if (!dyn && !sta)
-        return fail(st, EBC_ERR_CONSTRAINT, "one of dynamic_tx or static_tx is required");
+        return ebc_fail(st, EBC_ERR_CONSTRAINT, "one of dynamic_tx or static_tx is required");
     if (dyn && b && b->psram)
-        return fail(st, EBC_ERR_CONSTRAINT, "dynamic_tx not allowed on a PSRAM build (TX buffers must be static)");
+        return ebc_fail(st, EBC_ERR_CONSTRAINT, "dynamic_tx not allowed on a PSRAM build (TX buffers must be static)");
     if (!t->set[EBC_F_STATIC_RX])
-        return fail(st, EBC_ERR_CONSTRAINT, "static_rx is required");
+        return ebc_fail(st, EBC_ERR_CONSTRAINT, "static_rx is required");
     if (t->set[EBC_F_RX_BA_WIN] && t->value[EBC_F_RX_BA_WIN] > 0) {
         int ba = t->value[EBC_F_RX_BA_WIN];
         int srx2 = 2 * t->value[EBC_F_STATIC_RX];
@@ -117,10 +116,10 @@ int ebc_tier_check(const ebc_build *b, const ebc_tier *t, ebc_status *st)
         if (drx > 0) {
             int lim = drx < srx2 ? drx : srx2;
             if (ba > lim)
-                return fail(st, EBC_ERR_CONSTRAINT, "rx_ba_win=%d exceeds min(dynamic_rx=%d, 2*static_rx=%d)=%d", ba,
-                            drx, srx2, lim);
+                return ebc_fail(st, EBC_ERR_CONSTRAINT, "rx_ba_win=%d exceeds min(dynamic_rx=%d, 2*static_rx=%d)=%d",
+                                ba, drx, srx2, lim);
         } else if (ba > srx2) {
-            return fail(st, EBC_ERR_CONSTRAINT, "rx_ba_win=%d exceeds 2*static_rx=%d", ba, srx2);
+            return ebc_fail(st, EBC_ERR_CONSTRAINT, "rx_ba_win=%d exceeds 2*static_rx=%d", ba, srx2);
         }
     }
     return 0;
@@ -134,35 +133,35 @@ int ebc_tier_from_args(const ebc_build *b, int argc, char **argv, ebc_tier *out,
     for (int i = 0; i < argc; i++) {
         char *eq = strchr(argv[i], '=');
         if (!eq || eq == argv[i])
-            return fail(st, EBC_ERR_SYNTAX, "expected key=value, got \"%.60s\"", argv[i]);
+            return ebc_fail(st, EBC_ERR_SYNTAX, "expected key=value, got \"%.60s\"", argv[i]);
         *eq = '\0';
         const char *key = argv[i], *val = eq + 1;
         if (strcmp(key, "name") == 0) {
             if (!*val || strlen(val) >= sizeof t.name)
-                return fail(st, EBC_ERR_SYNTAX, "name must be 1..%zu characters", sizeof t.name - 1);
+                return ebc_fail(st, EBC_ERR_SYNTAX, "name must be 1..%zu characters", sizeof t.name - 1);
             snprintf(t.name, sizeof t.name, "%s", val);
             continue;
         }
         int f = ebc_field_from_key(key);
         if (f < 0)
-            return fail(st, EBC_ERR_UNKNOWN_FIELD, "unknown field %.40s", key);
+            return ebc_fail(st, EBC_ERR_UNKNOWN_FIELD, "unknown field %.40s", key);
         if (given[f])
-            return fail(st, EBC_ERR_SYNTAX, "field %s given twice", key);
+            return ebc_fail(st, EBC_ERR_SYNTAX, "field %s given twice", key);
         int v;
         if (parse_int(val, &v) != 0)
-            return fail(st, EBC_ERR_SYNTAX, "%s=%.40s is not an integer", key, val);
+            return ebc_fail(st, EBC_ERR_SYNTAX, "%s=%.40s is not an integer", key, val);
         int lo, hi;
         ebc_field_range(b, f, &lo, &hi);
         if (f == EBC_F_RX_BA_WIN && v == 1)
-            return fail(st, EBC_ERR_RANGE, "rx_ba_win=1 outside 2..%d (0 = AMPDU RX disabled)", hi);
+            return ebc_fail(st, EBC_ERR_RANGE, "rx_ba_win=1 outside 2..%d (0 = AMPDU RX disabled)", hi);
         if (v < lo || v > hi)
-            return fail(st, EBC_ERR_RANGE, "%s=%d outside %d..%d", key, v, lo, hi);
+            return ebc_fail(st, EBC_ERR_RANGE, "%s=%d outside %d..%d", key, v, lo, hi);
         if (!fields[f].runtime) {
             if (!b->image.set[f])
-                return fail(st, EBC_ERR_BUILD_ONLY, "%s is build-time only and not part of this image", key);
+                return ebc_fail(st, EBC_ERR_BUILD_ONLY, "%s is build-time only and not part of this image", key);
             if (b->image.value[f] != v)
-                return fail(st, EBC_ERR_BUILD_ONLY, "%s=%d is build-time only; this image has %d", key, v,
-                            b->image.value[f]);
+                return ebc_fail(st, EBC_ERR_BUILD_ONLY, "%s=%d is build-time only; this image has %d", key, v,
+                                b->image.value[f]);
         }
         given[f] = true;
         t.set[f] = true;

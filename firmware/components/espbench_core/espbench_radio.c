@@ -4,24 +4,12 @@
  * BLE); the platform applies them through ebc_ops.radio_apply (the firmware:
  * ESP-IDF's Wi-Fi calls, each refused with its first version on an older
  * ESP-IDF; the virtual board: records them for its radio models). */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core_internal.h"
 #include "espbench_core.h"
-
-static int fail(ebc_status *st, const char *code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(ebc_status *st, const char *code, const char *fmt, ...)
-{
-    st->code = code;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(st->msg, sizeof st->msg, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 /* ---------------------------------------------------------------- names */
 
@@ -92,9 +80,9 @@ static int k_band(const ebc_build *b, const char *v, ebc_radio *r, ebc_status *s
 {
     int x = lookup(bands, COUNT(bands), v);
     if (x < 0)
-        return fail(st, EBC_ERR_SYNTAX, "band=%.16s: 2.4, 5 or auto", v);
+        return ebc_fail(st, EBC_ERR_SYNTAX, "band=%.16s: 2.4, 5 or auto", v);
     if (x != EBC_BAND_2G && !b->band_5g)
-        return fail(st, EBC_ERR_UNSUPPORTED, "band=%s: %s has no 5 GHz radio", v, b->chip);
+        return ebc_fail(st, EBC_ERR_UNSUPPORTED, "band=%s: %s has no 5 GHz radio", v, b->chip);
     r->band = x;
     return 0;
 }
@@ -103,9 +91,9 @@ static int k_bw(const ebc_build *b, const char *v, ebc_radio *r, ebc_status *st,
 {
     int x = lookup(bws, COUNT(bws), v);
     if (x < 0)
-        return fail(st, EBC_ERR_SYNTAX, "%s=%.16s: 20 or 40 (MHz)", five ? "bw5" : "bw", v);
+        return ebc_fail(st, EBC_ERR_SYNTAX, "%s=%.16s: 20 or 40 (MHz)", five ? "bw5" : "bw", v);
     if (five && !b->band_5g)
-        return fail(st, EBC_ERR_UNSUPPORTED, "bw5=%s: %s has no 5 GHz radio", v, b->chip);
+        return ebc_fail(st, EBC_ERR_UNSUPPORTED, "bw5=%s: %s has no 5 GHz radio", v, b->chip);
     *(five ? &r->bw_5g : &r->bw_2g) = x;
     return 0;
 }
@@ -115,16 +103,16 @@ static int k_bw5(const ebc_build *b, const char *v, ebc_radio *r, ebc_status *st
 static int k_phy(const ebc_build *b, const char *v, ebc_radio *r, ebc_status *st, bool five)
 {
     if (five && !b->band_5g)
-        return fail(st, EBC_ERR_UNSUPPORTED, "phy5=%.32s: %s has no 5 GHz radio", v, b->chip);
+        return ebc_fail(st, EBC_ERR_UNSUPPORTED, "phy5=%.32s: %s has no 5 GHz radio", v, b->chip);
     unsigned allowed = five ? EBC_PHY_11A | EBC_PHY_11N | EBC_PHY_11AC | EBC_PHY_11AX
                             : EBC_PHY_11B | EBC_PHY_11G | EBC_PHY_11N | EBC_PHY_11AX;
     char bad[16] = "";
     unsigned bits = parse_phys(v, allowed, bad, sizeof bad);
     if (!bits)
-        return fail(st, EBC_ERR_SYNTAX, "%s=%.32s: a list of %s", five ? "phy5" : "phy", v,
-                    five ? "a, n, ac, ax" : "b, g, n, ax");
+        return ebc_fail(st, EBC_ERR_SYNTAX, "%s=%.32s: a list of %s", five ? "phy5" : "phy", v,
+                        five ? "a, n, ac, ax" : "b, g, n, ax");
     if ((bits & EBC_PHY_11AX) && !b->he)
-        return fail(st, EBC_ERR_UNSUPPORTED, "%s=%.32s: %s has no 802.11ax", five ? "phy5" : "phy", v, b->chip);
+        return ebc_fail(st, EBC_ERR_UNSUPPORTED, "%s=%.32s: %s has no 802.11ax", five ? "phy5" : "phy", v, b->chip);
     *(five ? &r->phy_5g : &r->phy_2g) = bits;
     return 0;
 }
@@ -136,7 +124,7 @@ static int k_ps(const ebc_build *b, const char *v, ebc_radio *r, ebc_status *st)
     (void)b;
     int x = lookup(pss, COUNT(pss), v);
     if (x < 0)
-        return fail(st, EBC_ERR_SYNTAX, "ps=%.16s: none, min_modem or max_modem", v);
+        return ebc_fail(st, EBC_ERR_SYNTAX, "ps=%.16s: none, min_modem or max_modem", v);
     r->ps = x;
     return 0;
 }
@@ -147,9 +135,9 @@ static int k_listen(const ebc_build *b, const char *v, ebc_radio *r, ebc_status 
     char *end;
     long x = strtol(v, &end, 10);
     if (!*v || *end)
-        return fail(st, EBC_ERR_SYNTAX, "listen_interval=%.16s: an integer (beacon intervals)", v);
+        return ebc_fail(st, EBC_ERR_SYNTAX, "listen_interval=%.16s: an integer (beacon intervals)", v);
     if (x < 1 || x > 65535) /* wifi_sta_config_t.listen_interval is a uint16_t; 0 means ESP-IDF's default 3 */
-        return fail(st, EBC_ERR_RANGE, "listen_interval=%ld: 1..65535 beacon intervals", x);
+        return ebc_fail(st, EBC_ERR_RANGE, "listen_interval=%ld: 1..65535 beacon intervals", x);
     r->listen_interval = (int)x;
     return 0;
 }
@@ -161,14 +149,16 @@ static int k_tx_power(const ebc_build *b, const char *v, ebc_radio *r, ebc_statu
     char *end;
     double x = strtod(v, &end);
     if (!*v || *end)
-        return fail(st, EBC_ERR_SYNTAX, "tx_power=%.16s: dBm, in 0.25 dB steps", v);
+        return ebc_fail(st, EBC_ERR_SYNTAX, "tx_power=%.16s: dBm, in 0.25 dB steps", v);
     double q = x * 4.0;
     long qi = (long)(q + (q < 0 ? -0.5 : 0.5));
     if (q - (double)qi > 1e-6 || (double)qi - q > 1e-6)
-        return fail(st, EBC_ERR_RANGE, "tx_power=%.16s: not a multiple of 0.25 dBm (esp_wifi_set_max_tx_power's unit)", v);
+        return ebc_fail(st, EBC_ERR_RANGE,
+                        "tx_power=%.16s: not a multiple of 0.25 dBm (esp_wifi_set_max_tx_power's unit)", v);
     if (qi < EBC_TX_POWER_MIN_Q || qi > EBC_TX_POWER_MAX_Q)
-        return fail(st, EBC_ERR_RANGE,
-                    "tx_power=%.16s: 2 .. 21 dBm (esp_wifi_set_max_tx_power: [8, 84] x 0.25 dBm, at most 20 applied)", v);
+        return ebc_fail(st, EBC_ERR_RANGE,
+                        "tx_power=%.16s: 2 .. 21 dBm (esp_wifi_set_max_tx_power: [8, 84] x 0.25 dBm, at most 20 applied)",
+                        v);
     r->tx_power_q = (int)qi;
     return 0;
 }
@@ -177,9 +167,9 @@ static int k_coex(const ebc_build *b, const char *v, ebc_radio *r, ebc_status *s
 {
     int x = lookup(coexs, COUNT(coexs), v);
     if (x < 0)
-        return fail(st, EBC_ERR_SYNTAX, "coex=%.16s: none, ble_scan or ble_adv", v);
+        return ebc_fail(st, EBC_ERR_SYNTAX, "coex=%.16s: none, ble_scan or ble_adv", v);
     if (x != EBC_COEX_NONE && !b->ble)
-        return fail(st, EBC_ERR_UNSUPPORTED, "coex=%s: %s has no BLE", v, b->chip);
+        return ebc_fail(st, EBC_ERR_UNSUPPORTED, "coex=%s: %s has no BLE", v, b->chip);
     r->coex = x;
     return 0;
 }
@@ -196,12 +186,12 @@ static const struct {
 static int radio_check(const ebc_radio *r, ebc_status *st)
 {
     if (r->bw_2g == 40 && r->phy_2g && !(r->phy_2g & EBC_PHY_11N))
-        return fail(st, EBC_ERR_CONSTRAINT, "bw=40 needs 11n in phy (HT40 is an 802.11n mode)");
+        return ebc_fail(st, EBC_ERR_CONSTRAINT, "bw=40 needs 11n in phy (HT40 is an 802.11n mode)");
     if (r->bw_5g == 40 && r->phy_5g && !(r->phy_5g & EBC_PHY_11N))
-        return fail(st, EBC_ERR_CONSTRAINT, "bw5=40 needs n in phy5 (HT40 is an 802.11n mode)");
+        return ebc_fail(st, EBC_ERR_CONSTRAINT, "bw5=40 needs n in phy5 (HT40 is an 802.11n mode)");
     if (r->listen_interval && r->ps != EBC_PS_MAX_MODEM)
-        return fail(st, EBC_ERR_CONSTRAINT,
-                    "listen_interval applies with ps=max_modem only (wifi_sta_config_t.listen_interval)");
+        return ebc_fail(st, EBC_ERR_CONSTRAINT,
+                        "listen_interval applies with ps=max_modem only (wifi_sta_config_t.listen_interval)");
     return 0;
 }
 
@@ -210,19 +200,19 @@ int ebc_radio_from_args(const ebc_build *b, const ebc_radio *base, int argc, cha
 {
     *out = *base;
     if (argc == 0)
-        return fail(st, EBC_ERR_SYNTAX, "usage: radio_set <key>=<value>... (band bw bw5 phy phy5 ps listen_interval "
-                                        "tx_power coex)");
+        return ebc_fail(st, EBC_ERR_SYNTAX,
+                        "usage: radio_set <key>=<value>... (band bw bw5 phy phy5 ps listen_interval tx_power coex)");
     for (int i = 0; i < argc; i++) {
         char *eq = strchr(argv[i], '=');
         if (!eq || eq == argv[i] || !eq[1])
-            return fail(st, EBC_ERR_SYNTAX, "%.40s: expected key=value", argv[i]);
+            return ebc_fail(st, EBC_ERR_SYNTAX, "%.40s: expected key=value", argv[i]);
         *eq = '\0';
         size_t k = 0;
         while (k < COUNT(keys) && strcmp(keys[k].key, argv[i]) != 0)
             k++;
         if (k == COUNT(keys)) {
-            fail(st, EBC_ERR_UNKNOWN_FIELD, "%.32s: not a radio setting (band bw bw5 phy phy5 ps listen_interval "
-                                            "tx_power coex)", argv[i]);
+            ebc_fail(st, EBC_ERR_UNKNOWN_FIELD,
+                     "%.32s: not a radio setting (band bw bw5 phy phy5 ps listen_interval tx_power coex)", argv[i]);
             *eq = '=';
             return -1;
         }

@@ -38,6 +38,11 @@ typedef struct eb_compare_row {
     double ci_lo, ci_hi, ci_df; /* NAN when n/a */
     int n_sample_base, n_sample_cur;
     const char *sample_unit; /* "repeats", "intervals" or "" */
+    /* The cell's point in the dimension table (formats/dims.h: a sweep
+     * point, the radio's settings): entries compare only at the same point
+     * (eb_dims_same_point); its label, "" at the defaults ("band=5"). */
+    eb_provenance point;
+    char point_label[96];
 } eb_compare_row;
 
 typedef struct eb_compare_opts {

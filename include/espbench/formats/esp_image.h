@@ -34,6 +34,11 @@ typedef struct eb_image_info {
      * stored in the descriptor's reserved words (EB_APP_DESC_TEST_EFF_OFFSET);
      * 0 when the image carries none, as no real firmware does. */
     double test_efficiency;
+    /* Test-only: the tier whose build-time settings the image was built with
+     * (espbench-vboard mkimage --test-build-tier, EB_APP_DESC_TEST_TIER_OFFSET),
+     * standing in for the sdkconfig values a real image is compiled with;
+     * "" when none. */
+    char test_build_tier[32];
 } eb_image_info;
 
 /* Where the test-only efficiency sits in esp_app_desc_t's reserv2[]: the
@@ -41,6 +46,10 @@ typedef struct eb_image_info {
  * parts per million (u32). */
 #define EB_APP_DESC_TEST_EFF_OFFSET 240u
 #define EB_APP_DESC_TEST_EFF_MAGIC 0x46544245u
+/* The test-only build tier in reserv2[] too: the marker "EBTB" little-endian,
+ * then the tier's name, NUL-padded (31 characters at most). */
+#define EB_APP_DESC_TEST_TIER_OFFSET 200u
+#define EB_APP_DESC_TEST_TIER_MAGIC 0x42544245u
 
 /* Parses an image from the start of data. esp8266 selects the ESP8266 layout
  * (no extended header, no app descriptor). Returns 0 or EB_ECONFIG with a message
@@ -59,6 +68,7 @@ typedef struct eb_image_spec {
     uint32_t seed;            /* content generator seed */
     uint8_t flash_size_freq;  /* header byte 3 */
     double test_efficiency;   /* test-only factor for the vboard (0 = none; see eb_image_info) */
+    const char *test_build_tier; /* test-only build tier for the vboard (NULL = none; see eb_image_info) */
     /* Where the segments load: the chip's memory map from its profile (NULL:
      * the ESP32's). DROM at its window start + 0x20 and IROM placed so that
      * flash offset and address agree modulo the 64 KiB MMU page, as

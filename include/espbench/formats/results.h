@@ -129,6 +129,10 @@ typedef struct eb_latency {
     double min_ms, avg_ms, max_ms, mdev_ms, p99_ms; /* over the replies; NAN (null) when none */
     char started[32], finished[32];
     eb_provenance prov;  /* as an entry's; sweep_var / sweep_value key a sweep point */
+    /* Round trips measured while a throughput test ran (run
+     * --latency-under-load): that test's name ("tcp_rx"), part of the key;
+     * "" = the idle latency test. */
+    char under_load[16];
 } eb_latency;
 
 typedef struct eb_results {

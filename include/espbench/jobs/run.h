@@ -88,6 +88,8 @@ typedef struct eb_run_opts {
     double latency_interval_s; /* between probes; 0 = EB_RUN_LATENCY_INTERVAL */
     const char *latency_method; /* "udp-echo", "icmp"; NULL = the dialect's (udp-echo where the
                                  * firmware serves it, else icmp) */
+    bool latency_under_load;    /* probe round trips during each throughput test too (a latency
+                                 * set tagged with the test: eb_latency.under_load) */
     double duration_s;      /* default 10 */
     double interval_s;      /* default 1 */
     double warmup_s;        /* < 0: one interval (default) */

@@ -15,8 +15,12 @@
  * OUTPUT takes \r \n \t \\ escapes, or is @FILE: that file's contents (a
  * path relative to the script's folder). An iperf OUTPUT ending in
  * <running> keeps the process running after it until it is stopped (a
- * stalled PC end); <fail> as an OUTPUT makes the start itself fail. */
+ * stalled PC end); <fail> as an OUTPUT makes the start itself fail.
+ * Rules are taken in the order the run asks (run --latency-under-load
+ * probes from a thread beside the test's iperf: the rules are locked), so
+ * "once ping" then "ping" play an idle and a loaded set. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +47,7 @@ typedef struct fake_pc {
     int bound;    /* the port_bound answer */
     pc_rule rules[FAKE_PC_MAX_RULES];
     int n_rules, spawns;
+    pthread_mutex_t lock; /* the rules' used marks: probes may come from another thread */
 } fake_pc;
 
 typedef struct fake_iperf {
@@ -143,6 +148,7 @@ static void fake_pc_free(eb_pc *pc)
         free(f->rules[i].args);
         eb_buf_free(&f->rules[i].out);
     }
+    pthread_mutex_destroy(&f->lock);
     free(f);
 }
 
@@ -155,6 +161,7 @@ int eb_pc_fake_load(eb_pc **out, const char *path, eb_error *err)
     if (!f)
         abort();
     f->pc = (eb_pc){.ops = &fake_ops, .impl = f};
+    pthread_mutex_init(&f->lock, NULL);
     snprintf(f->path, sizeof f->path, "%s", path);
     snprintf(f->version, sizeof f->version, "iperf version 2.1.9 (fake PC)");
     f->bound = 1;
@@ -189,16 +196,19 @@ static int fake_probe(eb_pc *pc, const char *program, eb_iperf_version *v, eb_er
 
 static pc_rule *match(fake_pc *f, int kind, const char *args)
 {
-    for (int i = 0; i < f->n_rules; i++) {
+    pc_rule *found = NULL;
+    pthread_mutex_lock(&f->lock);
+    for (int i = 0; i < f->n_rules && !found; i++) {
         pc_rule *r = &f->rules[i];
         if (r->kind != kind || (r->once && r->used))
             continue;
         if (kind == 0 && strncmp(args, r->args, strlen(r->args)) != 0)
             continue;
         r->used = true;
-        return r;
+        found = r;
     }
-    return NULL;
+    pthread_mutex_unlock(&f->lock);
+    return found;
 }
 
 static int fake_spawn(eb_pc *pc, eb_pc_iperf **out, const char *program, const char *const *args,

@@ -1,6 +1,7 @@
 /* Programs run to their end with a deadline (proc_run.h): ESP-IDF builds. */
 #include "espbench/adapters/proc_run.h"
 #include "espbench/adapters/spawn.h"
+#include "espbench/base/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,22 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The group's leader gone, what it started may live on: kill all, reap ours. */
 static void kill_group(pid_t pid)
 {
     kill(-pid, SIGTERM);
-    struct timespec ts = {0, 200 * 1000 * 1000};
-    nanosleep(&ts, NULL);
+    eb_sleep_ms(200);
     kill(-pid, SIGKILL);
     eb_spawn_reap(pid, NULL);
 }
@@ -46,7 +38,7 @@ int eb_proc_run(const eb_proc_spec *s, int *status, eb_error *err)
     close(log_fd);
     if (e)
         return eb_fail(err, EB_EIO, "cannot run %s: %s", prog, strerror(e));
-    double end = s->timeout_s > 0 ? now_s() + s->timeout_s : 0;
+    eb_deadline end = s->timeout_s > 0 ? eb_deadline_in((uint64_t)s->timeout_s * 1000) : 0;
     for (;;) {
         int st;
         pid_t r = waitpid(pid, &st, WNOHANG);
@@ -63,12 +55,11 @@ int eb_proc_run(const eb_proc_spec *s, int *status, eb_error *err)
             kill_group(pid);
             return eb_fail(err, EB_EINTR, "%s: interrupted", prog);
         }
-        if (end > 0 && now_s() > end) {
+        if (end && eb_deadline_passed(end)) {
             kill_group(pid);
             return eb_fail(err, EB_EIO, "%s: no end after %d s; killed", prog, s->timeout_s);
         }
-        struct timespec ts = {0, 50 * 1000 * 1000};
-        nanosleep(&ts, NULL);
+        eb_sleep_ms(50);
     }
 }
 

@@ -1,6 +1,9 @@
-/* Regression gate: the difference of every chip × tier × test cell between a
- * baseline and the current results. A cell's figure is eb_results_cell():
- * the chosen statistic averaged over boards and repeats. */
+/* Regression gate: the difference of every chip × tier × test × point cell
+ * between a baseline and the current results. A cell's point is its place in
+ * the dimension table (a sweep point, the radio's band, bandwidth, PHY, power
+ * save, coexistence: eb_dims_same_point), so a 5 GHz result is compared with
+ * 5 GHz results only. A cell's figure is the chosen statistic averaged over
+ * boards and repeats. */
 #include "espbench/formats/dims.h"
 #include "espbench/formats/compare.h"
 
@@ -53,16 +56,38 @@ static eb_compare_row *add_row(eb_compare *c)
     return row;
 }
 
-static const eb_entry *failed_entry(const eb_results *r, const char *chip, const char *tier, const char *pair,
-                                    int test)
+/* Whether e belongs to the cell: its chip, tier, test, peer and point. */
+static bool in_cell(const eb_entry *e, const eb_compare_row *row)
+{
+    return e->test == row->test && !strcmp(e->chip, row->chip) && !strcmp(e->tier, row->tier) &&
+           eb_entry_in_pair(e, row->pair) && eb_dims_same_point(eb_entry_prov(e), &row->point);
+}
+
+static const eb_entry *failed_entry(const eb_results *r, const eb_compare_row *row)
 {
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
-        if (e->test == test && !strcmp(e->chip, chip) && !strcmp(e->tier, tier) && strcmp(e->status, "ok") &&
-            eb_entry_in_pair(e, pair))
+        if (in_cell(e, row) && strcmp(e->status, "ok"))
             return e;
     }
     return NULL;
+}
+
+/* The cell's figure: the statistic averaged over its ok entries. */
+static double cell_value(const eb_results *r, const eb_compare_row *row, int stat, int *n_out)
+{
+    double sum = 0;
+    int n = 0;
+    for (int i = 0; i < r->n_entries; i++) {
+        const eb_entry *e = &r->entries[i];
+        double v = stat == EB_STAT_PEAK ? e->peak_mbps : e->mean_mbps;
+        if (in_cell(e, row) && !strcmp(e->status, "ok") && isfinite(v)) {
+            sum += v;
+            n++;
+        }
+    }
+    *n_out = n;
+    return n ? sum / n : NAN;
 }
 
 static void judge(eb_compare *c, eb_compare_row *row, const eb_results *cur)
@@ -70,7 +95,7 @@ static void judge(eb_compare *c, eb_compare_row *row, const eb_results *cur)
     if (isfinite(row->baseline) && isfinite(row->current) && row->baseline > 0)
         row->diff_pct = (row->current - row->baseline) / row->baseline * 100.0;
     if (!isfinite(row->current)) {
-        const eb_entry *f = failed_entry(cur, row->chip, row->tier, row->pair, row->test);
+        const eb_entry *f = failed_entry(cur, row);
         if (f) {
             row->status = EB_CMP_FAILED;
             snprintf(row->error, sizeof row->error, "%s", eb_entry_error(f)[0] ? eb_entry_error(f) : "test failed");
@@ -89,18 +114,18 @@ static void judge(eb_compare *c, eb_compare_row *row, const eb_results *cur)
         c->n_failed++;
 }
 
-/* A PC cell (no peer) of the union. */
-static bool cell_in(eb_results *u, const char *chip, const char *tier, int test)
-{
-    eb_entry k;
-    eb_entry_init(&k);
-    snprintf(k.chip, sizeof k.chip, "%s", chip);
-    snprintf(k.tier, sizeof k.tier, "%s", tier);
-    k.test = test;
-    return eb_results_find_same(u, &k) != NULL;
-}
+typedef void (*cell_fn)(void *ctx, const char *chip, const char *tier, const char *pair, int test,
+                        const eb_provenance *point);
 
-typedef void (*cell_fn)(void *ctx, const char *chip, const char *tier, const char *pair, int test);
+/* Every point of a PC cell (no peer) in the union, in the union's order. */
+static void for_each_point(const eb_results *u, const char *chip, const char *tier, int test, cell_fn fn, void *ctx)
+{
+    for (int i = 0; i < u->n_entries; i++) {
+        const eb_entry *e = &u->entries[i];
+        if (e->test == test && !strcmp(e->chip, chip) && !strcmp(e->tier, tier) && !eb_entry_prov(e)->peer_chip[0])
+            fn(ctx, chip, tier, "", test, eb_entry_prov(e));
+    }
+}
 
 /* Board-to-board cells (the key also holds the peer), after the PC cells,
  * in the order of the union u. */
@@ -111,15 +136,18 @@ static void for_each_pair_cell(const eb_results *u, cell_fn fn, void *ctx)
         char pair[64];
         eb_entry_pair_label(e, pair, sizeof pair);
         if (pair[0])
-            fn(ctx, e->chip, e->tier, pair, e->test);
+            fn(ctx, e->chip, e->tier, pair, e->test, eb_entry_prov(e));
     }
 }
 
-/* Cells in report order: chips and tiers of both inputs, profile order first. */
+/* Cells in report order: chips and tiers of both inputs, profile order first;
+ * within a chip x tier x test, its points (the default first when the
+ * inputs list it first). */
 static void for_each_cell(const eb_results *a, const eb_results *b, const eb_profiles *p, const char *only_chip,
                           cell_fn fn, void *ctx)
 {
-    /* Union of a and b, as one temporary results with just the keys. */
+    /* Union of a and b, as one temporary results with just the keys: chip,
+     * tier, test, the peer and the point in the dimension table. */
     eb_results u;
     eb_results_init(&u);
     const eb_results *src[2] = {a, b};
@@ -135,12 +163,9 @@ static void for_each_cell(const eb_results *a, const eb_results *b, const eb_pro
             snprintf(k.chip, sizeof k.chip, "%s", e->chip);
             snprintf(k.tier, sizeof k.tier, "%s", e->tier);
             k.test = e->test;
-            const eb_provenance *ep = eb_entry_prov(e);
-            if (ep->peer_chip[0]) { /* the pair is part of the cell's key */
-                eb_provenance *kp = eb_entry_prov_mut(&k);
-                snprintf(kp->peer_chip, sizeof kp->peer_chip, "%s", ep->peer_chip);
-                snprintf(kp->peer_tier, sizeof kp->peer_tier, "%s", ep->peer_tier);
-            }
+            eb_provenance *kp = eb_entry_prov_mut(&k);
+            *kp = *eb_entry_prov(e); /* the point's fields among them; the IDF version is not a point */
+            kp->idf_version[0] = '\0';
             if (!eb_results_find_same(&u, &k))
                 eb_results_add(&u, &k);
             eb_entry_free(&k);
@@ -157,8 +182,8 @@ static void for_each_cell(const eb_results *a, const eb_results *b, const eb_pro
         int n_tiers = eb_results_tiers(&u, p, chips[c], tiers, max);
         for (int t = 0; t < n_tiers; t++)
             for (int test = 0; test < EB_TEST_ALL_COUNT; test++) /* ESP-Hosted's raw tests too */
-                if (test != EB_TEST_COUNT && cell_in(&u, chips[c], tiers[t], test))
-                    fn(ctx, chips[c], tiers[t], "", test);
+                if (test != EB_TEST_COUNT)
+                    for_each_point(&u, chips[c], tiers[t], test, fn, ctx);
     }
     for_each_pair_cell(&u, fn, ctx);
     free(chips);
@@ -168,8 +193,7 @@ static void for_each_cell(const eb_results *a, const eb_results *b, const eb_pro
 
 /* A cell's sample: its ok entries' figures (repeats), or with by_interval
  * their steady interval rates. Returns the count; *out is malloc'd. */
-static int cell_sample(const eb_results *r, const char *chip, const char *tier, const char *pair, int test, int stat,
-                       bool by_interval, double **out)
+static int cell_sample(const eb_results *r, const eb_compare_row *row, int stat, bool by_interval, double **out)
 {
     int cap = 16, n = 0;
     double *v = malloc(sizeof *v * (size_t)cap);
@@ -177,8 +201,7 @@ static int cell_sample(const eb_results *r, const char *chip, const char *tier, 
         abort();
     for (int i = 0; i < r->n_entries; i++) {
         const eb_entry *e = &r->entries[i];
-        if (e->test != test || strcmp(e->chip, chip) || strcmp(e->tier, tier) || strcmp(e->status, "ok") ||
-            !eb_entry_in_pair(e, pair))
+        if (!in_cell(e, row) || strcmp(e->status, "ok"))
             continue;
         int need = by_interval ? e->n_receiver : 1;
         while (n + need > cap) {
@@ -204,14 +227,14 @@ static void verdict(eb_compare *c, eb_compare_row *row, const eb_results *base, 
 {
     double *a = NULL, *b = NULL;
     /* base is already remapped under --tier-map: its cells carry the current tier's name */
-    int na = cell_sample(base, row->chip, row->tier, row->pair, row->test, c->opts.stat, false, &a);
-    int nb = cell_sample(cur, row->chip, row->tier, row->pair, row->test, c->opts.stat, false, &b);
+    int na = cell_sample(base, row, c->opts.stat, false, &a);
+    int nb = cell_sample(cur, row, c->opts.stat, false, &b);
     row->sample_unit = "repeats";
     if ((na < 2 || nb < 2) && c->opts.stat != EB_STAT_PEAK) {
         free(a);
         free(b);
-        na = cell_sample(base, row->chip, row->tier, row->pair, row->test, c->opts.stat, true, &a);
-        nb = cell_sample(cur, row->chip, row->tier, row->pair, row->test, c->opts.stat, true, &b);
+        na = cell_sample(base, row, c->opts.stat, true, &a);
+        nb = cell_sample(cur, row, c->opts.stat, true, &b);
         row->sample_unit = "intervals";
     }
     eb_sample_stats sa, sb;
@@ -237,7 +260,8 @@ typedef struct cmp_ctx {
     const eb_profiles *p; /* docs mode when base is NULL */
 } cmp_ctx;
 
-static void compare_cell(void *vctx, const char *chip, const char *tier, const char *pair, int test)
+static void compare_cell(void *vctx, const char *chip, const char *tier, const char *pair, int test,
+                         const eb_provenance *point)
 {
     cmp_ctx *x = vctx;
     eb_compare_row *row = add_row(x->c);
@@ -245,17 +269,19 @@ static void compare_cell(void *vctx, const char *chip, const char *tier, const c
     snprintf(row->tier, sizeof row->tier, "%s", tier);
     snprintf(row->pair, sizeof row->pair, "%s", pair);
     row->test = test;
+    row->point = *point;
+    eb_dims_point_label(point, row->point_label, sizeof row->point_label);
     if (x->base) {
-        row->baseline = eb_results_cell_pair(x->base, chip, tier, pair, test, x->c->opts.stat, &row->n_baseline);
+        row->baseline = cell_value(x->base, row, x->c->opts.stat, &row->n_baseline);
     } else if (pair[0]) {
         row->baseline = NAN; /* the docs measured against a PC: no figure for a pair */
     } else {
         const eb_chip *ch = x->p ? eb_profiles_chip(x->p, chip) : NULL;
         const eb_tier *t = ch ? eb_chip_tier(ch, tier) : NULL;
-        row->baseline = eb_tier_ref(t, test, NULL); /* raw tests: no profile figure */
+        row->baseline = eb_tier_ref(t, test, point); /* a band's own row; raw tests: no profile figure */
         row->n_baseline = isfinite(row->baseline) ? 1 : 0;
     }
-    row->current = eb_results_cell_pair(x->cur, chip, tier, pair, test, x->c->opts.stat, &row->n_current);
+    row->current = cell_value(x->cur, row, x->c->opts.stat, &row->n_current);
     snprintf(row->base_tier, sizeof row->base_tier, "%s", x->c->opts.map_cur && !strcmp(tier, x->c->opts.map_cur)
                                                               ? x->c->opts.map_base : tier);
     if (x->base)
@@ -269,13 +295,11 @@ static void init_compare(eb_compare *out, const eb_compare_opts *o)
     out->opts = *o;
 }
 
-static bool has_cell(const eb_results *r, const char *chip, const char *tier, const char *pair, int test)
+static bool has_cell(const eb_results *r, const eb_compare_row *row)
 {
-    for (int i = 0; i < r->n_entries; i++) {
-        const eb_entry *e = &r->entries[i];
-        if (e->test == test && !strcmp(e->chip, chip) && !strcmp(e->tier, tier) && eb_entry_in_pair(e, pair))
+    for (int i = 0; i < r->n_entries; i++)
+        if (in_cell(&r->entries[i], row))
             return true;
-    }
     return false;
 }
 
@@ -338,8 +362,7 @@ int eb_compare_results(const eb_results *baseline, const eb_results *current, co
     int common = 0;
     for (int i = 0; i < out->n_rows; i++) {
         const eb_compare_row *r = &out->rows[i];
-        common += has_cell(baseline, r->chip, r->tier, r->pair, r->test) &&
-                  has_cell(current, r->chip, r->tier, r->pair, r->test);
+        common += has_cell(baseline, r) && has_cell(current, r);
     }
     char bt[200], ct[200];
     cell_names(baseline, bt, sizeof bt);
@@ -401,6 +424,8 @@ void eb_compare_text(const eb_compare *c, eb_buf *out)
             snprintf(tier, sizeof tier, "%s", r->tier);
         if (r->pair[0]) /* a board-to-board cell: its peer is part of the key */
             snprintf(tier + strlen(tier), sizeof tier - strlen(tier), " <-> %s", r->pair);
+        if (r->point_label[0]) /* a point off the defaults: "band=5", "rssi=-60" */
+            snprintf(tier + strlen(tier), sizeof tier - strlen(tier), " %s", r->point_label);
         eb_buf_printf(out, "%-10s %-18s %-7s %10s %10s %20s %-12s %-13s %8s  %s%s%s\n", r->chip, tier,
                       eb_test_name(r->test), b, cu, ci, eb_verdict_name(r->verdict), sample, d,
                       eb_cmp_status_name(r->status), r->error[0] ? ": " : "", r->error);

@@ -85,6 +85,10 @@ void eb_compare_junit(const eb_compare *c, eb_buf *out)
             eb_buf_append(out, ".peer.", 6);
             xml_text(out, r->pair);
         }
+        if (r->point_label[0]) { /* a point off the defaults: part of the name too */
+            eb_buf_append_byte(out, '.');
+            xml_text(out, r->point_label);
+        }
         eb_buf_printf(out, "\" name=\"%s\" time=\"0\">\n      <properties>\n", eb_test_name(r->test));
         property(out, "baseline_mbps", r->baseline, "%.3f");
         property(out, "current_mbps", r->current, "%.3f");

@@ -3,13 +3,13 @@
  * here), ESP-IDF's esp_wifi_set_max_tx_power takes 2..21 dBm (in 0.25 dBm
  * steps), the link ranges are eb_model_link_check's. */
 #include "espbench/formats/dims.h"
+#include "espbench/base/names.h"
 #include "espbench/formats/lab.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 /* The sweep variables share one key: the variable's name and its value. */
 static bool same_sweep_point(const eb_provenance *a, const eb_provenance *b)
@@ -106,19 +106,19 @@ static const char *const coex_names[] = {"none", "ble_scan", "ble_adv", NULL};
 #define RADIO EB_DIM_RADIO
 
 static const eb_dim_desc dims[EB_DIM_COUNT] = {
-    [EB_DIM_UDP_RATE] = {"udp-rate", "udp_rate", "Mbit/s", 0.1, 1000, SWEEP, 0, same_sweep_point},
-    [EB_DIM_TX_POWER] = {"tx-power", "tx_power", "dBm", 2, 21, SWEEP, 0, same_sweep_point},
-    [EB_DIM_RSSI] = {"rssi", "rssi", "dBm", -100, -10, LINK, EB_INSTR_ATTENUATOR, same_sweep_point},
-    [EB_DIM_LOSS] = {"loss", "loss", "%", 0, 50, LINK, 0, same_sweep_point},
-    [EB_DIM_RTT] = {"rtt", "rtt", "ms", 0, 2000, LINK, 0, same_sweep_point},
+    [EB_DIM_UDP_RATE] = {"udp-rate", "udp_rate", "Mbit/s", 0.1, 1000, SWEEP, 0, same_sweep_point, NULL, NULL},
+    [EB_DIM_TX_POWER] = {"tx-power", "tx_power", "dBm", 2, 21, SWEEP, 0, same_sweep_point, NULL, NULL},
+    [EB_DIM_RSSI] = {"rssi", "rssi", "dBm", -100, -10, LINK, EB_INSTR_ATTENUATOR, same_sweep_point, NULL, NULL},
+    [EB_DIM_LOSS] = {"loss", "loss", "%", 0, 50, LINK, 0, same_sweep_point, NULL, NULL},
+    [EB_DIM_RTT] = {"rtt", "rtt", "ms", 0, 2000, LINK, 0, same_sweep_point, NULL, NULL},
     /* 120 dB: the largest programmable attenuator range of the drivers (instrument.h) */
-    [EB_DIM_ATTEN] = {"attenuation", "attenuation", "dB", 0, 120, SWEEP, EB_INSTR_ATTENUATOR, same_sweep_point},
+    [EB_DIM_ATTEN] = {"attenuation", "attenuation", "dB", 0, 120, SWEEP, EB_INSTR_ATTENUATOR, same_sweep_point, NULL, NULL},
     /* 2.4 GHz channels 1..14, 5 GHz 36..177 (IEEE 802.11 channel numbering) */
-    [EB_DIM_CHANNEL] = {"channel", "channel", "", 1, 177, SWEEP, EB_INSTR_AP, same_sweep_point},
-    [EB_DIM_BANDWIDTH] = {"bandwidth", "bandwidth", "MHz", 20, 160, SWEEP, EB_INSTR_AP, same_sweep_point},
-    [EB_DIM_TIER] = {"tier", "tier", "", NAN, NAN, 0, 0, NULL},
-    [EB_DIM_REPEAT] = {"repeat", "repeat", "", 0, 1000, 0, 0, NULL},
-    [EB_DIM_IDF] = {"idf", "idf_version", "", NAN, NAN, 0, 0, NULL},
+    [EB_DIM_CHANNEL] = {"channel", "channel", "", 1, 177, SWEEP, EB_INSTR_AP, same_sweep_point, NULL, NULL},
+    [EB_DIM_BANDWIDTH] = {"bandwidth", "bandwidth", "MHz", 20, 160, SWEEP, EB_INSTR_AP, same_sweep_point, NULL, NULL},
+    [EB_DIM_TIER] = {"tier", "tier", "", NAN, NAN, 0, 0, NULL, NULL, NULL},
+    [EB_DIM_REPEAT] = {"repeat", "repeat", "", 0, 1000, 0, 0, NULL, NULL, NULL},
+    [EB_DIM_IDF] = {"idf", "idf_version", "", NAN, NAN, 0, 0, NULL, NULL, NULL},
     [EB_DIM_BAND] = {"band", "radio_band", "GHz", NAN, NAN, RADIO, 0, same_band, band_names, band_can},
     [EB_DIM_RADIO_BW] = {"radio-bandwidth", "radio_bandwidth", "MHz", 20, 40, RADIO, 0, same_bw, bw_names, bw_can},
     [EB_DIM_PHY] = {"phy", "radio_phy", "", NAN, NAN, RADIO, 0, same_phy, phy_names, phy_can},
@@ -186,7 +186,8 @@ double eb_tier_ref(const eb_tier *t, int test, const eb_provenance *key)
 
 /* ------------------------------------------------------------ radio values */
 
-/* Spellings the flags take besides the canonical names. */
+/* Spellings the flags take besides the canonical names (and what folding
+ * as names.h does gives: "min-modem", "BLE_SCAN", "HT-40"). */
 static const struct {
     int dim;
     const char *alias, *name;
@@ -195,17 +196,15 @@ static const struct {
     {EB_DIM_RADIO_BW, "ht20", "20"}, {EB_DIM_RADIO_BW, "ht40", "40"},
     {EB_DIM_PHY, "11b", "b"},  {EB_DIM_PHY, "11g", "g"}, {EB_DIM_PHY, "11n", "n"},
     {EB_DIM_PHY, "11ac", "ac"}, {EB_DIM_PHY, "11ax", "ax"},
-    {EB_DIM_POWER_SAVE, "min-modem", "min_modem"}, {EB_DIM_POWER_SAVE, "max-modem", "max_modem"},
-    {EB_DIM_COEX, "ble-scan", "ble_scan"}, {EB_DIM_COEX, "ble-adv", "ble_adv"},
 };
 
 static const char *radio_name(int dim, const char *v)
 {
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
-        if (aliases[i].dim == dim && !strcasecmp(aliases[i].alias, v))
+        if (aliases[i].dim == dim && eb_name_same(aliases[i].alias, v))
             return aliases[i].name;
     for (const char *const *n = dims[dim].values; *n; n++)
-        if (**n && !strcasecmp(*n, v))
+        if (**n && eb_name_same(*n, v))
             return *n;
     return NULL;
 }

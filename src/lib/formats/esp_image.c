@@ -87,6 +87,9 @@ int eb_image_parse(const uint8_t *data, size_t len, bool esp8266, eb_image_info 
             copy_field(out->idf_ver, sizeof out->idf_ver, seg + DESC_IDF, 32);
             if (eb_rd32le(seg + EB_APP_DESC_TEST_EFF_OFFSET) == EB_APP_DESC_TEST_EFF_MAGIC)
                 out->test_efficiency = eb_rd32le(seg + EB_APP_DESC_TEST_EFF_OFFSET + 4) / 1e6;
+            if (eb_rd32le(seg + EB_APP_DESC_TEST_TIER_OFFSET) == EB_APP_DESC_TEST_TIER_MAGIC)
+                copy_field(out->test_build_tier, sizeof out->test_build_tier, seg + EB_APP_DESC_TEST_TIER_OFFSET + 4,
+                           sizeof out->test_build_tier - 1);
         }
         for (uint32_t k = 0; k < seg_len; k++)
             sum ^= seg[k];
@@ -315,6 +318,10 @@ int eb_image_build(const eb_image_spec *spec, eb_buf *out, eb_error *err)
             if (spec->test_efficiency > 0) {
                 eb_wr32le(seg + EB_APP_DESC_TEST_EFF_OFFSET, EB_APP_DESC_TEST_EFF_MAGIC);
                 eb_wr32le(seg + EB_APP_DESC_TEST_EFF_OFFSET + 4, (uint32_t)(spec->test_efficiency * 1e6 + 0.5));
+            }
+            if (spec->test_build_tier && spec->test_build_tier[0]) {
+                eb_wr32le(seg + EB_APP_DESC_TEST_TIER_OFFSET, EB_APP_DESC_TEST_TIER_MAGIC);
+                put_str(seg + EB_APP_DESC_TEST_TIER_OFFSET + 4, 32, spec->test_build_tier);
             }
         }
         for (size_t k = 0; k < len; k++)

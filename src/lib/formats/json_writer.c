@@ -102,7 +102,7 @@ void eb_utf8_fix_from(eb_buf *b, size_t from)
  * capture's line noise, a name cut mid-character) becomes U+FFFD: every
  * JSON file espbench writes is valid UTF-8 (RFC 8259 section 8.1), while
  * the logs keep their raw bytes. */
-static void put_string(eb_buf *b, const char *s)
+void eb_json_string(eb_buf *b, const char *s)
 {
     eb_buf_append_byte(b, '"');
     const char *run = s ? s : "";
@@ -207,7 +207,7 @@ void eb_jw_end(eb_jw *w)
 void eb_jw_str(eb_jw *w, const char *key, const char *s)
 {
     member(w, key);
-    put_string(w->out, s);
+    eb_json_string(w->out, s);
 }
 
 void eb_jw_null(eb_jw *w, const char *key)

@@ -43,6 +43,10 @@ eb_buf *eb_jw_raw(eb_jw *w, const char *key);
  * its length. */
 size_t eb_jw_fmt_num(double v, char out[32]);
 
+/* s as a quoted JSON string (NULL as ""), the writer's escaping: for JSON a
+ * caller builds by hand. */
+void eb_json_string(eb_buf *b, const char *s);
+
 /* UTF-8 for every JSON and CSV file espbench writes: text from a console
  * capture may hold any byte, the files hold valid UTF-8 only. */
 /* The length of the valid sequence at p (n bytes available), 0 if invalid. */

@@ -155,25 +155,6 @@ const char *rep_idf_note(int stat)
                  "heap after the tier's tests.";
 }
 
-/* A JSON string (quotes, backslashes and control bytes escaped; bytes that
- * are not UTF-8 — a version read from a board's banner — become U+FFFD). */
-static void json_str(eb_buf *out, const char *s)
-{
-    eb_buf_append_byte(out, '"');
-    size_t from = out->len;
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            eb_buf_printf(out, "\\%c", ch);
-        else if (ch < 0x20)
-            eb_buf_printf(out, "\\u%04x", ch);
-        else
-            eb_buf_append_byte(out, ch);
-    }
-    eb_utf8_fix_from(out, from);
-    eb_buf_append_byte(out, '"');
-}
-
 /* The matrix as JSON, appended to the report's results JSON (key
  * "idf_matrix"): versions, and per chip, tier and test the figure and heap
  * under each version (null when none). */
@@ -184,7 +165,7 @@ void rep_idf_json(const eb_results *r, const eb_profiles *p, const eb_report_opt
     eb_buf_printf(out, "{\n\t\t\"stat\":\t\"%s\",\n\t\t\"versions\":\t[", eb_stat_name(o->stat));
     for (int v = 0; v < n_vers; v++) {
         eb_buf_printf(out, "%s", v ? ", " : "");
-        json_str(out, vers[v]);
+        eb_json_string(out, vers[v]);
     }
     eb_buf_printf(out, "],\n\t\t\"cells\":\t[");
     const char *chips[REP_MAX_CHIPS];
@@ -199,9 +180,9 @@ void rep_idf_json(const eb_results *r, const eb_profiles *p, const eb_report_opt
                 if (!row_has_figure(r, chips[c], tiers[ti], test, vers, n_vers, o->stat))
                     continue;
                 eb_buf_printf(out, "%s{\n\t\t\t\t\"chip\":\t", first ? "" : ", ");
-                json_str(out, chips[c]);
+                eb_json_string(out, chips[c]);
                 eb_buf_printf(out, ",\n\t\t\t\t\"tier\":\t");
-                json_str(out, tiers[ti]);
+                eb_json_string(out, tiers[ti]);
                 eb_buf_printf(out, ",\n\t\t\t\t\"test\":\t\"%s\",\n\t\t\t\t\"by_idf\":\t{", eb_test_name(test));
                 first = 0;
                 for (int v = 0; v < n_vers; v++) {
@@ -209,7 +190,7 @@ void rep_idf_json(const eb_results *r, const eb_profiles *p, const eb_report_opt
                     double m = eb_results_cell_idf(r, chips[c], tiers[ti], test, vers[v], o->stat, &n);
                     double h = eb_results_free_heap_idf(r, chips[c], tiers[ti], vers[v]);
                     eb_buf_printf(out, "%s\n\t\t\t\t\t", v ? "," : "");
-                    json_str(out, vers[v]);
+                    eb_json_string(out, vers[v]);
                     eb_buf_printf(out, ":\t{\"mbps\": ");
                     if (isfinite(m))
                         eb_buf_printf(out, "%.3f", m);

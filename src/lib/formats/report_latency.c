@@ -1,5 +1,6 @@
 /* The latency table of a chip, shared by the renderers: per tier (and sweep
- * point), the runs' round trips with the statistics the throughput spread
+ * point, and load: idle, or the throughput test the probes ran beside with
+ * run --latency-under-load), the runs' round trips with the statistics the throughput spread
  * uses (mean, median, standard deviation, coefficient of variation of the
  * runs' average round trip), the smallest, the largest 99th percentile and
  * the largest round trip seen, and the loss over all probes. */
@@ -15,7 +16,13 @@
 typedef struct lat_key {
     const char *tier;
     const eb_provenance *point; /* its dimensions' values (dims.h) */
+    const char *load;           /* eb_latency.under_load: "" idle */
 } lat_key;
+
+static bool same_key(const lat_key *k, const eb_latency *l)
+{
+    return !strcmp(k->tier, l->tier) && eb_dims_same_point(k->point, &l->prov) && !strcmp(k->load, l->under_load);
+}
 
 /* Distinct (tier, point) keys of a chip, in the order of the results. */
 static int lat_keys(const eb_results *r, const char *chip, lat_key *keys, int max)
@@ -27,9 +34,9 @@ static int lat_keys(const eb_results *r, const char *chip, lat_key *keys, int ma
             continue;
         bool seen = false;
         for (int k = 0; k < n && !seen; k++)
-            seen = !strcmp(keys[k].tier, l->tier) && eb_dims_same_point(keys[k].point, &l->prov);
+            seen = same_key(&keys[k], l);
         if (!seen && n < max)
-            keys[n++] = (lat_key){l->tier, &l->prov};
+            keys[n++] = (lat_key){l->tier, &l->prov, l->under_load};
     }
     return n;
 }
@@ -52,7 +59,7 @@ static bool lat_row(const eb_results *r, const eb_profiles *p, const eb_report_o
     const char *method = "";
     for (int i = 0; i < r->n_lat; i++) {
         const eb_latency *l = &r->lat[i];
-        if (strcmp(l->chip, chip) || strcmp(l->tier, k->tier) || !eb_dims_same_point(&l->prov, k->point))
+        if (strcmp(l->chip, chip) || !same_key(k, l))
             continue;
         sent += l->sent;
         received += l->received;
@@ -77,6 +84,7 @@ static bool lat_row(const eb_results *r, const eb_profiles *p, const eb_report_o
     if (!eb_dims_at_default(k->point))
         eb_dims_point_label(k->point, rep_cell(t, row, c), REP_CELL);
     c++;
+    snprintf(rep_cell(t, row, c++), REP_CELL, "%s", k->load[0] ? k->load : "idle");
     snprintf(rep_cell(t, row, c++), REP_CELL, "%s", method);
     snprintf(rep_cell(t, row, c++), REP_CELL, failed ? "%d (%d failed)" : "%d", n, failed);
     snprintf(rep_cell(t, row, c++), REP_CELL, "%d/%d", received, sent);
@@ -94,7 +102,7 @@ static bool lat_row(const eb_results *r, const eb_profiles *p, const eb_report_o
 void rep_latency_table(const eb_results *r, const eb_profiles *p, const eb_report_opts *o, const char *chip,
                        rep_table *t)
 {
-    static const char *const head[] = {"Tier", "Point", "Method", "Runs", "Replies", "Loss %", "Min ms",
+    static const char *const head[] = {"Tier", "Point", "Load", "Method", "Runs", "Replies", "Loss %", "Min ms",
                                        "Avg ms (mean)", "Avg ms (median)", "Std dev", "CV %", "p99 ms", "Max ms"};
     enum { NC = sizeof head / sizeof head[0] };
     lat_key keys[MAX_KEYS];
@@ -107,25 +115,31 @@ void rep_latency_table(const eb_results *r, const eb_profiles *p, const eb_repor
     for (int c = 0; c < NC; c++)
         snprintf(rep_cell(t, 0, c), REP_CELL, "%s", head[c]);
     int row = 1;
-    bool points = false;
+    bool keep[NC];
+    for (int c = 0; c < NC; c++)
+        keep[c] = c != 1 && c != 2;
     for (int k = 0; k < nk; k++) {
         row += lat_row(r, p, o, chip, &keys[k], t, row);
-        points |= !eb_dims_at_default(keys[k].point);
+        keep[1] |= !eb_dims_at_default(keys[k].point);
+        keep[2] |= keys[k].load[0] != '\0';
     }
     t->n_rows = row;
-    if (points)
-        return;
-    /* No sweep: drop the empty Point column (cells are row-major; every
-     * destination is at or before its source, so copying forward is safe). */
+    /* No sweep point, no set under load: drop the empty Point and Load
+     * columns (cells are row-major; every destination is at or before its
+     * source, so copying forward is safe). */
+    int nc = 0;
+    for (int c = 0; c < NC; c++)
+        nc += keep[c];
     for (int i = 0; i < t->n_rows; i++)
-        for (int c = 0; c < NC - 1; c++)
-            memmove(t->cells[i * (NC - 1) + c], t->cells[i * NC + (c < 1 ? c : c + 1)], REP_CELL);
-    t->n_cols = NC - 1;
+        for (int c = 0, d = 0; c < NC; c++)
+            if (keep[c])
+                memmove(t->cells[i * nc + d++], t->cells[i * NC + c], REP_CELL);
+    t->n_cols = nc;
 }
 
 const char *rep_latency_note(void)
 {
     return "Round trips from the PC to the board (UDP echo through the espbench firmware, or ICMP through the "
            "system's ping); the statistics are over the runs' average round trip; p99 and max are the largest "
-           "of any run.";
+           "of any run. Load: idle, or the throughput test the probes ran beside (run --latency-under-load).";
 }

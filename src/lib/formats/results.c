@@ -283,7 +283,7 @@ eb_latency *eb_results_find_latency(eb_results *r, const char *board, const char
     for (int i = 0; i < r->n_lat; i++) {
         eb_latency *l = &r->lat[i];
         if ((!board || !strcmp(l->board, board)) && !strcmp(l->chip, chip) && !strcmp(l->tier, tier) &&
-            l->repeat == repeat && !strcmp(l->prov.sweep_var, sweep_var) &&
+            l->repeat == repeat && !l->under_load[0] && !strcmp(l->prov.sweep_var, sweep_var) &&
             (!sweep_var[0] || l->prov.sweep_value == sweep_value))
             return l;
     }
@@ -295,7 +295,8 @@ eb_latency *eb_results_find_latency_key(eb_results *r, const eb_latency *key)
     for (int i = 0; i < r->n_lat; i++) {
         eb_latency *l = &r->lat[i];
         if (!strcmp(l->board, key->board) && !strcmp(l->chip, key->chip) && !strcmp(l->tier, key->tier) &&
-            l->repeat == key->repeat && eb_dims_same_point(&l->prov, &key->prov))
+            l->repeat == key->repeat && eb_dims_same_point(&l->prov, &key->prov) &&
+            !strcmp(l->under_load, key->under_load))
             return l;
     }
     return NULL;

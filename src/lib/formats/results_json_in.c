@@ -368,7 +368,8 @@ static int parse_latency(jctx *c, const cJSON *o, eb_latency *l)
         (rc = get_num(c, o, "p99_ms", &l->p99_ms, OPTIONAL)) ||
         (rc = get_num(c, o, "mdev_ms", &l->mdev_ms, OPTIONAL)) ||
         (rc = get_str(c, o, "started", l->started, sizeof l->started, OPTIONAL)) ||
-        (rc = get_str(c, o, "finished", l->finished, sizeof l->finished, OPTIONAL)))
+        (rc = get_str(c, o, "finished", l->finished, sizeof l->finished, OPTIONAL)) ||
+        (rc = get_str(c, o, "under_load", l->under_load, sizeof l->under_load, OPTIONAL)))
         return rc;
     const cJSON *prov = cJSON_GetObjectItemCaseSensitive(o, "provenance");
     const char *bad = NULL;

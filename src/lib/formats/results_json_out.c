@@ -249,6 +249,8 @@ static void latency_json(eb_jw *w, const eb_latency *l)
     eb_jw_num(w, "mdev_ms", l->mdev_ms);
     eb_jw_str(w, "started", l->started);
     eb_jw_str(w, "finished", l->finished);
+    if (l->under_load[0]) /* only where set: an idle set keeps the bytes it had */
+        eb_jw_str(w, "under_load", l->under_load);
     prov_json(w, &l->prov);
     eb_jw_end(w);
 }

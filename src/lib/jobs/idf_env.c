@@ -65,9 +65,12 @@ void eb_idf_clean_path(const char *path, const char *idf_path, const char *py_en
     }
 }
 
-/* The text after prefix on the last line that starts with it (leading blanks
- * skipped), into out; false when no line does. */
-static bool last_line(const char *text, size_t len, const char *prefix, char *out, size_t cap)
+/* A line that starts with prefix (leading blanks and trailing blanks or CR
+ * skipped) into out: the first such line, whole, or the last one, the text
+ * after prefix. False when no line does. The first ERROR: is the cause
+ * (idf_tools.py's fatal()), the later ones activate.py's "Activation script
+ * failed" around it; the probe's own verdict is its last line. */
+static bool find_line(const char *text, size_t len, const char *prefix, bool last, char *out, size_t cap)
 {
     bool found = false;
     size_t pl = strlen(prefix);
@@ -79,43 +82,26 @@ static bool last_line(const char *text, size_t len, const char *prefix, char *ou
             l++, n--;
         while (n && (l[n - 1] == '\r' || l[n - 1] == ' '))
             n--;
-        if (n >= pl && memcmp(l, prefix, pl) == 0) {
-            snprintf(out, cap, "%.*s", (int)(n - pl), l + pl);
-            found = true;
+        if (n < pl || memcmp(l, prefix, pl) != 0)
+            continue;
+        found = true;
+        if (!last) {
+            snprintf(out, cap, "%.*s", (int)n, l);
+            break;
         }
+        snprintf(out, cap, "%.*s", (int)(n - pl), l + pl);
     }
     return found;
-}
-
-/* The first line that starts with prefix (blanks skipped), whole: the
- * first ERROR: is the cause (idf_tools.py's fatal()), the later ones
- * activate.py's "Activation script failed" around it. */
-static void first_line(const char *text, size_t len, const char *prefix, char *out, size_t cap)
-{
-    size_t pl = strlen(prefix);
-    for (size_t i = 0; i < len;) {
-        const char *l = text + i, *end = memchr(l, '\n', len - i);
-        size_t n = end ? (size_t)(end - l) : len - i;
-        i += n + 1;
-        while (n && (*l == ' ' || *l == '\t'))
-            l++, n--;
-        while (n && (l[n - 1] == '\r' || l[n - 1] == ' '))
-            n--;
-        if (n >= pl && memcmp(l, prefix, pl) == 0) {
-            snprintf(out, cap, "%.*s", (int)n, l);
-            return;
-        }
-    }
 }
 
 void eb_idf_env_parse(const char *text, size_t len, eb_idf_env *out)
 {
     memset(out, 0, sizeof *out);
     /* activate.py's die() and idf_tools.py's fatal() print "ERROR: ..." on stderr. */
-    first_line(text, len, "ERROR:", out->export_error, sizeof out->export_error);
-    if (last_line(text, len, "espbench-env: ", out->problem, sizeof out->problem))
+    find_line(text, len, "ERROR:", false, out->export_error, sizeof out->export_error);
+    if (find_line(text, len, "espbench-env: ", true, out->problem, sizeof out->problem))
         return;
-    if (last_line(text, len, "espbench-cc: ", out->toolchain, sizeof out->toolchain) && out->toolchain[0]) {
+    if (find_line(text, len, "espbench-cc: ", true, out->toolchain, sizeof out->toolchain) && out->toolchain[0]) {
         out->ok = true;
         return;
     }

@@ -51,6 +51,7 @@
 #define ESPBENCH_RUN_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -111,6 +112,7 @@ typedef struct board_ctx {
     eb_wifi_info wifi;
     const eb_tier *tier;   /* applied and connected with it; NULL = redo */
     char tier_note[256];   /* build-time settings the board runs with other values */
+    const eb_tier *preflashed; /* its image flashed before the first greeting (run_steps.c) */
     const char *label;     /* board name for messages */
     char file_label[80];   /* in its file names: NAME-CHIP (run_file_label_init) */
     char fw_sha256[72];    /* of the application image, when known */
@@ -125,6 +127,7 @@ typedef struct board_ctx {
     struct run_instr_board *instr; /* the board's attenuator (run_instruments.c), NULL = none */
     char radio_sent[EB_DIM_COUNT][64]; /* the radio setting each radio dimension sent last (run_radio.c) */
     const eb_tier *link_for; /* the association whose link is recorded (run_radio.c); NULL = none */
+    atomic_bool traffic_on;  /* a throughput test's traffic runs (run_test.c): --latency-under-load's probes start */
 } board_ctx;
 
 /* run_plan.c */
@@ -319,6 +322,13 @@ void run_latency_start(board_ctx *bc, const eb_run_item *it, run_result *r);
 int run_latency_test(board_ctx *bc, const eb_run_item *it, eb_latency *l, eb_error *err);
 int run_latency_record(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err);
 void run_latency_failed(run_result *r, const char *why);
+/* --latency-under-load: runs test (a throughput test) with round trips
+ * probed beside its traffic into r->lat (under_load: the test's name; left
+ * without a status when the traffic never started); its return is test's. */
+int run_latency_under_load(board_ctx *bc, const eb_run_item *it, run_result *r,
+                           int (*test)(board_ctx *, const eb_run_item *, run_result *, eb_error *), eb_error *err);
+/* Stores and reports r->lat when probes ran under load; 0 otherwise. */
+int run_latency_record_loaded(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err);
 
 /* run_aggregate.c: the --aggregate barrier the core calls: begin (the
  * run's check) and end; each board waits before every item (returns how

@@ -4,7 +4,9 @@
  * far end's throughput or round trips, the board's own transport test), so
  * a board whose ends cannot serve a kind is refused before anything starts:
  *   throughput  tcp/udp tx/rx against the far end (the PC: run_test.c; a
- *               peer board: run_pair.c); an entry
+ *               peer board: run_pair.c); an entry, and with
+ *               --latency-under-load the far end's round trips beside its
+ *               traffic (run_latency.c): a latency set tagged with the test
  *   latency     round trips from the far end, which only the PC measures
  *               (run_latency.c); a latency set
  *   transport   raw_tx/raw_rx of an ESP-Hosted pair, an image of their own
@@ -55,7 +57,8 @@ static int entry_record(board_ctx *bc, const eb_run_item *it, run_result *r, eb_
 {
     int rc = run_record(bc, &r->e, err);
     run_emit(bc, EB_RUN_EV_TEST_DONE, it, NULL, 0, r->e.mean_mbps, &r->e);
-    return rc;
+    int lrc = run_latency_record_loaded(bc, it, r, rc ? &(eb_error){0} : err);
+    return rc ? rc : lrc;
 }
 
 static void entry_failed(run_result *r, const char *why)
@@ -73,9 +76,17 @@ static bool far_throughput(const run_end_ops *own, const run_end_ops *far)
     return far->throughput != NULL;
 }
 
-static int throughput_test(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err)
+static int far_throughput_test(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err)
 {
     return bc->far->ops->throughput(bc, it, &r->e, err);
+}
+
+/* --latency-under-load: the far end's round trips beside the traffic. */
+static int throughput_test(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err)
+{
+    if (bc->sh->o->latency_under_load && bc->far->ops->round_trips)
+        return run_latency_under_load(bc, it, r, far_throughput_test, err);
+    return far_throughput_test(bc, it, r, err);
 }
 
 static bool far_round_trips(const run_end_ops *own, const run_end_ops *far)
@@ -136,6 +147,10 @@ int run_kinds_check(const eb_run_opts *o, eb_error *err)
                 return eb_fail(err, EB_ECONFIG, "%s%s%s", bd->name[0] && o->n_boards > 1 ? bd->name : "",
                                bd->name[0] && o->n_boards > 1 ? ": " : "", k->cannot);
         }
+        if (o->latency_under_load && !far->round_trips)
+            return eb_fail(err, EB_ECONFIG, "%s%s--latency-under-load probes round trips from the PC beside its "
+                           "traffic, not between two boards: drop it or the peer (--peer-*, a lab board's peer:)",
+                           bd->name[0] && o->n_boards > 1 ? bd->name : "", bd->name[0] && o->n_boards > 1 ? ": " : "");
     }
     return 0;
 }

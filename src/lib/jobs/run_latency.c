@@ -8,8 +8,16 @@
  *             board with an address, whatever firmware it runs.
  * Both give the same figures (eb_ping_summarize's rule). A test whose probes
  * all went unanswered is recorded as failed with its figures; only a test
- * that could not be run at all (no address, no ping) is an error here. */
+ * that could not be run at all (no address, no ping) is an error here.
+ *
+ * --latency-under-load probes the same way while a throughput test runs
+ * (the power-save question: a station in modem sleep answers an idle probe
+ * at its next DTIM beacon, a busy one at once, while queues behind iperf's
+ * traffic add their own wait): a thread beside the test, started by the
+ * test's traffic, records a latency set tagged with the test (under_load). */
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,14 +29,9 @@
 
 #define LATENCY_SLACK_MS 5000 /* beyond count x interval: the last reply's wait and ping's start */
 
-/* The key and start of the test; the entry of the result stays empty. */
-void run_latency_start(board_ctx *bc, const eb_run_item *it, run_result *r)
+static void latency_init(board_ctx *bc, const eb_run_item *it, eb_latency *l)
 {
     const eb_run_opts *o = bc->sh->o;
-    eb_latency *l = &r->lat;
-    eb_entry_init(&r->e); /* unused; freed like any */
-    r->entry = NULL;
-    r->prov = &l->prov;
     memset(l, 0, sizeof *l);
     eb_prov_init(&l->prov);
     snprintf(l->board, sizeof l->board, "%s", bc->b->name);
@@ -37,6 +40,15 @@ void run_latency_start(board_ctx *bc, const eb_run_item *it, run_result *r)
     l->interval_s = o->latency_interval_s;
     l->loss_pct = l->min_ms = l->avg_ms = l->max_ms = l->mdev_ms = l->p99_ms = NAN;
     eb_iso8601_utc(l->started);
+}
+
+/* The key and start of the test; the entry of the result stays empty. */
+void run_latency_start(board_ctx *bc, const eb_run_item *it, run_result *r)
+{
+    eb_entry_init(&r->e); /* unused; freed like any */
+    r->entry = NULL;
+    r->prov = &r->lat.prov;
+    latency_init(bc, it, &r->lat);
     eb_prov_track_test_start(&bc->prov);
 }
 
@@ -53,11 +65,12 @@ static unsigned echo_port(const board_ctx *bc)
     return 0;
 }
 
-static void log_path(const board_ctx *bc, const eb_run_item *it, char *out, size_t cap)
+/* OUT/latency-LABEL-TAG.log; under load, OUT/latency-LABEL-TAG-TEST.log. */
+static void log_path(const board_ctx *bc, const eb_run_item *it, const char *under, char *out, size_t cap)
 {
     const eb_run_opts *o = bc->sh->o;
     char tag[200];
-    run_dims_tag(o, it, NULL, tag, sizeof tag);
+    run_dims_tag(o, it, under, tag, sizeof tag);
     snprintf(out, cap, "%s/latency-%s%s.log", o->out_dir, run_file_label(bc), tag);
 }
 
@@ -74,9 +87,9 @@ static void write_echo_log(const char *path, unsigned port, const eb_latency *l,
     fclose(f);
 }
 
-/* Measures into r->lat: status "failed" with figures when nothing
- * answered; an error only when the test could not run. */
-int run_latency_test(board_ctx *bc, const eb_run_item *it, eb_latency *l, eb_error *err)
+/* count probes into l: status "failed" with figures when nothing
+ * answered; an error only when the probes could not run. */
+static int probe(board_ctx *bc, const eb_run_item *it, eb_latency *l, int count, eb_error *err)
 {
     const eb_run_opts *o = bc->sh->o;
     unsigned port = echo_port(bc);
@@ -88,14 +101,13 @@ int run_latency_test(board_ctx *bc, const eb_run_item *it, eb_latency *l, eb_err
     if (!r)
         return eb_fail(err, EB_EIO, "latency: out of memory");
     char logp[1200];
-    log_path(bc, it, logp, sizeof logp);
-    eb_deadline d = eb_deadline_in((uint64_t)(o->latency_count * o->latency_interval_s * 1000) + LATENCY_SLACK_MS);
-    run_infof(bc, EB_RUN_EV_INFO, "%s: latency: %d %s probes to %s", bc->label, o->latency_count, l->method,
-              l->target);
+    log_path(bc, it, l->under_load[0] ? l->under_load : NULL, logp, sizeof logp);
+    eb_deadline d = eb_deadline_in((uint64_t)(count * o->latency_interval_s * 1000) + LATENCY_SLACK_MS);
+    run_infof(bc, EB_RUN_EV_INFO, "%s: latency%s%s: %d %s probes to %s", bc->label,
+              l->under_load[0] ? " under " : "", l->under_load, count, l->method, l->target);
     eb_pc *pc = bc->sh->pc;
-    int rc = port ? pc->ops->udp_echo(pc, l->target, (uint16_t)port, o->latency_count, o->latency_interval_s, d, r,
-                                      err)
-                  : pc->ops->ping(pc, l->target, o->latency_count, o->latency_interval_s, d, logp, r, err);
+    int rc = port ? pc->ops->udp_echo(pc, l->target, (uint16_t)port, count, o->latency_interval_s, d, r, err)
+                  : pc->ops->ping(pc, l->target, count, o->latency_interval_s, d, logp, r, err);
     if (rc) {
         free(r);
         eb_error_prefix(err, "%s: ", bc->label);
@@ -121,6 +133,81 @@ int run_latency_test(board_ctx *bc, const eb_run_item *it, eb_latency *l, eb_err
     }
     eb_iso8601_utc(l->finished);
     return 0;
+}
+
+/* Measures into r->lat: status "failed" with figures when nothing
+ * answered; an error only when the test could not run. */
+int run_latency_test(board_ctx *bc, const eb_run_item *it, eb_latency *l, eb_error *err)
+{
+    return probe(bc, it, l, bc->sh->o->latency_count, err);
+}
+
+/* ------------------------------------------------------------ under load */
+
+#define LOAD_POLL_MS 10
+
+typedef struct load_probe {
+    board_ctx *bc;
+    const eb_run_item *it;
+    eb_latency *l;
+    int count;
+    atomic_bool test_over;
+} load_probe;
+
+/* The prober's thread: waits for the test's traffic (or its end without
+ * any), then probes; a failure to probe is the set's, never the test's. */
+static void *load_main(void *arg)
+{
+    load_probe *lp = arg;
+    while (!atomic_load(&lp->bc->traffic_on)) {
+        if (atomic_load(&lp->test_over) || run_stopped(lp->bc))
+            return NULL; /* no traffic: nothing measured under load */
+        eb_sleep_ms(LOAD_POLL_MS);
+    }
+    eb_iso8601_utc(lp->l->started);
+    eb_error err = {0};
+    if (probe(lp->bc, lp->it, lp->l, lp->count, &err)) {
+        snprintf(lp->l->status, sizeof lp->l->status, "failed");
+        snprintf(lp->l->error, sizeof lp->l->error, "%.255s", err.msg);
+        eb_iso8601_utc(lp->l->finished);
+    }
+    return NULL;
+}
+
+int run_latency_under_load(board_ctx *bc, const eb_run_item *it, run_result *r,
+                           int (*test)(board_ctx *, const eb_run_item *, run_result *, eb_error *), eb_error *err)
+{
+    const eb_run_opts *o = bc->sh->o;
+    latency_init(bc, it, &r->lat);
+    snprintf(r->lat.under_load, sizeof r->lat.under_load, "%s", eb_run_test_name(it->test));
+    /* The probes fit in the traffic: at most one per interval of the test's duration. */
+    int fit = (int)(o->duration_s / o->latency_interval_s);
+    load_probe lp = {.bc = bc, .it = it, .l = &r->lat, .count = o->latency_count < fit ? o->latency_count : fit};
+    if (lp.count < 1)
+        lp.count = 1;
+    atomic_store(&bc->traffic_on, false);
+    atomic_store(&lp.test_over, false);
+    pthread_t th;
+    bool started = pthread_create(&th, NULL, load_main, &lp) == 0;
+    if (!started)
+        run_infof(bc, EB_RUN_EV_WARN, "%s: latency under %s: no thread for the probes; the test runs without",
+                  bc->label, r->lat.under_load);
+    int rc = test(bc, it, r, err);
+    atomic_store(&lp.test_over, true);
+    if (started)
+        pthread_join(th, NULL); /* bounded: the probes' own deadline */
+    atomic_store(&bc->traffic_on, false);
+    return rc;
+}
+
+/* The loaded set of a throughput result, when its probes ran: its key is
+ * the entry's (provenance included: the same board, tier and point). */
+int run_latency_record_loaded(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err)
+{
+    if (!r->lat.under_load[0] || !r->lat.status[0])
+        return 0;
+    r->lat.prov = *eb_entry_prov(&r->e);
+    return run_latency_record(bc, it, r, err);
 }
 
 int run_latency_record(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err)

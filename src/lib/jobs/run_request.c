@@ -85,10 +85,11 @@ char *run_request_json(const eb_run_opts *in)
     cJSON_AddNumberToObject(r, "repeat", o.repeat);
     cJSON_AddNumberToObject(r, "udp_rate_mbps", o.udp_rate_mbps); /* 0: per chip and test */
     add_sweep(r, &o.sweep);
-    bool lat = o.tests & (1u << EB_RUN_LATENCY);
+    bool lat = (o.tests & (1u << EB_RUN_LATENCY)) || o.latency_under_load;
     cJSON_AddNumberToObject(r, "latency_count", lat ? o.latency_count : 0);
     cJSON_AddNumberToObject(r, "latency_interval_s", lat ? o.latency_interval_s : 0);
     cJSON_AddStringToObject(r, "latency_method", lat && o.latency_method ? o.latency_method : "");
+    cJSON_AddBoolToObject(r, "latency_under_load", o.latency_under_load);
     char shard[32] = "";
     if (o.shard_total)
         snprintf(shard, sizeof shard, "%d/%d", o.shard_index, o.shard_total);
@@ -121,6 +122,7 @@ static const struct field {
     {"latency_count", "--latency-count", false},
     {"latency_interval_s", "latency probe interval", false},
     {"latency_method", "--latency-method", false},
+    {"latency_under_load", "--latency-under-load", true}, /* unknown in folders from before it */
     {"shard", "--shard", false},
     {"aggregate", "--aggregate", false},
     {"pattern", "--pattern", false},

@@ -173,6 +173,10 @@ static int flash_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
     const eb_run_opts *o = bc->sh->o;
     char what[48];
     snprintf(what, sizeof what, "tier %s", t->name);
+    if (bc->preflashed == t) { /* flashed before the first greeting: the board runs it */
+        bc->preflashed = NULL;
+        return 0;
+    }
     return run_flash_manifest(bc, o->firmware ? o->firmware : "iperf-example", t->name, what, err);
 }
 
@@ -199,16 +203,55 @@ int run_flash_manifest(board_ctx *bc, const char *firmware, const char *tier, co
     return open_console(bc, have_info ? &info : NULL, err);
 }
 
-static int set_tier_runtime(board_ctx *bc, const eb_tier *t, eb_error *err)
+/* Switches the runtime settings and reads which build-time settings of the
+ * tier the running image has other values for (bc->tier_note). */
+static int switch_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
 {
+    bc->tier_note[0] = 0;
+    if (!bc->drv->set_tier)
+        return eb_fail(err, EB_ECONFIG, "%s: the firmware on %s cannot switch tiers", bc->label, bc->b->port);
     int rc = bc->drv->set_tier(bc->drv, bc->con, t, eb_deadline_in(EB_RUN_WIFI_MS), err);
-    /* One image serves every tier: say which build-time settings it cannot switch. */
     if (!rc && bc->drv->tier_built)
         rc = bc->drv->tier_built(bc->drv, bc->con, t, bc->tier_note, sizeof bc->tier_note,
                                  eb_deadline_in(EB_RUN_CMD_MS), err);
+    return rc;
+}
+
+/* --manifest: the tier's own espbench image (espbench build --tier), when
+ * the manifest has one; why not in why. */
+static bool tier_image_listed(board_ctx *bc, const char *firmware, const eb_tier *t, char *why, size_t cap)
+{
+    eb_image_set set = {0};
+    eb_error merr = {0};
+    eb_manifest_query q = {
+        .manifest = bc->sh->o->manifest, .firmware = firmware, .chip = bc->chip->name, .tier = t->name,
+    };
+    bool ok = eb_image_set_from_manifest(&set, &q, &merr) == 0;
+    eb_image_set_free(&set);
+    snprintf(why, cap, "%s", ok ? "" : merr.msg);
+    return ok;
+}
+
+static int set_tier_runtime(board_ctx *bc, const eb_tier *t, eb_error *err)
+{
+    const eb_run_opts *o = bc->sh->o;
+    const char *fw = o->firmware ? o->firmware : "espbench";
+    char why[EB_ERROR_MSG_MAX] = "";
+    int rc = switch_tier(bc, t, err);
+    /* The image on the board lacks build-time settings of the tier: flash
+     * the tier's own image where the manifest has one, then switch again. */
+    if (!rc && bc->tier_note[0] && o->manifest && tier_image_listed(bc, fw, t, why, sizeof why)) {
+        char what[48];
+        snprintf(what, sizeof what, "tier %s", t->name);
+        rc = run_flash_manifest(bc, fw, t->name, what, err);
+        if (!rc)
+            rc = switch_tier(bc, t, err);
+    }
+    /* One image serves the tier: say which build-time settings it cannot switch. */
     if (!rc && bc->tier_note[0])
         run_infof(bc, EB_RUN_EV_WARN, "%s: tier %s: the firmware's build-time settings differ: %s; "
-                  "the runtime settings are the tier's", bc->label, t->name, bc->tier_note);
+                  "the runtime settings are the tier's%s%s", bc->label, t->name, bc->tier_note,
+                  why[0] ? "; no image of its own: " : "", why);
     return rc;
 }
 
@@ -301,11 +344,33 @@ int run_board_log(board_ctx *bc, eb_error *err)
     return 0;
 }
 
+/* --manifest with --firmware NAME: the board is to run that firmware's tier
+ * images, and its flash may hold nothing yet (a new or erased board, which
+ * greets with no prompt): the first tier's image is written before the
+ * first greeting. Not a peer: the manifest's tiers are the board's. */
+static int first_open(board_ctx *bc, eb_error *err)
+{
+    const eb_run_opts *o = bc->sh->o;
+    eb_run_item first = {0};
+    eb_error perr = {0};
+    if (!o->manifest || !o->firmware || bc->dut || eb_run_plan(o, bc->chip, &first, 1, &perr) < 1 || !first.tier)
+        return open_console(bc, NULL, err);
+    int rc = 0;
+    if (!bc->port && (rc = eb_port_open(&bc->port, bc->b->port, o->baud, err)) != 0)
+        return rc;
+    bc->port->lines_absent_known = bc->b->sim;
+    char what[48];
+    snprintf(what, sizeof what, "tier %s", first.tier->name);
+    rc = run_flash_manifest(bc, o->firmware, first.tier->name, what, err);
+    bc->preflashed = rc ? NULL : first.tier;
+    return rc;
+}
+
 int run_board_open(board_ctx *bc, eb_error *err)
 {
     int rc = run_board_log(bc, err);
     if (!rc)
-        rc = open_console(bc, NULL, err);
+        rc = first_open(bc, err);
     if (rc)
         return rc;
     run_infof(bc, EB_RUN_EV_INFO, "%s: %s on %s speaks %s (%s %s, IDF %s)", bc->label, bc->chip->name,

@@ -37,12 +37,14 @@ static void latency_line(const eb_run_progress *p, const char *w, eb_buf *out)
 {
     const eb_latency *l = p->latency;
     char mn[16], avg[16], mx[16], p99[16];
+    const char *under = l->under_load[0] ? " under " : "";
     if (strcmp(l->status, "ok")) {
-        eb_buf_printf(out, "[%d/%d] %s latency FAILED: %s\n", p->index, p->total, w, l->error);
+        eb_buf_printf(out, "[%d/%d] %s latency%s%s FAILED: %s\n", p->index, p->total, w, under, l->under_load,
+                      l->error);
         return;
     }
-    eb_buf_printf(out, "[%d/%d] %s latency %s %d/%d replies, min/avg/max/p99 %s/%s/%s/%s ms, loss %.1f%%\n",
-                  p->index, p->total, w, l->method, l->received, l->sent, num(mn, sizeof mn, l->min_ms, "%.2f"),
+    eb_buf_printf(out, "[%d/%d] %s latency%s%s %s %d/%d replies, min/avg/max/p99 %s/%s/%s/%s ms, loss %.1f%%\n",
+                  p->index, p->total, w, under, l->under_load, l->method, l->received, l->sent, num(mn, sizeof mn, l->min_ms, "%.2f"),
                   num(avg, sizeof avg, l->avg_ms, "%.2f"), num(mx, sizeof mx, l->max_ms, "%.2f"),
                   num(p99, sizeof p99, l->p99_ms, "%.2f"), l->loss_pct);
 }
@@ -132,8 +134,11 @@ static void latency_table(const eb_results *f, int n_boards, eb_buf *out)
         char tier[192], mn[16], avg[16], mx[16], p99[16], rep[24], loss[16];
         snprintf(rep, sizeof rep, "%d/%d", l->received, l->sent);
         bool ok = !strcmp(l->status, "ok");
+        tier_cell(l->board, l->tier, &l->prov, n_boards, tier, sizeof tier);
+        if (l->under_load[0]) /* probed beside a throughput test: "iperf @tcp_rx" */
+            snprintf(tier + strlen(tier), sizeof tier - strlen(tier), " @%s", l->under_load);
         eb_buf_printf(out, "%-10s %-18s %-9s %9s %8s %8s %8s %8s %7s%s%s\n", l->chip,
-                      tier_cell(l->board, l->tier, &l->prov, n_boards, tier, sizeof tier), l->method, rep,
+                      tier, l->method, rep,
                       num(mn, sizeof mn, l->min_ms, "%.2f"), num(avg, sizeof avg, l->avg_ms, "%.2f"),
                       num(mx, sizeof mx, l->max_ms, "%.2f"), num(p99, sizeof p99, l->p99_ms, "%.2f"),
                       num(loss, sizeof loss, l->loss_pct, "%.1f%%"), ok ? "" : "  FAILED: ", ok ? "" : l->error);

@@ -189,6 +189,7 @@ static int board_sends(test_io *io, eb_entry *e, const eb_interval **udp_final, 
         return rc;
     run_step_done(bc, EB_STEP_SETUP, t_setup);
     io->t0 = eb_now_us();
+    atomic_store(&io->bc->traffic_on, true);
     run_emit(bc, EB_RUN_EV_TEST_START, io->it, NULL, 0, NAN, NULL);
     eb_deadline end = eb_deadline_in((uint64_t)((o->duration_s + eb_run_grace_s(o)) * 1000));
     while (!io->run.done && !io->run.failed && !eb_deadline_passed(end))
@@ -260,6 +261,7 @@ static int board_receives(test_io *io, eb_entry *e, const eb_interval **udp_fina
         return rc;
     run_step_done(bc, EB_STEP_SETUP, t_setup);
     io->t0 = eb_now_us();
+    atomic_store(&io->bc->traffic_on, true);
     run_emit(bc, EB_RUN_EV_TEST_START, io->it, NULL, 0, NAN, NULL);
     eb_deadline end = eb_deadline_in((uint64_t)((o->duration_s + eb_run_grace_s(o)) * 1000));
     while (eb_pc_iperf_running(io->pc) && !eb_deadline_passed(end)) {
