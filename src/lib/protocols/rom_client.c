@@ -491,6 +491,19 @@ uint32_t eb_rom_flash_size_from_id(uint32_t jedec)
     return 0;
 }
 
+/* SYNC until the board answers or ms have passed: a board (or a busy
+ * machine's virtual board) may take a while to follow a baud change, and
+ * a fixed number of short tries gives up on one that is only slow. */
+static int sync_within(eb_rom_client *c, unsigned ms, eb_error *err)
+{
+    eb_deadline dl = eb_deadline_in(ms);
+    int rc;
+    do
+        rc = eb_rom_sync(c, 1, err);
+    while (rc != EB_OK && !eb_deadline_passed(dl));
+    return rc;
+}
+
 int eb_rom_change_baud(eb_rom_client *c, uint32_t baud, eb_error *err)
 {
     uint32_t old = c->port->baud;
@@ -503,15 +516,15 @@ int eb_rom_change_baud(eb_rom_client *c, uint32_t baud, eb_error *err)
         return rc;
     if ((rc = eb_port_set_baud(c->port, baud, err)))
         return rc;
-    eb_sleep_ms(50);
+    eb_sleep_ms(50); /* what the chip sends while it switches (esptool's change_baud waits as long) */
     drop_input(c);
     eb_error e;
-    if (eb_rom_sync(c, 3, &e) == EB_OK)
+    if (sync_within(c, c->to.command_ms, &e) == EB_OK)
         return EB_OK;
     /* The board did not follow; go back to the old rate if it is still there. */
     eb_port_set_baud(c->port, old, &e);
     drop_input(c);
-    if (eb_rom_sync(c, 3, &e) == EB_OK)
+    if (sync_within(c, c->to.command_ms, &e) == EB_OK)
         return eb_fail(err, EB_EIO, "%s: the board did not answer at %u baud; still at %u", c->port->url, baud, old);
     return eb_fail(err, EB_EIO, "%s: lost the board after switching to %u baud; reset it and retry with --baud %u",
                    c->port->url, baud, old);
