@@ -70,6 +70,10 @@ const char cmd_run_usage[] =
     "                        (default ESPBENCH_WIFI_PASSWORD; never pass a password as a flag)\n"
     "  --pc-address IP       this PC's address as the board sees it\n"
     "  --iperf-port N        iperf port (default 5001)\n"
+    "  --pc-ssh DEST         the PC end's iperf2 on a Linux host over SSH ([USER@]HOST, a Host of\n"
+    "                        your ssh config, ssh://[USER@]HOST[:PORT]); key or agent login only;\n"
+    "                        --pc-address is then that host's address as the board sees it\n"
+    "  --pc-ssh-config FILE  ssh -F FILE (key, port, known hosts, jump host) for --pc-ssh\n"
     "tests:\n"
     "  --tier LIST           tiers, comma separated or repeated; 'all' (default) = the tiers\n"
     "                        without PSRAM (the docs' main table); 'psram' = the PSRAM tiers\n"
@@ -100,7 +104,8 @@ const char cmd_run_usage[] =
     "  --power-save none,min-modem,max-modem   modem sleep (--listen-interval N with max-modem)\n"
     "  --coex none,ble-scan,ble-adv            a BLE activity during the test\n"
     "  --retries N           retries of a test after a reboot or failure (default 2)\n"
-    "  --iperf PROGRAM       the PC's iperf2 (default $ESPBENCH_IPERF, else iperf in PATH)\n"
+    "  --iperf PROGRAM       the PC's iperf2 (default $ESPBENCH_IPERF, else iperf in PATH;\n"
+    "                        with --pc-ssh its path on that host)\n"
     "  --env SETTING         where the board ran: shield-box, air, cable or free text\n"
     "                        (recorded in every entry's provenance)\n"
     "results:\n"
@@ -145,7 +150,7 @@ static const run_flag flags[] = {
     RQT("sim-project", sim_project), RQT("sim-idf", sim_idf), RQT("sim-image", sim_image),
     RQB("sim-model", sim_model), RQT("coprocessor", coprocessor), RQT("transport", transport),
     RQT("coprocessor-port", coprocessor_port), RQT("peer-port", peer_port), RQT("peer-chip", peer_chip),
-    RQT("peer-tier", peer_tier), OT("iperf", iperf), OT("ap", ap_name), OT("ap-set", ap_set),
+    RQT("peer-tier", peer_tier), RQT("pc-ssh", pc_ssh), RQT("pc-ssh-config", pc_ssh_config), OT("iperf", iperf), OT("ap", ap_name), OT("ap-set", ap_set),
     OT("manifest", manifest), OT("firmware", firmware), OT("stub", stub), OB("resume", resume),
     OB("aggregate", aggregate), OD("duration", duration_s, 1), OD("interval", interval_s, 0.1),
     OD("warmup", warmup_s, 0), OD("udp-rate", udp_rate_mbps, 0.001), OD("settle", settle_s, 0.01), OI("repeat", repeat, 1, 1000),

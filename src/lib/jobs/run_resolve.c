@@ -15,6 +15,7 @@
 #include "espbench/formats/dialect.h"
 #include "espbench/formats/hosted.h"
 #include "espbench/adapters/iperf_proc.h"
+#include "espbench/adapters/pc.h"
 #include "espbench/formats/lab.h"
 #include "espbench/jobs/run.h"
 #include "espbench/jobs/sim.h"
@@ -169,6 +170,19 @@ static int check_plan(const eb_run_request *rq, const eb_run_opts *o, eb_run_set
     return 0;
 }
 
+/* --pc-ssh: the PC end's iperf2 (and ping) on that host instead of this computer. */
+static int ssh_end(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
+{
+    if (!rq->pc_ssh)
+        return rq->pc_ssh_config ? run_bad_request(st, err, "--pc-ssh-config needs --pc-ssh DEST") : 0;
+    eb_pc_ssh_opts so = {.dest = rq->pc_ssh, .config = rq->pc_ssh_config};
+    eb_error e = {0};
+    if (eb_pc_ssh_open(&st->ssh_pc, &so, &e))
+        return run_bad_request(st, err, "%s", e.msg);
+    o->pc = st->ssh_pc;
+    return 0;
+}
+
 static void out_default(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st)
 {
     if (rq->out_dir) {
@@ -316,7 +330,7 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     if ((rc = run_instr_resolve(rq, o, st, err)) != 0 || (rc = run_hosted_resolve(rq, o, st, err)) != 0 ||
         (rc = run_pair_resolve(rq, o, st, err)) != 0 || (rc = run_tiers_resolve(o, st, err)) != 0)
         return rc;
-    if ((rc = check_plan(rq, o, st, err)) != 0)
+    if ((rc = check_plan(rq, o, st, err)) != 0 || (rc = ssh_end(rq, o, st, err)) != 0)
         return rc;
     out_default(rq, o, st);
     if ((rc = eb_run_check_out(o, err)) != 0)
@@ -324,10 +338,11 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     /* No iperf2 on this PC, no run: say so before starting anything (board to
      * board runs leave it out: "" keeps pc_iperf_version unknown). */
     eb_iperf_version pv;
+    const char *prog = o->iperf ? o->iperf : eb_iperf_program();
     if (all_pairs(o)) {
         st->iperf_version[0] = 0;
     } else {
-        if ((rc = eb_iperf_probe(o->iperf ? o->iperf : eb_iperf_program(), &pv, err)) != 0)
+        if ((rc = st->ssh_pc ? st->ssh_pc->ops->iperf_probe(st->ssh_pc, prog, &pv, err) : eb_iperf_probe(prog, &pv, err)))
             return rc;
         snprintf(st->iperf_version, sizeof st->iperf_version, "%.63s", pv.text);
     }
@@ -336,8 +351,10 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
         return rc;
     if ((rc = run_hosted_images(rq, o, st, err)) != 0)
         return rc;
-    if ((rc = run_pc_ports_precheck(o, st, err)) != 0 || (rq->sim && (rc = start_sims(rq, o, st, err)) != 0) ||
-        (rq->sim && (rc = run_pc_ports_precheck(o, st, err)) != 0))
+    bool local_ports = !st->ssh_pc; /* the SSH host's ports are its own (a taken one fails its test) */
+    if ((local_ports && (rc = run_pc_ports_precheck(o, st, err)) != 0) ||
+        (rq->sim && (rc = start_sims(rq, o, st, err)) != 0) ||
+        (rq->sim && local_ports && (rc = run_pc_ports_precheck(o, st, err)) != 0))
         return rc;
     return run_request_record(o, err);
 }
@@ -355,6 +372,8 @@ void eb_run_setup_free(eb_run_setup *st)
         free(st->lab);
     }
     run_hosted_setup_free(st);
+    if (st->ssh_pc)
+        eb_pc_free(st->ssh_pc);
     eb_profiles_free(&st->profiles);
     eb_dir_lock_release(st->out_lock);
     memset(st->password, 0, sizeof st->password);
