@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The PC end on a lab server over SSH (--pc-ssh, adapters/pc_ssh.c), against a real sshd
+# The far end on a lab server over SSH (--far-end ssh://..., jobs/run_end_ssh.c and
+# adapters/pc_ssh.c), against a real sshd
 # this test starts on 127.0.0.1 (its own host key, authorized_keys, port and config, running as
 # the current user) and the real iperf2 on the "host" (this machine): a virtual board's tests
 # in both directions and its round trips through the host's ping; a wrong key, a port with
@@ -69,11 +70,11 @@ client_config "$S/config-no-server" "$NOPORT" "$S/id"
 unset SSH_AUTH_SOCK
 
 PC=$(free_address)
-run_ssh() { # RC OUT EXTRA...: a --sim run with the PC end on the host
-    local rc=$1 out=$2
-    shift 2
+run_ssh() { # RC OUT URL EXTRA...: a --sim run whose far end is the host at URL
+    local rc=$1 out=$2 url=$3
+    shift 3
     expect_rc "$rc" timeout 240 "$ESPBENCH" run --sim --chip esp32 --tier iperf --duration 3 --interval 1 \
-        --warmup 1 --pc-address "$PC" --pc-ssh lab --out "$T/$out" "$@"
+        --warmup 1 --pc-address "$PC" --far-end "$url" --out "$T/$out" "$@"
 }
 # No iperf2 of the host is left behind: the servers of this test listen on $PC only.
 no_host_iperf() {
@@ -86,9 +87,9 @@ no_host_iperf() {
 }
 
 # Both directions (the host's server for tcp_tx, its client for udp_rx) through the real sshd.
-run_ssh 0 ok --pc-ssh-config "$S/config" --iperf "$IPERF" --tests tcp_tx,udp_rx
+run_ssh 0 ok "ssh://lab$IPERF?config=$S/config" --tests tcp_tx,udp_rx
 has "2 tests done, 0 skipped, 0 failed of 2"
-grep -q "^# on SSH host lab" "$T/ok/iperf-sim-esp32-iperf-tcp_tx-r0.log" || fail "the tcp_tx log is not the host's"
+grep -q "^# on SSH host ssh://lab$" "$T/ok/iperf-sim-esp32-iperf-tcp_tx-r0.log" || fail "the tcp_tx log is not the host's"
 grep -q "^\$ $IPERF -s -B $PC -p 5001" "$T/ok/iperf-sim-esp32-iperf-tcp_tx-r0.log" || fail "no server command in the log"
 [ "$(grep -c "Accepted publickey" "$S/sshd.log")" -ge 3 ] || fail "sshd saw fewer than 3 logins (probe, 2 tests)"
 json_check "$T/ok" '(sorted(e["test"] for e in r["entries"]) == ["tcp_tx", "udp_rx"] and
@@ -97,29 +98,29 @@ json_check "$T/ok" '(sorted(e["test"] for e in r["entries"]) == ["tcp_tx", "udp_
 no_host_iperf
 
 # Round trips from the host: its ping (UDP echo probes are this computer's only: one line).
-run_ssh 0 ping --pc-ssh-config "$S/config" --tests latency --latency-method icmp --latency-count 3
+run_ssh 0 ping "ssh://lab?config=$S/config" --tests latency --latency-method icmp --latency-count 3
 has "1 tests done, 0 skipped, 0 failed of 1"
-run_ssh 2 echo --pc-ssh-config "$S/config" --tests latency --latency-method udp-echo --latency-count 3
-has "SSH host lab: UDP echo probes run from this computer only; pass --latency-method icmp (the host's ping)"
+run_ssh 2 echo "ssh://lab?config=$S/config" --tests latency --latency-method udp-echo --latency-count 3
+has "SSH host ssh://lab: UDP echo probes run from this computer only; pass --latency-method icmp (the host's ping)"
 
 # A key the host does not know: refused before anything starts, exit 2.
-run_ssh 2 wrongkey --pc-ssh-config "$S/config-wrong-key"
-has "espbench: SSH host lab refused the login ("
+run_ssh 2 wrongkey "ssh://lab?config=$S/config-wrong-key"
+has "espbench: SSH host ssh://lab refused the login ("
 has "Permission denied (publickey)"
-has "espbench logs in with a key or ssh-agent only, never a password; put your public key in the host's authorized_keys, or name the key in --pc-ssh-config"
-[ ! -e "$T/wrongkey/results.json" ] || fail "a results file after a refused login"
+has "espbench logs in with a key or ssh-agent only, never a password; put your public key in the host's authorized_keys, or name the key in the ssh config (?config=FILE)"
+json_check "$T/wrongkey" '(r.get("entries", []) == [])'
 
 # Nothing listening on the port: exit 3.
-run_ssh 3 noserver --pc-ssh-config "$S/config-no-server"
-has "espbench: SSH host lab cannot be reached (ssh: connect to host 127.0.0.1 port $NOPORT: Connection refused): check the address and port, and that sshd runs there"
+run_ssh 3 noserver "ssh://lab?config=$S/config-no-server"
+has "espbench: SSH host ssh://lab cannot be reached (ssh: connect to host 127.0.0.1 port $NOPORT: Connection refused): check the address and port, and that sshd runs there"
 
 # No iperf2 at the path given: exit 2.
-run_ssh 2 noiperf --pc-ssh-config "$S/config" --iperf /nonexistent/iperf
-has "espbench: SSH host lab has no iperf2 '/nonexistent/iperf': install it there (Debian/Ubuntu: apt install iperf) or pass --iperf with its path on the host"
+run_ssh 2 noiperf "ssh://lab/nonexistent/iperf?config=$S/config"
+has "espbench: SSH host ssh://lab has no iperf2 '/nonexistent/iperf': install it there (Debian/Ubuntu: apt install iperf) or name its path in the far end's URL (ssh://HOST/PATH/OF/IPERF)"
 
 # A destination that would be an ssh option: refused as a usage error.
-expect_rc 2 "$ESPBENCH" run --sim --chip esp32 --pc-ssh -oProxyCommand=true --out "$T/opt"
-has "--pc-ssh '-oProxyCommand=true': not an SSH destination"
+run_ssh 2 opt "ssh://-oProxyCommand=true"
+has "SSH destination 'ssh://-oProxyCommand=true': not [USER@]HOST"
 
 # The host's iperf2 killed (SIGKILL) 2 s into a client run (tcp_rx): that test fails naming the
 # host, tcp_tx measured before it stays in the results, exit 3.
@@ -129,16 +130,16 @@ case " \$* " in *" -c "*) ( sleep 2; kill -9 \$\$ ) </dev/null >/dev/null 2>&1 &
 exec "$IPERF" "\$@"
 EOF
 chmod +x "$T/iperf-dies"
-run_ssh 3 dies --pc-ssh-config "$S/config" --iperf "$T/iperf-dies" --tests tcp_tx,tcp_rx --retries 0
-has "SSH host lab: its iperf2 (pid "
+run_ssh 3 dies "ssh://lab$T/iperf-dies?config=$S/config" --tests tcp_tx,tcp_rx --retries 0
+has "SSH host ssh://lab: its iperf2 (pid "
 has ") ended with signal 9 before the test did: see the host's log (out of memory? killed?)"
 has "1 tests done, 0 skipped, 1 failed of 2"
 json_check "$T/dies" '(sorted((e["test"], e["status"]) for e in r["entries"]) == [("tcp_rx", "failed"), ("tcp_tx", "ok")])'
 
 # espbench killed outright mid-test: ssh dies with it, the host sees the connection close and
 # its iperf2 server stops (SIGINT, then SIGKILL 2 s later), long before the server's own -t.
-"$ESPBENCH" run --sim --chip esp32 --tier iperf --duration 30 --interval 1 --pc-address "$PC" --pc-ssh lab \
-    --pc-ssh-config "$S/config" --tests tcp_tx --out "$T/killed" >"$T/killed.out" 2>&1 &
+"$ESPBENCH" run --sim --chip esp32 --tier iperf --duration 30 --interval 1 --pc-address "$PC" \
+    --far-end "ssh://lab?config=$S/config" --tests tcp_tx --out "$T/killed" >"$T/killed.out" 2>&1 &
 RUN=$!
 for _ in $(seq 300); do
     grep -q "tcp_tx: started" "$T/killed.out" 2>/dev/null && break

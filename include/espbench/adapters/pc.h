@@ -73,6 +73,7 @@ int eb_pc_fake_spawns(const eb_pc *pc);
 typedef struct eb_pc_ssh_opts {
     const char *dest;      /* [USER@]HOST, a Host of the ssh config, or ssh://[USER@]HOST[:PORT] */
     const char *config;    /* ssh -F FILE; NULL = the user's ~/.ssh/config */
+    const char *iperf;     /* iperf2 on the host, run whatever program the caller names; NULL = that program */
     int connect_timeout_s; /* ssh's ConnectTimeout; 0 = 10 */
 } eb_pc_ssh_opts;
 int eb_pc_ssh_open(eb_pc **out, const eb_pc_ssh_opts *o, eb_error *err);

@@ -236,9 +236,9 @@ typedef struct eb_run_request {
     /* Board to board: --peer-port URL (hardware), --peer-chip CHIP (default
      * --chip; with --sim a second virtual board), --peer-tier T. */
     const char *peer_port, *peer_chip, *peer_tier;
-    /* The PC end on a lab server over SSH (adapters/pc.h eb_pc_ssh_open):
-     * --pc-ssh DEST, --pc-ssh-config FILE; --iperf then names its iperf2. */
-    const char *pc_ssh, *pc_ssh_config;
+    /* --far-end URL: every board's far end is the end driver that claims
+     * the URL (docs/architecture.md "Adding an end"); NULL = the PC. */
+    const char *far_end;
 } eb_run_request;
 
 /* What resolving owns for the run's lifetime (eb_run_setup_free). */
@@ -257,7 +257,6 @@ typedef struct eb_run_setup {
     char hosted_manifest[448];    /* --sim: the pair's images, made by run_hosted.c */
     bool bad_request;          /* the error is the request's own (a usage error) */
     struct eb_dir_lock *out_lock; /* one writer per results folder (dir_lock.h), held to eb_run_setup_free */
-    struct eb_pc *ssh_pc;      /* --pc-ssh: the PC end on that host (o->pc) */
 } eb_run_setup;
 
 /* One step from request to a runnable eb_run_opts: loads the profiles and

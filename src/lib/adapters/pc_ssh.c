@@ -62,6 +62,7 @@ typedef struct ssh_proc ssh_proc;
 typedef struct ssh_host {
     char dest[256];
     char config[1024]; /* ssh -F; "" = the user's */
+    char iperf[256];   /* the host's iperf2; "" = the program the run names */
     int connect_s;
     pthread_mutex_t lock; /* live: boards' threads start and look up servers */
     ssh_proc *live[SSH_MAX_LIVE];
@@ -178,12 +179,12 @@ static const struct {
 } FAULTS[] = {
     {"Permission denied", EB_ECONFIG,
      "refused the login (%s): espbench logs in with a key or ssh-agent only, never a password; put your "
-     "public key in the host's authorized_keys, or name the key in --pc-ssh-config"},
+     "public key in the host's authorized_keys, or name the key in the ssh config (?config=FILE)"},
     {"Host key verification failed", EB_ECONFIG,
      "has a host key not known here (%s): log in once with ssh to check and accept it"},
     {"REMOTE HOST IDENTIFICATION HAS CHANGED", EB_ECONFIG,
      "has a host key other than the one known here (%s): check the host, then fix known_hosts"},
-    {"Could not resolve hostname", EB_EIO, "cannot be found (%s): check the host name in --pc-ssh"},
+    {"Could not resolve hostname", EB_EIO, "cannot be found (%s): check the host name in the far end's URL"},
     {"Connection refused", EB_EIO, "cannot be reached (%s): check the address and port, and that sshd runs there"},
     {"timed out", EB_EIO, "cannot be reached (%s): check the address, the network and the host's firewall"},
     {"No route to host", EB_EIO, "cannot be reached (%s): check the address and the network"},
@@ -249,7 +250,7 @@ static int ssh_fault(const ssh_proc *p, const char *when, eb_error *err)
     if (p->missing)
         return eb_fail(err, EB_ECONFIG,
                        "SSH host %s has no iperf2 '%s': install it there (Debian/Ubuntu: apt install iperf) or "
-                       "pass --iperf with its path on the host", dest, p->prog);
+                       "name its path in the far end's URL (ssh://HOST/PATH/OF/IPERF)", dest, p->prog);
     for (size_t i = 0; i < sizeof FAULTS / sizeof FAULTS[0]; i++)
         if (strstr(p->ssh_msg, FAULTS[i].needle)) {
             char what[1024];
@@ -493,8 +494,9 @@ static ssh_proc *proc_of(const eb_pc_iperf *pi) { return pi->impl; }
 static int ssh_spawn(eb_pc *pc, eb_pc_iperf **out, const char *program, const char *const *args,
                      const char *log_path, eb_error *err)
 {
+    ssh_host *h = pc->impl;
     ssh_proc *p = NULL;
-    int rc = proc_start(pc->impl, &p, program, args, log_path, false, err);
+    int rc = proc_start(h, &p, h->iperf[0] ? h->iperf : program, args, log_path, false, err);
     if (!rc)
         *out = &p->base;
     return rc;
@@ -549,6 +551,7 @@ static int ssh_check(eb_pc_iperf *pi, eb_error *err)
 static int ssh_probe(eb_pc *pc, const char *program, eb_iperf_version *v, eb_error *err)
 {
     ssh_host *h = pc->impl;
+    program = h->iperf[0] ? h->iperf : program;
     const char *args[] = {program, "-v", NULL};
     ssh_proc *p = NULL;
     int rc = proc_start(h, &p, program, args, NULL, true, err);
@@ -643,15 +646,16 @@ int eb_pc_ssh_open(eb_pc **out, const eb_pc_ssh_opts *o, eb_error *err)
 {
     const char *d = o->dest ? o->dest : "";
     bool ok = *d && *d != '-' && strlen(d) < sizeof ((ssh_host *)0)->dest;
-    for (const char *c = d; ok && *c; c++)
-        ok = (unsigned char)*c > ' ' && *c != 0x7f;
+    for (const char *c = d; ok && *c; c++) /* no space, no control, no host that reads as an option */
+        ok = (unsigned char)*c > ' ' && *c != 0x7f && !(*c == '-' && (c[-1] == '/' || c[-1] == '@'));
     if (!ok)
-        return eb_fail(err, EB_ECONFIG, "--pc-ssh '%s': not an SSH destination ([USER@]HOST, a Host of your ssh "
-                       "config, or ssh://[USER@]HOST[:PORT])", d);
+        return eb_fail(err, EB_ECONFIG, "SSH destination '%s': not [USER@]HOST, a Host of the ssh config, or "
+                       "ssh://[USER@]HOST[:PORT]", d);
     if (o->config && (!*o->config || access(o->config, R_OK) != 0))
-        return eb_fail(err, EB_ECONFIG, "--pc-ssh-config '%s': cannot read it", o->config);
-    if (o->config && strlen(o->config) >= sizeof ((ssh_host *)0)->config)
-        return eb_fail(err, EB_ECONFIG, "--pc-ssh-config: path too long");
+        return eb_fail(err, EB_ECONFIG, "ssh config '%s' of SSH host %s: cannot read it", o->config, d);
+    if ((o->config && strlen(o->config) >= sizeof ((ssh_host *)0)->config) ||
+        (o->iperf && strlen(o->iperf) >= sizeof ((ssh_host *)0)->iperf))
+        return eb_fail(err, EB_ECONFIG, "SSH host %s: ssh config or iperf path too long", d);
     ssh_host *h = calloc(1, sizeof *h);
     eb_pc *pc = calloc(1, sizeof *pc);
     if (!h || !pc)
@@ -659,6 +663,8 @@ int eb_pc_ssh_open(eb_pc **out, const eb_pc_ssh_opts *o, eb_error *err)
     eb_strlcpy(h->dest, d, sizeof h->dest);
     if (o->config)
         eb_strlcpy(h->config, o->config, sizeof h->config);
+    if (o->iperf)
+        eb_strlcpy(h->iperf, o->iperf, sizeof h->iperf);
     h->connect_s = o->connect_timeout_s > 0 ? o->connect_timeout_s : SSH_CONNECT_S;
     pthread_mutex_init(&h->lock, NULL);
     *pc = (eb_pc){.ops = &ssh_ops, .impl = h};

@@ -15,7 +15,6 @@
 #include "espbench/formats/dialect.h"
 #include "espbench/formats/hosted.h"
 #include "espbench/adapters/iperf_proc.h"
-#include "espbench/adapters/pc.h"
 #include "espbench/formats/lab.h"
 #include "espbench/jobs/run.h"
 #include "espbench/jobs/sim.h"
@@ -113,6 +112,8 @@ static int network_defaults(const eb_run_request *rq, eb_run_opts *o, eb_run_set
         o->ssid = EB_SIM_SSID;
     if (!o->ssid)
         return run_bad_request(st, err, "--ssid is required (or ap.ssid in the lab file)");
+    for (int i = 0; i < o->n_boards && rq->far_end; i++) /* an end driver claims it (run_ends.c) */
+        snprintf(o->boards[i].far_end, sizeof o->boards[i].far_end, "%s", rq->far_end);
     for (int i = 0; i < o->n_boards && !rq->sim; i++) {
         /* Board to board: the PC drives the consoles only, no iperf end of its own. */
         bool pair = o->boards[i].peer.chip[0] || (!rq->lab_file && (rq->peer_port || rq->peer_chip));
@@ -122,13 +123,16 @@ static int network_defaults(const eb_run_request *rq, eb_run_opts *o, eb_run_set
     return 0;
 }
 
-/* Whether every board tests against a peer board: then the PC's iperf2 is
- * not in the data path and need not be installed. */
-static bool all_pairs(const eb_run_opts *o)
+/* Whether no board's far end is this PC (a peer board, an end elsewhere):
+ * then the PC's iperf2 is not in the data path and need not be installed. */
+static bool no_pc_end(const eb_run_opts *o)
 {
-    for (int i = 0; i < o->n_boards; i++)
-        if (!o->boards[i].peer.chip[0])
+    for (int i = 0; i < o->n_boards; i++) {
+        const run_end_ops *own, *far;
+        run_end_rows(&o->boards[i], &own, &far);
+        if (far == &run_end_pc)
             return false;
+    }
     return o->n_boards > 0;
 }
 
@@ -167,19 +171,6 @@ static int check_plan(const eb_run_request *rq, const eb_run_opts *o, eb_run_set
     eb_error e4 = {0}; /* the tiers against each chip's profile (the tier dimension's check) */
     if (run_dims_check(o, false, &e4))
         return run_bad_request(st, err, "%s", e4.msg);
-    return 0;
-}
-
-/* --pc-ssh: the PC end's iperf2 (and ping) on that host instead of this computer. */
-static int ssh_end(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
-{
-    if (!rq->pc_ssh)
-        return rq->pc_ssh_config ? run_bad_request(st, err, "--pc-ssh-config needs --pc-ssh DEST") : 0;
-    eb_pc_ssh_opts so = {.dest = rq->pc_ssh, .config = rq->pc_ssh_config};
-    eb_error e = {0};
-    if (eb_pc_ssh_open(&st->ssh_pc, &so, &e))
-        return run_bad_request(st, err, "%s", e.msg);
-    o->pc = st->ssh_pc;
     return 0;
 }
 
@@ -330,7 +321,7 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     if ((rc = run_instr_resolve(rq, o, st, err)) != 0 || (rc = run_hosted_resolve(rq, o, st, err)) != 0 ||
         (rc = run_pair_resolve(rq, o, st, err)) != 0 || (rc = run_tiers_resolve(o, st, err)) != 0)
         return rc;
-    if ((rc = check_plan(rq, o, st, err)) != 0 || (rc = ssh_end(rq, o, st, err)) != 0)
+    if ((rc = check_plan(rq, o, st, err)) != 0)
         return rc;
     out_default(rq, o, st);
     if ((rc = eb_run_check_out(o, err)) != 0)
@@ -338,11 +329,10 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     /* No iperf2 on this PC, no run: say so before starting anything (board to
      * board runs leave it out: "" keeps pc_iperf_version unknown). */
     eb_iperf_version pv;
-    const char *prog = o->iperf ? o->iperf : eb_iperf_program();
-    if (all_pairs(o)) {
+    if (no_pc_end(o)) {
         st->iperf_version[0] = 0;
     } else {
-        if ((rc = st->ssh_pc ? st->ssh_pc->ops->iperf_probe(st->ssh_pc, prog, &pv, err) : eb_iperf_probe(prog, &pv, err)))
+        if ((rc = eb_iperf_probe(o->iperf ? o->iperf : eb_iperf_program(), &pv, err)) != 0)
             return rc;
         snprintf(st->iperf_version, sizeof st->iperf_version, "%.63s", pv.text);
     }
@@ -351,10 +341,8 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
         return rc;
     if ((rc = run_hosted_images(rq, o, st, err)) != 0)
         return rc;
-    bool local_ports = !st->ssh_pc; /* the SSH host's ports are its own (a taken one fails its test) */
-    if ((local_ports && (rc = run_pc_ports_precheck(o, st, err)) != 0) ||
-        (rq->sim && (rc = start_sims(rq, o, st, err)) != 0) ||
-        (rq->sim && local_ports && (rc = run_pc_ports_precheck(o, st, err)) != 0))
+    if ((rc = run_pc_ports_precheck(o, st, err)) != 0 || (rq->sim && (rc = start_sims(rq, o, st, err)) != 0) ||
+        (rq->sim && (rc = run_pc_ports_precheck(o, st, err)) != 0))
         return rc;
     return run_request_record(o, err);
 }
@@ -372,8 +360,6 @@ void eb_run_setup_free(eb_run_setup *st)
         free(st->lab);
     }
     run_hosted_setup_free(st);
-    if (st->ssh_pc)
-        eb_pc_free(st->ssh_pc);
     eb_profiles_free(&st->profiles);
     eb_dir_lock_release(st->out_lock);
     memset(st->password, 0, sizeof st->password);
