@@ -96,6 +96,15 @@ json_check "$T/ok" '(sorted(e["test"] for e in r["entries"]) == ["tcp_tx", "udp_
                      all(e["status"] == "ok" and e["rx_stats"]["n"] > 0 for e in r["entries"]) and
                      r["entries"][0]["provenance"]["pc_iperf_version"].startswith("iperf version 2."))'
 no_host_iperf
+# The host's log reads as a local iperf2's: parse gives the run's receiver figures.
+expect_rc 0 "$ESPBENCH" parse --chip esp32 --tier iperf --interval 1 --warmup 1 -o "$T/parsed.json" \
+    "$T/ok/iperf-sim-esp32-iperf-tcp_tx-r0.log"
+python3 - "$T/ok/results.json" "$T/parsed.json" <<'PY' || fail "parse of the host's log differs from the run"
+import json, sys
+run = [e for e in json.load(open(sys.argv[1]))["entries"] if e["test"] == "tcp_tx"][0]
+parsed = json.load(open(sys.argv[2]))["entries"][0]
+sys.exit(0 if run["rx_stats"] == parsed["rx_stats"] else 1)
+PY
 
 # Round trips from the host: its ping (UDP echo probes are this computer's only: one line).
 run_ssh 0 ping "ssh://lab?config=$S/config" --tests latency --latency-method icmp --latency-count 3
