@@ -141,6 +141,24 @@ static const eb_dim_desc dims[] = {
                    .same = same_ps, .values = ps_names, .chip_can = any_can, .def = NAN},
     [EB_DIM_COEX] = {.name = "coex", .key = "radio_coex", .unit = "", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
                    .same = same_coex, .values = coex_names, .chip_can = coex_can, .def = NAN},
+    /* iperf's -l on both ends: bytes per write (TCP) or per datagram (UDP).
+     * 64..65507: a datagram holds iperf2's header, and 65507 is the largest
+     * UDP payload over IPv4; the espbench firmware's `iperf -l` takes
+     * 1..65536 (espbench_core.c cmd_iperf), iperf-cmd's "len" any size
+     * (iperf_cmd.c). No default: a run that does not ask passes none. */
+    {.name = "len", .key = "iperf_len", .unit = "bytes", .lo = 64, .hi = 65507,
+     .flags = EB_DIM_IPERF | EB_DIM_LIST | EB_DIM_SWEEPS, .prov_off = EB_PROV_DIM_SLOT(0), .def = NAN,
+     .label = "iperf -l (bytes)", .iperf_opt = "-l",
+     .help = "iperf's -l on both ends, bytes per write or datagram (64..65507): 512,1470"},
+    /* iperf's -P: parallel streams (1: the default, passed to no end).
+     * iperf2 takes it; Espressif's iperf-cmd takes it for a client only
+     * (since 1.0.0, iperf_cmd.c "parallel": one engine instance per stream,
+     * each reporting alone), its server takes one connection, and the
+     * espbench firmware's `iperf` has none: a console end refuses it. */
+    {.name = "parallel", .key = "iperf_parallel", .unit = "streams", .lo = 1, .hi = 16,
+     .flags = EB_DIM_IPERF | EB_DIM_LIST | EB_DIM_SWEEPS, .prov_off = EB_PROV_DIM_SLOT(1), .def = 1,
+     .label = "iperf -P (streams)", .iperf_opt = "-P",
+     .help = "iperf's -P, parallel streams (1..16), where both ends' iperf has it"},
 };
 
 #define N_ROWS ((int)(sizeof dims / sizeof dims[0]))
@@ -283,7 +301,7 @@ int eb_radio_parse(eb_radio_values *rv, int dim, const char *list, eb_error *err
         if (**n)
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "", *n);
     if (!dims[dim].values)
-        snprintf(names, sizeof names, "whole numbers %g..%g %s", dims[dim].lo, dims[dim].hi, dims[dim].unit);
+        snprintf(names, sizeof names, "whole numbers in %g..%g %s", dims[dim].lo, dims[dim].hi, dims[dim].unit);
     rv->n[dim] = 0;
     char buf[128];
     snprintf(buf, sizeof buf, "%s", list);
@@ -291,6 +309,9 @@ int eb_radio_parse(eb_radio_values *rv, int dim, const char *list, eb_error *err
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
         char num[16];
         const char *name = dims[dim].values ? radio_name(dim, tok) : row_number(dim, tok, num, sizeof num);
+        if (!name && !dims[dim].values)
+            return eb_fail(err, EB_ECONFIG, "--%s %s: '%s' is not a whole number in %g..%g %s", dims[dim].name, list,
+                           tok, dims[dim].lo, dims[dim].hi, dims[dim].unit);
         if (!name)
             return eb_fail(err, EB_ECONFIG, "--%s %s: '%s' is not one of %s", dims[dim].name, list, tok, names);
         for (int i = 0; i < rv->n[dim]; i++)
@@ -298,7 +319,8 @@ int eb_radio_parse(eb_radio_values *rv, int dim, const char *list, eb_error *err
                 return eb_fail(err, EB_ECONFIG, "--%s %s: %s given twice", dims[dim].name, list, name);
         if (rv->n[dim] == EB_RADIO_MAX_VALUES)
             return eb_fail(err, EB_ECONFIG, "--%s %s: at most %d values", dims[dim].name, list, EB_RADIO_MAX_VALUES);
-        snprintf(rv->v[dim][rv->n[dim]++], sizeof rv->v[dim][0], "%s", name);
+        /* names and in-range numbers fit a slot; the precision says so to -Wformat-truncation */
+        snprintf(rv->v[dim][rv->n[dim]++], sizeof rv->v[dim][0], "%.*s", (int)sizeof rv->v[dim][0] - 1, name);
     }
     if (!rv->n[dim])
         return eb_fail(err, EB_ECONFIG, "--%s: no value (one or more of %s)", dims[dim].name, names);

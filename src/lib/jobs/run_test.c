@@ -10,6 +10,7 @@
 
 #include "espbench/base/clock.h"
 #include "espbench/adapters/iperf_proc.h"
+#include "espbench/formats/model.h"
 #include "run_internal.h"
 #include "run_request.h"
 
@@ -309,7 +310,13 @@ int run_read_memory(board_ctx *bc, const eb_run_item *it, unsigned boots, eb_ent
 {
     uint64_t t_mem = eb_now_us();
     eb_mem_info m = {-1, -1, -1};
+    /* A simulated board of a chip the docs give no memory figure for has
+     * none to show: the entry's memory stays unknown (the query still runs:
+     * it tells a reboot). */
+    bool known = !bc->b->sim || bc->b->hosted || eb_model_heap_known(bc->chip, it->tier);
     if (bc->drv->memory(bc->drv, bc->con, &m, eb_deadline_in(EB_RUN_CMD_MS), err) == 0) {
+        if (!known)
+            m = (eb_mem_info){-1, -1, -1};
         e->free_heap = m.free_internal;
         e->min_free_heap = m.min_free_internal;
         e->largest_block = m.largest_block;
