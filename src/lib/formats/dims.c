@@ -310,7 +310,8 @@ int eb_radio_parse(eb_radio_values *rv, int dim, const char *list, eb_error *err
                 return eb_fail(err, EB_ECONFIG, "--%s %s: %s given twice", dims[dim].name, list, name);
         if (rv->n[dim] == EB_RADIO_MAX_VALUES)
             return eb_fail(err, EB_ECONFIG, "--%s %s: at most %d values", dims[dim].name, list, EB_RADIO_MAX_VALUES);
-        snprintf(rv->v[dim][rv->n[dim]++], sizeof rv->v[dim][0], "%s", name);
+        /* names and in-range numbers fit a slot; the precision says so to -Wformat-truncation */
+        snprintf(rv->v[dim][rv->n[dim]++], sizeof rv->v[dim][0], "%.*s", (int)sizeof rv->v[dim][0] - 1, name);
     }
     if (!rv->n[dim])
         return eb_fail(err, EB_ECONFIG, "--%s: no value (one or more of %s)", dims[dim].name, names);
