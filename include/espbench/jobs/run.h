@@ -236,6 +236,9 @@ typedef struct eb_run_request {
     /* Board to board: --peer-port URL (hardware), --peer-chip CHIP (default
      * --chip; with --sim a second virtual board), --peer-tier T. */
     const char *peer_port, *peer_chip, *peer_tier;
+    /* --far-end URL: every board's far end is the end driver that claims
+     * the URL (docs/architecture.md "Adding an end"); NULL = the PC. */
+    const char *far_end;
 } eb_run_request;
 
 /* What resolving owns for the run's lifetime (eb_run_setup_free). */
