@@ -176,10 +176,6 @@ def compare(name, where, command, want, got, fails):
             fails.append(f"{name}:{line}: {label}: the vboard sends a line the firmware does not: {got[j]!r}")
 
 
-# (fixture line, key) pairs whose value is not compared (header `vboard-any`, for this fixture).
-ANY = set()
-
-
 def compare_line(name, line, label, wt, gt, fails):
     """One fixture line against the vboard's: #EB: lines field by field."""
     if not wt.startswith("#EB:"):
@@ -193,8 +189,6 @@ def compare_line(name, line, label, wt, gt, fails):
     for key, val in wkv:
         if key not in gd:
             fails.append(f"{name}:{line}: {label}: field {key}: firmware {val}, vboard has none")
-        elif (line, key) in ANY:
-            pass
         elif key in SHAPE:
             if not re.fullmatch(SHAPE[key], gd[key]):
                 fails.append(f"{name}:{line}: {label}: field {key}: vboard {gd[key]} is not shaped {SHAPE[key]}")
@@ -221,11 +215,6 @@ def boot_facts(lines):
 def run_fixture(vboard, work, path, fails):
     name = os.path.basename(path)
     header, boot, segments = load_fixture(path)
-    ANY.clear()
-    for item in header.get("vboard-any", "").split("|"):
-        if item.strip():
-            line, key = item.strip().split(":")
-            ANY.add((int(line), key))
     board = Board(vboard, work, header)
     try:
         has_prompt = any(PROMPT.rstrip() in t for _, t in boot)
