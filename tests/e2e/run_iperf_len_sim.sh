@@ -26,7 +26,7 @@ assert got == [("tcp_tx", 512), ("tcp_tx", 1470), ("udp_rx", 512), ("udp_rx", 14
 for f in glob.glob(out + "/iperf-*.log"):
     n = re.search(r"-len(\d+)-", os.path.basename(f)).group(1)
     assert open(f).readline().rstrip().endswith(" -l " + n), (f, open(f).readline())
-con = open(out + "/console-sim-esp32.log").read()
+con = open(out + "/console-sim-esp32.log", errors="replace").read()
 assert sorted(re.findall(r"^> iperf .* -l (\d+)$", con, re.M)) == ["1470", "1470", "512", "512"], con
 PY
 head -1 "$T/len/results.csv" | grep -q ",prov_iperf_len"

@@ -151,6 +151,15 @@ static const eb_dim_desc dims[] = {
      .flags = EB_DIM_IPERF | EB_DIM_LIST | EB_DIM_SWEEPS, .prov_off = EB_PROV_DIM_SLOT(0), .def = NAN,
      .label = "iperf -l (bytes)", .iperf_opt = "-l",
      .help = "iperf's -l on both ends, bytes per write or datagram (64..65507): 512,1470"},
+    /* iperf's -P: parallel streams (1: the default, passed to no end).
+     * iperf2 takes it; Espressif's iperf-cmd takes it for a client only
+     * (since 1.0.0, iperf_cmd.c "parallel": one engine instance per stream,
+     * each reporting alone), its server takes one connection, and the
+     * espbench firmware's `iperf` has none: a console end refuses it. */
+    {.name = "parallel", .key = "iperf_parallel", .unit = "streams", .lo = 1, .hi = 16,
+     .flags = EB_DIM_IPERF | EB_DIM_LIST | EB_DIM_SWEEPS, .prov_off = EB_PROV_DIM_SLOT(1), .def = 1,
+     .label = "iperf -P (streams)", .iperf_opt = "-P",
+     .help = "iperf's -P, parallel streams (1..16), where both ends' iperf has it"},
 };
 
 #define N_ROWS ((int)(sizeof dims / sizeof dims[0]))

@@ -37,11 +37,11 @@ static void console_stamp(board_ctx *end, const eb_run_item *it, run_result *r)
 }
 
 /* A console takes the radio settings (its firmware's radio_set) and the
- * iperf options its iperf command has (dims.h eb_dim_desc.iperf_opt): each
- * built-in dialect's command takes -l (the espbench firmware's `iperf`,
- * espbench_core.c cmd_iperf; Espressif's iperf-cmd, iperf_cmd.c "len"; the
- * older examples' "len"), none takes -P for a server, and the espbench
- * firmware has no -P at all; a --pattern firmware's commands: take none. */
+ * iperf options its iperf command has, as client and as server (dims.h
+ * eb_dim_desc.iperf_opt): each built-in dialect's takes -l (the espbench
+ * firmware's `iperf`, espbench_core.c cmd_iperf; Espressif's iperf-cmd,
+ * iperf_cmd.c "len"; the older examples' "len"); a --pattern firmware's
+ * commands: take none. What each lacks: docs/dimensions.md. */
 static bool console_takes(const eb_run_opts *o, const eb_run_board *b, const eb_dim_desc *d, double v, char *why,
                           size_t cap)
 {
@@ -51,8 +51,8 @@ static bool console_takes(const eb_run_opts *o, const eb_run_board *b, const eb_
     if (o->pattern)
         snprintf(why, cap, "a --pattern firmware's commands: take no iperf %s", d->iperf_opt);
     else if (!strstr(CONSOLE_IPERF_OPTS, d->iperf_opt))
-        snprintf(why, cap, "the board's iperf command has no %s (the espbench firmware's `iperf`: "
-                 "docs/console-protocol.md)", d->iperf_opt);
+        snprintf(why, cap, "the board's console iperf has no %s for both ends of a test (docs/dimensions.md, "
+                 "\"iperf options\")", d->iperf_opt);
     else
         return true;
     return false;

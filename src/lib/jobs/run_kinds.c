@@ -140,6 +140,10 @@ int run_kinds_check(const eb_run_opts *o, eb_error *err)
     if (rc)
         return rc;
     unsigned tests = o->tests ? o->tests : THROUGHPUT_TESTS;
+    if (o->latency_under_load && !(tests & THROUGHPUT_TESTS))
+        return eb_fail(err, EB_ECONFIG, "--latency-under-load probes round trips beside a throughput test, and "
+                       "--tests has none (latency alone is the idle test): add tcp_tx, tcp_rx, udp_tx or udp_rx, "
+                       "or drop --latency-under-load");
     for (int b = 0; b < o->n_boards; b++) {
         const eb_run_board *bd = &o->boards[b];
         const run_end_ops *own, *far;
