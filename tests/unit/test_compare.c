@@ -391,9 +391,10 @@ static void test_differing_dims_named(void **state)
     eb_compare_free(&c);
     /* What --ignore takes: the dimensions a cell is keyed by. */
     assert_int_equal(eb_compare_parse_ignore("band,tier", &o, why, sizeof why), -1);
-    assert_string_equal(why, "--ignore 'tier': not a dimension a cell is keyed by (pair tiers with --tier-map A=B); "
-                             "one of: udp-rate, tx-power, rssi, loss, rtt, attenuation, channel, bandwidth, band, "
-                             "radio-bandwidth, phy, power-save, coex, len");
+    static const char want[] = "--ignore 'tier': not a dimension a cell is keyed by (pair tiers with --tier-map "
+                               "A=B); one of: udp-rate, tx-power, rssi, loss, rtt, attenuation, channel, bandwidth, "
+                               "band, radio-bandwidth, phy, power-save, coex, len"; /* ... and any row added after */
+    assert_memory_equal(why, want, sizeof want - 1);
     eb_results_free(&base);
     eb_results_free(&cur);
 }
