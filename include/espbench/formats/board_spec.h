@@ -50,6 +50,13 @@ typedef struct eb_run_board {
     char coprocessor[24], transport[16];
     char hosted_at[320];
     eb_run_peer peer;       /* board to board; peer.port "" = against the PC */
+    /* An emulated board (run --qemu, docs/emulator.md): its figures are the
+     * emulator's ("figure_source": "emulator"). Behind QEMU's NAT the board
+     * reaches the PC at nat_pc_ip (slirp's host alias) and the PC reaches the
+     * board's servers at nat_board_ip (QEMU's forwards, same port numbers);
+     * "" = each reaches the other directly. */
+    bool qemu;
+    char nat_pc_ip[48], nat_board_ip[48];
 } eb_run_board;
 
 #endif
