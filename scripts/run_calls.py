@@ -19,6 +19,8 @@ in another run_*.c file, appears in its code.
     python3 scripts/run_calls.py SOURCE_DIR [--graph | --fill]
 
 --fill prints each ops table's rows and how many of its entries each fills.
+Bad arguments (no source directory, one that is not espbench's, an unknown
+option): one line on stderr, exit 2.
 """
 import glob
 import os
@@ -155,21 +157,47 @@ def table_rows(src):
     return rows
 
 
+USAGE = "python3 scripts/run_calls.py SOURCE_DIR [--graph | --fill]"
+
+
+def parse_args(argv):
+    """(source dir, mode), or a one-line error (the caller exits 2)"""
+    args = argv[1:]
+    bad = [a for a in args if a.startswith("-") and a not in ("--graph", "--fill")]
+    if bad:
+        return None, None, "unknown option %s; usage: %s" % (bad[0], USAGE)
+    modes = [a for a in args if a in ("--graph", "--fill")]
+    paths = [a for a in args if not a.startswith("-")]
+    if len(modes) > 1:
+        return None, None, "give one of --graph and --fill; usage: %s" % USAGE
+    if len(paths) != 1:
+        return None, None, "give the source directory once (%s); usage: %s" % (
+            "none given" if not paths else "%d given" % len(paths), USAGE)
+    if not os.path.isfile(os.path.join(paths[0], "src/lib/jobs/run_internal.h")):
+        return None, None, "%s: no src/lib/jobs/run_internal.h there: not espbench's source directory" % paths[0]
+    return paths[0], modes[0] if modes else None, None
+
+
 def main(argv):
-    if len(argv) < 2:
+    if any(a in ("-h", "--help") for a in argv[1:]):
         print(__doc__.strip())
+        return 0
+    src, mode, why = parse_args(argv)
+    if why:
+        print("run_calls.py: " + why, file=sys.stderr)
         return 2
-    files = read_files(argv[1])
+    argv = [argv[0], src]
+    files = read_files(src)
     defined = definitions(files)
     edges = edges_of(files, defined)
-    if "--fill" in argv:
+    if mode == "--fill":
         entries = table_entries(argv[1])
         for t, rs in table_rows(argv[1]).items():
             filled = sum(n for _, n in rs)
             print("%s: %d rows x %d entries, %d filled (%s)" % (t, len(rs), entries.get(t, 0), filled,
                                                               ", ".join("%s %d" % r for r in rs)))
         return 0
-    if "--graph" in argv:
+    if mode == "--graph":
         for a in sorted(edges):
             for b, syms in sorted(edges[a].items()):
                 print("%s -> %s: %s" % (a, b, ", ".join(sorted(syms))))

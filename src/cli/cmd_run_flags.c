@@ -60,6 +60,8 @@ const char cmd_run_usage[] =
     "                        (the board sends to it in *_tx tests, receives from it in *_rx)\n"
     "  --peer-chip CHIP      the peer's chip (default --chip); with --sim a second virtual board\n"
     "  --peer-tier T         the peer's tier for every test (default: the board's tier)\n"
+    "  --far-end URL         the far end of every board's tests, when not this PC: an end\n"
+    "                        that takes the URL (docs/architecture.md \"Adding an end\")\n"
     "  --shard I/N           run only slice I of N of the chip x tier x test matrix\n"
     "  --parallel-count N --parallel-index I  the same as --shard I/N, in\n"
     "                        pytest-embedded's spelling (I is 1-based)\n"
@@ -153,7 +155,7 @@ static const run_flag flags[] = {
     RQB("sim-model", sim_model), RQB("qemu", qemu), RQT("qemu-bin", qemu_bin), RQT("qemu-image", qemu_image),
     RQT("coprocessor", coprocessor), RQT("transport", transport),
     RQT("coprocessor-port", coprocessor_port), RQT("peer-port", peer_port), RQT("peer-chip", peer_chip),
-    RQT("peer-tier", peer_tier), OT("iperf", iperf), OT("ap", ap_name), OT("ap-set", ap_set),
+    RQT("peer-tier", peer_tier), RQT("far-end", far_end), OT("iperf", iperf), OT("ap", ap_name), OT("ap-set", ap_set),
     OT("manifest", manifest), OT("firmware", firmware), OT("stub", stub), OB("resume", resume),
     OB("aggregate", aggregate), OD("duration", duration_s, 1), OD("interval", interval_s, 0.1),
     OD("warmup", warmup_s, 0), OD("udp-rate", udp_rate_mbps, 0.001), OD("settle", settle_s, 0.01), OI("repeat", repeat, 1, 1000),
@@ -297,9 +299,27 @@ static int parse_special(const char *name, eb_run_request *rq, eb_run_opts *o, r
     return rc;
 }
 
+/* A flag of a dimension row (dims.h: the rows with a help line): its
+ * list of values, crossed with the tiers. */
+static int parse_row(int d, eb_run_opts *o)
+{
+    eb_error re;
+    return eb_radio_parse(&o->radio, d, optarg, &re) ? cli_usage_error("run", "%s", re.msg) : 0;
+}
+
+void cmd_run_usage_rows(FILE *out)
+{
+    char rows[2048];
+    eb_dims_help(rows, sizeof rows);
+    if (rows[0])
+        fprintf(out, "\ndimensions (lists cross with the tiers; --sweep NAME=A:B:STEP takes them too):\n%s", rows);
+}
+
 /* One option into the request or the options; 0 or the exit code. */
 static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o, run_args *args)
 {
+    if (c >= 256 + N_FLAGS && c < 256 + N_FLAGS + eb_dim_count())
+        return parse_row(c - 256 - N_FLAGS, o);
     if (c < 256 || c >= 256 + N_FLAGS)
         return cli_option_error("run");
     const run_flag *f = &flags[c - 256];
@@ -323,13 +343,18 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o, run_args *args)
 /* The options read, with every long option of the flag table. */
 int run_read_options(int argc, char **argv, eb_run_request *rq, eb_run_opts *o, run_args *args)
 {
-    static struct option long_opts[N_FLAGS + 1];
+    static struct option long_opts[N_FLAGS + EB_DIM_MAX + 1];
+    int n = 0;
     for (int i = 0; i < N_FLAGS; i++)
-        long_opts[i] = (struct option){flags[i].name, flags[i].how == RQ_ON || flags[i].how == O_ON ||
-                                                              !strcmp(flags[i].name, "performance-lines")
-                                                          ? no_argument
-                                                          : required_argument,
-                                       0, 256 + i};
+        long_opts[n++] = (struct option){flags[i].name, flags[i].how == RQ_ON || flags[i].how == O_ON ||
+                                                                  !strcmp(flags[i].name, "performance-lines")
+                                                              ? no_argument
+                                                              : required_argument,
+                                         0, 256 + i};
+    for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++) /* the rows' own flags */
+        if (eb_dim(d)->help)
+            long_opts[n++] = (struct option){eb_dim(d)->name, required_argument, 0, 256 + N_FLAGS + d};
+    long_opts[n] = (struct option){0, 0, 0, 0};
     memset(args, 0, sizeof *args);
     optind = 1;
     opterr = 0;

@@ -4,6 +4,8 @@
 #ifndef ESPBENCH_CLI_COMMANDS_H
 #define ESPBENCH_CLI_COMMANDS_H
 
+#include <stdio.h>
+
 #include "espbench/base/error.h"
 
 typedef struct cli_command {
@@ -35,6 +37,8 @@ extern const char cmd_tune_usage[];
 extern const char cmd_profiles_usage[], cmd_ports_usage[], cmd_detect_usage[], cmd_flash_usage[],
     cmd_run_usage[], cmd_parse_usage[], cmd_report_usage[], cmd_compare_usage[], cmd_merge_usage[],
     cmd_model_usage[], cmd_predict_usage[];
+/* run's help lines of the dimension rows that carry one (dims.h). */
+void cmd_run_usage_rows(FILE *out);
 
 /* Shared CLI helpers (cli_util.c). */
 /* Prints "espbench: <msg>" to stderr and returns err->code. */

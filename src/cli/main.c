@@ -9,6 +9,14 @@
 #include "espbench/base/names.h"
 #include "espbench/base/version.h"
 
+/* A command's help (run's with its dimension rows' flags). */
+static void put_usage(const cli_command *c)
+{
+    fputs(c->usage, stdout);
+    if (c->usage == cmd_run_usage)
+        cmd_run_usage_rows(stdout);
+}
+
 static const cli_command commands[] = {
     {"run", cmd_run, "flash, switch tiers and measure TCP/UDP TX/RX throughput", cmd_run_usage, 0},
     {"profiles", cmd_profiles, "list chips and tiers, show a tier's settings and the docs' figures", cmd_profiles_usage, 0},
@@ -152,7 +160,7 @@ int main(int argc, char **argv)
         const cli_command *c = find_command(argv[i + 1]);
         if (!c)
             return no_command(argv[i + 1]);
-        fputs(c->usage, stdout);
+        put_usage(c);
         return 0;
     }
     const cli_command *c = find_command(name);
@@ -160,7 +168,7 @@ int main(int argc, char **argv)
         return no_command(name);
     for (int j = i + 1; j < argc; j++) {
         if (!strcmp(argv[j], "--help") || !strcmp(argv[j], "-h")) {
-            fputs(c->usage, stdout);
+            put_usage(c);
             return 0;
         }
     }

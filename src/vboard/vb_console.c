@@ -588,6 +588,23 @@ static void parse_idf(vb_console *c, const char *v)
     }
 }
 
+/* ESPTOOLPY_FLASHFREQ's default per chip (ESP-IDF v6.0.2
+ * components/spi_flash/<chip>/Kconfig.flash_freq); 40 MHz elsewhere (the
+ * ESP32's, the ESP32-P4 rev. 0's and the ESP8266 SDK's). The real ESP32-C3 image's boot log says
+ * "SPI Speed      : 80MHz" (tests/fixtures/firmware-real/boot-uart0.txt). */
+unsigned vb_con_flash_mhz(const vb_console *c)
+{
+    static const struct {
+        const char *chip;
+        unsigned mhz;
+    } freq[] = {{"esp32s2", 80}, {"esp32s3", 80}, {"esp32c2", 60}, {"esp32c3", 80},
+                {"esp32c5", 80}, {"esp32c6", 80}, {"esp32c61", 80}};
+    for (size_t i = 0; c->b->chip && i < sizeof freq / sizeof freq[0]; i++)
+        if (strcmp(c->b->chip->name, freq[i].chip) == 0)
+            return freq[i].mhz;
+    return 40;
+}
+
 static void boot_log(vb_console *c, const eb_image_info *app)
 {
     const eb_chip *chip = c->b->chip;
@@ -602,7 +619,7 @@ static void boot_log(vb_console *c, const eb_image_info *app)
                app && app->time[0] ? app->time : "00:00:00");
     if (!esp8266)
         vb_con_log(c, 'I', "boot", "chip revision: v1.0");
-    vb_con_log(c, 'I', boot_tag, "SPI Speed      : 40MHz");
+    vb_con_log(c, 'I', boot_tag, "SPI Speed      : %uMHz", vb_con_flash_mhz(c));
     vb_con_log(c, 'I', boot_tag, "SPI Mode       : DIO");
     vb_con_log(c, 'I', boot_tag, "SPI Flash Size : %uMB", fsz ? fsz : 4);
     vb_con_log(c, 'I', "boot", "Partition Table:");
@@ -644,6 +661,7 @@ void vb_console_boot(vb_console *c, const eb_image_info *app, const char *reset_
     c->dead = false;
     c->connected = false;
     c->no_ap = false;
+    c->no_wifi_start = false;
     c->len = 0;
     c->esc = 0;
     c->overflow = false;

@@ -73,6 +73,7 @@ struct vb_console {
     /* Wi-Fi */
     bool connected;
     bool no_ap;                 /* `no-ap` fault fired: APs gone until the next boot */
+    bool no_wifi_start;         /* `wifi-start` fault fired: esp_wifi_start fails until the next boot */
     char ssid[33];
     char ip[16], mask[16], gw[16];
     /* the tier the board runs (profile row, NULL for settings without one),
@@ -98,7 +99,7 @@ struct vb_console {
     ebc_build build;
     ebc_ops ops;
     char build_fw[33], build_idf[33], build_chip[24], build_mac[18];
-    char build_sdkconfig[64];
+    char build_sdkconfig[120];  /* fw_provenance.c: < 120 characters */
 };
 
 /* Applies runtime settings that match no profile row (espbench firmware). */
@@ -150,6 +151,9 @@ const eb_tier *vb_con_find_tier(vb_console *c, const char *name);
  * the chip's "iperf" tier (the stock example's sdkconfig), else its first. */
 const eb_tier *vb_con_boot_tier(vb_console *c);
 void vb_con_restart(vb_console *c);
+/* The SPI flash clock (MHz) an image for this chip gets by default: the boot
+ * log's "SPI Speed" and the espbench firmware's `version` flash_mhz. */
+unsigned vb_con_flash_mhz(const vb_console *c);
 
 /* Test hook: replace the traffic engine (NULL restores vb_iperf_*). */
 void vb_console_set_traffic(vb_console *c, const vb_traffic_ops *ops);

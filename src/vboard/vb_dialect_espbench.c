@@ -59,17 +59,22 @@ static void make_build(vb_console *c)
     b->he = is_he(c->build_chip);
     b->band_5g = in_list(c->build_chip, band_5g_chips, sizeof band_5g_chips / sizeof band_5g_chips[0]);
     b->ble = !in_list(c->build_chip, no_ble_chips, sizeof no_ble_chips / sizeof no_ble_chips[0]);
-    /* Provenance as the firmware's `version` gives it; the same facts the
-     * vboard's boot log prints (chip revision v1.0, SPI speed 40MHz, the
-     * chip's CPU clock), and the iperf engine the firmware links. */
+    /* Provenance as the firmware's `version` gives it (fw_provenance.c); the
+     * same facts the vboard's boot log prints (chip revision v1.0, the SPI
+     * flash clock and the CPU clock an image gets by default), the iperf
+     * engine the firmware links, and the build options it reports
+     * (firmware/sdkconfig.defaults: CONFIG_FREERTOS_HZ=1000). */
     b->chip_rev = "v1.0";
-    b->flash_mhz = 40;
+    b->flash_mhz = (int)vb_con_flash_mhz(c);
     b->cpu_mhz = chip && chip->cpu_mhz > 0 ? (int)chip->cpu_mhz : 160;
     b->iperf_component = "espressif/iperf";
-    snprintf(c->build_sdkconfig, sizeof c->build_sdkconfig, "idf_target=%s,spiram=0", c->build_chip);
+    snprintf(c->build_sdkconfig, sizeof c->build_sdkconfig, "idf_target=%s,spiram=0,he=%d,freertos_hz=1000",
+             c->build_chip, b->he ? 1 : 0);
     b->sdkconfig = c->build_sdkconfig;
     const eb_tier *boot = vb_con_boot_tier(c);
-    snprintf(b->image.name, sizeof b->image.name, "%s", boot ? boot->name : "default");
+    /* The firmware calls the tier compiled into it "image" (fw_build_info.c),
+     * whatever profile row its settings match. */
+    snprintf(b->image.name, sizeof b->image.name, "image");
     for (int f = 0; f < EBC_F_COUNT && f < EB_F_COUNT; f++) {
         const ebc_field_info *fi = ebc_field_get(f);
         if (fi->runtime) {
@@ -108,6 +113,20 @@ static void make_build(vb_console *c)
         b->image.set[EBC_F_RX_BA_WIN] = true;
         b->image.value[EBC_F_RX_BA_WIN] = 6;
     }
+    /* Build-time fields the firmware always reports (fw_build_info.c) and no
+     * tier row sets: firmware/sdkconfig.defaults turns the three IRAM options
+     * on, and the CPU runs at the chip's default clock
+     * (CONFIG_ESP_DEFAULT_CPU_FREQ_MHZ, firmware/sdkconfig.defaults.<chip>). */
+    static const int iram_fields[] = {EBC_F_WIFI_IRAM_OPT, EBC_F_WIFI_RX_IRAM_OPT, EBC_F_LWIP_IRAM_OPT};
+    for (size_t i = 0; i < sizeof iram_fields / sizeof iram_fields[0]; i++)
+        if (!b->image.set[iram_fields[i]]) {
+            b->image.set[iram_fields[i]] = true;
+            b->image.value[iram_fields[i]] = 1;
+        }
+    if (!b->image.set[EBC_F_CPU_MHZ]) {
+        b->image.set[EBC_F_CPU_MHZ] = true;
+        b->image.value[EBC_F_CPU_MHZ] = b->cpu_mhz;
+    }
 }
 
 /* The profile row the applied tier corresponds to: by name, else by equal
@@ -141,15 +160,26 @@ static int op_wifi_deinit(void *ctx)
     return 0;
 }
 
+/* The `wifi-start` fault: esp_wifi_start fails (ESP_ERR_NOT_SUPPORTED) at
+ * every esp_wifi_init until the next boot, as on an emulated chip without its
+ * PHY; fw_wifi_init then stops and deinits, so Wi-Fi stays uninitialised. */
 static int op_wifi_init(void *ctx, const ebc_wifi_cfg *cfg)
 {
-    (void)ctx;
+    vb_console *c = ctx;
+    if (!c->no_wifi_start && vb_board_take_fault(c->b, "wifi-start", NULL, NULL))
+        c->no_wifi_start = true;
+    if (c->no_wifi_start)
+        return -1;
     return cfg->static_rx_buf_num > 0 ? 0 : -1;
 }
 
 static int op_wifi_connect(void *ctx, const char *ssid, const char *pass, ebc_ip_info *ip, int *reason)
 {
     vb_console *c = ctx;
+    if (!c->core.wifi_up) { /* fw_wifi_connect: esp_wifi_set_config fails, no reason */
+        *reason = 0;
+        return -1;
+    }
     int r = vb_con_wifi_connect(c, ssid, pass, VB_REASON_HANDSHAKE_TIMEOUT);
     if (r != 0) {
         *reason = r;
@@ -164,6 +194,8 @@ static int op_wifi_connect(void *ctx, const char *ssid, const char *pass, ebc_ip
 static int op_wifi_scan(void *ctx, const char *ssid, ebc_scan_ap *aps, int max, int *n)
 {
     vb_console *c = ctx;
+    if (!c->core.wifi_up) /* esp_wifi_scan_start: ESP_ERR_WIFI_NOT_INIT */
+        return -1;
     vb_wifi_scan_entry e[VB_MAX_APS];
     int k = vb_con_wifi_scan(c, ssid, e, VB_MAX_APS);
     *n = 0;
@@ -264,11 +296,38 @@ static void radio_now(vb_console *c, const ebc_radio *want, ebc_radio *now)
     now->tx_power_q = applied;
 }
 
+/* With Wi-Fi not initialised, the first ESP-IDF call fw_radio.c makes for
+ * this request is the one that fails (ESP_ERR_WIFI_NOT_INIT): its setters in
+ * their order, then its first getter; per band on the 5 GHz chip from v5.4. */
+static const char *radio_first_call(const vb_console *c, const ebc_radio *w)
+{
+    bool per_band = c->idf_key >= 504 && c->build.band_5g;
+    const struct {
+        bool asked;
+        const char *call;
+    } calls[] = {
+        {per_band && w->band, "esp_wifi_set_band_mode"},
+        {per_band && (w->phy_2g || w->phy_5g), "esp_wifi_get_protocols"},
+        {per_band && (w->bw_2g || w->bw_5g), "esp_wifi_get_bandwidths"},
+        {!per_band && w->phy_2g, "esp_wifi_set_protocol"},
+        {!per_band && w->bw_2g, "esp_wifi_set_bandwidth"},
+        {w->ps, "esp_wifi_set_ps"},
+        {w->tx_power_q, "esp_wifi_set_max_tx_power"},
+    };
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++)
+        if (calls[i].asked)
+            return calls[i].call;
+    return per_band ? "esp_wifi_get_band_mode" : "esp_wifi_get_protocol";
+}
+
 static int op_radio_apply(void *ctx, const ebc_radio *want, ebc_radio *now, char *msg, size_t msg_len)
 {
-    (void)msg;
-    (void)msg_len;
-    radio_now(ctx, want, now);
+    vb_console *c = ctx;
+    if (!c->core.wifi_up) {
+        snprintf(msg, msg_len, "%s: ESP_ERR_WIFI_NOT_INIT", radio_first_call(c, want));
+        return EBC_RADIO_FAILED;
+    }
+    radio_now(c, want, now);
     return EBC_RADIO_OK;
 }
 
@@ -325,14 +384,11 @@ static const char *eb_prompt(vb_console *c)
 
 static void eb_banner(vb_console *c)
 {
-    /* The firmware uses the ESP-IDF REPL: same probe and dumb-mode banner. */
-    vb_con_write(c, "\x1b[5n", 4);
-    vb_con_printf(c, "\r\nType 'help' to get the list of commands.\r\n"
-                     "Use UP/DOWN arrows to navigate through command history.\r\n"
-                     "Press TAB when typing command name to auto-complete.\r\n"
-                     "\r\nYour terminal application does not support escape sequences.\r\n\r\n"
-                     "Line editing and history features are disabled.\r\n\r\n"
-                     "On Windows, try using Windows Terminal or Putty instead.\r\n");
+    /* Nothing: the firmware reads its console with a blocking driver, not
+     * the ESP-IDF REPL (fw_console_io.c), so no terminal probe and no REPL
+     * banner come before its first prompt (the real image's boot:
+     * tests/fixtures/firmware-real/). */
+    (void)c;
 }
 
 /* True when the board already runs the applied runtime settings. */

@@ -27,6 +27,7 @@ static const fault_kind kinds[] = {
     {"wifi-disconnect", ARG_NONE, NULL},    /* station disconnects (reason 8) */
     {"slow-boot", ARG_REQUIRED_INT, "milliseconds"}, /* boot takes this much longer */
     {"no-ap", ARG_NONE, NULL},              /* the configured APs vanish from scans */
+    {"wifi-start", ARG_NONE, NULL},         /* esp_wifi_start fails until the next boot (no PHY) */
 };
 
 static const fault_kind *find_kind(const char *name)

@@ -69,6 +69,20 @@ if ! grep -q "per-end copy: run_pair.c calls run_board_ready" <<<"$said"; then
     fail=1
 fi
 rm -rf "$copy"
+# Bad arguments: one line naming what is wrong, exit 2, no traceback.
+for args in "--fill" "--fill /nonexistent"; do
+    set +e
+    said=$(python3 "$SOURCE_DIR/scripts/run_calls.py" $args 2>&1); rc=$?
+    set -e
+    case "$args" in
+    --fill) want="run_calls.py: give the source directory once (none given); usage: python3 scripts/run_calls.py SOURCE_DIR [--graph | --fill]" ;;
+    *) want="run_calls.py: /nonexistent: no src/lib/jobs/run_internal.h there: not espbench's source directory" ;;
+    esac
+    if [ "$rc" -ne 2 ] || [ "$said" != "$want" ]; then
+        echo "FAIL: run_calls.py $args: exit $rc, said: $said" >&2
+        fail=1
+    fi
+done
 # Start-up: libcurl and libcrypto are loaded on first use (adapters/http_fetch.c,
 # base/digest.c), not by every command: the espbench program must not need them.
 if [ -n "${ESPBENCH:-}" ]; then

@@ -46,6 +46,20 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); t=d["tiers"]; asser
 grep -q '^WIFI_RX_BA_WIN  *Disable$' "$tmp/min.txt" || fail "table: Disable row"
 grep -q '^TCP TX throughput (Mbit/s)  *25.6$' "$tmp/min.txt" || fail "table: TCP TX row"
 "$ESPBENCH" profiles show esp32c61 --json | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["tiers"][0]["reference"]["avail_kb"] is None'
+# Every reference row the profile holds: the C5's 5 GHz row (reference_5g) beside the default one,
+# in JSON and in the table; a chip without one shows none.
+"$ESPBENCH" profiles show esp32c5 iperf --json | python3 -c '
+import json, sys
+t = json.load(sys.stdin)["tiers"][0]
+assert t["reference"] == {"avail_kb": None, "tcp_tx_mbps": 49, "tcp_rx_mbps": 59, "udp_tx_mbps": 63, "udp_rx_mbps": 68}, t
+assert t["reference_5g"] == {"tcp_tx_mbps": 50, "tcp_rx_mbps": 61, "udp_tx_mbps": 64, "udp_rx_mbps": 71}, t' \
+    || fail "esp32c5 --json: reference_5g"
+"$ESPBENCH" profiles show esp32c5 iperf > "$tmp/c5.txt"
+grep -q '^5 GHz UDP RX throughput (Mbit/s)  *71$' "$tmp/c5.txt" || fail "esp32c5 table: 5 GHz row: $(cat "$tmp/c5.txt")"
+grep -q '^UDP RX throughput (Mbit/s)  *68$' "$tmp/c5.txt" || fail "esp32c5 table: default row"
+"$ESPBENCH" profiles show esp32c3 --json | python3 -c 'import json,sys; assert "reference_5g" not in json.load(sys.stdin)["tiers"][0]' \
+    || fail "esp32c3 --json: a 5 GHz row it does not have"
+! "$ESPBENCH" profiles show esp32c3 | grep -q '5 GHz' || fail "esp32c3 table: a 5 GHz row it does not have"
 
 # Unknown chip / tier: one line naming what exists, exit 2.
 set +e

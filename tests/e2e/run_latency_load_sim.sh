@@ -28,4 +28,9 @@ grep -q '|tcp_rx|udp-echo|' "$T/report.md" || fail "no row under tcp_rx"
 # A peer board's traffic has no PC prober: refused up front, one line, exit 2.
 expect_rc 2 "$ESPBENCH" run --chip esp32c3 --sim --peer-chip esp32c3 --tests tcp_tx --latency-under-load --out "$T/bad"
 has "--latency-under-load probes round trips from the PC"
+# Under load needs a load: the idle latency test alone is refused, one line, exit 2, no folder.
+expect_rc 2 "$ESPBENCH" run --chip esp32c3 --sim --tests latency --latency-under-load --out "$T/idle"
+[ "$(cat "$T/last.out")" = "espbench run: --latency-under-load probes round trips beside a throughput test, and --tests has none (latency alone is the idle test): add tcp_tx, tcp_rx, udp_tx or udp_rx, or drop --latency-under-load; see 'espbench help run'" ] ||
+    fail "unexpected: $(cat "$T/last.out")"
+[ ! -e "$T/idle" ] || fail "a folder for a refused run"
 echo "PASS"

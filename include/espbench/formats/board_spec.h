@@ -50,6 +50,9 @@ typedef struct eb_run_board {
     char coprocessor[24], transport[16];
     char hosted_at[320];
     eb_run_peer peer;       /* board to board; peer.port "" = against the PC */
+    /* The far end as a URL an end driver claims (run --far-end; the first
+     * far end of run_ends.c's list that wants it); "" = the peer or the PC. */
+    char far_end[256];
     /* An emulated board (run --qemu, docs/emulator.md): its figures are the
      * emulator's ("figure_source": "emulator"). Behind QEMU's NAT the board
      * reaches the PC at nat_pc_ip (slirp's host alias) and the PC reaches the

@@ -49,6 +49,13 @@ enum eb_dim {
 #define EB_DIM_SWEEPS 1u /* --sweep takes it */
 #define EB_DIM_LINK 2u   /* the virtual board's link (its control socket): --sim (rssi: or an attenuator) */
 #define EB_DIM_RADIO 4u  /* a radio setting of the board: a list of names, checked against the chip's facts */
+#define EB_DIM_IPERF 8u  /* an option of iperf (iperf_opt) on both ends of the traffic */
+#define EB_DIM_LIST 16u  /* a list the run crosses with the tiers (--FLAG V1,V2,...), as the radio's */
+/* An end's declaration only (run_end_decl.sets): a board's console, which
+ * takes the rows that are no iperf option (tier, link, instruments). */
+#define EB_DIM_CONSOLE 32u
+/* The most rows the table may hold (arrays indexed by dimension). */
+#define EB_DIM_MAX 32
 
 typedef struct eb_dim_desc {
     const char *name; /* as flags spell it: "udp-rate" */
@@ -66,10 +73,28 @@ typedef struct eb_dim_desc {
      * can run value v (false: the one line in why). */
     const char *const *values;
     bool (*chip_can)(const eb_chip *c, const char *v, char *why, size_t cap);
+    /* A row that owns its value (fio's option table): where it lives in the
+     * provenance (EB_PROV_DIM_SLOT(i); 0 = a field of its own above), its
+     * default (NAN: none; a value at it leaves keys as they were), its
+     * label (reports, footers), the iperf option it is on both ends
+     * (EB_DIM_IPERF: "-l"), and its line of `run --help` after "--NAME". */
+    size_t prov_off;
+    double def;
+    const char *label;
+    const char *iperf_opt;
+    const char *help;
 } eb_dim_desc;
 
-/* The row of a dimension; NULL for EB_DIM_NONE or out of range. */
+/* The row of a dimension; NULL for EB_DIM_NONE or out of range. Rows after
+ * the named ones (enum eb_dim) have no name in code: a new dimension is a
+ * row of the table and nothing else. */
 const eb_dim_desc *eb_dim(int dim);
+/* The rows' count (EB_DIM_COUNT and the unnamed rows after it). */
+int eb_dim_count(void);
+/* Whether v is the row's default (a row of no default: never). */
+bool eb_dim_is_default(const eb_dim_desc *d, double v);
+/* `run --help`'s lines of the rows that carry help, in table order. */
+void eb_dims_help(char *out, size_t cap);
 /* From either spelling ("udp-rate" or "udp_rate"); EB_DIM_NONE if unknown. */
 int eb_dim_from_name(const char *name);
 
@@ -86,8 +111,8 @@ void eb_dims_point_label(const eb_provenance *p, char *out, size_t cap);
 /* The values a run asks for, per radio dimension (n 0: not asked: the
  * board keeps what it runs), in the order given. */
 typedef struct eb_radio_values {
-    char v[EB_DIM_COUNT][EB_RADIO_MAX_VALUES][12];
-    int n[EB_DIM_COUNT];
+    char v[EB_DIM_MAX][EB_RADIO_MAX_VALUES][12];
+    int n[EB_DIM_MAX];
     int listen_interval; /* beacon intervals with max_modem; 0 = ESP-IDF's */
 } eb_radio_values;
 

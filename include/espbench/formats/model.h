@@ -154,6 +154,13 @@ int eb_model_figure(const eb_model_chip *mc, const eb_chip *c, const eb_tier *t,
 /* The source eb_model_figure picks, without computing the figure. */
 int eb_model_source(const eb_tier *t, int test, const eb_model_link *l, bool force_model);
 
+/* Whether a simulated board's free memory is a figure: the docs give one
+ * for tier t, or for some tier of chip c (the model's heap terms are fitted
+ * on those). Without any (the ESP32-C5's and -C61's tables have no memory
+ * row) the vboard's heap answer has nothing behind it: results keep the
+ * memory unknown (null, "-"), never a number. */
+bool eb_model_heap_known(const eb_chip *c, const eb_tier *t);
+
 /* Replaces t's build-time fields with those of the espbench firmware image
  * (one image for every tier: for each build-time field the largest value
  * among the chip's non-PSRAM tiers; ESP-IDF defaults where none sets it), as

@@ -14,6 +14,10 @@
 
 #include "espbench/base/buf.h"
 
+#define EB_PROV_DIM_SLOTS 8
+/* Where slot i lives in eb_provenance (a dimension row's prov_off). */
+#define EB_PROV_DIM_SLOT(i) (offsetof(eb_provenance, dim_value) + (size_t)(i) * sizeof(double))
+
 typedef struct eb_provenance {
     char idf_version[48];     /* "v5.3.1" as the firmware printed it */
     char idf_commit[48];      /* git describe / commit of ESP-IDF, when the firmware reports it */
@@ -74,6 +78,10 @@ typedef struct eb_provenance {
     char radio_power_save[12];/* "none", "min_modem", "max_modem" */
     double radio_listen_interval; /* beacon intervals (max_modem) */
     char radio_coex[12];      /* "none", "ble_scan", "ble_adv" */
+    /* The values of the dimensions whose rows own a slot here (dims.c:
+     * eb_dim_desc.prov_off, e.g. an iperf option), NAN at their default;
+     * their keys and labels are the rows', written only where known. */
+    double dim_value[EB_PROV_DIM_SLOTS];
 } eb_provenance;
 
 /* All unknown. */

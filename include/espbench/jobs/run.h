@@ -236,6 +236,9 @@ typedef struct eb_run_request {
     /* Board to board: --peer-port URL (hardware), --peer-chip CHIP (default
      * --chip; with --sim a second virtual board), --peer-tier T. */
     const char *peer_port, *peer_chip, *peer_tier;
+    /* --far-end URL: every board's far end is the end driver that claims
+     * the URL (docs/architecture.md "Adding an end"); NULL = the PC. */
+    const char *far_end;
     /* --qemu: an emulated ESP32-C3 (docs/emulator.md); --qemu-bin PATH (NULL =
      * $ESPBENCH_QEMU or PATH), --qemu-image DIR (NULL = $ESPBENCH_QEMU_IMAGE). */
     bool qemu;

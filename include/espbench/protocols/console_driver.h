@@ -48,6 +48,7 @@ typedef struct eb_board_iperf {
     uint16_t port;
     double time_s, interval_s;
     double udp_rate_mbps;   /* board client -b (decimal Mbit/s), 0 = none */
+    char options[64];       /* more options of the run's dimensions (" -l 1470"), appended as given */
 } eb_board_iperf;
 
 /* What the board printed about a running iperf. Intervals are in decimal

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static bool same_num(double a, double b) { return (isnan(a) && isnan(b)) || a == b; }
+
 /* The sweep variables share one key: the variable's name and its value. */
 static bool same_sweep_point(const eb_provenance *a, const eb_provenance *b)
 {
@@ -42,7 +44,6 @@ RADIO_SAME(same_band, radio_band)
 RADIO_SAME(same_phy, radio_phy)
 RADIO_SAME(same_coex, radio_coex)
 
-static bool same_num(double a, double b) { return (isnan(a) && isnan(b)) || a == b; }
 static bool same_bw(const eb_provenance *a, const eb_provenance *b)
 {
     return same_num(a->radio_bandwidth, b->radio_bandwidth);
@@ -103,38 +104,100 @@ static const char *const bw_names[] = {"20", "40", NULL};
 static const char *const phy_names[] = {"", "b", "g", "n", "ac", "ax", NULL}; /* "": the chip's modes */
 static const char *const ps_names[] = {"none", "min_modem", "max_modem", NULL};
 static const char *const coex_names[] = {"none", "ble_scan", "ble_adv", NULL};
-#define RADIO EB_DIM_RADIO
+#define RADIO (EB_DIM_RADIO | EB_DIM_LIST)
 
-static const eb_dim_desc dims[EB_DIM_COUNT] = {
-    [EB_DIM_UDP_RATE] = {"udp-rate", "udp_rate", "Mbit/s", 0.1, 1000, SWEEP, 0, same_sweep_point, NULL, NULL},
-    [EB_DIM_TX_POWER] = {"tx-power", "tx_power", "dBm", 2, 21, SWEEP, 0, same_sweep_point, NULL, NULL},
-    [EB_DIM_RSSI] = {"rssi", "rssi", "dBm", -100, -10, LINK, EB_INSTR_ATTENUATOR, same_sweep_point, NULL, NULL},
-    [EB_DIM_LOSS] = {"loss", "loss", "%", 0, 50, LINK, 0, same_sweep_point, NULL, NULL},
-    [EB_DIM_RTT] = {"rtt", "rtt", "ms", 0, 2000, LINK, 0, same_sweep_point, NULL, NULL},
+static const eb_dim_desc dims[] = {
+    [EB_DIM_UDP_RATE] = {.name = "udp-rate", .key = "udp_rate", .unit = "Mbit/s", .lo = 0.1, .hi = 1000, .flags = SWEEP, .instrument = 0,
+                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN},
+    [EB_DIM_TX_POWER] = {.name = "tx-power", .key = "tx_power", .unit = "dBm", .lo = 2, .hi = 21, .flags = SWEEP, .instrument = 0,
+                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN},
+    [EB_DIM_RSSI] = {.name = "rssi", .key = "rssi", .unit = "dBm", .lo = -100, .hi = -10, .flags = LINK, .instrument = EB_INSTR_ATTENUATOR,
+                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN},
+    [EB_DIM_LOSS] = {.name = "loss", .key = "loss", .unit = "%", .lo = 0, .hi = 50, .flags = LINK, .instrument = 0,
+                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN},
+    [EB_DIM_RTT] = {.name = "rtt", .key = "rtt", .unit = "ms", .lo = 0, .hi = 2000, .flags = LINK, .instrument = 0,
+                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN},
     /* 120 dB: the largest programmable attenuator range of the drivers (instrument.h) */
-    [EB_DIM_ATTEN] = {"attenuation", "attenuation", "dB", 0, 120, SWEEP, EB_INSTR_ATTENUATOR, same_sweep_point, NULL, NULL},
+    [EB_DIM_ATTEN] = {.name = "attenuation", .key = "attenuation", .unit = "dB", .lo = 0, .hi = 120, .flags = SWEEP, .instrument = EB_INSTR_ATTENUATOR,
+                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN},
     /* 2.4 GHz channels 1..14, 5 GHz 36..177 (IEEE 802.11 channel numbering) */
-    [EB_DIM_CHANNEL] = {"channel", "channel", "", 1, 177, SWEEP, EB_INSTR_AP, same_sweep_point, NULL, NULL},
-    [EB_DIM_BANDWIDTH] = {"bandwidth", "bandwidth", "MHz", 20, 160, SWEEP, EB_INSTR_AP, same_sweep_point, NULL, NULL},
-    [EB_DIM_TIER] = {"tier", "tier", "", NAN, NAN, 0, 0, NULL, NULL, NULL},
-    [EB_DIM_REPEAT] = {"repeat", "repeat", "", 0, 1000, 0, 0, NULL, NULL, NULL},
-    [EB_DIM_IDF] = {"idf", "idf_version", "", NAN, NAN, 0, 0, NULL, NULL, NULL},
-    [EB_DIM_BAND] = {"band", "radio_band", "GHz", NAN, NAN, RADIO, 0, same_band, band_names, band_can},
-    [EB_DIM_RADIO_BW] = {"radio-bandwidth", "radio_bandwidth", "MHz", 20, 40, RADIO, 0, same_bw, bw_names, bw_can},
-    [EB_DIM_PHY] = {"phy", "radio_phy", "", NAN, NAN, RADIO, 0, same_phy, phy_names, phy_can},
-    [EB_DIM_POWER_SAVE] = {"power-save", "radio_power_save", "", NAN, NAN, RADIO, 0, same_ps, ps_names, any_can},
-    [EB_DIM_COEX] = {"coex", "radio_coex", "", NAN, NAN, RADIO, 0, same_coex, coex_names, coex_can},
+    [EB_DIM_CHANNEL] = {.name = "channel", .key = "channel", .unit = "", .lo = 1, .hi = 177, .flags = SWEEP, .instrument = EB_INSTR_AP,
+                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN},
+    [EB_DIM_BANDWIDTH] = {.name = "bandwidth", .key = "bandwidth", .unit = "MHz", .lo = 20, .hi = 160, .flags = SWEEP, .instrument = EB_INSTR_AP,
+                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN},
+    [EB_DIM_TIER] = {.name = "tier", .key = "tier", .unit = "", .lo = NAN, .hi = NAN, .flags = 0, .instrument = 0,
+                   .same = NULL, .values = NULL, .chip_can = NULL, .def = NAN},
+    [EB_DIM_REPEAT] = {.name = "repeat", .key = "repeat", .unit = "", .lo = 0, .hi = 1000, .flags = 0, .instrument = 0,
+                   .same = NULL, .values = NULL, .chip_can = NULL, .def = NAN},
+    [EB_DIM_IDF] = {.name = "idf", .key = "idf_version", .unit = "", .lo = NAN, .hi = NAN, .flags = 0, .instrument = 0,
+                   .same = NULL, .values = NULL, .chip_can = NULL, .def = NAN},
+    [EB_DIM_BAND] = {.name = "band", .key = "radio_band", .unit = "GHz", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
+                   .same = same_band, .values = band_names, .chip_can = band_can, .def = NAN},
+    [EB_DIM_RADIO_BW] = {.name = "radio-bandwidth", .key = "radio_bandwidth", .unit = "MHz", .lo = 20, .hi = 40, .flags = RADIO, .instrument = 0,
+                   .same = same_bw, .values = bw_names, .chip_can = bw_can, .def = NAN},
+    [EB_DIM_PHY] = {.name = "phy", .key = "radio_phy", .unit = "", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
+                   .same = same_phy, .values = phy_names, .chip_can = phy_can, .def = NAN},
+    [EB_DIM_POWER_SAVE] = {.name = "power-save", .key = "radio_power_save", .unit = "", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
+                   .same = same_ps, .values = ps_names, .chip_can = any_can, .def = NAN},
+    [EB_DIM_COEX] = {.name = "coex", .key = "radio_coex", .unit = "", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
+                   .same = same_coex, .values = coex_names, .chip_can = coex_can, .def = NAN},
+    /* iperf's -l on both ends: bytes per write (TCP) or per datagram (UDP).
+     * 64..65507: a datagram holds iperf2's header, and 65507 is the largest
+     * UDP payload over IPv4; the espbench firmware's `iperf -l` takes
+     * 1..65536 (espbench_core.c cmd_iperf), iperf-cmd's "len" any size
+     * (iperf_cmd.c). No default: a run that does not ask passes none. */
+    {.name = "len", .key = "iperf_len", .unit = "bytes", .lo = 64, .hi = 65507,
+     .flags = EB_DIM_IPERF | EB_DIM_LIST | EB_DIM_SWEEPS, .prov_off = EB_PROV_DIM_SLOT(0), .def = NAN,
+     .label = "iperf -l (bytes)", .iperf_opt = "-l",
+     .help = "iperf's -l on both ends, bytes per write or datagram (64..65507): 512,1470"},
+    /* iperf's -P: parallel streams (1: the default, passed to no end).
+     * iperf2 takes it; Espressif's iperf-cmd takes it for a client only
+     * (since 1.0.0, iperf_cmd.c "parallel": one engine instance per stream,
+     * each reporting alone), its server takes one connection, and the
+     * espbench firmware's `iperf` has none: a console end refuses it. */
+    {.name = "parallel", .key = "iperf_parallel", .unit = "streams", .lo = 1, .hi = 16,
+     .flags = EB_DIM_IPERF | EB_DIM_LIST | EB_DIM_SWEEPS, .prov_off = EB_PROV_DIM_SLOT(1), .def = 1,
+     .label = "iperf -P (streams)", .iperf_opt = "-P",
+     .help = "iperf's -P, parallel streams (1..16), where both ends' iperf has it"},
 };
+
+#define N_ROWS ((int)(sizeof dims / sizeof dims[0]))
+_Static_assert(N_ROWS <= EB_DIM_MAX, "EB_DIM_MAX holds every row");
 
 const eb_dim_desc *eb_dim(int d)
 {
-    return d > EB_DIM_NONE && d < EB_DIM_COUNT ? &dims[d] : NULL;
+    return d > EB_DIM_NONE && d < N_ROWS ? &dims[d] : NULL;
+}
+
+int eb_dim_count(void) { return N_ROWS; }
+
+bool eb_dim_is_default(const eb_dim_desc *d, double v)
+{
+    return isfinite(d->def) && v == d->def;
+}
+
+void eb_dims_help(char *out, size_t cap)
+{
+    size_t n = 0;
+    if (cap)
+        out[0] = 0;
+    for (int d = EB_DIM_NONE + 1; d < N_ROWS && n < cap; d++)
+        if (dims[d].help)
+            n += (size_t)snprintf(out + n, cap - n, "  --%-19s %s\n", dims[d].name, dims[d].help);
+}
+
+/* A row owning a number in the provenance (prov_off). */
+static double owned(const eb_provenance *p, const eb_dim_desc *d)
+{
+    double v;
+    memcpy(&v, (const char *)p + d->prov_off, sizeof v);
+    return v;
 }
 
 int eb_dim_from_name(const char *name)
 {
-    for (int d = EB_DIM_NONE + 1; d < EB_DIM_COUNT; d++)
-        if (!strcmp(name, dims[d].name) || !strcmp(name, dims[d].key))
+    for (int d = EB_DIM_NONE + 1; d < N_ROWS; d++)
+        if (dims[d].name && (!strcmp(name, dims[d].name) || !strcmp(name, dims[d].key)))
             return d;
     return EB_DIM_NONE;
 }
@@ -142,7 +205,9 @@ int eb_dim_from_name(const char *name)
 bool eb_dims_same_point(const eb_provenance *a, const eb_provenance *b)
 {
     bool sweep_done = false; /* the sweep variables share their fields: compared once */
-    for (int d = EB_DIM_NONE + 1; d < EB_DIM_COUNT; d++) {
+    for (int d = EB_DIM_NONE + 1; d < N_ROWS; d++) {
+        if (dims[d].prov_off && !same_num(owned(a, &dims[d]), owned(b, &dims[d])))
+            return false;
         if (!dims[d].same || (dims[d].same == same_sweep_point && sweep_done))
             continue;
         sweep_done = sweep_done || dims[d].same == same_sweep_point;
@@ -209,9 +274,22 @@ static const char *radio_name(int dim, const char *v)
     return NULL;
 }
 
+/* A list the run crosses with the tiers (the radio's, an iperf option's). */
 static bool radio_dim(int dim)
 {
-    return dim > EB_DIM_NONE && dim < EB_DIM_COUNT && (dims[dim].flags & EB_DIM_RADIO);
+    return dim > EB_DIM_NONE && dim < N_ROWS && (dims[dim].flags & EB_DIM_LIST);
+}
+
+/* A number of a row of no names, within its range, canonical ("%g"); NULL
+ * when it is not one. */
+static const char *row_number(int dim, const char *tok, char *buf, size_t cap)
+{
+    char *end;
+    double v = strtod(tok, &end);
+    if (end == tok || *end || !isfinite(v) || v < dims[dim].lo || v > dims[dim].hi || v != floor(v))
+        return NULL;
+    snprintf(buf, cap, "%g", v);
+    return buf;
 }
 
 int eb_radio_parse(eb_radio_values *rv, int dim, const char *list, eb_error *err)
@@ -219,15 +297,21 @@ int eb_radio_parse(eb_radio_values *rv, int dim, const char *list, eb_error *err
     if (!radio_dim(dim))
         return eb_fail(err, EB_ECONFIG, "dimension %d is not a radio setting", dim);
     char names[96] = "";
-    for (const char *const *n = dims[dim].values; *n; n++)
+    for (const char *const *n = dims[dim].values; n && *n; n++)
         if (**n)
             snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "", *n);
+    if (!dims[dim].values)
+        snprintf(names, sizeof names, "whole numbers in %g..%g %s", dims[dim].lo, dims[dim].hi, dims[dim].unit);
     rv->n[dim] = 0;
     char buf[128];
     snprintf(buf, sizeof buf, "%s", list);
     char *save = NULL;
     for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        const char *name = radio_name(dim, tok);
+        char num[16];
+        const char *name = dims[dim].values ? radio_name(dim, tok) : row_number(dim, tok, num, sizeof num);
+        if (!name && !dims[dim].values)
+            return eb_fail(err, EB_ECONFIG, "--%s %s: '%s' is not a whole number in %g..%g %s", dims[dim].name, list,
+                           tok, dims[dim].lo, dims[dim].hi, dims[dim].unit);
         if (!name)
             return eb_fail(err, EB_ECONFIG, "--%s %s: '%s' is not one of %s", dims[dim].name, list, tok, names);
         for (int i = 0; i < rv->n[dim]; i++)
@@ -235,7 +319,8 @@ int eb_radio_parse(eb_radio_values *rv, int dim, const char *list, eb_error *err
                 return eb_fail(err, EB_ECONFIG, "--%s %s: %s given twice", dims[dim].name, list, name);
         if (rv->n[dim] == EB_RADIO_MAX_VALUES)
             return eb_fail(err, EB_ECONFIG, "--%s %s: at most %d values", dims[dim].name, list, EB_RADIO_MAX_VALUES);
-        snprintf(rv->v[dim][rv->n[dim]++], sizeof rv->v[dim][0], "%s", name);
+        /* names and in-range numbers fit a slot; the precision says so to -Wformat-truncation */
+        snprintf(rv->v[dim][rv->n[dim]++], sizeof rv->v[dim][0], "%.*s", (int)sizeof rv->v[dim][0] - 1, name);
     }
     if (!rv->n[dim])
         return eb_fail(err, EB_ECONFIG, "--%s: no value (one or more of %s)", dims[dim].name, names);
@@ -245,7 +330,7 @@ int eb_radio_parse(eb_radio_values *rv, int dim, const char *list, eb_error *err
 int eb_radio_points(const eb_radio_values *rv)
 {
     int n = 1;
-    for (int d = 0; d < EB_DIM_COUNT; d++)
+    for (int d = 0; d < N_ROWS; d++)
         if (radio_dim(d) && rv->n[d] > 0)
             n *= rv->n[d];
     return n;
@@ -258,7 +343,7 @@ const char *eb_radio_value(const eb_radio_values *rv, int i, int dim)
     if (!radio_dim(dim) || rv->n[dim] <= 0)
         return "";
     int stride = 1;
-    for (int d = dim + 1; d < EB_DIM_COUNT; d++)
+    for (int d = dim + 1; d < N_ROWS; d++)
         if (radio_dim(d) && rv->n[d] > 0)
             stride *= rv->n[d];
     return rv->v[dim][(i / stride) % rv->n[dim]];
@@ -266,15 +351,20 @@ const char *eb_radio_value(const eb_radio_values *rv, int i, int dim)
 
 void eb_radio_key(const eb_radio_values *rv, int i, eb_provenance *key)
 {
-    char *text[EB_DIM_COUNT] = {[EB_DIM_BAND] = key->radio_band, [EB_DIM_PHY] = key->radio_phy,
+    char *text[EB_DIM_MAX] = {[EB_DIM_BAND] = key->radio_band, [EB_DIM_PHY] = key->radio_phy,
                                 [EB_DIM_POWER_SAVE] = key->radio_power_save, [EB_DIM_COEX] = key->radio_coex};
-    size_t size[EB_DIM_COUNT] = {[EB_DIM_BAND] = sizeof key->radio_band, [EB_DIM_PHY] = sizeof key->radio_phy,
+    size_t size[EB_DIM_MAX] = {[EB_DIM_BAND] = sizeof key->radio_band, [EB_DIM_PHY] = sizeof key->radio_phy,
                                  [EB_DIM_POWER_SAVE] = sizeof key->radio_power_save,
                                  [EB_DIM_COEX] = sizeof key->radio_coex};
-    for (int d = 0; d < EB_DIM_COUNT; d++) {
+    for (int d = 0; d < N_ROWS; d++) {
         if (!radio_dim(d))
             continue;
         const char *v = eb_radio_value(rv, i, d);
+        if (dims[d].prov_off) { /* a number the row owns: its slot */
+            if (v[0] && !eb_dim_is_default(&dims[d], atof(v)))
+                memcpy((char *)key + dims[d].prov_off, &(double){atof(v)}, sizeof(double));
+            continue;
+        }
         if (!v[0] || !strcmp(v, dims[d].values[0])) /* the default keeps the key as it was */
             continue;
         if (d == EB_DIM_RADIO_BW)
@@ -288,8 +378,8 @@ void eb_radio_key(const eb_radio_values *rv, int i, eb_provenance *key)
 
 bool eb_radio_chip_can(const eb_radio_values *rv, const eb_chip *c, char *why, size_t cap)
 {
-    for (int d = 0; d < EB_DIM_COUNT; d++)
-        for (int i = 0; radio_dim(d) && i < rv->n[d]; i++)
+    for (int d = 0; d < N_ROWS; d++)
+        for (int i = 0; radio_dim(d) && dims[d].chip_can && i < rv->n[d]; i++)
             if (!dims[d].chip_can(c, rv->v[d][i], why, cap))
                 return false;
     bool five = false, two = rv->n[EB_DIM_BAND] == 0;
@@ -337,6 +427,9 @@ void eb_radio_label(const eb_provenance *p, char *out, size_t cap)
     PART(p->radio_power_save[0], "%sps=%s", n ? " " : "", p->radio_power_save)
     PART(isfinite(p->radio_listen_interval), "%sli=%g", n ? " " : "", p->radio_listen_interval)
     PART(p->radio_coex[0], "%scoex=%s", n ? " " : "", p->radio_coex)
+    for (int d = 0; d < N_ROWS; d++) /* the rows that own their value */
+        PART(dims[d].prov_off && isfinite(owned(p, &dims[d])), "%s%s=%g", n ? " " : "", dims[d].name,
+             owned(p, &dims[d]))
 #undef PART
 }
 

@@ -515,6 +515,16 @@ void eb_model_as_built(const eb_chip *c, eb_tier *t)
     }
 }
 
+bool eb_model_heap_known(const eb_chip *c, const eb_tier *t)
+{
+    if (t && t->ref_avail_kb > 0)
+        return true;
+    for (int i = 0; c && i < c->n_tiers; i++)
+        if (c->tiers[i].ref_avail_kb > 0)
+            return true;
+    return false;
+}
+
 int eb_model_source(const eb_tier *t, int test, const eb_model_link *l, bool force_model)
 {
     double pub = !t ? NAN : test == EB_TEST_COUNT ? t->ref_avail_kb : eb_tier_ref(t, test, NULL);

@@ -68,6 +68,32 @@ static void print_table(FILE *f, const table *t)
     }
 }
 
+/* The reference rows a profile may hold: the docs' default table, and a
+ * band's own row (reference_5g:, the ESP32-C5's 5 GHz table). A view of a
+ * profile shows each one the profile gives. */
+static const struct {
+    const char *band;  /* the key's radio band; "" = every dimension at its default */
+    const char *label; /* before the test's docs label in the text table */
+    const char *json;  /* the tier's JSON key */
+} ref_rows[] = {
+    {"", "", "reference"},
+    {"5", "5 GHz ", "reference_5g"},
+};
+
+static void ref_key(eb_provenance *key, const char *band)
+{
+    eb_prov_init(key);
+    snprintf(key->radio_band, sizeof key->radio_band, "%s", band);
+}
+
+static bool tier_has_refs(const eb_tier *t, const eb_provenance *key)
+{
+    for (int test = 0; test < EB_TEST_COUNT; test++)
+        if (!isnan(eb_tier_ref(t, test, key)))
+            return true;
+    return false;
+}
+
 static void render_group(FILE *f, const eb_chip *c, const eb_tier *const *tiers, int n)
 {
     static table t;      /* large; rendering is not re-entrant anyway */
@@ -115,13 +141,23 @@ static void render_group(FILE *f, const eb_chip *c, const eb_tier *const *tiers,
         }
         r++;
     }
-    for (int test = 0; test < EB_TEST_COUNT; test++) {
-        put(&t, r, 0, eb_test_docs_label(test));
-        for (int i = 0; i < n; i++) {
-            fmt_num(buf, sizeof buf, eb_tier_ref(tiers[i], test, NULL));
-            put(&t, r, i + 1, buf);
+    for (size_t b = 0; b < sizeof ref_rows / sizeof ref_rows[0]; b++) {
+        eb_provenance key;
+        ref_key(&key, ref_rows[b].band);
+        bool any = false;
+        for (int i = 0; i < n; i++)
+            any |= tier_has_refs(tiers[i], &key);
+        if (!any && b > 0) /* the default row is always shown; a band's only when the docs give it */
+            continue;
+        for (int test = 0; test < EB_TEST_COUNT; test++) {
+            snprintf(buf, sizeof buf, "%s%s", ref_rows[b].label, eb_test_docs_label(test));
+            put(&t, r, 0, buf);
+            for (int i = 0; i < n; i++) {
+                fmt_num(buf, sizeof buf, eb_tier_ref(tiers[i], test, &key));
+                put(&t, r, i + 1, buf);
+            }
+            r++;
         }
-        r++;
     }
     t.n_rows = r;
     print_table(f, &t);
@@ -238,12 +274,19 @@ static cJSON *tier_json(const eb_tier *t)
             cJSON_AddNumberToObject(set, d->key, t->value[f]);
         cJSON_AddBoolToObject(rt, d->key, t->runtime[f]);
     }
-    cJSON *ref = cJSON_AddObjectToObject(o, "reference");
-    add_num_or_null(ref, "avail_kb", t->ref_avail_kb);
-    for (int test = 0; test < EB_TEST_COUNT; test++) {
-        char key[32];
-        snprintf(key, sizeof key, "%s_mbps", eb_test_name(test));
-        add_num_or_null(ref, key, eb_tier_ref(t, test, NULL));
+    for (size_t b = 0; b < sizeof ref_rows / sizeof ref_rows[0]; b++) {
+        eb_provenance point;
+        ref_key(&point, ref_rows[b].band);
+        if (b > 0 && !tier_has_refs(t, &point))
+            continue;
+        cJSON *ref = cJSON_AddObjectToObject(o, ref_rows[b].json);
+        if (b == 0) /* the memory figure is one per tier (the default table's) */
+            add_num_or_null(ref, "avail_kb", t->ref_avail_kb);
+        for (int test = 0; test < EB_TEST_COUNT; test++) {
+            char key[32];
+            snprintf(key, sizeof key, "%s_mbps", eb_test_name(test));
+            add_num_or_null(ref, key, eb_tier_ref(t, test, &point));
+        }
     }
     return o;
 }

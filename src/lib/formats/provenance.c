@@ -22,12 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "espbench/formats/dims.h"
 #include "espbench/formats/results.h"
 
 #define F(k, kind, m, label) {k, kind, offsetof(eb_provenance, m), sizeof(((eb_provenance *)0)->m), label, false}
 /* A field added after results were written: only where known (dims.h's radio dimensions). */
 #define OPT(k, kind, m, label) {k, kind, offsetof(eb_provenance, m), sizeof(((eb_provenance *)0)->m), label, true}
-static const eb_prov_field fields[] = {
+static const eb_prov_field base_fields[] = {
     F("idf_version", EB_PROV_TEXT, idf_version, "ESP-IDF"),
     F("idf_commit", EB_PROV_TEXT, idf_commit, "ESP-IDF commit"),
     F("iperf_component", EB_PROV_TEXT, iperf_component, "iperf component"),
@@ -75,7 +76,33 @@ static const eb_prov_field fields[] = {
     OPT("radio_coex", EB_PROV_TEXT, radio_coex, "BLE activity during the test"),
 };
 #undef F
-#define N_FIELDS ((int)(sizeof fields / sizeof fields[0]))
+
+/* The table: the fields above, then the slots the dimension rows own
+ * (dims.c), made once. */
+#define N_BASE ((int)(sizeof base_fields / sizeof base_fields[0]))
+static eb_prov_field all_fields[N_BASE + EB_PROV_DIM_SLOTS];
+static int n_all_fields;
+static pthread_once_t fields_once = PTHREAD_ONCE_INIT;
+
+static void make_fields(void)
+{
+    memcpy(all_fields, base_fields, sizeof base_fields);
+    n_all_fields = N_BASE;
+    for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++) {
+        const eb_dim_desc *row = eb_dim(d);
+        if (row->prov_off)
+            all_fields[n_all_fields++] = (eb_prov_field){row->key, EB_PROV_NUM, row->prov_off, sizeof(double),
+                                                         row->label, true};
+    }
+}
+
+static const eb_prov_field *table(void)
+{
+    pthread_once(&fields_once, make_fields);
+    return all_fields;
+}
+#define fields (table())
+#define N_FIELDS (pthread_once(&fields_once, make_fields), n_all_fields)
 
 int eb_prov_n_fields(void) { return N_FIELDS; }
 
@@ -102,6 +129,8 @@ void eb_prov_init(eb_provenance *p)
     for (int i = 0; i < N_FIELDS; i++)
         if (fields[i].kind == EB_PROV_NUM)
             set_num(p, i, NAN);
+    for (int i = 0; i < EB_PROV_DIM_SLOTS; i++)
+        p->dim_value[i] = NAN;
 }
 
 /* Every number NAN, every text "" (a test checks it against the field table). */
@@ -110,6 +139,7 @@ static const eb_provenance unknown = {
     .rssi_after = NAN, .unit_base = NAN, .sweep_value = NAN, .concurrent_boards = NAN,
     .transport_width = NAN, .transport_clock_mhz = NAN, .attenuation_db = NAN,
     .radio_bandwidth = NAN, .radio_listen_interval = NAN,
+    .dim_value = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN},
 };
 
 const eb_provenance *eb_prov_unknown(void) { return &unknown; }

@@ -12,6 +12,7 @@
  * the radio rows on a stock example) is refused up front with its reason. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "espbench/formats/dims.h"
@@ -221,9 +222,70 @@ int run_dims_check(const eb_run_opts *o, bool sweep_vars, eb_error *err)
     return 0;
 }
 
-int run_dims_apply(board_ctx *end, const eb_run_item *it, bool own_tier, eb_error *err)
+/* ------------------------------------------------------------ rows that own their value */
+
+/* The rows of the formats' table with no functions here: each an iperf
+ * option (EB_DIM_IPERF) that every end running the traffic takes through
+ * its config_set, its value the item's sweep point (--sweep NAME=...), else
+ * its list's (--NAME V1,V2), else its default; in the key its provenance
+ * slot (or the sweep's fields), in file names "-NAMEvalue". */
+static bool owns_value(int d)
+{
+    return (eb_dim(d)->flags & EB_DIM_IPERF) != 0;
+}
+
+static double row_value(const eb_run_opts *o, int d, const eb_run_item *it)
+{
+    if (swept(o, d, it))
+        return o->sweep.values[it->point];
+    const char *v = eb_radio_value(&o->radio, it->radio, d);
+    return v[0] ? atof(v) : eb_dim(d)->def;
+}
+
+/* At a value of its own: in keys and file names (a default leaves them). */
+static bool row_named(const eb_run_opts *o, int d, const eb_run_item *it)
+{
+    double v = row_value(o, d, it);
+    return isfinite(v) && !eb_dim_is_default(eb_dim(d), v);
+}
+
+static int rows_set(board_ctx *end, const eb_run_item *it, eb_error *err)
 {
     int rc = 0;
+    for (int d = EB_DIM_NONE + 1; d < eb_dim_count() && !rc; d++)
+        if (owns_value(d) && end->ops->config_set && (end->ops->decl->sets & eb_dim(d)->flags & EB_DIM_IPERF))
+            rc = end->ops->config_set(end, eb_dim(d), row_value(end->sh->o, d, it), err);
+    return rc;
+}
+
+static void rows_key(const eb_run_opts *o, const eb_run_item *it, run_key *k)
+{
+    for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++) {
+        if (!owns_value(d) || !row_named(o, d, it))
+            continue;
+        if (swept(o, d, it))
+            sweep_key(o, it, k);
+        else
+            memcpy((char *)k->prov + eb_dim(d)->prov_off, &(double){row_value(o, d, it)}, sizeof(double));
+    }
+}
+
+static size_t rows_tag(const eb_run_opts *o, const eb_run_item *it, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (int d = EB_DIM_NONE + 1; d < eb_dim_count() && n < cap; d++)
+        if (owns_value(d) && row_named(o, d, it))
+            n += (size_t)snprintf(out + n, cap - n, "-%s%g", eb_dim(d)->name, row_value(o, d, it));
+    return n;
+}
+
+/* ------------------------------------------------------------ the table's loops */
+
+int run_dims_apply(board_ctx *end, const eb_run_item *it, bool own_tier, eb_error *err)
+{
+    int rc = rows_set(end, it, err);
+    if (!(end->ops->decl->sets & EB_DIM_CONSOLE)) /* the rows below set a board's console */
+        return rc;
     for (int i = 0; i < N_DIMS && !rc; i++)
         if (dims[i].apply && row_on(&dims[i], end->sh->o) && !(own_tier && dims[i].dim == EB_DIM_TIER))
             rc = dims[i].apply(end, it, err);
@@ -238,6 +300,7 @@ void run_dims_key(const eb_run_opts *o, const eb_run_item *it, run_key *k)
     for (int i = 0; i < N_DIMS; i++)
         if (dims[i].key && named(&dims[i], o, it))
             dims[i].key(o, it, k);
+    rows_key(o, it, k);
 }
 
 void run_dims_tag(const eb_run_opts *o, const eb_run_item *it, const char *test, char *out, size_t cap)
@@ -245,7 +308,9 @@ void run_dims_tag(const eb_run_opts *o, const eb_run_item *it, const char *test,
     size_t n = 0;
     out[0] = 0;
     for (int i = 0; i < N_DIMS && n < cap; i++) {
-        if (!dims[i].tag || !named(&dims[i], o, it))
+        if (dims[i].dim == EB_DIM_TIER) /* the rows owning their value before the tier */
+            n += rows_tag(o, it, out + n, cap - n);
+        if (!dims[i].tag || !named(&dims[i], o, it) || n >= cap)
             continue;
         char part[96] = "";
         dims[i].tag(o, it, part, sizeof part);

@@ -8,7 +8,11 @@
 #include <string.h>
 
 #include "espbench/base/version.h"
+#include "espbench/formats/dims.h"
 #include "run_internal.h"
+
+/* The options of the console's iperf command (every built-in dialect). */
+#define CONSOLE_IPERF_OPTS "-l"
 
 /* ------------------------------------------------------------ a console */
 
@@ -32,15 +36,42 @@ static void console_stamp(board_ctx *end, const eb_run_item *it, run_result *r)
         run_pair_stamp(end, it, r);
 }
 
+/* A console takes the radio settings (its firmware's radio_set) and the
+ * iperf options its iperf command has, as client and as server (dims.h
+ * eb_dim_desc.iperf_opt): each built-in dialect's takes -l (the espbench
+ * firmware's `iperf`, espbench_core.c cmd_iperf; Espressif's iperf-cmd,
+ * iperf_cmd.c "len"; the older examples' "len"); a --pattern firmware's
+ * commands: take none. What each lacks: docs/dimensions.md. */
+static bool console_takes(const eb_run_opts *o, const eb_run_board *b, const eb_dim_desc *d, double v, char *why,
+                          size_t cap)
+{
+    (void)b, (void)v;
+    if (!(d->flags & EB_DIM_IPERF))
+        return true;
+    if (o->pattern)
+        snprintf(why, cap, "a --pattern firmware's commands: take no iperf %s", d->iperf_opt);
+    else if (!strstr(CONSOLE_IPERF_OPTS, d->iperf_opt))
+        snprintf(why, cap, "the board's console iperf has no %s for both ends of a test (docs/dimensions.md, "
+                 "\"iperf options\")", d->iperf_opt);
+    else
+        return true;
+    return false;
+}
+
+static const run_end_decl console_decl = {EB_DIM_CONSOLE | EB_DIM_RADIO | EB_DIM_IPERF, console_takes};
+static const run_end_tests console_tests = {.throughput = run_pair_test};
+
 const run_end_ops run_end_board = {
     .name = "board",
+    .decl = &console_decl,
     .open = console_open,
     .prepare = run_dims_apply,
+    .config_set = run_iperf_set,
     .ready = run_board_ready,
     .lost = console_lost,
     .close = run_board_close,
     .stamp = console_stamp,
-    .throughput = run_pair_test,
+    .tests = &console_tests,
 };
 
 /* ------------------------------------------------------------ an ESP-Hosted host */
@@ -54,33 +85,115 @@ static int hosted_open(board_ctx *end, eb_error *err)
     return rc ? rc : console_open(end, err);
 }
 
+static const run_end_tests hosted_tests = {.transport = run_hosted_raw};
+
 const run_end_ops run_end_hosted = {
     .name = "hosted",
+    .decl = &console_decl,
     .open = hosted_open,
     .prepare = run_dims_apply,
+    .config_set = run_iperf_set,
     .ready = run_board_ready,
     .lost = console_lost,
     .close = run_board_close,
     .stamp = run_hosted_stamp,
-    .transport = run_hosted_raw,
+    .tests = &hosted_tests,
 };
 
 /* ------------------------------------------------------------ the PC */
 
 /* The PC's iperf2 was probed for the run (run_job.c); each test starts and
- * ends its own programs (run_test.c, run_latency.c): no life of its own. */
+ * ends its own programs (run_test.c, run_latency.c): no life of its own.
+ * iperf2 takes every iperf option a row names (iperf(1)). */
+static const run_end_decl pc_decl = {EB_DIM_IPERF, NULL};
+static const run_end_tests pc_tests = {.throughput = run_test, .round_trips = run_latency_test};
+
 const run_end_ops run_end_pc = {
     .name = "pc",
-    .throughput = run_test,
-    .round_trips = run_latency_test,
+    .decl = &pc_decl,
+    .prepare = run_dims_apply,
+    .config_set = run_iperf_set,
+    .tests = &pc_tests,
 };
 
 /* ------------------------------------------------------------ making ends */
 
+static bool hosted_wanted(const eb_run_board *b) { return b->hosted != NULL; }
+static bool peer_wanted(const eb_run_board *b) { return b->peer.chip[0] != 0; }
+static bool any_board(const eb_run_board *b) { return (void)b, true; }
+static bool pc_wanted(const eb_run_board *b) { return !b->far_end[0]; }
+
+/* Each side's ends, the first that wants a board is its end there. A new
+ * end is a row here (its driver in a file of its own: run_end_NAME.c). */
+typedef struct end_row {
+    const run_end_ops *ops;
+    bool (*wanted)(const eb_run_board *b);
+} end_row;
+static const end_row own_rows[] = {{&run_end_hosted, hosted_wanted}, {&run_end_board, any_board}};
+static const end_row far_rows[] = {{&run_end_board, peer_wanted}, {&run_end_pc, pc_wanted}};
+
+static const run_end_ops *first_wanted(const end_row *rows, size_t n, const eb_run_board *b)
+{
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].wanted(b))
+            return rows[i].ops;
+    return NULL;
+}
+
 void run_end_rows(const eb_run_board *b, const run_end_ops **own, const run_end_ops **far)
 {
-    *own = b->hosted ? &run_end_hosted : &run_end_board;
-    *far = b->peer.chip[0] ? &run_end_board : &run_end_pc;
+    *own = first_wanted(own_rows, sizeof own_rows / sizeof own_rows[0], b);
+    *far = first_wanted(far_rows, sizeof far_rows / sizeof far_rows[0], b);
+}
+
+/* The values a run asks of row d: its list's, or the sweep's when it is swept. */
+static int asked_values(const eb_run_opts *o, int d, double *v, int max)
+{
+    int n = 0;
+    for (int i = 0; i < o->radio.n[d] && n < max; i++)
+        v[n++] = atof(o->radio.v[d][i]);
+    for (int i = 0; o->sweep.var == d && i < o->sweep.n && n < max; i++)
+        v[n++] = o->sweep.values[i];
+    return n;
+}
+
+/* Whether an end takes every value the run asks of the rows that are
+ * iperf options (both ends of the traffic run iperf with them). */
+static bool end_takes(const eb_run_opts *o, const eb_run_board *b, const run_end_ops *end, char *why, size_t cap)
+{
+    for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++) {
+        const eb_dim_desc *row = eb_dim(d);
+        double v[EB_SWEEP_MAX_POINTS + EB_RADIO_MAX_VALUES];
+        int n = (row->flags & EB_DIM_IPERF) ? asked_values(o, d, v, (int)(sizeof v / sizeof v[0])) : 0;
+        for (int i = 0; i < n; i++) {
+            if (eb_dim_is_default(row, v[i]))
+                continue;
+            char r[300] = "";
+            if ((end->decl->sets & EB_DIM_IPERF) &&
+                (!end->decl->takes || end->decl->takes(o, b, row, v[i], r, sizeof r)))
+                continue;
+            snprintf(why, cap, "board %s: the %s end cannot take --%s %g: %s", b->name[0] ? b->name : b->port,
+                     end->name, row->name, v[i], r[0] ? r : "it runs no iperf");
+            return false;
+        }
+    }
+    return true;
+}
+
+int run_ends_check(const eb_run_opts *o, eb_error *err)
+{
+    for (int i = 0; i < o->n_boards; i++) {
+        const eb_run_board *b = &o->boards[i];
+        const run_end_ops *own, *far;
+        run_end_rows(b, &own, &far);
+        if (!far)
+            return eb_fail(err, EB_ECONFIG, "board %s: no end takes the far end '%s' (the ends: docs/architecture.md "
+                           "\"Adding an end\")", b->name[0] ? b->name : b->port, b->far_end);
+        char why[600];
+        if (!end_takes(o, b, own, why, sizeof why) || !end_takes(o, b, far, why, sizeof why))
+            return eb_fail(err, EB_ECONFIG, "%s", why);
+    }
+    return 0;
 }
 
 int run_end_init(board_ctx *end, run_shared *sh, eb_run_board *b, const run_end_ops *ops, eb_error *err)
@@ -125,7 +238,7 @@ int run_end_make_far(board_ctx *bc, eb_error *err)
         abort();
     far->dut = bc;
     eb_run_board *b = bc->b; /* the PC: the board's address of it */
-    if (far_ops != &run_end_pc) {
+    if (far_ops == &run_end_board) { /* a peer console */
         peer_board(bc->b, &far->far_board);
         b = &far->far_board;
     }
@@ -142,6 +255,10 @@ int run_end_make_far(board_ctx *bc, eb_error *err)
 
 void run_end_free_far(board_ctx *bc)
 {
+    if (bc->far)
+        free(bc->far->priv);
     free(bc->far);
     bc->far = NULL;
+    free(bc->priv);
+    bc->priv = NULL;
 }

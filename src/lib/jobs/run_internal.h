@@ -125,9 +125,10 @@ typedef struct board_ctx {
     eb_pattern_driver pattern_drv; /* --pattern: the board's driver (drv points here) */
     eb_run_board far_board; /* a peer end: the board it describes (made from the board's peer) */
     struct run_instr_board *instr; /* the board's attenuator (run_instruments.c), NULL = none */
-    char radio_sent[EB_DIM_COUNT][64]; /* the radio setting each radio dimension sent last (run_radio.c) */
+    char radio_sent[EB_DIM_MAX][64]; /* the radio setting each radio dimension sent last (run_radio.c) */
     const eb_tier *link_for; /* the association whose link is recorded (run_radio.c); NULL = none */
     atomic_bool traffic_on;  /* a throughput test's traffic runs (run_test.c): --latency-under-load's probes start */
+    void *priv;              /* the end driver's own state (run_end_ops), freed with the end */
 } board_ctx;
 
 /* run_plan.c */
@@ -208,14 +209,42 @@ typedef struct run_result {
 
 /* ------------------------------------------------------------ ends (run_ends.c) */
 
-/* An end of a test. The core calls every entry of every end of a board (a
- * NULL entry: nothing to do); a test kind calls the entry that serves it. */
+/* The tests an end serves (the kinds reach them through here): a
+ * throughput test with it as the far end of board dut; round trips from it
+ * to dut; the transport test of an ESP-Hosted pair (on the board itself). */
+typedef struct run_end_tests {
+    int (*throughput)(board_ctx *dut, const eb_run_item *it, eb_entry *e, eb_error *err);
+    int (*round_trips)(board_ctx *dut, const eb_run_item *it, eb_latency *l, eb_error *err);
+    int (*transport)(board_ctx *dut, const eb_run_item *it, eb_entry *e, eb_error *err);
+} run_end_tests;
+
+/* What an end declares (libsigrok's devopts): the dimensions its
+ * config_set takes, by their flags in the dimension table (dims.h: an iperf
+ * option, a radio setting, the link), and whether it takes one value of
+ * one of them on a board. "Can this run?" is one check of the request
+ * against these before anything starts (run_ends_check). */
+typedef struct run_end_decl {
+    unsigned sets; /* dims.h EB_DIM_* flags of the rows config_set takes */
+    /* Whether the end takes row d's value v on board b (NULL: every value
+     * of the rows in sets); false with the reason in why (what the end is,
+     * what it lacks). */
+    bool (*takes)(const eb_run_opts *o, const eb_run_board *b, const eb_dim_desc *d, double v, char *why,
+                  size_t cap);
+} run_end_decl;
+
+/* An end of a test: a driver. The core calls every entry of every end of
+ * a board (a NULL entry: nothing to do); a test kind calls the test that
+ * serves it. An end's own state sits behind board_ctx.priv. */
 typedef struct run_end_ops {
     const char *name;
+    const run_end_decl *decl;
     int (*open)(board_ctx *end, eb_error *err);
     /* Each dimension's value of the item applied to the end (tier and Wi-Fi
-     * among them unless the kind brings its own image: own_tier). */
+     * among them unless the kind brings its own image: own_tier); a row
+     * that sets an end's value calls its config_set. */
     int (*prepare)(board_ctx *end, const eb_run_item *it, bool own_tier, eb_error *err);
+    /* One dimension's value for the next test (a row the end declares). */
+    int (*config_set)(board_ctx *end, const eb_dim_desc *d, double v, eb_error *err);
     /* After a failed attempt, before a retry: a known state (the tier is
      * redone); an error only when the end is gone. */
     int (*ready)(board_ctx *end, eb_error *err);
@@ -223,23 +252,25 @@ typedef struct run_end_ops {
     void (*close)(board_ctx *end);
     /* The end's part of every result of its board (after the kind's start). */
     void (*stamp)(board_ctx *end, const eb_run_item *it, run_result *r);
-    /* The tests it serves: a throughput test with it as the far end of
-     * board dut; round trips from it to dut; the transport test of an
-     * ESP-Hosted pair (on the board itself). */
-    int (*throughput)(board_ctx *dut, const eb_run_item *it, eb_entry *e, eb_error *err);
-    int (*round_trips)(board_ctx *dut, const eb_run_item *it, eb_latency *l, eb_error *err);
-    int (*transport)(board_ctx *dut, const eb_run_item *it, eb_entry *e, eb_error *err);
+    const run_end_tests *tests;
 } run_end_ops;
 
 extern const run_end_ops run_end_board, run_end_hosted, run_end_pc;
-/* The rows a board's ends take: its own (a console, or a host with its
- * co-processor) and its far end's (a peer console, or the PC). */
+/* The rows a board's ends take: its own and its far end's, each the first
+ * row of its list in run_ends.c that wants the board (own: an ESP-Hosted
+ * host, else a console; far: a peer console, an end claiming the board's
+ * far_end URL, else the PC). */
 void run_end_rows(const eb_run_board *b, const run_end_ops **own, const run_end_ops **far);
 /* A context for end (zeroed here) of board b, chip from the profiles. */
 int run_end_init(board_ctx *end, run_shared *sh, eb_run_board *b, const run_end_ops *ops, eb_error *err);
-/* The board's far end (its peer or the PC), made and freed. */
+/* The board's far end (its peer or the PC), made and freed (with the
+ * ends' private state). */
 int run_end_make_far(board_ctx *bc, eb_error *err);
 void run_end_free_far(board_ctx *bc);
+/* Every board's ends against the request: a far_end URL no end claims, a
+ * dimension's value an end cannot take. EB_ECONFIG with one line naming
+ * the board, the end and the dimension. */
+int run_ends_check(const eb_run_opts *o, eb_error *err);
 
 /* ------------------------------------------------------------ test kinds (run_kinds.c) */
 
@@ -301,6 +332,16 @@ void run_dims_key(const eb_run_opts *o, const eb_run_item *it, run_key *k);
 bool run_item_done(run_shared *sh, const eb_run_board *b, const char *chip, const eb_run_item *it);
 /* "-TIER[-TEST]-POINT-rREPEAT": a log file's part naming the item (test NULL: none). */
 void run_dims_tag(const eb_run_opts *o, const eb_run_item *it, const char *test, char *out, size_t cap);
+
+/* ------------------------------------------------------------ run_iperf.c */
+
+/* An end's iperf settings: config_set of the ends that run iperf (the
+ * rows flagged EB_DIM_IPERF); those away from their defaults as the
+ * board's command's options (" -l 1470") or as iperf2's arguments (args
+ * and their values in bufs, at most max; returns how many). */
+int run_iperf_set(board_ctx *end, const eb_dim_desc *d, double v, eb_error *err);
+void run_iperf_options(const board_ctx *end, char *out, size_t cap);
+int run_iperf_argv(const board_ctx *end, const char **args, char (*bufs)[16], int max);
 
 /* ------------------------------------------------------------ what ends and kinds do */
 

@@ -75,18 +75,18 @@ static void entry_failed(run_result *r, const char *why)
 static bool far_throughput(const run_end_ops *own, const run_end_ops *far)
 {
     (void)own;
-    return far->throughput != NULL;
+    return far && far->tests->throughput != NULL;
 }
 
 static int far_throughput_test(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err)
 {
-    return bc->far->ops->throughput(bc, it, &r->e, err);
+    return bc->far->ops->tests->throughput(bc, it, &r->e, err);
 }
 
 /* --latency-under-load: the far end's round trips beside the traffic. */
 static int throughput_test(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err)
 {
-    if (bc->sh->o->latency_under_load && bc->far->ops->round_trips)
+    if (bc->sh->o->latency_under_load && bc->far->ops->tests->round_trips)
         return run_latency_under_load(bc, it, r, far_throughput_test, err);
     return far_throughput_test(bc, it, r, err);
 }
@@ -94,23 +94,23 @@ static int throughput_test(board_ctx *bc, const eb_run_item *it, run_result *r, 
 static bool far_round_trips(const run_end_ops *own, const run_end_ops *far)
 {
     (void)own;
-    return far->round_trips != NULL;
+    return far && far->tests->round_trips != NULL;
 }
 
 static int latency_test(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err)
 {
-    return bc->far->ops->round_trips(bc, it, &r->lat, err);
+    return bc->far->ops->tests->round_trips(bc, it, &r->lat, err);
 }
 
 static bool own_transport(const run_end_ops *own, const run_end_ops *far)
 {
     (void)far;
-    return own->transport != NULL;
+    return own->tests->transport != NULL;
 }
 
 static int transport_test(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err)
 {
-    return bc->ops->transport(bc, it, &r->e, err);
+    return bc->ops->tests->transport(bc, it, &r->e, err);
 }
 
 #define THROUGHPUT_TESTS ((1u << EB_TEST_COUNT) - 1)
@@ -138,7 +138,14 @@ const run_kind *run_kind_of(int test)
 
 int run_kinds_check(const eb_run_opts *o, eb_error *err)
 {
+    int rc = run_ends_check(o, err); /* the ends exist and take the request's values */
+    if (rc)
+        return rc;
     unsigned tests = o->tests ? o->tests : THROUGHPUT_TESTS;
+    if (o->latency_under_load && !(tests & THROUGHPUT_TESTS))
+        return eb_fail(err, EB_ECONFIG, "--latency-under-load probes round trips beside a throughput test, and "
+                       "--tests has none (latency alone is the idle test): add tcp_tx, tcp_rx, udp_tx or udp_rx, "
+                       "or drop --latency-under-load");
     for (int b = 0; b < o->n_boards; b++) {
         const eb_run_board *bd = &o->boards[b];
         const run_end_ops *own, *far;
@@ -149,7 +156,7 @@ int run_kinds_check(const eb_run_opts *o, eb_error *err)
                 return eb_fail(err, EB_ECONFIG, "%s%s%s", bd->name[0] && o->n_boards > 1 ? bd->name : "",
                                bd->name[0] && o->n_boards > 1 ? ": " : "", k->cannot);
         }
-        if (o->latency_under_load && !far->round_trips)
+        if (o->latency_under_load && !far->tests->round_trips)
             return eb_fail(err, EB_ECONFIG, "%s%s--latency-under-load probes round trips from the PC beside its "
                            "traffic, not between two boards: drop it or the peer (--peer-*, a lab board's peer:)",
                            bd->name[0] && o->n_boards > 1 ? bd->name : "", bd->name[0] && o->n_boards > 1 ? ": " : "");

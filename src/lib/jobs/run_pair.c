@@ -170,6 +170,7 @@ static void side_init(pair_side *s, board_ctx *bc, const eb_run_item *it, bool s
     s->cfg.udp = eb_run_test_is_udp(it->test);
     s->cfg.time_s = o->duration_s;
     s->cfg.interval_s = o->interval_s;
+    run_iperf_options(bc, s->cfg.options, sizeof s->cfg.options);
     s->boots = eb_console_boot(bc->con)->boots;
 }
 

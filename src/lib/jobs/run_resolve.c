@@ -114,6 +114,8 @@ static int network_defaults(const eb_run_request *rq, eb_run_opts *o, eb_run_set
         o->ssid = "ethernet";
     if (!o->ssid)
         return run_bad_request(st, err, "--ssid is required (or ap.ssid in the lab file)");
+    for (int i = 0; i < o->n_boards && rq->far_end; i++) /* an end driver claims it (run_ends.c) */
+        snprintf(o->boards[i].far_end, sizeof o->boards[i].far_end, "%s", rq->far_end);
     for (int i = 0; i < o->n_boards && !rq->sim && !rq->qemu; i++) {
         /* Board to board: the PC drives the consoles only, no iperf end of its own. */
         bool pair = o->boards[i].peer.chip[0] || (!rq->lab_file && (rq->peer_port || rq->peer_chip));

@@ -403,7 +403,8 @@ static int espbench_iperf_start(const eb_console_driver *drv, eb_console *c,
     if (cfg->udp)
         n += snprintf(cmd + n, sizeof cmd - (size_t)n, " -u");
     if (cfg->board_sends && cfg->udp && cfg->udp_rate_mbps > 0)
-        snprintf(cmd + n, sizeof cmd - (size_t)n, " -b %gm", cfg->udp_rate_mbps);
+        n += snprintf(cmd + n, sizeof cmd - (size_t)n, " -b %gm", cfg->udp_rate_mbps);
+    snprintf(cmd + n, sizeof cmd - (size_t)n, "%s", cfg->options);
     struct start_ctx s = {drv, cfg, run};
     int rc = command(c, cmd, NULL, 0, start_line, &s, d, err);
     /* The firmware refusing an option refuses it again on a retry. */

@@ -245,10 +245,12 @@ static int stock_iperf_start(const eb_console_driver *drv, eb_console *c, const 
     if (cfg->board_sends && cfg->udp && cfg->udp_rate_mbps > 0 && desc->bw_fmt) {
         n += snprintf(cmd + n, sizeof cmd - (size_t)n, " ");
         if (desc->bw_integer)
-            snprintf(cmd + n, sizeof cmd - (size_t)n, desc->bw_fmt, (int)ceil(cfg->udp_rate_mbps));
+            n += snprintf(cmd + n, sizeof cmd - (size_t)n, desc->bw_fmt, (int)ceil(cfg->udp_rate_mbps));
         else
-            snprintf(cmd + n, sizeof cmd - (size_t)n, desc->bw_fmt, cfg->udp_rate_mbps);
+            n += snprintf(cmd + n, sizeof cmd - (size_t)n, desc->bw_fmt, cfg->udp_rate_mbps);
     }
+    if (n >= 0 && (size_t)n < sizeof cmd)
+        snprintf(cmd + n, sizeof cmd - (size_t)n, "%s", cfg->options);
     int rc = eb_console_send(c, cmd, d, err);
     if (rc)
         return rc;
