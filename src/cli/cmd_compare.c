@@ -1,4 +1,5 @@
 /* espbench compare: the regression gate. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -81,6 +82,8 @@ static int compare_idf_ci(int n_files, char **files, const char *header, const c
     eb_results all;
     eb_results_init(&all);
     int rc = eb_file_read(header, 1 << 20, "ESP-IDF's idf_performance_target.h", &text, &err);
+    if (rc == EB_EIO && errno == ENOENT) /* a wrong path on the command line: bad input, as a RESULTS file's */
+        rc = err.code = EB_ECONFIG;
     if (!rc)
         rc = eb_idf_thresholds_parse((const char *)text.data, text.len, header, &th, &err);
     if (!rc)

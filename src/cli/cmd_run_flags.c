@@ -124,8 +124,8 @@ const char cmd_run_usage[] =
     "                        firmware, espbench for the espbench firmware); given, the first\n"
     "                        tier's image is flashed before the console opens (empty flash)\n"
     "\n"
-    "exit: 0 all tests done; 2 usage/config; 3 device, network or iperf error (finished\n"
-    "results kept); 4 interrupted (results kept; continue with --resume).\n";
+    "exit: 0 all tests done; 2 usage/config; 3 device (board or lab instrument), network or\n"
+    "iperf error (finished results kept); 4 interrupted (results kept; continue with --resume).\n";
 
 /* ------------------------------------------------------------ arguments */
 

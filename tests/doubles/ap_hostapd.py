@@ -20,6 +20,12 @@ digits> (no newline), and every other command must come as
 "COOKIE=<hex> CMD"; one without the right cookie is dropped unanswered
 (hostapd ctrl_iface.c).
 
+A disabled interface's STATUS has state=DISABLED, freq=0 and channel=0.
+Faults (--fault, comma-separated):
+  set-fail:CH      SET channel CH answers FAIL (a channel the driver does not allow)
+  enable-down:CH   ENABLE onto channel CH answers OK, but the interface stays
+                   DISABLED (hostapd answers before the driver refuses it)
+
 Each ENABLE is logged (--log) with the settings the interface runs."""
 import argparse
 import os
@@ -42,7 +48,9 @@ def main():
     p.add_argument("--ready", help="with --udp: file to write the port to")
     p.add_argument("--ssid", default="bench-ap")
     p.add_argument("--log")
+    p.add_argument("--fault", default="", help="set-fail:CH,enable-down:CH")
     a = p.parse_args()
+    faults = dict(f.split(":", 1) for f in a.fault.split(",") if f)
     conf = {"hw_mode": "g", "channel": "6", "ieee80211n": "1", "ht_capab": "", "vht_oper_chwidth": "0"}
     enabled = True
     cookie = ""
@@ -87,7 +95,9 @@ def main():
             out = "PONG\n"
         elif words[0] == "SET" and len(words) >= 2:
             name, v = words[1], words[2] if len(words) > 2 else ""
-            if valid(name, v):
+            if name == "channel" and faults.get("set-fail") == v:
+                out = "FAIL\n"
+            elif valid(name, v):
                 conf[name] = v
                 out = "OK\n"
             else:
@@ -97,12 +107,12 @@ def main():
             if enabled == want:
                 out = "FAIL\n"
             else:
-                enabled = want
+                enabled = want and faults.get("enable-down") != conf["channel"]
                 out = "OK\n"
                 if want:
-                    log_event(a.log, device="hostapd", event="enable", conf=dict(conf))
+                    log_event(a.log, device="hostapd", event="enable", conf=dict(conf), up=enabled)
         elif cmd == "STATUS":
-            ch = int(conf["channel"])
+            ch = int(conf["channel"]) if enabled else 0
             sec = 0
             if "[HT40+]" in conf["ht_capab"]:
                 sec = 1
@@ -110,7 +120,7 @@ def main():
                 sec = -1
             out = "state=%s\nphy=phy0\nfreq=%d\nnum_sta_non_erp=0\nchannel=%d\nsecondary_channel=%d\n" \
                   "ieee80211n=%s\nieee80211ac=%d\nvht_oper_chwidth=%s\nbss[0]=wlan0\nssid[0]=%s\nnum_sta[0]=0\n" % (
-                      "ENABLED" if enabled else "DISABLED", freq_of(ch), ch, sec, conf["ieee80211n"],
+                      "ENABLED" if enabled else "DISABLED", freq_of(ch) if ch else 0, ch, sec, conf["ieee80211n"],
                       1 if conf["hw_mode"] == "a" else 0, conf["vht_oper_chwidth"], a.ssid)
         else:
             out = "UNKNOWN COMMAND\n"

@@ -10,6 +10,9 @@ network object; OpenWrt's "ubus" and "rpcd" documentation):
   uci.commit {config}                  -> [0]
   network.reload {}                    -> [0]  (what `wifi reload` runs: the radio restarts with the
                                                 committed wireless configuration)
+  network.wireless.status {}           -> [0, {"radio0": {"up": true, "pending": false, "autostart": true,
+                                                "disabled": false, "config": {...}, "interfaces": [...]}}]
+                                                (netifd wireless.c: what the radio runs since the last reload)
 
 A call under an unknown or expired session answers the JSON-RPC error
 -32002 "Access denied"; an unknown object -32000 "Object not found", an
@@ -20,6 +23,9 @@ Power: with --power-state FILE --outlet N the AP answers only while the
 power switch double says its outlet is on; unpowered, a connection is
 closed without a word (nothing on the other end).
 --expire-after N: the session expires after N calls (to test re-login).
+--fault down:CH: a reload onto channel CH leaves the radio down (netifd
+says up: false, as when the driver refuses the channel); the next reload
+onto another channel brings it up.
 Each reload is logged (--log) with the radio's settings."""
 import argparse
 import json
@@ -40,6 +46,8 @@ class AP:
         self.committed = {"radio0": {".type": "wifi-device", "type": "mac80211", "band": "2g", "channel": "1",
                                      "htmode": "HT20", "txpower": "20"}}
         self.staged = {}
+        self.running = {k: dict(v) for k, v in self.committed.items()}
+        self.up = True
         self.sessions = {}
         self.lock = threading.Lock()
 
@@ -64,9 +72,24 @@ class AP:
         if obj == "network":
             if method != "reload":
                 return {"code": -32601, "message": "Method not found"}
+            self.running = {k: dict(v) for k, v in self.committed.items()}
+            fault = self.a.fault or ""
+            self.up = not (fault.startswith("down:") and self.running["radio0"].get("channel") == fault[5:])
             log_event(self.a.log, device="openwrt", name=self.a.name, event="reload",
-                      radio=self.committed.get("radio0"))
+                      radio=self.committed.get("radio0"), up=self.up)
             return [0]
+        if obj == "network.wireless":
+            if method != "status":
+                return {"code": -32601, "message": "Method not found"}
+            out = {}
+            for sec, conf in self.running.items():
+                cfg = {k: v for k, v in conf.items() if not k.startswith(".") and k != "type"}
+                if "txpower" in cfg:
+                    cfg["txpower"] = int(cfg["txpower"])  # netifd's schema: an int
+                out[sec] = {"up": self.up, "pending": False, "autostart": True, "disabled": False,
+                            "config": cfg, "interfaces": [{"section": "default_" + sec, "ifname": "wlan0",
+                                                           "config": {"mode": "ap", "ssid": "bench-ap"}}]}
+            return [0, out]
         return {"code": -32000, "message": "Object not found"}
 
     def uci(self, method, args):
@@ -135,6 +158,7 @@ def main():
     p.add_argument("--power-state")
     p.add_argument("--outlet", type=int, default=0)
     p.add_argument("--expire-after", type=int, default=0)
+    p.add_argument("--fault", help="down:CH")
     p.add_argument("--log")
     p.add_argument("--ready")
     a = p.parse_args()

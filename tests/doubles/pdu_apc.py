@@ -19,6 +19,9 @@ Log" and the prompt "> "; ESC goes one menu back, a choice that is not in
 the menu shows the menu again. On connecting it offers to echo and to
 suppress go-ahead (IAC WILL ECHO, IAC WILL SGA), as the card does.
 
+--fault stuck:N: outlet N says "Command successfully issued." but stays as
+it is (its menu's State line shows the truth).
+
 The outlets' states are written to --state (JSON) for the AP doubles it
 powers, and each change is logged (--log)."""
 import argparse
@@ -175,7 +178,8 @@ class Console(socketserver.StreamRequestHandler):
         if yes.strip().upper() == "YES":
             a = self.server.args
             with LOCK:
-                OUTLETS[n] = on
+                if a.fault != "stuck:%d" % n:
+                    OUTLETS[n] = on
                 write_power(a.state, OUTLETS)
             log_event(a.log, device="apc", event="outlet", outlet=n, on=on)
             self.send("\r\n\r\n        Command successfully issued.\r\n")
@@ -194,6 +198,7 @@ def main():
     p.add_argument("--user", default="apc")
     p.add_argument("--password-env", required=True)
     p.add_argument("--state")
+    p.add_argument("--fault", default="", help="stuck:N")
     p.add_argument("--log")
     p.add_argument("--ready")
     a = p.parse_args()

@@ -8,6 +8,9 @@ password is set):
   an unknown command              {"Command":"Unknown"}
   a wrong or missing password     {"WARNING":"Need user=<username>&password=<password>"}
 
+--fault stuck:N: relay N stays as it is whatever the command (a welded
+contact); every answer reports its real state.
+
 The relays' states go to --state (JSON) for the AP doubles it powers; each
 change is logged (--log)."""
 import argparse
@@ -53,7 +56,9 @@ def handler(a, relays, lock):
                 return self.reply({"Command": "Unknown"})
             with lock:
                 act = (m.group(2) or "").lower()
-                if act in ("on", "1"):
+                if a.fault == "stuck:%d" % n:
+                    pass
+                elif act in ("on", "1"):
                     relays[n] = True
                 elif act in ("off", "0"):
                     relays[n] = False
@@ -73,6 +78,7 @@ def main():
     p.add_argument("--relays", type=int, default=4)
     p.add_argument("--password-env")
     p.add_argument("--state")
+    p.add_argument("--fault", default="", help="stuck:N")
     p.add_argument("--log")
     p.add_argument("--ready")
     a = p.parse_args()

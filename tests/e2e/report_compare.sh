@@ -31,6 +31,12 @@ expect_rc 2 "$ESPBENCH" compare "$BASE" "$T/missing.json" 2> /dev/null
 expect_rc 2 "$ESPBENCH" compare "$BASE" "$FIXTURES_DIR/results/bad-mean-type.json" 2> /dev/null
 expect_rc 2 "$ESPBENCH" compare "$BASE" "$T/rerun.json" --max-drop lots 2> /dev/null
 expect_rc 2 "$ESPBENCH" compare "$BASE" 2> /dev/null
+# a missing file is bad input (exit 2) whichever file it is: results or --idf-thresholds' header
+expect_rc 2 "$ESPBENCH" compare --idf-thresholds "$T/missing.h" "$BASE" 2> "$T/err.txt"
+[ "$(cat "$T/err.txt")" = "espbench: $T/missing.h: cannot read: No such file or directory" ] || { cat "$T/err.txt"; exit 1; }
+printf '#define IDF_PERFORMANCE_MIN_TCP_TX_THROUGHPUT 40\n' > "$T/target.h"
+expect_rc 2 "$ESPBENCH" compare --idf-thresholds "$T/target.h" "$T/missing.json" 2> "$T/err.txt"
+[ "$(cat "$T/err.txt")" = "espbench: $T/missing.json: cannot read: No such file or directory" ] || { cat "$T/err.txt"; exit 1; }
 
 python3 - "$T/same.xml" "$T/drop.xml" <<'PY'
 import sys

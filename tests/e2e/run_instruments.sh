@@ -52,7 +52,15 @@ bg python3 "$D/ap_openwrt.py" --name ap2 --password-env OWRT_PASS --power-state 
     --expire-after 3 --log "$T/ap2.log" --ready "$T/ap2.json"
 bg python3 "$D/ap_hostapd.py" --socket "$T/hostapd-wlan0" --log "$T/ap3.log"
 bg python3 "$D/ap_hostapd.py" --udp 0 --ready "$T/ap4.json" --log "$T/ap4.log"
-for f in att.tty att-garbage.tty att-silent.tty mc.json mc-busy.json wein.json ap1.json ap2.json hostapd-wlan0 ap4.json; do
+# misbehaving ones: a channel refused at SET, one that does not come up, a radio netifd leaves down,
+# switches whose outlet does not follow
+bg python3 "$D/ap_hostapd.py" --socket "$T/hostapd-wlan5" --fault set-fail:1
+bg python3 "$D/ap_hostapd.py" --socket "$T/hostapd-wlan6" --fault enable-down:1
+bg python3 "$D/ap_openwrt.py" --name ap7 --password-env OWRT_PASS --fault down:6 --ready "$T/ap7.json"
+bg python3 "$D/power_tasmota.py" --password-env TAS_PASS --fault stuck:3 --ready "$T/tas-stuck.json"
+bg python3 "$D/pdu_apc.py" --password-env APC_PASS --fault stuck:4 --ready "$T/apc-stuck.json"
+for f in att.tty att-garbage.tty att-silent.tty mc.json mc-busy.json wein.json ap1.json ap2.json hostapd-wlan0 ap4.json \
+    hostapd-wlan5 hostapd-wlan6 ap7.json tas-stuck.json apc-stuck.json; do
     wait_file "$T/$f"
 done
 
@@ -214,7 +222,46 @@ has "espbench: power plug2 (tasmota http://127.0.0.1:$(port_of "$T/tas.json" htt
 ! grep -rq -e "$OWRT_PASS" -e "$APC_PASS" -e "$TAS_PASS" "$T/chan" "$T/bw" "$T/hostapd" || fail "a password in the results or logs"
 ! grep -q -e AddressSanitizer -e 'runtime error:' "$T/last.out" || fail "sanitizer report"
 
+# 7b. An instrument that did not take its setting: every AP and power switch
+# setting is read back; a mismatch or a refusal fails that point in one line
+# naming the instrument, what was asked and what it reports; the sweep goes
+# on to the next point; a device failure exits 3 whatever the instrument.
+lab "{name: ap5, kind: ap, driver: hostapd, address: \"$T/hostapd-wlan5\"}" \
+    "{name: ap6, kind: ap, driver: hostapd, address: \"$T/hostapd-wlan6\"}" \
+    "{name: ap7, kind: ap, driver: openwrt, address: \"http://127.0.0.1:$(port_of "$T/ap7.json" http)\", password_env: OWRT_PASS}" \
+    "{name: plug9, kind: power, driver: tasmota, address: \"http://127.0.0.1:$(port_of "$T/tas-stuck.json" http)\", password_env: TAS_PASS}" \
+    "{name: pdu9, kind: power, driver: apc, address: \"127.0.0.1:$(port_of "$T/apc-stuck.json" telnet)\", password_env: APC_PASS}" \
+    "{name: ap8, kind: ap, driver: hostapd, address: \"$T/hostapd-wlan0\", power: \"plug9:3\"}" \
+    "{name: ap9, kind: ap, driver: hostapd, address: \"$T/hostapd-wlan0\", power: \"pdu9:4\"}"
+newport
+expect_rc 3 timeout 120 "$ESPBENCH" "${RUN[@]}" --ap ap5 --sweep channel=1,6 --out "$T/apfail"
+has "FAILED: ap ap5 (hostapd $T/hostapd-wlan5): SET channel 1 answered \"FAIL\""
+has "dut: sweep channel = 6: ap5 reports band 2g, channel 6, 20 MHz"
+has "1 tests done, 0 skipped, 1 failed of 2"
+json_check "$T/apfail" '[(e["provenance"]["sweep_value"], e["status"]) for e in r["entries"]] == [(1, "failed"), (6, "ok")]'
+json_check "$T/apfail" "r['entries'][0]['error'] == 'ap ap5 (hostapd $T/hostapd-wlan5): SET channel 1 answered \"FAIL\"'"
+newport
+expect_rc 3 timeout 120 "$ESPBENCH" "${RUN[@]}" --ap ap6 --sweep channel=1,6 --out "$T/apdown"
+has "FAILED: ap ap6 (hostapd $T/hostapd-wlan6): asked for band 2g, channel 1; it reports state DISABLED, no band, channel 0"
+has "dut: sweep channel = 6: ap6 reports band 2g, channel 6, 20 MHz"
+! grep -q "reports band , channel 0" "$T/last.out" || fail "a point measured on an AP that is not on the air"
+json_check "$T/apdown" '[(e["provenance"]["sweep_value"], e["status"]) for e in r["entries"]] == [(1, "failed"), (6, "ok")]'
+newport
+expect_rc 3 timeout 120 "$ESPBENCH" "${RUN[@]}" --ap ap7 --sweep channel=6,11 --out "$T/owrtdown"
+has "FAILED: ap ap7 (openwrt http://127.0.0.1:$(port_of "$T/ap7.json" http)): asked for band 2g, channel 6; it reports state down, band 2g, channel 6"
+json_check "$T/owrtdown" '[e["status"] for e in r["entries"]] == ["failed", "ok"]'
+newport
+expect_rc 3 timeout 60 "$ESPBENCH" "${RUN[@]}" --ap ap8 --out "$T/stuck1"
+has "espbench: power plug9 (tasmota http://127.0.0.1:$(port_of "$T/tas-stuck.json" http)): switched outlet 3 on; it reports it off"
+newport
+expect_rc 3 timeout 60 "$ESPBENCH" "${RUN[@]}" --ap ap9 --out "$T/stuck2"
+has "espbench: power pdu9 (apc 127.0.0.1:$(port_of "$T/apc-stuck.json" telnet)): switched outlet 4 on; it reports it off"
+# a point the AP's family cannot take is said before anything runs (exit 2), as an attenuator's range
+expect_rc 2 timeout 60 "$ESPBENCH" "${RUN[@]}" --ap ap1 --sweep bandwidth=20,80 --out "$T/nohtmode"
+has "espbench: ap ap1 (openwrt http://127.0.0.1:$(port_of "$T/ap1.json" http)): no htmode for 80 MHz on band 2g"
+
 # 8. Lab file errors point at the file, line and column.
+lab
 cp "$T/lab.yaml" "$T/bad-lab.yaml"
 echo "  - {name: att7, kind: attenuator, driver: weinschel, address: /dev/ttyUSB7}" >> "$T/bad-lab.yaml"
 expect_rc 2 "$ESPBENCH" run --lab "$T/bad-lab.yaml" --tier iperf --out "$T/x"

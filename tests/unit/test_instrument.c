@@ -202,16 +202,79 @@ static void test_tasmota_and_hostapd(void **state)
     assert_int_equal(eb_tasmota_power_reply("{\"POWER\":\"OFF\"}", 2, why, sizeof why), -1);
     assert_int_equal(eb_tasmota_power_reply("{\"Command\":\"Unknown\"}", 1, why, sizeof why), -1);
     assert_string_equal(why, "Command Unknown");
-    int ch, bw;
-    char band[8];
+    eb_ap_settings st;
+    eb_ap_settings_init(&st);
     eb_hostapd_status("state=ENABLED\nfreq=5180\nchannel=36\nsecondary_channel=1\nieee80211n=1\n"
-                      "vht_oper_chwidth=0\n", &ch, band, sizeof band, &bw);
-    assert_int_equal(ch, 36);
-    assert_string_equal(band, "5g");
-    assert_int_equal(bw, 40);
-    eb_hostapd_status("freq=2437\nchannel=6\nsecondary_channel=0\nvht_oper_chwidth=1", &ch, band, sizeof band, &bw);
-    assert_int_equal(bw, 80);
-    assert_string_equal(band, "2g");
+                      "vht_oper_chwidth=0\n", &st);
+    assert_int_equal(st.channel, 36);
+    assert_string_equal(st.band, "5g");
+    assert_int_equal(st.bandwidth_mhz, 40);
+    assert_string_equal(st.state, "ENABLED");
+    assert_true(st.on_air);
+    eb_hostapd_status("state=HT_SCAN\nfreq=2437\nchannel=6\nsecondary_channel=0\nvht_oper_chwidth=1", &st);
+    assert_int_equal(st.bandwidth_mhz, 80);
+    assert_string_equal(st.band, "2g");
+    assert_false(st.on_air);
+    assert_true(eb_hostapd_state_settling(st.state));
+    /* a disabled interface: no frequency, channel 0 */
+    eb_hostapd_status("state=DISABLED\nphy=phy0\nfreq=0\nchannel=0\nsecondary_channel=0\n", &st);
+    assert_string_equal(st.band, "");
+    assert_int_equal(st.bandwidth_mhz, 0);
+    assert_false(st.on_air);
+    assert_false(eb_hostapd_state_settling("DISABLED"));
+}
+
+static void test_readback_compare(void **state)
+{
+    (void)state;
+    eb_ap_settings want, got;
+    eb_ap_settings_init(&want);
+    eb_ap_settings_init(&got);
+    snprintf(want.band, sizeof want.band, "2g");
+    want.channel = 6;
+    snprintf(got.state, sizeof got.state, "DISABLED");
+    char why[200];
+    assert_false(eb_ap_settings_match(&want, &got, why, sizeof why));
+    assert_string_equal(why, "asked for band 2g, channel 6; it reports state DISABLED, no band, channel 0");
+    /* on the air with what was asked: a match; other fields are not compared */
+    snprintf(got.state, sizeof got.state, "ENABLED");
+    got.on_air = true;
+    snprintf(got.band, sizeof got.band, "2g");
+    got.channel = 6;
+    got.bandwidth_mhz = 40;
+    assert_true(eb_ap_settings_match(&want, &got, why, sizeof why));
+    assert_string_equal(why, "");
+    want.bandwidth_mhz = 20;
+    want.txpower_dbm = 15;
+    got.txpower_dbm = 20;
+    assert_false(eb_ap_settings_match(&want, &got, why, sizeof why));
+    assert_string_equal(why, "asked for band 2g, channel 6, 20 MHz, 15 dBm; it reports state ENABLED, band 2g, "
+                             "channel 6, 40 MHz, 20 dBm");
+    /* netifd's network.wireless status */
+    bool pending = false;
+    eb_ap_settings_init(&got);
+    assert_int_equal(eb_openwrt_wireless_status("{\"radio0\":{\"up\":true,\"pending\":false,\"autostart\":true,"
+                                                "\"disabled\":false,\"config\":{\"band\":\"5g\",\"channel\":\"36\","
+                                                "\"htmode\":\"VHT40\",\"txpower\":15},\"interfaces\":[]}}",
+                                                "radio0", &got, &pending), 0);
+    assert_true(got.on_air);
+    assert_false(pending);
+    assert_string_equal(got.state, "up");
+    assert_string_equal(got.band, "5g");
+    assert_int_equal(got.channel, 36);
+    assert_int_equal(got.bandwidth_mhz, 40);
+    assert_true(got.txpower_dbm == 15);
+    eb_ap_settings_init(&got);
+    assert_int_equal(eb_openwrt_wireless_status("{\"radio0\":{\"up\":false,\"pending\":true,\"config\":{}}}",
+                                                "radio0", &got, &pending), 0);
+    assert_true(pending);
+    assert_false(got.on_air);
+    assert_string_equal(got.state, "pending");
+    assert_int_equal(eb_openwrt_wireless_status("{\"radio0\":{}}", "radio1", &got, &pending), -1);
+    /* an APC outlet menu's state line */
+    assert_int_equal(eb_apc_outlet_state("     Name         : Outlet 2\r\n     State        : ON\r\n"), 1);
+    assert_int_equal(eb_apc_outlet_state("     State        : OFF\r\n"), 0);
+    assert_int_equal(eb_apc_outlet_state("     1- Control Outlet\r\n"), -1);
 }
 
 static void test_quote_and_password_sources(void **state)
@@ -241,18 +304,22 @@ static void test_quote_and_password_sources(void **state)
                                  "password_file");
 }
 
-/* hostapd's side of the control interface: answers each datagram to its sender. */
+/* hostapd's side of the control interface: answers each datagram to its
+ * sender, with hostapd's state; channel 11 does not come up (ENABLE answers
+ * OK and the interface stays DISABLED, as a driver refusing the channel
+ * leaves it), channel 200 is refused at SET. */
 typedef struct hapd_srv {
     int fd;
     char log[1024];
-    int n;
+    int channel, set_channel;
+    bool enabled;
 } hapd_srv;
 
 static void *hapd_serve(void *arg)
 {
     hapd_srv *h = arg;
     for (;;) {
-        char buf[256];
+        char buf[256], status[200];
         struct sockaddr_un from;
         socklen_t fl = sizeof from;
         ssize_t n = recvfrom(h->fd, buf, sizeof buf - 1, 0, (struct sockaddr *)&from, &fl);
@@ -260,12 +327,31 @@ static void *hapd_serve(void *arg)
             return NULL;
         buf[n] = 0;
         snprintf(h->log + strlen(h->log), sizeof h->log - strlen(h->log), "%s|", buf);
-        const char *out = !strcmp(buf, "STATUS") ? "state=ENABLED\nfreq=5180\nchannel=36\nsecondary_channel=1\n"
-                          : !strncmp(buf, "SET channel 200", 15) ? "FAIL\n"
-                          : !strcmp(buf, "QUIT") ? NULL
-                                                 : "OK\n";
-        if (!out)
+        const char *out = "OK\n";
+        if (!strcmp(buf, "QUIT"))
             return NULL;
+        if (!strcmp(buf, "STATUS")) {
+            if (h->enabled)
+                snprintf(status, sizeof status, "state=ENABLED\nfreq=%d\nchannel=%d\nsecondary_channel=1\n",
+                         h->channel >= 36 ? 5000 + 5 * h->channel : 2407 + 5 * h->channel, h->channel);
+            else
+                snprintf(status, sizeof status, "state=DISABLED\nfreq=0\nchannel=0\n");
+            out = status;
+        } else if (!strncmp(buf, "SET channel ", 12)) {
+            int c = atoi(buf + 12);
+            if (c == 200)
+                out = "FAIL\n";
+            else
+                h->set_channel = c;
+        } else if (!strcmp(buf, "DISABLE") || !strcmp(buf, "ENABLE")) {
+            bool want = !strcmp(buf, "ENABLE");
+            if (want == h->enabled) {
+                out = "FAIL\n";
+            } else {
+                h->enabled = want && h->set_channel != 11;
+                h->channel = h->set_channel;
+            }
+        }
         if (!strcmp(buf, "ENABLE")) /* an unsolicited event first, as an attached monitor would see */
             sendto(h->fd, "<3>AP-ENABLED ", 14, 0, (struct sockaddr *)&from, fl);
         sendto(h->fd, out, strlen(out), 0, (struct sockaddr *)&from, fl);
@@ -279,7 +365,7 @@ static void test_hostapd_driver(void **state)
     int tmp = mkstemp(path);
     close(tmp);
     unlink(path);
-    hapd_srv h = {.fd = socket(AF_UNIX, SOCK_DGRAM, 0)};
+    hapd_srv h = {.fd = socket(AF_UNIX, SOCK_DGRAM, 0), .channel = 1, .set_channel = 1, .enabled = true};
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
     assert_int_equal(bind(h.fd, (struct sockaddr *)&a, sizeof a), 0);
@@ -290,30 +376,50 @@ static void test_hostapd_driver(void **state)
     eb_instr in;
     eb_error err = {0};
     assert_int_equal(eb_instr_open(&in, &s, &err), 0);
-    eb_ap_settings set;
+    eb_ap_settings set, now;
     eb_ap_settings_init(&set);
     snprintf(set.band, sizeof set.band, "5g");
     set.channel = 36;
     set.bandwidth_mhz = 40;
-    assert_int_equal(eb_ap_apply(&in, &set, &err), 0);
+    assert_int_equal(eb_ap_apply(&in, &set, &now, &err), 0);
     assert_string_equal(h.log, "SET hw_mode a|SET channel 36|SET ieee80211n 1|SET ht_capab [HT40+]|"
-                               "SET vht_oper_chwidth 0|DISABLE|ENABLE|");
-    eb_ap_settings now;
-    assert_int_equal(eb_ap_read(&in, &now, &err), 0);
+                               "SET vht_oper_chwidth 0|DISABLE|ENABLE|STATUS|STATUS|");
     assert_int_equal(now.channel, 36);
     assert_int_equal(now.bandwidth_mhz, 40);
+    assert_string_equal(now.state, "ENABLED");
+    char want[300];
+    /* a refused SET is the device's refusal: EB_EIO, as an attenuator's */
     set.channel = 200;
     set.bandwidth_mhz = 0;
-    assert_int_equal(eb_ap_apply(&in, &set, &err), EB_ECONFIG);
-    char want[300];
+    assert_int_equal(eb_ap_apply(&in, &set, &now, &err), EB_EIO);
     snprintf(want, sizeof want, "ap ap3 (hostapd %s): SET channel 200 answered \"FAIL\"", path);
     assert_string_equal(err.msg, want);
+    /* a setting the family does not have: said without asking the device */
+    h.log[0] = 0;
     set.channel = 0;
     set.txpower_dbm = 10;
-    assert_int_equal(eb_ap_apply(&in, &set, &err), EB_ECONFIG);
+    assert_int_equal(eb_ap_check(&in, &set, &err), EB_ECONFIG);
+    assert_int_equal(eb_ap_apply(&in, &set, &now, &err), EB_ECONFIG);
     snprintf(want, sizeof want, "ap ap3 (hostapd %s): hostapd has no transmit power setting (it is the radio "
              "driver's: iw dev IFACE set txpower)", path);
     assert_string_equal(err.msg, want);
+    assert_string_equal(h.log, "");
+    /* ENABLE answered OK, but the interface stayed down: the read-back says so */
+    set.txpower_dbm = NAN;
+    snprintf(set.band, sizeof set.band, "2g");
+    set.channel = 11;
+    assert_int_equal(eb_ap_apply(&in, &set, &now, &err), EB_EIO);
+    snprintf(want, sizeof want, "ap ap3 (hostapd %s): asked for band 2g, channel 11; it reports state DISABLED, "
+             "no band, channel 0", path);
+    assert_string_equal(err.msg, want);
+    assert_false(now.on_air);
+    /* the next point: DISABLE is refused (already down), the interface comes up with it */
+    h.log[0] = 0;
+    set.channel = 6;
+    assert_int_equal(eb_ap_apply(&in, &set, &now, &err), 0);
+    assert_string_equal(h.log, "SET hw_mode g|SET channel 6|DISABLE|STATUS|ENABLE|STATUS|STATUS|");
+    assert_int_equal(now.channel, 6);
+    assert_string_equal(now.band, "2g");
     eb_instr_close(&in);
     int c = socket(AF_UNIX, SOCK_DGRAM, 0);
     sendto(c, "QUIT", 4, 0, (struct sockaddr *)&a, sizeof a);
@@ -333,6 +439,7 @@ int main(void)
         cmocka_unit_test(test_minicircuits_replies),
         cmocka_unit_test(test_ubus_replies),
         cmocka_unit_test(test_tasmota_and_hostapd),
+        cmocka_unit_test(test_readback_compare),
         cmocka_unit_test(test_quote_and_password_sources),
         cmocka_unit_test(test_hostapd_driver),
     };

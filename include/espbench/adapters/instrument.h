@@ -15,19 +15,14 @@
 #include <stddef.h>
 
 #include "espbench/base/error.h"
+#include "espbench/formats/instr_proto.h"
 #include "espbench/formats/lab.h"
 
 #define EB_INSTR_TIMEOUT_MS 5000
 
 typedef struct eb_instr eb_instr;
 
-/* An access point's radio settings; unset fields are "" / 0 / NAN. */
-typedef struct eb_ap_settings {
-    char band[8];          /* "2g", "5g" (OpenWrt's band names) */
-    int channel;           /* 0 = unset */
-    int bandwidth_mhz;     /* 20, 40, 80; 0 = unset */
-    double txpower_dbm;    /* NAN = unset */
-} eb_ap_settings;
+/* eb_ap_settings: formats/instr_proto.h */
 
 void eb_ap_settings_init(eb_ap_settings *s);
 
@@ -45,8 +40,12 @@ typedef struct eb_atten_ops {
 typedef struct eb_ap_ops {
     const char *driver;
     int (*open)(eb_instr *in, eb_error *err);
+    /* Whether the family can take s at all, without asking the device
+     * (EB_ECONFIG with why): the run checks every point before it starts. */
+    int (*check)(const eb_instr *in, const eb_ap_settings *s, eb_error *err);
     /* Applies the set fields of s and makes them take effect (the radio
-     * restarts: stations are dropped and must reconnect). */
+     * restarts: stations are dropped and must reconnect); returns once the
+     * radio has left its transient states or the driver's deadline passed. */
     int (*apply)(eb_instr *in, const eb_ap_settings *s, eb_error *err);
     /* What the AP reports it runs (unset where it does not say). */
     int (*read)(eb_instr *in, eb_ap_settings *out, eb_error *err);
@@ -58,6 +57,7 @@ typedef struct eb_power_ops {
     int max_outlet;
     int (*open)(eb_instr *in, eb_error *err);
     int (*set)(eb_instr *in, int outlet, bool on, eb_error *err);
+    int (*get)(eb_instr *in, int outlet, bool *on, eb_error *err); /* the outlet's state as the switch reports it */
     void (*close)(eb_instr *in);
 } eb_power_ops;
 
@@ -88,12 +88,23 @@ void eb_instr_close(eb_instr *in);
 /* "attenuator att1 (idf-serial /dev/ttyUSB3)" for messages. */
 void eb_instr_label(const eb_instr *in, char *out, size_t cap);
 
-/* Sets and reads back: EB_ECONFIG when db is outside the family's range or
- * the device refuses it, EB_EIO when it does not answer or answers other
- * than its protocol says. *got = what the device reports after the set. */
+/* Every setting is made, read back from the device and compared, the
+ * attenuators' as the others'. The codes are the same for every kind:
+ * EB_ECONFIG for what is known before the device is asked (a value outside
+ * the family's range, a setting it does not have; credentials refused at
+ * open), EB_EIO for everything the device does: no answer, an answer its
+ * protocol does not have, a refusal, or a read-back other than what was
+ * asked, said in one line with both:
+ *   ap ap3 (hostapd /run/hostapd/wlan0): asked for band 2g, channel 6; it reports state DISABLED, no band, channel 0
+ * eb_atten_set: *got = what the device reports after the set. */
 int eb_atten_set(eb_instr *in, double db, double *got, eb_error *err);
-int eb_ap_apply(eb_instr *in, const eb_ap_settings *s, eb_error *err);
+/* Checks s against the driver (no exchange), applies it, reads the AP back
+ * into *got (what it reports, also when that differs) and compares: the
+ * radio must be on the air with every field s sets. */
+int eb_ap_check(const eb_instr *in, const eb_ap_settings *s, eb_error *err);
+int eb_ap_apply(eb_instr *in, const eb_ap_settings *s, eb_ap_settings *got, eb_error *err);
 int eb_ap_read(eb_instr *in, eb_ap_settings *out, eb_error *err);
+/* Switches the outlet, then reads its state back from the switch. */
 int eb_power_set(eb_instr *in, int outlet, bool on, eb_error *err);
 
 /* For the drivers (instr_*.c): a failure with the instrument's label in

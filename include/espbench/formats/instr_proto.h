@@ -8,6 +8,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* An access point's radio settings; unset fields are "" / 0 / NAN. What an
+ * AP reports also has its radio's state in its own words (hostapd's
+ * "ENABLED", OpenWrt's "up") and whether that is a radio on the air. */
+typedef struct eb_ap_settings {
+    char band[8];          /* "2g", "5g" (OpenWrt's band names) */
+    int channel;           /* 0 = unset */
+    int bandwidth_mhz;     /* 20, 40, 80; 0 = unset */
+    double txpower_dbm;    /* NAN = unset */
+    char state[24];        /* reported: the radio's state, "" = not said */
+    bool on_air;           /* reported: the radio serves with these settings */
+} eb_ap_settings;
+
+/* Whether got (what the AP reports) is want: on the air, with every field
+ * want sets. If not, why = "asked for band 2g, channel 6; it reports state
+ * DISABLED, no band, channel 0" (the fields want sets, both sides). */
+bool eb_ap_settings_match(const eb_ap_settings *want, const eb_ap_settings *got, char *why, size_t cap);
+
 /* ESP-IDF's serial attenuator (esp-idf tools/ci/python_packages/
  * idf_iperf_test_util/Attenuator.py): 9600 baud, command
  * 7E 7E 10 <att> <0x10+att>, answer 7E 7E 20 <att> 00 <0x20+att>, att 0..62 dB. */
@@ -55,8 +72,24 @@ int eb_openwrt_htmode_mhz(const char *htmode);
 int eb_tasmota_power_reply(const char *body, int outlet, char *why, size_t cap);
 
 /* hostapd's control interface (hostapd_cli's protocol, wpa_ctrl): "STATUS"
- * answers key=value lines; channel, freq (-> band), secondary_channel and
- * vht_oper_chwidth (-> bandwidth). Unknown keys are skipped. */
-void eb_hostapd_status(const char *text, int *channel, char *band, size_t band_cap, int *bandwidth_mhz);
+ * answers key=value lines; state (on the air when ENABLED), channel, freq
+ * (-> band), secondary_channel and vht_oper_chwidth (-> bandwidth) into out
+ * (the caller initialises it). Unknown keys are skipped. */
+void eb_hostapd_status(const char *text, eb_ap_settings *out);
+/* hostapd's states on the way to ENABLED (hostapd_state_text: COUNTRY_UPDATE,
+ * ACS, HT_SCAN, DFS): the interface has not settled yet. */
+bool eb_hostapd_state_settling(const char *state);
+
+/* OpenWrt's netifd, ubus network.wireless status: {"radio0": {"up": true,
+ * "pending": false, "config": {"channel": "36", "band": "5g", "htmode":
+ * "VHT40", "txpower": 15, ...}, ...}} (netifd wireless.c). The radio's
+ * section into out: state "up", "pending", "down" or "disabled", on the air
+ * when up and not pending. *pending: netifd is still setting it up or down.
+ * Returns -1 when the answer has no such radio. */
+int eb_openwrt_wireless_status(const char *obj, const char *radio, eb_ap_settings *out, bool *pending);
+
+/* An APC Switched Rack PDU's outlet menu (Control Console: "State        :
+ * ON"): 1 on, 0 off, -1 when text has no State line. */
+int eb_apc_outlet_state(const char *text);
 
 #endif

@@ -5,7 +5,8 @@
  *    htmode, txpower: OpenWrt's wireless configuration), uci.commit, then
  *    network.reload, which is what `wifi reload` runs. Nothing to install
  *    on the AP beyond the stock web interface's packages (LuCI uses the same
- *    path). uci.get reads the section back. A session that expired answers
+ *    path). netifd's network.wireless status reads back what the radio runs
+ *    (up, pending, its config; netifd wireless.c), polled while pending. A session that expired answers
  *    JSON-RPC error -32002 "Access denied": logged in again once.
  *  - hostapd: hostapd's control interface, the protocol hostapd_cli speaks
  *    (wpa_ctrl.c: a Unix datagram socket per interface,
@@ -13,7 +14,10 @@
  *    the answer's text; hostapd_cli's `set` and `disable`/`enable`): SET
  *    hw_mode, channel, ieee80211n, ht_capab, vht_oper_chwidth, then DISABLE
  *    and ENABLE so the interface restarts with them (RELOAD would read the
- *    configuration file again and lose them). STATUS reads back. hostapd
+ *    configuration file again and lose them). STATUS reads back (state=,
+ *    polled while hostapd is on its way to ENABLED: HT_SCAN, DFS, ACS,
+ *    COUNTRY_UPDATE; a DISABLE refused because the interface is already
+ *    down is let pass). A FAIL is the device refusing (EB_EIO). hostapd
  *    has no transmit power setting (that is the driver's, through iw).
  *    A hostapd on another machine built with CONFIG_CTRL_IFACE_UDP
  *    (ctrl_interface=udp:8877) takes "udp:HOST:PORT": the same commands as
@@ -126,8 +130,7 @@ static int owrt_call(eb_instr *in, const char *object, const char *method, cJSON
             continue;
         }
         if (status)
-            return eb_instr_fail(in, status == 2 || status == 6 ? EB_ECONFIG : EB_EIO, err,
-                                 "%s.%s answered status %d (%s)", object, method, status,
+            return eb_instr_fail(in, EB_EIO, err, "%s.%s answered status %d (%s)", object, method, status,
                                  status == RPC_ACCESS_DENIED ? "Access denied" : eb_ubus_status_name(status));
         return 0;
     }
@@ -151,6 +154,25 @@ static int owrt_open(eb_instr *in, eb_error *err)
 
 static const char *radio_of(const eb_instr *in) { return in->spec->radio[0] ? in->spec->radio : "radio0"; }
 
+static int owrt_check(const eb_instr *in, const eb_ap_settings *s, eb_error *err)
+{
+    if (s->bandwidth_mhz && !eb_openwrt_htmode(s->band, s->bandwidth_mhz))
+        return eb_instr_fail(in, EB_ECONFIG, err, "no htmode for %d MHz on band %s", s->bandwidth_mhz,
+                             s->band[0] ? s->band : "2g");
+    return 0;
+}
+
+static int owrt_status(eb_instr *in, eb_ap_settings *out, bool *pending, eb_error *err)
+{
+    cJSON *args = cJSON_CreateObject();
+    char obj[8192];
+    int rc = owrt_call(in, "network.wireless", "status", args, obj, sizeof obj, err);
+    cJSON_Delete(args);
+    if (!rc && eb_openwrt_wireless_status(obj, radio_of(in), out, pending) < 0)
+        rc = eb_instr_fail(in, EB_EIO, err, "network.wireless status has no radio %s", radio_of(in));
+    return rc;
+}
+
 static int owrt_apply(eb_instr *in, const eb_ap_settings *s, eb_error *err)
 {
     cJSON *args = cJSON_CreateObject(), *values = cJSON_CreateObject();
@@ -161,16 +183,8 @@ static int owrt_apply(eb_instr *in, const eb_ap_settings *s, eb_error *err)
         snprintf(v, sizeof v, "%d", s->channel);
         cJSON_AddStringToObject(values, "channel", v);
     }
-    if (s->bandwidth_mhz) {
-        const char *ht = eb_openwrt_htmode(s->band, s->bandwidth_mhz);
-        if (!ht) {
-            cJSON_Delete(values);
-            cJSON_Delete(args);
-            return eb_instr_fail(in, EB_ECONFIG, err, "no htmode for %d MHz on band %s", s->bandwidth_mhz,
-                                 s->band[0] ? s->band : "2g");
-        }
-        cJSON_AddStringToObject(values, "htmode", ht);
-    }
+    if (s->bandwidth_mhz) /* owrt_check found it */
+        cJSON_AddStringToObject(values, "htmode", eb_openwrt_htmode(s->band, s->bandwidth_mhz));
     if (isfinite(s->txpower_dbm)) {
         snprintf(v, sizeof v, "%.0f", s->txpower_dbm);
         cJSON_AddStringToObject(values, "txpower", v);
@@ -192,36 +206,24 @@ static int owrt_apply(eb_instr *in, const eb_ap_settings *s, eb_error *err)
     args = cJSON_CreateObject();
     rc = owrt_call(in, "network", "reload", args, obj, sizeof obj, err);
     cJSON_Delete(args);
+    /* netifd sets the radio up again in the background: wait while it says pending */
+    eb_deadline d = eb_deadline_in(EB_AP_SETTLE_MS);
+    for (bool pending = true; !rc && pending && eb_deadline_left_ms(d) > 0;) {
+        eb_ap_settings now;
+        eb_ap_settings_init(&now);
+        rc = owrt_status(in, &now, &pending, err);
+        if (!rc && pending)
+            usleep(EB_AP_POLL_MS * 1000);
+    }
     return rc;
 }
 
+/* What netifd runs (network.wireless status), not what uci holds: a radio
+ * that did not come up says so. */
 static int owrt_read(eb_instr *in, eb_ap_settings *out, eb_error *err)
 {
-    cJSON *args = cJSON_CreateObject();
-    cJSON_AddStringToObject(args, "config", "wireless");
-    cJSON_AddStringToObject(args, "section", radio_of(in));
-    char obj[4096];
-    int rc = owrt_call(in, "uci", "get", args, obj, sizeof obj, err);
-    cJSON_Delete(args);
-    if (rc)
-        return rc;
-    cJSON *r = cJSON_Parse(obj);
-    const cJSON *vals = cJSON_GetObjectItemCaseSensitive(r, "values");
-    const cJSON *band = cJSON_GetObjectItemCaseSensitive(vals, "band"),
-                *ch = cJSON_GetObjectItemCaseSensitive(vals, "channel"),
-                *ht = cJSON_GetObjectItemCaseSensitive(vals, "htmode"),
-                *tx = cJSON_GetObjectItemCaseSensitive(vals, "txpower");
-    if (cJSON_IsString(band))
-        snprintf(out->band, sizeof out->band, "%s", band->valuestring);
-    if (cJSON_IsString(ch))
-        out->channel = atoi(ch->valuestring); /* "auto" stays 0 */
-    if (cJSON_IsString(ht))
-        out->bandwidth_mhz = eb_openwrt_htmode_mhz(ht->valuestring);
-    if (cJSON_IsString(tx))
-        out->txpower_dbm = atof(tx->valuestring);
-    bool ok = cJSON_IsObject(vals);
-    cJSON_Delete(r);
-    return ok ? 0 : eb_instr_fail(in, EB_EIO, err, "uci.get wireless.%s answered no values", radio_of(in));
+    bool pending;
+    return owrt_status(in, out, &pending, err);
 }
 
 static void owrt_close(eb_instr *in)
@@ -235,7 +237,7 @@ static void owrt_close(eb_instr *in)
 }
 
 const eb_ap_ops eb_ap_openwrt = {
-    .driver = "openwrt", .open = owrt_open, .apply = owrt_apply, .read = owrt_read, .close = owrt_close,
+    .driver = "openwrt", .open = owrt_open, .check = owrt_check, .apply = owrt_apply, .read = owrt_read, .close = owrt_close,
 };
 
 /* ---- hostapd ---- */
@@ -347,6 +349,8 @@ static int hapd_cmd(eb_instr *in, const char *cmd, char *reply, size_t cap, eb_e
     }
 }
 
+/* A command answered OK; FAIL is the device refusing it (EB_EIO, as any
+ * answer other than its protocol's). */
 static int hapd_ok(eb_instr *in, const char *cmd, eb_error *err)
 {
     char reply[256];
@@ -355,14 +359,34 @@ static int hapd_ok(eb_instr *in, const char *cmd, eb_error *err)
         return rc;
     char q[120];
     eb_instr_quote(reply, strcspn(reply, "\n"), q, sizeof q);
-    return eb_instr_fail(in, !strncmp(reply, "FAIL", 4) ? EB_ECONFIG : EB_EIO, err, "%s answered \"%s\"", cmd, q);
+    return eb_instr_fail(in, EB_EIO, err, "%s answered \"%s\"", cmd, q);
 }
 
-static int hapd_apply(eb_instr *in, const eb_ap_settings *s, eb_error *err)
+static int hapd_read(eb_instr *in, eb_ap_settings *out, eb_error *err)
+{
+    char reply[4096];
+    int rc = hapd_cmd(in, "STATUS", reply, sizeof reply, err);
+    if (rc)
+        return rc;
+    if (!strstr(reply, "state=")) {
+        char q[120];
+        eb_instr_quote(reply, strcspn(reply, "\n"), q, sizeof q);
+        return eb_instr_fail(in, EB_EIO, err, "STATUS answered \"%s\", not hostapd's status", q);
+    }
+    eb_hostapd_status(reply, out);
+    return 0;
+}
+
+static int hapd_check(const eb_instr *in, const eb_ap_settings *s, eb_error *err)
 {
     if (isfinite(s->txpower_dbm))
         return eb_instr_fail(in, EB_ECONFIG, err, "hostapd has no transmit power setting (it is the radio "
                              "driver's: iw dev IFACE set txpower)");
+    return 0;
+}
+
+static int hapd_apply(eb_instr *in, const eb_ap_settings *s, eb_error *err)
+{
     char cmd[96];
     int rc = 0;
     if (s->band[0]) {
@@ -385,26 +409,23 @@ static int hapd_apply(eb_instr *in, const eb_ap_settings *s, eb_error *err)
             rc = hapd_ok(in, cmd, err);
         }
     }
-    if (!rc)
-        rc = hapd_ok(in, "DISABLE", err);
+    eb_ap_settings now;
+    eb_ap_settings_init(&now);
+    if (!rc && (rc = hapd_ok(in, "DISABLE", err)) != 0) {
+        /* hostapd refuses to disable an interface that is down (a point
+         * before did not come up): that one is ready to be enabled */
+        eb_error e;
+        if (!hapd_read(in, &now, &e) && (!strcmp(now.state, "DISABLED") || !strcmp(now.state, "UNINITIALIZED")))
+            rc = 0;
+    }
     if (!rc)
         rc = hapd_ok(in, "ENABLE", err);
+    /* on its way up: HT_SCAN (20/40 coexistence), DFS (the channel availability check), ACS */
+    eb_deadline d = eb_deadline_in(EB_AP_SETTLE_MS);
+    while (!rc && !(rc = hapd_read(in, &now, err)) && eb_hostapd_state_settling(now.state) &&
+           eb_deadline_left_ms(d) > 0)
+        usleep(EB_AP_POLL_MS * 1000);
     return rc;
-}
-
-static int hapd_read(eb_instr *in, eb_ap_settings *out, eb_error *err)
-{
-    char reply[4096];
-    int rc = hapd_cmd(in, "STATUS", reply, sizeof reply, err);
-    if (rc)
-        return rc;
-    if (!strstr(reply, "state=")) {
-        char q[120];
-        eb_instr_quote(reply, strcspn(reply, "\n"), q, sizeof q);
-        return eb_instr_fail(in, EB_EIO, err, "STATUS answered \"%s\", not hostapd's status", q);
-    }
-    eb_hostapd_status(reply, &out->channel, out->band, sizeof out->band, &out->bandwidth_mhz);
-    return 0;
 }
 
 static void hapd_close(eb_instr *in)
@@ -419,5 +440,5 @@ static void hapd_close(eb_instr *in)
 }
 
 const eb_ap_ops eb_ap_hostapd = {
-    .driver = "hostapd", .open = hapd_open, .apply = hapd_apply, .read = hapd_read, .close = hapd_close,
+    .driver = "hostapd", .open = hapd_open, .check = hapd_check, .apply = hapd_apply, .read = hapd_read, .close = hapd_close,
 };

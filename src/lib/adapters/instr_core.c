@@ -168,7 +168,24 @@ int eb_atten_set(eb_instr *in, double db, double *got, eb_error *err)
     return rc;
 }
 
-int eb_ap_apply(eb_instr *in, const eb_ap_settings *s, eb_error *err) { return in->ops.ap->apply(in, s, err); }
+int eb_ap_check(const eb_instr *in, const eb_ap_settings *s, eb_error *err)
+{
+    return in->ops.ap->check ? in->ops.ap->check(in, s, err) : 0;
+}
+
+int eb_ap_apply(eb_instr *in, const eb_ap_settings *s, eb_ap_settings *got, eb_error *err)
+{
+    int rc = eb_ap_check(in, s, err);
+    if (!rc)
+        rc = in->ops.ap->apply(in, s, err);
+    if (!rc)
+        rc = eb_ap_read(in, got, err);
+    char why[300];
+    if (!rc && !eb_ap_settings_match(s, got, why, sizeof why))
+        rc = eb_instr_fail(in, EB_EIO, err, "%s", why);
+    return rc;
+}
+
 int eb_ap_read(eb_instr *in, eb_ap_settings *out, eb_error *err)
 {
     eb_ap_settings_init(out);
@@ -177,7 +194,15 @@ int eb_ap_read(eb_instr *in, eb_ap_settings *out, eb_error *err)
 
 int eb_power_set(eb_instr *in, int outlet, bool on, eb_error *err)
 {
-    if (outlet < 1 || outlet > in->ops.power->max_outlet)
-        return eb_instr_fail(in, EB_ECONFIG, err, "no outlet %d (1..%d)", outlet, in->ops.power->max_outlet);
-    return in->ops.power->set(in, outlet, on, err);
+    const eb_power_ops *o = in->ops.power;
+    if (outlet < 1 || outlet > o->max_outlet)
+        return eb_instr_fail(in, EB_ECONFIG, err, "no outlet %d (1..%d)", outlet, o->max_outlet);
+    bool now = !on;
+    int rc = o->set(in, outlet, on, err);
+    if (!rc)
+        rc = o->get(in, outlet, &now, err);
+    if (!rc && now != on)
+        rc = eb_instr_fail(in, EB_EIO, err, "switched outlet %d %s; it reports it %s", outlet, on ? "on" : "off",
+                           now ? "on" : "off");
+    return rc;
 }

@@ -11,6 +11,12 @@ extern const eb_atten_ops eb_atten_idf_serial, eb_atten_mc_http, eb_atten_mc_tel
 extern const eb_ap_ops eb_ap_openwrt, eb_ap_hostapd;
 extern const eb_power_ops eb_power_apc, eb_power_tasmota;
 
+/* An AP's radio after a change: polled every EB_AP_POLL_MS while it
+ * settles (netifd pending; hostapd's HT_SCAN, or DFS: the 60 s channel
+ * availability check of ETSI EN 301 893), for at most EB_AP_SETTLE_MS. */
+#define EB_AP_SETTLE_MS 75000
+#define EB_AP_POLL_MS 250
+
 /* A TCP connection through the port layer (socket://) to "host[:port]"
  * (default_port when the address has none). */
 int instr_tcp_open(eb_instr *in, int default_port, eb_port **out, eb_error *err);

@@ -166,11 +166,9 @@ int eb_tasmota_power_reply(const char *body, int outlet, char *why, size_t cap)
     return rc;
 }
 
-void eb_hostapd_status(const char *text, int *channel, char *band, size_t band_cap, int *bw)
+void eb_hostapd_status(const char *text, eb_ap_settings *out)
 {
-    *channel = 0, *bw = 0;
-    if (band_cap)
-        band[0] = 0;
+    out->channel = 0, out->bandwidth_mhz = 0, out->band[0] = 0, out->state[0] = 0, out->on_air = false;
     int secondary = 0, vht_width = -1;
     bool have_ht = false;
     for (const char *p = text; *p;) {
@@ -181,10 +179,12 @@ void eb_hostapd_status(const char *text, int *channel, char *band, size_t band_c
         if (eq) {
             *eq = 0;
             const char *v = eq + 1;
-            if (!strcmp(line, "channel"))
-                *channel = atoi(v);
-            else if (!strcmp(line, "freq") && band_cap)
-                snprintf(band, band_cap, "%s", atoi(v) >= 5000 ? "5g" : "2g");
+            if (!strcmp(line, "state"))
+                snprintf(out->state, sizeof out->state, "%s", v);
+            else if (!strcmp(line, "channel"))
+                out->channel = atoi(v);
+            else if (!strcmp(line, "freq") && atoi(v) > 0) /* a disabled interface has none, or 0 */
+                snprintf(out->band, sizeof out->band, "%s", atoi(v) >= 5000 ? "5g" : "2g");
             else if (!strcmp(line, "secondary_channel"))
                 secondary = atoi(v), have_ht = true;
             else if (!strcmp(line, "vht_oper_chwidth"))
@@ -194,11 +194,118 @@ void eb_hostapd_status(const char *text, int *channel, char *band, size_t band_c
         if (*p)
             p++;
     }
+    out->on_air = !strcmp(out->state, "ENABLED");
+    if (!out->channel)
+        return; /* no channel: no width either */
     /* vht_oper_chwidth: 0 = 20/40 (from secondary_channel), 1 = 80, 2 = 160 (hostapd ieee802_11_defs.h) */
     if (vht_width == 1)
-        *bw = 80;
+        out->bandwidth_mhz = 80;
     else if (vht_width == 2)
-        *bw = 160;
+        out->bandwidth_mhz = 160;
     else if (have_ht)
-        *bw = secondary ? 40 : 20;
+        out->bandwidth_mhz = secondary ? 40 : 20;
+}
+
+bool eb_hostapd_state_settling(const char *state)
+{
+    static const char *const settling[] = {"COUNTRY_UPDATE", "ACS", "HT_SCAN", "DFS"};
+    for (size_t i = 0; i < sizeof settling / sizeof settling[0]; i++)
+        if (!strcmp(state, settling[i]))
+            return true;
+    return false;
+}
+
+/* A config value netifd gives as a string or a number. */
+static bool json_num(const cJSON *v, double *out)
+{
+    char *end;
+    if (cJSON_IsNumber(v))
+        return *out = v->valuedouble, true;
+    if (!cJSON_IsString(v) || !v->valuestring[0])
+        return false;
+    *out = strtod(v->valuestring, &end);
+    return !*end;
+}
+
+int eb_openwrt_wireless_status(const char *obj, const char *radio, eb_ap_settings *out, bool *pending)
+{
+    cJSON *j = cJSON_Parse(obj);
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(j, radio);
+    if (!cJSON_IsObject(r)) {
+        cJSON_Delete(j);
+        return -1;
+    }
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(r, "config");
+    bool up = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "up"));
+    *pending = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "pending"));
+    bool disabled = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "disabled"));
+    snprintf(out->state, sizeof out->state, "%s", *pending ? "pending" : disabled ? "disabled" : up ? "up" : "down");
+    out->on_air = up && !*pending;
+    const cJSON *band = cJSON_GetObjectItemCaseSensitive(c, "band"), *ht = cJSON_GetObjectItemCaseSensitive(c, "htmode");
+    double v;
+    if (cJSON_IsString(band))
+        snprintf(out->band, sizeof out->band, "%s", band->valuestring);
+    if (json_num(cJSON_GetObjectItemCaseSensitive(c, "channel"), &v)) /* "auto" stays 0 */
+        out->channel = (int)v;
+    if (cJSON_IsString(ht))
+        out->bandwidth_mhz = eb_openwrt_htmode_mhz(ht->valuestring);
+    if (json_num(cJSON_GetObjectItemCaseSensitive(c, "txpower"), &v))
+        out->txpower_dbm = v;
+    cJSON_Delete(j);
+    return 0;
+}
+
+int eb_apc_outlet_state(const char *text)
+{
+    for (const char *p = strstr(text, "State"); p; p = strstr(p + 5, "State")) {
+        const char *q = p + 5;
+        while (*q == ' ')
+            q++;
+        if (*q++ != ':')
+            continue;
+        while (*q == ' ')
+            q++;
+        if (!strncmp(q, "ON", 2))
+            return 1;
+        if (!strncmp(q, "OFF", 3))
+            return 0;
+    }
+    return -1;
+}
+
+/* "band 2g, channel 6, 40 MHz, 15 dBm": the fields want sets, as s has them. */
+static void describe(const eb_ap_settings *want, const eb_ap_settings *s, char *out, size_t cap)
+{
+    size_t n = 0;
+#define ADD(...) (n += (size_t)snprintf(out + n, n < cap ? cap - n : 0, __VA_ARGS__))
+    out[0] = 0;
+    if (want->band[0])
+        s->band[0] ? ADD("%sband %s", n ? ", " : "", s->band) : ADD("%sno band", n ? ", " : "");
+    if (want->channel)
+        ADD("%schannel %d", n ? ", " : "", s->channel);
+    if (want->bandwidth_mhz)
+        s->bandwidth_mhz ? ADD("%s%d MHz", n ? ", " : "", s->bandwidth_mhz) : ADD("%sno width", n ? ", " : "");
+    if (isfinite(want->txpower_dbm))
+        isfinite(s->txpower_dbm) ? ADD("%s%g dBm", n ? ", " : "", s->txpower_dbm)
+                                 : ADD("%sno transmit power", n ? ", " : "");
+#undef ADD
+}
+
+bool eb_ap_settings_match(const eb_ap_settings *want, const eb_ap_settings *got, char *why, size_t cap)
+{
+    bool ok = got->on_air && (!want->band[0] || !strcmp(want->band, got->band)) &&
+              (!want->channel || want->channel == got->channel) &&
+              (!want->bandwidth_mhz || want->bandwidth_mhz == got->bandwidth_mhz) &&
+              (!isfinite(want->txpower_dbm) ||
+               (isfinite(got->txpower_dbm) && fabs(want->txpower_dbm - got->txpower_dbm) < 0.5));
+    if (cap)
+        why[0] = 0;
+    if (ok || !cap)
+        return ok;
+    char asked[120], reports[120];
+    describe(want, want, asked, sizeof asked);
+    describe(want, got, reports, sizeof reports);
+    snprintf(why, cap, "asked for %s; it reports state %s%s%s", asked[0] ? asked : "its radio on the air",
+             got->state[0] ? got->state : "unknown", reports[0] ? ", " : "", reports);
+    return false;
 }

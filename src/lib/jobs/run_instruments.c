@@ -135,6 +135,19 @@ int run_instr_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st
     return 0;
 }
 
+/* The AP's settings at a sweep point: the run's (--ap-set) with the point's channel or width. */
+static void ap_point_settings(const run_instr *ri, const eb_sweep *sw, int point, eb_ap_settings *s)
+{
+    *s = ri->base;
+    double v = sw->values[point];
+    if (sw->var == EB_SWEEP_CHANNEL) {
+        s->channel = (int)v;
+        snprintf(s->band, sizeof s->band, "%s", v >= 36 ? "5g" : "2g");
+    } else {
+        s->bandwidth_mhz = (int)v;
+    }
+}
+
 /* Powers the chosen AP on and every other AP with a switch off, the others
  * first: one AP on the air at a time. */
 static int power_aps(board_ctx *bc0, run_instr *ri, const eb_instr_spec *chosen, eb_error *err)
@@ -205,9 +218,17 @@ int run_instr_begin(run_shared *sh, board_ctx *bcs, int n, eb_error *err)
         return rc;
     ri->ap_open = true;
     add_name(ri, s);
-    if (o->ap_set && (rc = eb_ap_apply(&ri->ap, &ri->base, err)) != 0)
-        return rc;
-    if ((rc = eb_ap_read(&ri->ap, &ri->now, err)) != 0)
+    /* every point the driver can take, said before anything runs (as an attenuator's range) */
+    for (int i = 0; !rc && o->sweep.n > 0 && ap_var(o->sweep.var) && i < o->sweep.n; i++) {
+        eb_ap_settings p;
+        ap_point_settings(ri, &o->sweep, i, &p);
+        rc = eb_ap_check(&ri->ap, &p, err);
+    }
+    if (!rc && o->ap_set)
+        rc = eb_ap_apply(&ri->ap, &ri->base, &ri->now, err);
+    else if (!rc)
+        rc = eb_ap_read(&ri->ap, &ri->now, err);
+    if (rc)
         return rc;
     run_infof(&bcs[0], EB_RUN_EV_INFO, "%s: band %s, channel %d, %d MHz", s->name, ri->now.band[0] ? ri->now.band : "?",
               ri->now.channel, ri->now.bandwidth_mhz);
@@ -366,19 +387,14 @@ static int ap_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
     const eb_sweep *sw = &bc->sh->o->sweep;
     if (it->point < 0 || !ri || !ri->ap_open || ri->ap_point == it->point)
         return 0;
-    eb_ap_settings s = ri->base;
+    eb_ap_settings s;
     double v = sw->values[it->point];
-    if (sw->var == EB_SWEEP_CHANNEL) {
-        s.channel = (int)v;
-        snprintf(s.band, sizeof s.band, "%s", v >= 36 ? "5g" : "2g");
-    } else {
-        s.bandwidth_mhz = (int)v;
-    }
-    int rc = eb_ap_apply(&ri->ap, &s, err);
-    if (!rc)
-        rc = eb_ap_read(&ri->ap, &ri->now, err);
-    if (rc)
+    ap_point_settings(ri, sw, it->point, &s);
+    int rc = eb_ap_apply(&ri->ap, &s, &ri->now, err);
+    if (rc) { /* the AP is in no known point: the next item sets it again */
+        ri->ap_point = -1;
         return rc;
+    }
     ri->ap_point = it->point;
     bc->tier = NULL; /* the radio restarted: the board connects again, under the tier */
     run_infof(bc, EB_RUN_EV_INFO, "%s: sweep %s = %g: %s reports band %s, channel %d, %d MHz", bc->label,
