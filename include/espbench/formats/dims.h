@@ -83,12 +83,15 @@ typedef struct eb_dim_desc {
     const char *label;
     const char *iperf_opt;
     const char *help;
+    const char *flag; /* its flag of run when not its name ("bandwidth" for the radio's); NULL = name */
 } eb_dim_desc;
 
 /* The row of a dimension; NULL for EB_DIM_NONE or out of range. Rows after
  * the named ones (enum eb_dim) have no name in code: a new dimension is a
  * row of the table and nothing else. */
 const eb_dim_desc *eb_dim(int dim);
+/* Its flag of run, without "--" (the row's flag, else its name). */
+const char *eb_dim_flag(const eb_dim_desc *d);
 /* The rows' count (EB_DIM_COUNT and the unnamed rows after it). */
 int eb_dim_count(void);
 /* Whether v is the row's default (a row of no default: never). */

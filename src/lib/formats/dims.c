@@ -134,7 +134,7 @@ static const eb_dim_desc dims[] = {
     [EB_DIM_BAND] = {.name = "band", .key = "radio_band", .unit = "GHz", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
                    .same = same_band, .values = band_names, .chip_can = band_can, .def = NAN},
     [EB_DIM_RADIO_BW] = {.name = "radio-bandwidth", .key = "radio_bandwidth", .unit = "MHz", .lo = 20, .hi = 40, .flags = RADIO, .instrument = 0,
-                   .same = same_bw, .values = bw_names, .chip_can = bw_can, .def = NAN},
+                   .same = same_bw, .values = bw_names, .chip_can = bw_can, .def = NAN, .flag = "bandwidth"},
     [EB_DIM_PHY] = {.name = "phy", .key = "radio_phy", .unit = "", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
                    .same = same_phy, .values = phy_names, .chip_can = phy_can, .def = NAN},
     [EB_DIM_POWER_SAVE] = {.name = "power-save", .key = "radio_power_save", .unit = "", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
@@ -171,6 +171,8 @@ const eb_dim_desc *eb_dim(int d)
 
 int eb_dim_count(void) { return N_ROWS; }
 
+const char *eb_dim_flag(const eb_dim_desc *d) { return d->flag ? d->flag : d->name; }
+
 bool eb_dim_is_default(const eb_dim_desc *d, double v)
 {
     return isfinite(d->def) && v == d->def;
@@ -183,7 +185,7 @@ void eb_dims_help(char *out, size_t cap)
         out[0] = 0;
     for (int d = EB_DIM_NONE + 1; d < N_ROWS && n < cap; d++)
         if (dims[d].help)
-            n += (size_t)snprintf(out + n, cap - n, "  --%-19s %s\n", dims[d].name, dims[d].help);
+            n += (size_t)snprintf(out + n, cap - n, "  --%-19s %s\n", eb_dim_flag(&dims[d]), dims[d].help);
 }
 
 /* A row owning a number in the provenance (prov_off). */
@@ -310,20 +312,20 @@ int eb_radio_parse(eb_radio_values *rv, int dim, const char *list, eb_error *err
         char num[16];
         const char *name = dims[dim].values ? radio_name(dim, tok) : row_number(dim, tok, num, sizeof num);
         if (!name && !dims[dim].values)
-            return eb_fail(err, EB_ECONFIG, "--%s %s: '%s' is not a whole number in %g..%g %s", dims[dim].name, list,
+            return eb_fail(err, EB_ECONFIG, "--%s %s: '%s' is not a whole number in %g..%g %s", eb_dim_flag(&dims[dim]), list,
                            tok, dims[dim].lo, dims[dim].hi, dims[dim].unit);
         if (!name)
-            return eb_fail(err, EB_ECONFIG, "--%s %s: '%s' is not one of %s", dims[dim].name, list, tok, names);
+            return eb_fail(err, EB_ECONFIG, "--%s %s: '%s' is not one of %s", eb_dim_flag(&dims[dim]), list, tok, names);
         for (int i = 0; i < rv->n[dim]; i++)
             if (!strcmp(rv->v[dim][i], name))
-                return eb_fail(err, EB_ECONFIG, "--%s %s: %s given twice", dims[dim].name, list, name);
+                return eb_fail(err, EB_ECONFIG, "--%s %s: %s given twice", eb_dim_flag(&dims[dim]), list, name);
         if (rv->n[dim] == EB_RADIO_MAX_VALUES)
-            return eb_fail(err, EB_ECONFIG, "--%s %s: at most %d values", dims[dim].name, list, EB_RADIO_MAX_VALUES);
+            return eb_fail(err, EB_ECONFIG, "--%s %s: at most %d values", eb_dim_flag(&dims[dim]), list, EB_RADIO_MAX_VALUES);
         /* names and in-range numbers fit a slot; the precision says so to -Wformat-truncation */
         snprintf(rv->v[dim][rv->n[dim]++], sizeof rv->v[dim][0], "%.*s", (int)sizeof rv->v[dim][0] - 1, name);
     }
     if (!rv->n[dim])
-        return eb_fail(err, EB_ECONFIG, "--%s: no value (one or more of %s)", dims[dim].name, names);
+        return eb_fail(err, EB_ECONFIG, "--%s: no value (one or more of %s)", eb_dim_flag(&dims[dim]), names);
     return 0;
 }
 
