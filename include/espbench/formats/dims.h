@@ -108,6 +108,17 @@ bool eb_dims_at_default(const eb_provenance *p);
 /* "rssi=-60" for a result at a sweep point, "" otherwise (report cells). */
 void eb_dims_point_label(const eb_provenance *p, char *out, size_t cap);
 
+/* One dimension at a time (compare: which dimensions two inputs differ in,
+ * --ignore DIM): whether the row keys results by the provenance (the sweep
+ * variables, the radio's rows, the rows that own their value; not tier,
+ * repeat or the ESP-IDF version, which have keys of their own); dim's value
+ * of src into dst, every other dimension of dst kept (from an all-default
+ * provenance: resets it); its label: "band=5", "rssi=-60", or at the
+ * default "band=2.4 (default)", "rssi at its default". */
+bool eb_dim_keys(int dim);
+void eb_dim_copy_value(int dim, eb_provenance *dst, const eb_provenance *src);
+void eb_dim_value_label(int dim, const eb_provenance *p, char *out, size_t cap);
+
 /* ---- the radio dimensions ---- */
 
 #define EB_RADIO_MAX_VALUES 6

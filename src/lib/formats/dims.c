@@ -7,6 +7,7 @@
 #include "espbench/formats/lab.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -456,4 +457,94 @@ double eb_phy_ceiling_mbps(const char *mode, double bw)
         if (!strcmp(ceilings[i].mode, mode))
             return bw == 40 ? ceilings[i].mbps40 : ceilings[i].mbps20;
     return NAN;
+}
+
+/* ------------------------------------------------------ one dimension's value */
+
+/* Where each radio row keeps its value in the provenance (the rows that own
+ * one say so themselves: prov_off); a row of two fields (power save and its
+ * listen interval) lists both. */
+#define TEXT(f, tag) {offsetof(eb_provenance, f), sizeof((eb_provenance *)0)->f, true, tag}
+#define NUM(f, tag) {offsetof(eb_provenance, f), sizeof(double), false, tag}
+static const struct {
+    int dim;
+    struct {
+        size_t off, size;
+        bool text;       /* a name ("" = unknown: the default), else a number (NAN: the default) */
+        const char *tag; /* in a label; NULL: the row's name */
+    } f[2];
+} radio_fields[] = {
+    {EB_DIM_BAND, {TEXT(radio_band, NULL)}},
+    {EB_DIM_RADIO_BW, {NUM(radio_bandwidth, NULL)}},
+    {EB_DIM_PHY, {TEXT(radio_phy, NULL)}},
+    {EB_DIM_POWER_SAVE, {TEXT(radio_power_save, NULL), NUM(radio_listen_interval, "listen-interval")}},
+    {EB_DIM_COEX, {TEXT(radio_coex, NULL)}},
+};
+#undef TEXT
+#undef NUM
+
+bool eb_dim_keys(int dim)
+{
+    const eb_dim_desc *d = eb_dim(dim);
+    return d && (d->same || d->prov_off);
+}
+
+void eb_dim_copy_value(int dim, eb_provenance *dst, const eb_provenance *src)
+{
+    const eb_dim_desc *d = eb_dim(dim);
+    if (!d)
+        return;
+    if (d->prov_off) {
+        memcpy((char *)dst + d->prov_off, (const char *)src + d->prov_off, sizeof(double));
+    } else if (d->same == same_sweep_point) { /* the sweep variables share one pair of fields */
+        if (!strcmp(src->sweep_var, d->key)) {
+            memcpy(dst->sweep_var, src->sweep_var, sizeof dst->sweep_var);
+            dst->sweep_value = src->sweep_value;
+        } else if (!strcmp(dst->sweep_var, d->key)) {
+            dst->sweep_var[0] = 0;
+            dst->sweep_value = NAN;
+        }
+    }
+    for (size_t i = 0; i < sizeof radio_fields / sizeof radio_fields[0]; i++)
+        for (int k = 0; radio_fields[i].dim == dim && k < 2 && radio_fields[i].f[k].size; k++)
+            memcpy((char *)dst + radio_fields[i].f[k].off, (const char *)src + radio_fields[i].f[k].off,
+                   radio_fields[i].f[k].size);
+}
+
+/* A radio row's value by its fields ("power-save=max_modem listen-interval=3"). */
+static void radio_value_label(size_t row, const eb_provenance *p, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (int k = 0; k < 2 && radio_fields[row].f[k].size && n < cap; k++) {
+        const char *at = (const char *)p + radio_fields[row].f[k].off;
+        const char *tag = radio_fields[row].f[k].tag ? radio_fields[row].f[k].tag : dims[radio_fields[row].dim].name;
+        double v;
+        memcpy(&v, at, sizeof v);
+        if (radio_fields[row].f[k].text && at[0])
+            n += (size_t)snprintf(out + n, cap - n, "%s%s=%s", n ? " " : "", tag, at);
+        else if (!radio_fields[row].f[k].text && isfinite(v))
+            n += (size_t)snprintf(out + n, cap - n, "%s%s=%g", n ? " " : "", tag, v);
+    }
+}
+
+void eb_dim_value_label(int dim, const eb_provenance *p, char *out, size_t cap)
+{
+    if (!cap)
+        return;
+    out[0] = 0;
+    size_t row = 0;
+    while (row < sizeof radio_fields / sizeof radio_fields[0] && radio_fields[row].dim != dim)
+        row++;
+    if (row < sizeof radio_fields / sizeof radio_fields[0]) {
+        radio_value_label(row, p, out, cap);
+    } else {
+        eb_provenance only;
+        eb_prov_init(&only);
+        eb_dim_copy_value(dim, &only, p);
+        eb_dims_point_label(&only, out, cap);
+    }
+    const eb_dim_desc *d = eb_dim(dim);
+    if (cap && !out[0] && d) /* at the default: a radio row names its default value */
+        snprintf(out, cap, d->values && d->values[0][0] ? "%s=%s (default)" : "%s at its default", d->name,
+                 d->values ? d->values[0] : "");
 }
