@@ -355,7 +355,12 @@ static void espbench_iperf_line(const eb_console_driver *drv, const eb_board_ipe
         run->connected = true;
         break;
     case EB_BEV_INTERVAL:
-        if (bl->iv.end_s > bl->iv.start_s && !eb_board_is_summary(bl->iv.start_s, bl->iv.end_s, cfg->interval_s))
+        /* The firmware's engine counts whole seconds (fw_iperf.c: the nearest,
+         * at least 1), so `-i 0.5` reports 0.00-1.00: an interval, not a span
+         * of the whole test. */
+        if (bl->iv.end_s > bl->iv.start_s &&
+            !eb_board_is_summary(bl->iv.start_s, bl->iv.end_s,
+                                 cfg->interval_s >= 1 ? floor(cfg->interval_s + 0.5) : 1))
             eb_board_run_add(run, bl->iv.start_s, bl->iv.end_s, bl->iv.bytes, bl->iv.mbps, bl->iv.jitter_ms,
                              bl->iv.lost, bl->iv.total);
         break;
