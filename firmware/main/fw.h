@@ -26,18 +26,25 @@ void fw_console_write(void *ctx, const char *data, size_t len);
 /* Reads one line into buf (no line end), echoing unless echo is false. */
 size_t fw_console_read_line(char *buf, size_t cap, bool echo);
 
+/* The network: fw_wifi.c (Wi-Fi station) or fw_eth.c (open_eth, the
+ * ESPBENCH_NET=openeth build for the emulator); one of them is linked. */
+void fw_net_setup(ebc_core *core);
+/* The interface's IPv4 address in network order (0 while it has none). */
+unsigned long fw_net_ip4(void);
+/* fw_eth.c: ebc_ops.net_start. */
+int fw_net_start(void *ctx);
+
 /* fw_wifi.c */
-void fw_wifi_setup(ebc_core *core);
 int fw_wifi_deinit(void *ctx);
 int fw_wifi_init(void *ctx, const ebc_wifi_cfg *cfg);
 int fw_wifi_connect(void *ctx, const char *ssid, const char *pass, ebc_ip_info *ip, int *reason);
 int fw_wifi_scan(void *ctx, const char *ssid, ebc_scan_ap *aps, int max, int *n);
-void fw_heap(void *ctx, ebc_heap *h);
-void fw_restart(void *ctx);
-/* The station's IPv4 address in network order (0 when not connected). */
-unsigned long fw_wifi_ip4(void);
 /* The listen interval the next association uses (radio_set; ESP-IDF's 3 when unset). */
 int fw_wifi_listen_interval(void);
+
+/* fw_main.c */
+void fw_heap(void *ctx, ebc_heap *h);
+void fw_restart(void *ctx);
 
 /* fw_radio.c: radio settings (ebc_ops.radio_apply). */
 int fw_radio_apply(void *ctx, const ebc_radio *want, ebc_radio *now, char *msg, size_t msg_len);

@@ -49,7 +49,12 @@ const ebc_build *fw_build_info(void)
     s_build.chip = CONFIG_IDF_TARGET;
     static char mac_text[18];
     uint8_t mac[6];
-    if (esp_read_mac(mac, ESP_MAC_WIFI_STA) == ESP_OK) {
+#if FW_NET_OPENETH
+    const esp_mac_type_t mac_type = ESP_MAC_ETH;
+#else
+    const esp_mac_type_t mac_type = ESP_MAC_WIFI_STA;
+#endif
+    if (esp_read_mac(mac, mac_type) == ESP_OK) {
         snprintf(mac_text, sizeof mac_text, "%02x:%02x:%02x:%02x:%02x:%02x", mac[0], mac[1], mac[2], mac[3],
                  mac[4], mac[5]);
         s_build.mac = mac_text;
@@ -67,6 +72,9 @@ const ebc_build *fw_build_info(void)
     s_build.psram = true;
 #endif
     strlcpy(s_build.image.name, "image", sizeof s_build.image.name);
+#if FW_NET_OPENETH
+    s_build.ethernet = true; /* no Wi-Fi driver, so no Wi-Fi field in the image tier */
+#else
     set(EBC_F_STATIC_RX, CONFIG_ESP_WIFI_STATIC_RX_BUFFER_NUM);
     set(EBC_F_DYNAMIC_RX, CONFIG_ESP_WIFI_DYNAMIC_RX_BUFFER_NUM);
 #ifdef CONFIG_ESP_WIFI_DYNAMIC_TX_BUFFER
@@ -79,13 +87,14 @@ const ebc_build *fw_build_info(void)
 #else
     set(EBC_F_RX_BA_WIN, 0);
 #endif
+    set(EBC_F_WIFI_IRAM_OPT, FW_WIFI_IRAM);
+    set(EBC_F_WIFI_RX_IRAM_OPT, FW_WIFI_RX_IRAM);
+#endif
     set(EBC_F_TCP_SND_BUF_KB, bytes_to_docs_kb(CONFIG_LWIP_TCP_SND_BUF_DEFAULT));
     set(EBC_F_TCP_WND_KB, bytes_to_docs_kb(CONFIG_LWIP_TCP_WND_DEFAULT));
     set(EBC_F_TCP_MBOX, CONFIG_LWIP_TCP_RECVMBOX_SIZE);
     set(EBC_F_UDP_MBOX, CONFIG_LWIP_UDP_RECVMBOX_SIZE);
     set(EBC_F_TCPIP_MBOX, CONFIG_LWIP_TCPIP_RECVMBOX_SIZE);
-    set(EBC_F_WIFI_IRAM_OPT, FW_WIFI_IRAM);
-    set(EBC_F_WIFI_RX_IRAM_OPT, FW_WIFI_RX_IRAM);
     set(EBC_F_LWIP_IRAM_OPT, FW_LWIP_IRAM);
     set(EBC_F_CPU_MHZ, CONFIG_ESP_DEFAULT_CPU_FREQ_MHZ);
     fw_provenance_build(&s_build);

@@ -60,9 +60,9 @@ int fw_iperf_start(void *ctx, const ebc_iperf_args *a, char *msg, size_t msg_len
         snprintf(msg, msg_len, "iperf is already running");
         return -1;
     }
-    unsigned long self = fw_wifi_ip4();
+    unsigned long self = fw_net_ip4();
     if (!self) {
-        snprintf(msg, msg_len, "sta has no IP");
+        snprintf(msg, msg_len, "no IP address");
         return -1;
     }
     iperf_cfg_t cfg;

@@ -1,11 +1,16 @@
 /* espbench firmware entry point: bring up NVS, netif and Wi-Fi with the image's
- * tier, then read console lines and hand them to the portable core. */
+ * tier (or, in the open_eth build, Ethernet), then read console lines and hand
+ * them to the portable core. */
 #include <string.h>
 
 #include "esp_event.h"
+#include "esp_heap_caps.h"
 #include "esp_idf_version.h"
 #include "esp_netif.h"
+#include "esp_system.h"
+#if !FW_NET_OPENETH
 #include "nvs_flash.h"
+#endif
 
 #include "fw.h"
 
@@ -18,6 +23,20 @@
 
 static ebc_core s_core;
 
+#if FW_NET_OPENETH
+/* No Wi-Fi: the core answers every Wi-Fi field and command "not applicable"
+ * (ebc_build.ethernet) and never calls the Wi-Fi operations. */
+static const ebc_ops s_ops = {
+    .ctx = NULL,
+    .write = fw_console_write,
+    .iperf_start = fw_iperf_start,
+    .iperf_abort = fw_iperf_abort,
+    .iperf_running = fw_iperf_running,
+    .heap = fw_heap,
+    .restart = fw_restart,
+    .net_start = fw_net_start,
+};
+#else
 static const ebc_ops s_ops = {
     .ctx = NULL,
     .write = fw_console_write,
@@ -33,21 +52,41 @@ static const ebc_ops s_ops = {
     .link = fw_link,
     .radio_apply = fw_radio_apply,
 };
+#endif
+
+void fw_heap(void *ctx, ebc_heap *h)
+{
+    (void)ctx;
+    /* Internal RAM is what the docs' "available memory" compares with (PSRAM excluded). */
+    h->free_internal = heap_caps_get_free_size(MALLOC_CAP_INTERNAL);
+    h->min_internal = heap_caps_get_minimum_free_size(MALLOC_CAP_INTERNAL);
+    h->largest_internal = heap_caps_get_largest_free_block(MALLOC_CAP_INTERNAL);
+    h->free_default = esp_get_free_heap_size();
+    h->min_default = esp_get_minimum_free_heap_size();
+}
+
+void fw_restart(void *ctx)
+{
+    (void)ctx;
+    esp_restart();
+}
 
 void app_main(void)
 {
-    esp_err_t err = nvs_flash_init();
+#if !FW_NET_OPENETH
+    esp_err_t err = nvs_flash_init(); /* the Wi-Fi driver keeps its calibration there */
     if (err == ESP_ERR_NVS_NO_FREE_PAGES || err == ESP_ERR_NVS_NEW_VERSION_FOUND) {
         ESP_ERROR_CHECK(nvs_flash_erase());
         err = nvs_flash_init();
     }
     ESP_ERROR_CHECK(err);
+#endif
     ESP_ERROR_CHECK(esp_netif_init());
     ESP_ERROR_CHECK(esp_event_loop_create_default());
 
     fw_console_init();
     ebc_core_init(&s_core, &s_ops, fw_build_info());
-    fw_wifi_setup(&s_core);
+    fw_net_setup(&s_core);
     fw_iperf_setup(&s_core);
     fw_echo_start();
     ebc_core_start(&s_core);

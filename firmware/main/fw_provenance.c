@@ -15,7 +15,9 @@
 
 #include "esp_chip_info.h"
 #include "esp_private/esp_clk.h"
+#if !FW_NET_OPENETH
 #include "esp_wifi.h"
+#endif
 #include "sdkconfig.h"
 #include "soc/soc_caps.h"
 
@@ -31,8 +33,11 @@ void fw_provenance_build(ebc_build *b)
     b->cpu_mhz = esp_clk_cpu_freq() / 1000000;
     b->flash_mhz = atoi(CONFIG_ESPTOOLPY_FLASHFREQ); /* "80m" -> 80 */
     b->iperf_component = "espressif/iperf";
+    /* main/CMakeLists.txt defines both: the iperf component's version from its
+     * idf_component.yml, the ESP-IDF commit from its git checkout or from
+     * ESPBENCH_IDF_COMMIT (a tree that is not a checkout). */
 #ifdef FW_IPERF_VERSION
-    b->iperf_version = FW_IPERF_VERSION; /* set by CMakeLists.txt when the component manager tells it */
+    b->iperf_version = FW_IPERF_VERSION;
 #endif
 #ifdef FW_IDF_COMMIT
     b->idf_commit = FW_IDF_COMMIT;
@@ -50,6 +55,7 @@ void fw_provenance_build(ebc_build *b)
     b->sdkconfig = sdk;
 }
 
+#if !FW_NET_OPENETH
 static const char *phy_name(wifi_phy_mode_t m)
 {
     switch (m) {
@@ -89,3 +95,4 @@ int fw_link(void *ctx, ebc_link *l)
                  ps == WIFI_PS_NONE ? "none" : ps == WIFI_PS_MIN_MODEM ? "min_modem" : "max_modem");
     return 0;
 }
+#endif

@@ -2,9 +2,7 @@
  * the tier's wifi_init_config_t fields (the runtime part of a tier). */
 #include <string.h>
 
-#include "esp_heap_caps.h"
 #include "esp_netif.h"
-#include "esp_system.h"
 #include "esp_wifi.h"
 #include "freertos/FreeRTOS.h"
 #include "freertos/event_groups.h"
@@ -47,7 +45,7 @@ static void on_event(void *arg, esp_event_base_t base, int32_t id, void *data)
     }
 }
 
-void fw_wifi_setup(ebc_core *core)
+void fw_net_setup(ebc_core *core)
 {
     s_core = core;
     s_events = xEventGroupCreate();
@@ -190,21 +188,4 @@ int fw_wifi_scan(void *ctx, const char *ssid, ebc_scan_ap *aps, int max, int *n)
     return 0;
 }
 
-unsigned long fw_wifi_ip4(void) { return s_connected ? s_ip.ip.addr : 0; }
-
-void fw_heap(void *ctx, ebc_heap *h)
-{
-    (void)ctx;
-    /* Internal RAM is what the docs' "available memory" compares with (PSRAM excluded). */
-    h->free_internal = heap_caps_get_free_size(MALLOC_CAP_INTERNAL);
-    h->min_internal = heap_caps_get_minimum_free_size(MALLOC_CAP_INTERNAL);
-    h->largest_internal = heap_caps_get_largest_free_block(MALLOC_CAP_INTERNAL);
-    h->free_default = esp_get_free_heap_size();
-    h->min_default = esp_get_minimum_free_heap_size();
-}
-
-void fw_restart(void *ctx)
-{
-    (void)ctx;
-    esp_restart();
-}
+unsigned long fw_net_ip4(void) { return s_connected ? s_ip.ip.addr : 0; }

@@ -29,6 +29,8 @@ typedef struct fake {
     ebc_radio radio;        /* what the fake radio runs */
     int radio_calls;
     bool radio_old_idf;     /* answers band=5 as an ESP-IDF before v5.4 would */
+    int fail_inits;         /* so many wifi_init calls fail from now on */
+    int net_starts;
 } fake;
 
 static void f_write(void *ctx, const char *d, size_t n) { eb_buf_append(&((fake *)ctx)->out, d, n); }
@@ -38,8 +40,13 @@ static int f_init(void *ctx, const ebc_wifi_cfg *cfg)
     fake *f = ctx;
     f->inits++;
     f->last_cfg = *cfg;
+    if (f->fail_inits > 0) {
+        f->fail_inits--;
+        return -1;
+    }
     return 0;
 }
+static int f_net_start(void *ctx) { ((fake *)ctx)->net_starts++; return 0; }
 static int f_connect(void *ctx, const char *ssid, const char *pass, ebc_ip_info *ip, int *reason)
 {
     fake *f = ctx;
@@ -155,7 +162,7 @@ static int setup(void **state)
     env *e = calloc(1, sizeof *e);
     eb_buf_init(&e->f.out);
     e->ops = (ebc_ops){&e->f, f_write, f_deinit, f_init, f_connect, f_scan, f_iperf_start, f_iperf_abort,
-                       f_iperf_running, f_heap, f_restart, f_link, f_radio};
+                       f_iperf_running, f_heap, f_restart, f_link, f_radio, NULL};
     build_esp32_like(&e->build);
     ebc_core_init(&e->core, &e->ops, &e->build);
     ebc_core_start(&e->core); /* boot: Wi-Fi up with the image tier */
@@ -672,6 +679,111 @@ static void test_link_command(void **state)
     assert_string_equal(run(e, "radio_show"), "#EB:ERR code=UNSUPPORTED msg=\"this board has no radio settings\"\r\n");
 }
 
+/* A failed tier_set says whether the previous tier came back. */
+static void test_tier_set_restore(void **state)
+{
+    env *e = *state;
+    connect(e);
+    e->f.fail_inits = 1; /* the new tier fails, the old one comes back */
+    assert_string_equal(run(e, "tier_set static_rx=10 dynamic_rx=32 dynamic_tx=32 rx_ba_win=16"),
+                        "#EB:ERR code=WIFI msg=\"esp_wifi_init failed with the new tier; previous tier restored\"\r\n");
+    assert_true(e->core.wifi_up);
+    e->f.fail_inits = 2; /* both fail */
+    assert_string_equal(run(e, "tier_set static_rx=10 dynamic_rx=32 dynamic_tx=32 rx_ba_win=16"),
+                        "#EB:ERR code=WIFI msg=\"esp_wifi_init failed with the new tier and again with the previous "
+                        "one; Wi-Fi is down (restart the board)\"\r\n");
+    assert_false(e->core.wifi_up);
+    assert_string_equal(e->core.tier.name, "iperf");
+}
+
+/* The open_eth image: Ethernet instead of Wi-Fi. Wi-Fi fields and commands
+ * answer one line each; the lwIP fields are checked as on any image. */
+static int setup_eth(void **state)
+{
+    env *e = calloc(1, sizeof *e);
+    eb_buf_init(&e->f.out);
+    e->ops = (ebc_ops){.ctx = &e->f, .write = f_write, .iperf_start = f_iperf_start, .iperf_abort = f_iperf_abort,
+                       .iperf_running = f_iperf_running, .heap = f_heap, .restart = f_restart,
+                       .net_start = f_net_start};
+    ebc_build *b = &e->build;
+    b->fw_version = "0.1.0";
+    b->idf_version = "v6.0.2";
+    b->chip = "esp32c3";
+    b->ethernet = true;
+    snprintf(b->image.name, sizeof b->image.name, "image");
+    static const struct {
+        int f, v;
+    } image[] = {{EBC_F_TCP_SND_BUF_KB, 40}, {EBC_F_TCP_WND_KB, 40}, {EBC_F_TCP_MBOX, 64}, {EBC_F_UDP_MBOX, 64},
+                 {EBC_F_TCPIP_MBOX, 64}, {EBC_F_LWIP_IRAM_OPT, 1}, {EBC_F_CPU_MHZ, 160}};
+    for (size_t i = 0; i < sizeof image / sizeof image[0]; i++) {
+        b->image.set[image[i].f] = true;
+        b->image.value[image[i].f] = image[i].v;
+    }
+    ebc_core_init(&e->core, &e->ops, b);
+    ebc_core_start(&e->core);
+    *state = e;
+    return 0;
+}
+
+static void test_ethernet_image(void **state)
+{
+    env *e = *state;
+    assert_string_equal(eb_buf_cstr(&e->f.out), "#EB:EV boot fw=0.1.0 idf=v6.0.2 chip=esp32c3 net=eth\r\n");
+    assert_int_equal(e->f.net_starts, 1);
+    assert_string_equal(run(e, "version"), "#EB:OK proto=1 fw=0.1.0 idf=v6.0.2 chip=esp32c3 net=eth runtime=\"\"\r\n");
+    const char *image = "name=image tcp_snd_buf_kb=40 tcp_wnd_kb=40 tcp_mbox=64 udp_mbox=64 tcpip_mbox=64 "
+                        "lwip_iram_opt=1 cpu_mhz=160\r\n";
+    char want[256];
+    snprintf(want, sizeof want, "#EB:OK %s", image);
+    assert_string_equal(run(e, "tier_show"), want);
+    static const struct {
+        const char *line, *want;
+    } cases[] = {
+        {"tier_set static_rx=10", "#EB:ERR code=UNSUPPORTED msg=\"static_rx: not applicable: this image's network is "
+                                  "Ethernet, not Wi-Fi\"\r\n"},
+        {"tier_set name=x tcp_wnd_kb=40 rx_ba_win=0", "#EB:ERR code=UNSUPPORTED msg=\"rx_ba_win: not applicable: this "
+                                                      "image's network is Ethernet, not Wi-Fi\"\r\n"},
+        {"tier_set wifi_iram_opt=1", "#EB:ERR code=UNSUPPORTED msg=\"wifi_iram_opt: not applicable: this image's "
+                                     "network is Ethernet, not Wi-Fi\"\r\n"},
+        {"tier_set tcp_wnd_kb=20", "#EB:ERR code=BUILD_ONLY msg=\"tcp_wnd_kb=20 is build-time only; this image has "
+                                   "40\"\r\n"},
+        {"tier_set tcp_wnd_kb=66", "#EB:ERR code=RANGE msg=\"tcp_wnd_kb=66 outside 2..65\"\r\n"},
+        {"tier_set bogus=1", "#EB:ERR code=UNKNOWN_FIELD msg=\"unknown field bogus\"\r\n"},
+        {"sta_connect lab", "#EB:ERR code=UNSUPPORTED msg=\"sta_connect: not applicable: this image's network is "
+                            "Ethernet, not Wi-Fi\"\r\n"},
+        {"sta_scan", "#EB:ERR code=UNSUPPORTED msg=\"sta_scan: not applicable: this image's network is Ethernet, not "
+                     "Wi-Fi\"\r\n"},
+        {"radio_set ps=none", "#EB:ERR code=UNSUPPORTED msg=\"radio_set: not applicable: this image's network is "
+                              "Ethernet, not Wi-Fi\"\r\n"},
+        {"radio_show", "#EB:ERR code=UNSUPPORTED msg=\"radio_show: not applicable: this image's network is Ethernet, "
+                       "not Wi-Fi\"\r\n"},
+        {"link", "#EB:ERR code=NOT_CONNECTED msg=\"Ethernet has no IP address yet\"\r\n"},
+        {"iperf -s", "#EB:ERR code=NOT_CONNECTED msg=\"Ethernet has no IP address yet\"\r\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        assert_string_equal(run(e, cases[i].line), cases[i].want);
+    assert_string_equal(e->core.tier.name, "image");
+    /* The address arrives as an event (DHCP). */
+    eb_buf_reset(&e->f.out);
+    ebc_ip_info ip = {"10.0.2.15", "255.255.255.0", "10.0.2.2"};
+    ebc_event_net_got_ip(&e->core, &ip);
+    assert_string_equal(eb_buf_cstr(&e->f.out), "#EB:EV eth.got_ip ip=10.0.2.15 mask=255.255.255.0 gw=10.0.2.2\r\n");
+    assert_string_equal(run(e, "link"), "#EB:OK net=eth ip=10.0.2.15 mask=255.255.255.0 gw=10.0.2.2\r\n");
+    /* A tier with the image's lwIP values is taken under its name; nothing is re-initialised. */
+    assert_string_equal(run(e, "tier_set name=low tcp_snd_buf_kb=40 tcp_wnd_kb=40"),
+                        "#EB:OK name=low tcp_snd_buf_kb=40 tcp_wnd_kb=40 tcp_mbox=64 udp_mbox=64 tcpip_mbox=64 "
+                        "lwip_iram_opt=1 cpu_mhz=160\r\n");
+    assert_string_equal(e->core.tier.name, "low");
+    assert_int_equal(e->f.inits + e->f.deinits, 0);
+    assert_string_equal(run(e, "iperf -s"), "#EB:EV iperf.started role=server proto=tcp\r\n"
+                                            "#EB:OK role=server proto=tcp port=5001\r\n");
+    assert_string_equal(run(e, "tier_set name=x"), "#EB:ERR code=BUSY msg=\"iperf is running; abort it first\"\r\n");
+    eb_buf_reset(&e->f.out);
+    ebc_event_net_down(&e->core);
+    assert_string_equal(eb_buf_cstr(&e->f.out), "#EB:EV eth.disconnected\r\n");
+    assert_string_equal(run(e, "link"), "#EB:ERR code=NOT_CONNECTED msg=\"Ethernet has no IP address yet\"\r\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -687,6 +799,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_radio_set_c5, setup, teardown),
         cmocka_unit_test_setup_teardown(test_radio_set_reconnects_and_survives_tier_set, setup, teardown),
         cmocka_unit_test_setup_teardown(test_link_command, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tier_set_restore, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ethernet_image, setup_eth, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

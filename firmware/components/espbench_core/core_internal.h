@@ -22,4 +22,7 @@ int ebc_fail(ebc_status *st, const char *code, const char *fmt, ...) __attribute
  * events; 0, or -1 after replying "<what> applied but reconnect failed". */
 int ebc_core_reconnect(ebc_core *c, const char *what);
 
+/* The one-line answer of an Ethernet image to a Wi-Fi field or command. */
+#define EBC_NOT_APPLICABLE "not applicable: this image's network is Ethernet, not Wi-Fi"
+
 #endif

@@ -10,37 +10,38 @@
 
 /* ---------------------------------------------------------------- fields */
 
-/* Ranges: ESP-IDF v5.x Kconfig (components/esp_wifi, components/lwip) on a
+/* Columns: key, min, max, runtime, is_bool, wifi.
+ * Ranges: ESP-IDF v5.x Kconfig (components/esp_wifi, components/lwip) on a
  * chip without 802.11ax and without PSRAM; ebc_field_range widens them.
  * rx_ba_win 0 means "AMPDU RX disabled" (the docs' "Disable"). KB fields are
  * the docs' rounding of the byte values. */
 static const ebc_field_info fields[EBC_F_COUNT] = {
-    [EBC_F_STATIC_RX] = {"static_rx", 2, 25, true, false},
-    [EBC_F_DYNAMIC_RX] = {"dynamic_rx", 0, 128, true, false},
-    [EBC_F_DYNAMIC_TX] = {"dynamic_tx", 1, 128, true, false},
-    [EBC_F_STATIC_TX] = {"static_tx", 1, 64, true, false},
-    [EBC_F_RX_BA_WIN] = {"rx_ba_win", 0, 32, true, false},
-    [EBC_F_TCP_SND_BUF_KB] = {"tcp_snd_buf_kb", 2, 65, false, false},
-    [EBC_F_TCP_WND_KB] = {"tcp_wnd_kb", 2, 65, false, false},
-    [EBC_F_TCP_MBOX] = {"tcp_mbox", 6, 64, false, false},
-    [EBC_F_UDP_MBOX] = {"udp_mbox", 6, 64, false, false},
-    [EBC_F_TCPIP_MBOX] = {"tcpip_mbox", 6, 64, false, false},
-    [EBC_F_WIFI_IRAM_OPT] = {"wifi_iram_opt", 0, 1, false, true},
-    [EBC_F_WIFI_RX_IRAM_OPT] = {"wifi_rx_iram_opt", 0, 1, false, true},
-    [EBC_F_LWIP_IRAM_OPT] = {"lwip_iram_opt", 0, 1, false, true},
-    [EBC_F_ICACHE_KB] = {"icache_kb", 8, 32, false, false},
-    [EBC_F_ICACHE_LINE] = {"icache_line", 16, 32, false, false},
-    [EBC_F_ICACHE_WAYS] = {"icache_ways", 4, 8, false, false},
-    [EBC_F_DCACHE_KB] = {"dcache_kb", 0, 64, false, false},
-    [EBC_F_DCACHE_LINE] = {"dcache_line", 16, 64, false, false},
-    [EBC_F_DCACHE_WAYS] = {"dcache_ways", 4, 8, false, false},
-    [EBC_F_CPU_MHZ] = {"cpu_mhz", 80, 160, false, false},
-    [EBC_F_AMPDU_RX] = {"ampdu_rx", 0, 1, false, true},
-    [EBC_F_FULL_CACHE] = {"full_cache", 0, 1, false, true},
-    [EBC_F_RX_BUF_NUM] = {"rx_buf_num", 14, 28, false, false},
-    [EBC_F_RX_PKT_NUM] = {"rx_pkt_num", 4, 16, false, false},
-    [EBC_F_TX_PKT_NUM] = {"tx_pkt_num", 4, 16, false, false},
-    [EBC_F_CONT_RX_BUF_NUM] = {"cont_rx_buf_num", 0, 16, false, false},
+    [EBC_F_STATIC_RX] = {"static_rx", 2, 25, true, false, true},
+    [EBC_F_DYNAMIC_RX] = {"dynamic_rx", 0, 128, true, false, true},
+    [EBC_F_DYNAMIC_TX] = {"dynamic_tx", 1, 128, true, false, true},
+    [EBC_F_STATIC_TX] = {"static_tx", 1, 64, true, false, true},
+    [EBC_F_RX_BA_WIN] = {"rx_ba_win", 0, 32, true, false, true},
+    [EBC_F_TCP_SND_BUF_KB] = {"tcp_snd_buf_kb", 2, 65, false, false, false},
+    [EBC_F_TCP_WND_KB] = {"tcp_wnd_kb", 2, 65, false, false, false},
+    [EBC_F_TCP_MBOX] = {"tcp_mbox", 6, 64, false, false, false},
+    [EBC_F_UDP_MBOX] = {"udp_mbox", 6, 64, false, false, false},
+    [EBC_F_TCPIP_MBOX] = {"tcpip_mbox", 6, 64, false, false, false},
+    [EBC_F_WIFI_IRAM_OPT] = {"wifi_iram_opt", 0, 1, false, true, true},
+    [EBC_F_WIFI_RX_IRAM_OPT] = {"wifi_rx_iram_opt", 0, 1, false, true, true},
+    [EBC_F_LWIP_IRAM_OPT] = {"lwip_iram_opt", 0, 1, false, true, false},
+    [EBC_F_ICACHE_KB] = {"icache_kb", 8, 32, false, false, false},
+    [EBC_F_ICACHE_LINE] = {"icache_line", 16, 32, false, false, false},
+    [EBC_F_ICACHE_WAYS] = {"icache_ways", 4, 8, false, false, false},
+    [EBC_F_DCACHE_KB] = {"dcache_kb", 0, 64, false, false, false},
+    [EBC_F_DCACHE_LINE] = {"dcache_line", 16, 64, false, false, false},
+    [EBC_F_DCACHE_WAYS] = {"dcache_ways", 4, 8, false, false, false},
+    [EBC_F_CPU_MHZ] = {"cpu_mhz", 80, 160, false, false, false},
+    [EBC_F_AMPDU_RX] = {"ampdu_rx", 0, 1, false, true, true},
+    [EBC_F_FULL_CACHE] = {"full_cache", 0, 1, false, true, false},
+    [EBC_F_RX_BUF_NUM] = {"rx_buf_num", 14, 28, false, false, true},
+    [EBC_F_RX_PKT_NUM] = {"rx_pkt_num", 4, 16, false, false, true},
+    [EBC_F_TX_PKT_NUM] = {"tx_pkt_num", 4, 16, false, false, true},
+    [EBC_F_CONT_RX_BUF_NUM] = {"cont_rx_buf_num", 0, 16, false, false, true},
 };
 
 const ebc_field_info *ebc_field_get(int f)
@@ -100,6 +101,8 @@ static int parse_int(const char *s, int *out)
 
 int ebc_tier_check(const ebc_build *b, const ebc_tier *t, ebc_status *st)
 {
+    if (b && b->ethernet)
+        return 0; /* the constraints below are between Wi-Fi fields, which an Ethernet tier has none of */
     bool dyn = t->set[EBC_F_DYNAMIC_TX], sta = t->set[EBC_F_STATIC_TX];
     if (dyn && sta)
         return ebc_fail(st, EBC_ERR_CONSTRAINT, "dynamic_tx and static_tx are mutually exclusive (one TX buffer type)");
@@ -145,6 +148,8 @@ int ebc_tier_from_args(const ebc_build *b, int argc, char **argv, ebc_tier *out,
         int f = ebc_field_from_key(key);
         if (f < 0)
             return ebc_fail(st, EBC_ERR_UNKNOWN_FIELD, "unknown field %.40s", key);
+        if (fields[f].wifi && b->ethernet)
+            return ebc_fail(st, EBC_ERR_UNSUPPORTED, "%s: " EBC_NOT_APPLICABLE, key);
         if (given[f])
             return ebc_fail(st, EBC_ERR_SYNTAX, "field %s given twice", key);
         int v;
@@ -474,6 +479,24 @@ void ebc_event_wifi_disconnected(ebc_core *c, int reason)
     ebc_emit(c, &l);
 }
 
+void ebc_event_net_got_ip(ebc_core *c, const ebc_ip_info *ip)
+{
+    c->ip = *ip;
+    c->connected = true;
+    ebc_line l;
+    ebc_line_start(&l, "#EB:EV eth.got_ip");
+    ebc_line_kv_str(&l, "ip", c->ip.ip);
+    ebc_line_kv_str(&l, "mask", c->ip.mask);
+    ebc_line_kv_str(&l, "gw", c->ip.gw);
+    ebc_emit(c, &l);
+}
+
+void ebc_event_net_down(ebc_core *c)
+{
+    c->connected = false;
+    ev_simple(c, "eth.disconnected");
+}
+
 void ebc_event_iperf_connected(ebc_core *c, const char *peer_ip, unsigned peer_port)
 {
     char peer[96];
@@ -543,7 +566,11 @@ int ebc_core_start(ebc_core *c)
     ebc_line_kv_str(&l, "fw", c->build->fw_version);
     ebc_line_kv_str(&l, "idf", c->build->idf_version);
     ebc_line_kv_str(&l, "chip", c->build->chip);
+    if (c->build->ethernet)
+        ebc_line_kv_str(&l, "net", "eth");
     ebc_emit(c, &l);
+    if (c->build->ethernet)
+        return c->ops->net_start ? c->ops->net_start(c->ops->ctx) : -1;
     ebc_wifi_cfg cfg;
     ebc_tier_to_wifi_cfg(&c->tier, &cfg);
     int rc = c->ops->wifi_init(c->ops->ctx, &cfg);
@@ -746,7 +773,7 @@ static void cmd_iperf(ebc_core *c, int argc, char **argv)
         return;
     }
     if (!c->connected) {
-        ebc_reply_err(c, EBC_ERR_NOT_CONNECTED, "sta has no IP");
+        ebc_reply_err(c, EBC_ERR_NOT_CONNECTED, c->build->ethernet ? "Ethernet has no IP address yet" : "sta has no IP");
         return;
     }
     /* Report before starting: the engine's events may follow immediately. */
@@ -853,7 +880,7 @@ static void cmd_version(ebc_core *c, int argc, char **argv)
     (void)argv;
     char runtime[160] = "";
     for (int f = 0; f < EBC_F_COUNT; f++) {
-        if (!fields[f].runtime)
+        if (!fields[f].runtime || (fields[f].wifi && c->build->ethernet))
             continue;
         if (runtime[0])
             strncat(runtime, ",", sizeof runtime - strlen(runtime) - 1);
@@ -865,6 +892,8 @@ static void cmd_version(ebc_core *c, int argc, char **argv)
     ebc_line_kv_str(&l, "fw", c->build->fw_version);
     ebc_line_kv_str(&l, "idf", c->build->idf_version);
     ebc_line_kv_str(&l, "chip", c->build->chip);
+    if (c->build->ethernet)
+        ebc_line_kv_str(&l, "net", "eth");
     if (c->build->mac && c->build->mac[0])
         ebc_line_kv_str(&l, "mac", c->build->mac);
     ebc_line_kv_str(&l, "runtime", runtime);
@@ -904,6 +933,16 @@ static void cmd_tier_set(ebc_core *c, int argc, char **argv)
         ebc_reply_err(c, EBC_ERR_BUSY, "iperf is running; abort it first");
         return;
     }
+    if (c->build->ethernet) {
+        /* No Wi-Fi field is left, and every other field equals the image's:
+         * the tier is the running one under a new name. */
+        c->tier = t;
+        ebc_line l;
+        ebc_line_start(&l, "#EB:OK");
+        tier_line(&l, &c->tier);
+        ebc_emit(c, &l);
+        return;
+    }
     /* Everything is checked: now stop, deinit, init with the new tier, reconnect. */
     bool reconnect = c->connected;
     if (c->wifi_up && c->ops->wifi_deinit(c->ops->ctx) != 0) {
@@ -918,7 +957,10 @@ static void cmd_tier_set(ebc_core *c, int argc, char **argv)
         /* Bring the previous tier back so that the board stays usable. */
         ebc_tier_to_wifi_cfg(&c->tier, &cfg);
         c->wifi_up = c->ops->wifi_init(c->ops->ctx, &cfg) == 0;
-        ebc_reply_err(c, EBC_ERR_WIFI, "esp_wifi_init failed with the new tier; previous tier restored");
+        ebc_reply_err(c, EBC_ERR_WIFI,
+                      c->wifi_up ? "esp_wifi_init failed with the new tier; previous tier restored"
+                                 : "esp_wifi_init failed with the new tier and again with the previous one; "
+                                   "Wi-Fi is down (restart the board)");
         return;
     }
     c->wifi_up = true;
@@ -972,21 +1014,25 @@ static const struct {
     const char *name;
     const char *help;
     cmd_fn fn;
+    bool wifi; /* Wi-Fi only: an Ethernet image answers "not applicable" */
 } commands[] = {
-    {"help", "list commands", cmd_help},
-    {"version", "firmware/IDF version, chip, protocol version, runtime tier fields", cmd_version},
-    {"sta_connect", "<ssid> [<pass>|-]  join an AP ('-': password on the next line, not echoed)", cmd_sta_connect},
-    {"sta_scan", "[<ssid>]  scan for APs", cmd_sta_scan},
-    {"iperf", "-s|-c <host> [-u] [-p port] [-l len] [-i s] [-t s] [-b Mbit/s] | --abort", cmd_iperf},
-    {"tier_set", "name=<n> <field>=<value>...  apply a buffer tier (stop, deinit, init, reconnect)", cmd_tier_set},
-    {"tier_show", "the tier running now", cmd_tier_show},
-    {"mem", "internal heap: free, minimum, largest block", cmd_mem},
-    {"heap", "minimum free heap since boot", cmd_heap},
-    {"free", "free heap now", cmd_free},
-    {"radio_set", "band= bw= bw5= phy= phy5= ps= listen_interval= tx_power= coex=  radio settings", ebc_cmd_radio_set},
-    {"radio_show", "the radio settings the board runs", ebc_cmd_radio_show},
-    {"link", "the link to the AP: rssi, channel, bandwidth, band, PHY mode, power save", ebc_cmd_link},
-    {"restart", "reboot the board", cmd_restart},
+    {"help", "list commands", cmd_help, false},
+    {"version", "firmware/IDF version, chip, protocol version, runtime tier fields", cmd_version, false},
+    {"sta_connect", "<ssid> [<pass>|-]  join an AP ('-': password on the next line, not echoed)", cmd_sta_connect,
+     true},
+    {"sta_scan", "[<ssid>]  scan for APs", cmd_sta_scan, true},
+    {"iperf", "-s|-c <host> [-u] [-p port] [-l len] [-i s] [-t s] [-b Mbit/s] | --abort", cmd_iperf, false},
+    {"tier_set", "name=<n> <field>=<value>...  apply a buffer tier (stop, deinit, init, reconnect)", cmd_tier_set,
+     false},
+    {"tier_show", "the tier running now", cmd_tier_show, false},
+    {"mem", "internal heap: free, minimum, largest block", cmd_mem, false},
+    {"heap", "minimum free heap since boot", cmd_heap, false},
+    {"free", "free heap now", cmd_free, false},
+    {"radio_set", "band= bw= bw5= phy= phy5= ps= listen_interval= tx_power= coex=  radio settings", ebc_cmd_radio_set,
+     true},
+    {"radio_show", "the radio settings the board runs", ebc_cmd_radio_show, true},
+    {"link", "the link to the AP: rssi, channel, bandwidth, band, PHY mode, power save", ebc_cmd_link, false},
+    {"restart", "reboot the board", cmd_restart, false},
 };
 
 static void cmd_help(ebc_core *c, int argc, char **argv)
@@ -1032,6 +1078,12 @@ void ebc_feed_line(ebc_core *c, const char *line)
         return;
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(commands[i].name, argv[0]) == 0) {
+            if (commands[i].wifi && c->build->ethernet) {
+                char msg[120];
+                snprintf(msg, sizeof msg, "%s: %s", argv[0], EBC_NOT_APPLICABLE);
+                ebc_reply_err(c, EBC_ERR_UNSUPPORTED, msg);
+                return;
+            }
             commands[i].fn(c, argc, argv);
             return;
         }

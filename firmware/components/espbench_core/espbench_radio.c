@@ -347,6 +347,20 @@ void ebc_cmd_link(ebc_core *c, int argc, char **argv)
 {
     (void)argc;
     (void)argv;
+    if (c->build->ethernet) {
+        if (!c->connected) {
+            ebc_reply_err(c, EBC_ERR_NOT_CONNECTED, "Ethernet has no IP address yet");
+            return;
+        }
+        ebc_line l;
+        ebc_line_start(&l, "#EB:OK");
+        ebc_line_kv_str(&l, "net", "eth");
+        ebc_line_kv_str(&l, "ip", c->ip.ip);
+        ebc_line_kv_str(&l, "mask", c->ip.mask);
+        ebc_line_kv_str(&l, "gw", c->ip.gw);
+        ebc_emit(c, &l);
+        return;
+    }
     ebc_link k;
     memset(&k, 0, sizeof k);
     if (!c->connected || !c->ops->link || c->ops->link(c->ops->ctx, &k) != 0) {

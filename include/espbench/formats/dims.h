@@ -83,12 +83,15 @@ typedef struct eb_dim_desc {
     const char *label;
     const char *iperf_opt;
     const char *help;
+    const char *flag; /* its flag of run when not its name ("bandwidth" for the radio's); NULL = name */
 } eb_dim_desc;
 
 /* The row of a dimension; NULL for EB_DIM_NONE or out of range. Rows after
  * the named ones (enum eb_dim) have no name in code: a new dimension is a
  * row of the table and nothing else. */
 const eb_dim_desc *eb_dim(int dim);
+/* Its flag of run, without "--" (the row's flag, else its name). */
+const char *eb_dim_flag(const eb_dim_desc *d);
 /* The rows' count (EB_DIM_COUNT and the unnamed rows after it). */
 int eb_dim_count(void);
 /* Whether v is the row's default (a row of no default: never). */
@@ -104,6 +107,17 @@ bool eb_dims_same_point(const eb_provenance *a, const eb_provenance *b);
 bool eb_dims_at_default(const eb_provenance *p);
 /* "rssi=-60" for a result at a sweep point, "" otherwise (report cells). */
 void eb_dims_point_label(const eb_provenance *p, char *out, size_t cap);
+
+/* One dimension at a time (compare: which dimensions two inputs differ in,
+ * --ignore DIM): whether the row keys results by the provenance (the sweep
+ * variables, the radio's rows, the rows that own their value; not tier,
+ * repeat or the ESP-IDF version, which have keys of their own); dim's value
+ * of src into dst, every other dimension of dst kept (from an all-default
+ * provenance: resets it); its label: "band=5", "rssi=-60", or at the
+ * default "band=2.4 (default)", "rssi at its default". */
+bool eb_dim_keys(int dim);
+void eb_dim_copy_value(int dim, eb_provenance *dst, const eb_provenance *src);
+void eb_dim_value_label(int dim, const eb_provenance *p, char *out, size_t cap);
 
 /* ---- the radio dimensions ---- */
 

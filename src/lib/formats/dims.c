@@ -7,6 +7,7 @@
 #include "espbench/formats/lab.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,7 +135,7 @@ static const eb_dim_desc dims[] = {
     [EB_DIM_BAND] = {.name = "band", .key = "radio_band", .unit = "GHz", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
                    .same = same_band, .values = band_names, .chip_can = band_can, .def = NAN},
     [EB_DIM_RADIO_BW] = {.name = "radio-bandwidth", .key = "radio_bandwidth", .unit = "MHz", .lo = 20, .hi = 40, .flags = RADIO, .instrument = 0,
-                   .same = same_bw, .values = bw_names, .chip_can = bw_can, .def = NAN},
+                   .same = same_bw, .values = bw_names, .chip_can = bw_can, .def = NAN, .flag = "bandwidth"},
     [EB_DIM_PHY] = {.name = "phy", .key = "radio_phy", .unit = "", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
                    .same = same_phy, .values = phy_names, .chip_can = phy_can, .def = NAN},
     [EB_DIM_POWER_SAVE] = {.name = "power-save", .key = "radio_power_save", .unit = "", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
@@ -171,6 +172,8 @@ const eb_dim_desc *eb_dim(int d)
 
 int eb_dim_count(void) { return N_ROWS; }
 
+const char *eb_dim_flag(const eb_dim_desc *d) { return d->flag ? d->flag : d->name; }
+
 bool eb_dim_is_default(const eb_dim_desc *d, double v)
 {
     return isfinite(d->def) && v == d->def;
@@ -183,7 +186,7 @@ void eb_dims_help(char *out, size_t cap)
         out[0] = 0;
     for (int d = EB_DIM_NONE + 1; d < N_ROWS && n < cap; d++)
         if (dims[d].help)
-            n += (size_t)snprintf(out + n, cap - n, "  --%-19s %s\n", dims[d].name, dims[d].help);
+            n += (size_t)snprintf(out + n, cap - n, "  --%-19s %s\n", eb_dim_flag(&dims[d]), dims[d].help);
 }
 
 /* A row owning a number in the provenance (prov_off). */
@@ -310,20 +313,20 @@ int eb_radio_parse(eb_radio_values *rv, int dim, const char *list, eb_error *err
         char num[16];
         const char *name = dims[dim].values ? radio_name(dim, tok) : row_number(dim, tok, num, sizeof num);
         if (!name && !dims[dim].values)
-            return eb_fail(err, EB_ECONFIG, "--%s %s: '%s' is not a whole number in %g..%g %s", dims[dim].name, list,
+            return eb_fail(err, EB_ECONFIG, "--%s %s: '%s' is not a whole number in %g..%g %s", eb_dim_flag(&dims[dim]), list,
                            tok, dims[dim].lo, dims[dim].hi, dims[dim].unit);
         if (!name)
-            return eb_fail(err, EB_ECONFIG, "--%s %s: '%s' is not one of %s", dims[dim].name, list, tok, names);
+            return eb_fail(err, EB_ECONFIG, "--%s %s: '%s' is not one of %s", eb_dim_flag(&dims[dim]), list, tok, names);
         for (int i = 0; i < rv->n[dim]; i++)
             if (!strcmp(rv->v[dim][i], name))
-                return eb_fail(err, EB_ECONFIG, "--%s %s: %s given twice", dims[dim].name, list, name);
+                return eb_fail(err, EB_ECONFIG, "--%s %s: %s given twice", eb_dim_flag(&dims[dim]), list, name);
         if (rv->n[dim] == EB_RADIO_MAX_VALUES)
-            return eb_fail(err, EB_ECONFIG, "--%s %s: at most %d values", dims[dim].name, list, EB_RADIO_MAX_VALUES);
+            return eb_fail(err, EB_ECONFIG, "--%s %s: at most %d values", eb_dim_flag(&dims[dim]), list, EB_RADIO_MAX_VALUES);
         /* names and in-range numbers fit a slot; the precision says so to -Wformat-truncation */
         snprintf(rv->v[dim][rv->n[dim]++], sizeof rv->v[dim][0], "%.*s", (int)sizeof rv->v[dim][0] - 1, name);
     }
     if (!rv->n[dim])
-        return eb_fail(err, EB_ECONFIG, "--%s: no value (one or more of %s)", dims[dim].name, names);
+        return eb_fail(err, EB_ECONFIG, "--%s: no value (one or more of %s)", eb_dim_flag(&dims[dim]), names);
     return 0;
 }
 
@@ -454,4 +457,94 @@ double eb_phy_ceiling_mbps(const char *mode, double bw)
         if (!strcmp(ceilings[i].mode, mode))
             return bw == 40 ? ceilings[i].mbps40 : ceilings[i].mbps20;
     return NAN;
+}
+
+/* ------------------------------------------------------ one dimension's value */
+
+/* Where each radio row keeps its value in the provenance (the rows that own
+ * one say so themselves: prov_off); a row of two fields (power save and its
+ * listen interval) lists both. */
+#define TEXT(f, tag) {offsetof(eb_provenance, f), sizeof((eb_provenance *)0)->f, true, tag}
+#define NUM(f, tag) {offsetof(eb_provenance, f), sizeof(double), false, tag}
+static const struct {
+    int dim;
+    struct {
+        size_t off, size;
+        bool text;       /* a name ("" = unknown: the default), else a number (NAN: the default) */
+        const char *tag; /* in a label; NULL: the row's name */
+    } f[2];
+} radio_fields[] = {
+    {EB_DIM_BAND, {TEXT(radio_band, NULL)}},
+    {EB_DIM_RADIO_BW, {NUM(radio_bandwidth, NULL)}},
+    {EB_DIM_PHY, {TEXT(radio_phy, NULL)}},
+    {EB_DIM_POWER_SAVE, {TEXT(radio_power_save, NULL), NUM(radio_listen_interval, "listen-interval")}},
+    {EB_DIM_COEX, {TEXT(radio_coex, NULL)}},
+};
+#undef TEXT
+#undef NUM
+
+bool eb_dim_keys(int dim)
+{
+    const eb_dim_desc *d = eb_dim(dim);
+    return d && (d->same || d->prov_off);
+}
+
+void eb_dim_copy_value(int dim, eb_provenance *dst, const eb_provenance *src)
+{
+    const eb_dim_desc *d = eb_dim(dim);
+    if (!d)
+        return;
+    if (d->prov_off) {
+        memcpy((char *)dst + d->prov_off, (const char *)src + d->prov_off, sizeof(double));
+    } else if (d->same == same_sweep_point) { /* the sweep variables share one pair of fields */
+        if (!strcmp(src->sweep_var, d->key)) {
+            memcpy(dst->sweep_var, src->sweep_var, sizeof dst->sweep_var);
+            dst->sweep_value = src->sweep_value;
+        } else if (!strcmp(dst->sweep_var, d->key)) {
+            dst->sweep_var[0] = 0;
+            dst->sweep_value = NAN;
+        }
+    }
+    for (size_t i = 0; i < sizeof radio_fields / sizeof radio_fields[0]; i++)
+        for (int k = 0; radio_fields[i].dim == dim && k < 2 && radio_fields[i].f[k].size; k++)
+            memcpy((char *)dst + radio_fields[i].f[k].off, (const char *)src + radio_fields[i].f[k].off,
+                   radio_fields[i].f[k].size);
+}
+
+/* A radio row's value by its fields ("power-save=max_modem listen-interval=3"). */
+static void radio_value_label(size_t row, const eb_provenance *p, char *out, size_t cap)
+{
+    size_t n = 0;
+    for (int k = 0; k < 2 && radio_fields[row].f[k].size && n < cap; k++) {
+        const char *at = (const char *)p + radio_fields[row].f[k].off;
+        const char *tag = radio_fields[row].f[k].tag ? radio_fields[row].f[k].tag : dims[radio_fields[row].dim].name;
+        double v;
+        memcpy(&v, at, sizeof v);
+        if (radio_fields[row].f[k].text && at[0])
+            n += (size_t)snprintf(out + n, cap - n, "%s%s=%s", n ? " " : "", tag, at);
+        else if (!radio_fields[row].f[k].text && isfinite(v))
+            n += (size_t)snprintf(out + n, cap - n, "%s%s=%g", n ? " " : "", tag, v);
+    }
+}
+
+void eb_dim_value_label(int dim, const eb_provenance *p, char *out, size_t cap)
+{
+    if (!cap)
+        return;
+    out[0] = 0;
+    size_t row = 0;
+    while (row < sizeof radio_fields / sizeof radio_fields[0] && radio_fields[row].dim != dim)
+        row++;
+    if (row < sizeof radio_fields / sizeof radio_fields[0]) {
+        radio_value_label(row, p, out, cap);
+    } else {
+        eb_provenance only;
+        eb_prov_init(&only);
+        eb_dim_copy_value(dim, &only, p);
+        eb_dims_point_label(&only, out, cap);
+    }
+    const eb_dim_desc *d = eb_dim(dim);
+    if (cap && !out[0] && d) /* at the default: a radio row names its default value */
+        snprintf(out, cap, d->values && d->values[0][0] ? "%s=%s (default)" : "%s at its default", d->name,
+                 d->values ? d->values[0] : "");
 }

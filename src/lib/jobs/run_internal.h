@@ -129,6 +129,7 @@ typedef struct board_ctx {
     const eb_tier *link_for; /* the association whose link is recorded (run_radio.c); NULL = none */
     atomic_bool traffic_on;  /* a throughput test's traffic runs (run_test.c): --latency-under-load's probes start */
     void *priv;              /* the end driver's own state (run_end_ops), freed with the end */
+    eb_pc *pc;               /* a far end's PC side elsewhere (run_end_ssh.c), owned by its driver; NULL = sh->pc */
 } board_ctx;
 
 /* run_plan.c */
@@ -251,7 +252,15 @@ typedef struct run_end_ops {
     const run_end_tests *tests;
 } run_end_ops;
 
-extern const run_end_ops run_end_board, run_end_hosted, run_end_pc;
+extern const run_end_ops run_end_board, run_end_hosted, run_end_pc, run_end_ssh;
+/* Whether the SSH end takes a board (its far_end URL is ssh://...). */
+bool run_end_ssh_wants(const eb_run_board *b);
+/* Where the far end of board dut runs its iperf2 and ping: its own PC
+ * side (an SSH host's), else this computer's. */
+static inline eb_pc *run_far_pc(const board_ctx *dut)
+{
+    return dut->far && dut->far->pc ? dut->far->pc : dut->sh->pc;
+}
 /* The rows a board's ends take: its own and its far end's, each the first
  * row of its list in run_ends.c that wants the board (own: an ESP-Hosted
  * host, else a console; far: a peer console, an end claiming the board's

@@ -123,13 +123,16 @@ static int network_defaults(const eb_run_request *rq, eb_run_opts *o, eb_run_set
     return 0;
 }
 
-/* Whether every board tests against a peer board: then the PC's iperf2 is
- * not in the data path and need not be installed. */
-static bool all_pairs(const eb_run_opts *o)
+/* Whether no board's far end is this PC (a peer board, an end elsewhere):
+ * then the PC's iperf2 is not in the data path and need not be installed. */
+static bool no_pc_end(const eb_run_opts *o)
 {
-    for (int i = 0; i < o->n_boards; i++)
-        if (!o->boards[i].peer.chip[0])
+    for (int i = 0; i < o->n_boards; i++) {
+        const run_end_ops *own, *far;
+        run_end_rows(&o->boards[i], &own, &far);
+        if (far == &run_end_pc)
             return false;
+    }
     return o->n_boards > 0;
 }
 
@@ -326,7 +329,7 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     /* No iperf2 on this PC, no run: say so before starting anything (board to
      * board runs leave it out: "" keeps pc_iperf_version unknown). */
     eb_iperf_version pv;
-    if (all_pairs(o)) {
+    if (no_pc_end(o)) {
         st->iperf_version[0] = 0;
     } else {
         if ((rc = eb_iperf_probe(o->iperf ? o->iperf : eb_iperf_program(), &pv, err)) != 0)

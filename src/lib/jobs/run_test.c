@@ -157,12 +157,12 @@ static int start_pc_server(test_io *io, eb_error *err)
         args[n++] = rest[i];
     n += run_iperf_argv(bc->far, args + n, io->opt_s, 38 - n);
     args[n] = NULL;
-    int rc = io->bc->sh->pc->ops->iperf_spawn(io->bc->sh->pc, &io->pc, io->prog, args, io->logp, err);
+    int rc = run_far_pc(io->bc)->ops->iperf_spawn(run_far_pc(io->bc), &io->pc, io->prog, args, io->logp, err);
     if (rc)
         return rc;
     /* Start the board client only once the PC server listens. */
     eb_deadline ld = eb_deadline_in(3000);
-    eb_pc *pc = bc->sh->pc;
+    eb_pc *pc = run_far_pc(bc);
     int b;
     while ((b = pc->ops->port_bound(pc, bc->b->pc_ip, io->cfg.port, io->cfg.udp)) == 0 && !eb_deadline_passed(ld)) {
         eb_pc_iperf_pump(io->pc, eb_deadline_in(20));
@@ -250,7 +250,7 @@ static int start_pc_client(test_io *io, eb_error *err)
         args[n++] = rest[i];
     n += run_iperf_argv(io->bc->far, args + n, io->opt_s, 42 - n);
     args[n] = NULL;
-    return io->bc->sh->pc->ops->iperf_spawn(io->bc->sh->pc, &io->pc, io->prog, args, io->logp, err);
+    return run_far_pc(io->bc)->ops->iperf_spawn(run_far_pc(io->bc), &io->pc, io->prog, args, io->logp, err);
 }
 
 /* RX tests: the PC's client sends to the board's server. */

@@ -54,6 +54,7 @@ typedef struct ebc_field_info {
     int min, max;     /* Kconfig range on a chip without 802.11ax and without PSRAM */
     bool runtime;     /* changeable through wifi_init_config_t (stop, deinit, init) */
     bool is_bool;     /* 0/1 */
+    bool wifi;        /* a Wi-Fi driver setting: not applicable to an Ethernet image */
 } ebc_field_info;
 
 const ebc_field_info *ebc_field_get(int field); /* NULL if out of range */
@@ -98,6 +99,10 @@ typedef struct ebc_build {
     /* Radio facts of the chip (SoC capabilities): what radio_set may ask for. */
     bool band_5g;            /* SOC_WIFI_SUPPORT_5G: the 5 GHz band (esp32c5) */
     bool ble;                /* SOC_BLE_SUPPORTED: a BLE activity for coex= */
+    /* The image's network is Ethernet (the open_eth build for the emulator),
+     * not Wi-Fi: Wi-Fi fields and commands answer UNSUPPORTED "not applicable",
+     * and the address comes from ebc_event_net_got_ip. */
+    bool ethernet;
 } ebc_build;
 
 /* ---- validation and mapping (pure) ---- */
@@ -301,6 +306,10 @@ typedef struct ebc_ops {
      * EBC_RADIO_UNSUPPORTED / EBC_RADIO_FAILED with msg filled. Called after
      * esp_wifi_start (wifi_init) and again after every wifi_init. */
     int (*radio_apply)(void *ctx, const ebc_radio *want, ebc_radio *now, char *msg, size_t msg_len);
+    /* Ethernet images (ebc_build.ethernet) only: starts the interface at boot,
+     * instead of wifi_init; the address arrives later through
+     * ebc_event_net_got_ip. 0 ok. */
+    int (*net_start)(void *ctx);
 } ebc_ops;
 
 typedef struct ebc_core {
@@ -328,6 +337,9 @@ bool ebc_wants_secret(const ebc_core *c);
 
 /* Asynchronous events reported by the platform. */
 void ebc_event_wifi_disconnected(ebc_core *c, int reason);
+/* Ethernet images: the interface got its address (DHCP), or lost its link. */
+void ebc_event_net_got_ip(ebc_core *c, const ebc_ip_info *ip);
+void ebc_event_net_down(ebc_core *c);
 void ebc_event_iperf_connected(ebc_core *c, const char *peer_ip, unsigned peer_port);
 /* lost/total/jitter only for a UDP server (has_udp). jitter_ms < 0 = unknown. */
 void ebc_event_iperf_interval(ebc_core *c, double start, double end, unsigned long long bytes,
