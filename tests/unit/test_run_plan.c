@@ -165,7 +165,7 @@ static void test_sweep_parse(void **state)
     eb_sweep s;
     eb_error err = {0};
     assert_int_equal(eb_sweep_parse("udp-rate=40:120:10", &s, &err), 0);
-    assert_int_equal(s.var, EB_SWEEP_UDP_RATE);
+    assert_int_equal(s.var, EB_DIM_UDP_RATE);
     assert_int_equal(s.n, 9);
     assert_true(s.values[0] == 40 && s.values[8] == 120);
     assert_int_equal(eb_sweep_parse("rssi=-40,-60,-75", &s, &err), 0);
@@ -301,7 +301,7 @@ static void test_dimensions(void **state)
     assert_int_equal(eb_sweep_var_from_name("udp-rate"), EB_DIM_UDP_RATE);
     assert_int_equal(eb_sweep_var_from_name("attenuation"), EB_DIM_ATTEN);
     assert_int_equal(eb_dim_from_name("tier"), EB_DIM_TIER);
-    assert_int_equal(eb_sweep_var_from_name("tier"), EB_SWEEP_NONE); /* not a --sweep variable */
+    assert_int_equal(eb_sweep_var_from_name("tier"), EB_DIM_NONE); /* not a --sweep variable */
     assert_string_equal(eb_dim(EB_DIM_RSSI)->unit, "dBm");
     assert_true(eb_sweep_var_sim_only(EB_DIM_LOSS) && !eb_sweep_var_sim_only(EB_DIM_UDP_RATE));
     eb_provenance a, b;

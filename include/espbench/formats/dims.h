@@ -84,6 +84,7 @@ typedef struct eb_dim_desc {
     const char *iperf_opt;
     const char *help;
     const char *flag; /* its flag of run when not its name ("bandwidth" for the radio's); NULL = name */
+    size_t link_off;  /* EB_DIM_LINK: where it lives in the virtual board's link (model.h eb_model_link) */
 } eb_dim_desc;
 
 /* The row of a dimension; NULL for EB_DIM_NONE or out of range. Rows after

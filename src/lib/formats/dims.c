@@ -5,6 +5,7 @@
 #include "espbench/formats/dims.h"
 #include "espbench/base/names.h"
 #include "espbench/formats/lab.h"
+#include "espbench/formats/model.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -113,11 +114,11 @@ static const eb_dim_desc dims[] = {
     [EB_DIM_TX_POWER] = {.name = "tx-power", .key = "tx_power", .unit = "dBm", .lo = 2, .hi = 21, .flags = SWEEP, .instrument = 0,
                    .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN},
     [EB_DIM_RSSI] = {.name = "rssi", .key = "rssi", .unit = "dBm", .lo = -100, .hi = -10, .flags = LINK, .instrument = EB_INSTR_ATTENUATOR,
-                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN},
+                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN, .link_off = offsetof(eb_model_link, rssi_dbm)},
     [EB_DIM_LOSS] = {.name = "loss", .key = "loss", .unit = "%", .lo = 0, .hi = 50, .flags = LINK, .instrument = 0,
-                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN},
+                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN, .link_off = offsetof(eb_model_link, loss_pct)},
     [EB_DIM_RTT] = {.name = "rtt", .key = "rtt", .unit = "ms", .lo = 0, .hi = 2000, .flags = LINK, .instrument = 0,
-                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN},
+                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN, .link_off = offsetof(eb_model_link, rtt_ms)},
     /* 120 dB: the largest programmable attenuator range of the drivers (instrument.h) */
     [EB_DIM_ATTEN] = {.name = "attenuation", .key = "attenuation", .unit = "dB", .lo = 0, .hi = 120, .flags = SWEEP, .instrument = EB_INSTR_ATTENUATOR,
                    .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN},
