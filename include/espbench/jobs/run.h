@@ -240,6 +240,10 @@ typedef struct eb_run_request {
     /* --far-end URL: every board's far end is the end driver that claims
      * the URL (docs/architecture.md "Adding an end"); NULL = the PC. */
     const char *far_end;
+    /* --qemu: an emulated ESP32-C3 (docs/emulator.md); --qemu-bin PATH (NULL =
+     * $ESPBENCH_QEMU or PATH), --qemu-image DIR (NULL = $ESPBENCH_QEMU_IMAGE). */
+    bool qemu;
+    const char *qemu_bin, *qemu_image;
 } eb_run_request;
 
 /* What resolving owns for the run's lifetime (eb_run_setup_free). */
@@ -258,6 +262,7 @@ typedef struct eb_run_setup {
     char hosted_manifest[448];    /* --sim: the pair's images, made by run_hosted.c */
     bool bad_request;          /* the error is the request's own (a usage error) */
     struct eb_dir_lock *out_lock; /* one writer per results folder (dir_lock.h), held to eb_run_setup_free */
+    struct eb_qemu_board *qemu; /* --qemu: the emulated board (qemu_board.h) */
 } eb_run_setup;
 
 /* One step from request to a runnable eb_run_opts: loads the profiles and

@@ -137,6 +137,10 @@ bool eb_run_test_is_tx(int test);
 bool eb_run_test_is_udp(int test);
 /* An error of the request itself (a usage error, exit 2). */
 int run_bad_request(eb_run_setup *st, eb_error *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* run_qemu.c: --qemu's checks, its emulated board started and flashed, stopped. */
+int run_qemu_request_check(const eb_run_request *rq, eb_run_setup *st, eb_error *err);
+int run_qemu_start(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+void run_qemu_stop(eb_run_setup *st);
 
 /* ------------------------------------------------------------ run_ctx.c */
 
