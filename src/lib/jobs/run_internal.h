@@ -431,5 +431,8 @@ const eb_console_driver *run_pattern_driver(board_ctx *bc);
 
 /* run_board.c */
 int run_board(board_ctx *bc);
+/* A board whose plan never started (the run stopped before its boards ran):
+ * every item counted and said as not run, with why. */
+void run_board_not_run(board_ctx *bc, const char *why);
 
 #endif
