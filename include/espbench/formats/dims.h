@@ -85,6 +85,14 @@ typedef struct eb_dim_desc {
     const char *help;
     const char *flag; /* its flag of run when not its name ("bandwidth" for the radio's); NULL = name */
     size_t link_off;  /* EB_DIM_LINK: where it lives in the virtual board's link (model.h eb_model_link) */
+    /* A row owning a field of the provenance (prov_off) of text: its size
+     * (0: a number); its part in labels and file names ("bw=40", "-bw40";
+     * NULL: its name); a number that goes with its value (power save's
+     * listen interval), its offset, tag and name. */
+    size_t prov_size;
+    const char *tag;
+    size_t extra_off;
+    const char *extra_tag, *extra_name;
 } eb_dim_desc;
 
 /* The row of a dimension; NULL for EB_DIM_NONE or out of range. Rows after
@@ -147,6 +155,8 @@ const char *eb_radio_value(const eb_radio_values *rv, int i, int dim);
 bool eb_radio_chip_can(const eb_radio_values *rv, const eb_chip *c, char *why, size_t cap);
 /* "band=5 bw=40" for a result's radio point ("" at the defaults). */
 void eb_radio_label(const eb_provenance *p, char *out, size_t cap);
+/* The same point as a file name's part: "-band5-bw40-len512". */
+void eb_dims_file_tag(const eb_provenance *p, char *out, size_t cap);
 
 /* The PHY rate ceiling of a mode (IEEE 802.11 rate tables, one spatial
  * stream, short guard interval): "11n" HT20 MCS7 72.2, HT40 150; "11ax"

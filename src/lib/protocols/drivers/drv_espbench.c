@@ -133,6 +133,7 @@ static int espbench_identify(const eb_console_driver *drv, eb_console *c, eb_con
     kv(&r, "idf", b->idf_version, sizeof b->idf_version);
     kv(&r, "chip", b->chip, sizeof b->chip);
     kv(&r, "mac", b->mac, sizeof b->mac);
+    kv(&r, "net", b->net, sizeof b->net);
     return 0;
 }
 
@@ -478,6 +479,8 @@ static int espbench_link(const eb_console_driver *drv, eb_console *c, eb_link_in
     kv(&r, "band", l->band, sizeof l->band);
     kv(&r, "phy", l->phy, sizeof l->phy);
     kv(&r, "ps", l->ps, sizeof l->ps);
+    kv(&r, "net", l->net, sizeof l->net);
+    kv(&r, "ip", l->ip, sizeof l->ip);
     return 0;
 }
 
