@@ -51,6 +51,7 @@ enum eb_dim {
 #define EB_DIM_RADIO 4u  /* a radio setting of the board: a list of names, checked against the chip's facts */
 #define EB_DIM_IPERF 8u  /* an option of iperf (iperf_opt) on both ends of the traffic */
 #define EB_DIM_LIST 16u  /* a list the run crosses with the tiers (--FLAG V1,V2,...), as the radio's */
+#define EB_DIM_BAND5 64u /* a radio row the console sets per band: its key with a 5 at 5 GHz (bw5=, phy5=) */
 /* An end's declaration only (run_end_decl.sets): a board's console, which
  * takes the rows that are no iperf option (tier, link, instruments). */
 #define EB_DIM_CONSOLE 32u
@@ -93,6 +94,9 @@ typedef struct eb_dim_desc {
     const char *tag;
     size_t extra_off;
     const char *extra_tag, *extra_name;
+    /* A radio row: its value as the espbench console's radio_set spells it
+     * (five: at 5 GHz; NULL: as it is); the key is its tag (or name). */
+    const char *(*spell)(const char *v, bool five);
 } eb_dim_desc;
 
 /* The row of a dimension; NULL for EB_DIM_NONE or out of range. Rows after

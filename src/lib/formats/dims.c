@@ -86,6 +86,20 @@ static bool any_can(const eb_chip *c, const char *v, char *why, size_t cap)
     return true;
 }
 
+/* The protocol set up to the asked mode, per band, as radio_set's phy= and
+ * phy5= take it (esp_wifi_set_protocol(s)). */
+static const char *phy_set(const char *mode, bool five)
+{
+    static const struct {
+        const char *mode, *two, *five;
+    } sets[] = {{"b", "b", ""}, {"g", "b,g", ""}, {"n", "b,g,n", "a,n"}, {"ac", "", "a,n,ac"},
+                {"ax", "b,g,n,ax", "a,n,ac,ax"}};
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
+        if (!strcmp(sets[i].mode, mode))
+            return five ? sets[i].five : sets[i].two;
+    return "";
+}
+
 static const char *const band_names[] = {"2.4", "5", NULL};
 static const char *const bw_names[] = {"20", "40", NULL};
 static const char *const phy_names[] = {"", "b", "g", "n", "ac", "ax", NULL}; /* "": the chip's modes */
@@ -120,10 +134,10 @@ static const eb_dim_desc dims[] = {
                    .same = NULL, .values = NULL, .chip_can = NULL, .def = NAN},
     [EB_DIM_BAND] = {.name = "band", .key = "radio_band", .unit = "GHz", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
                    .same = NULL, .values = band_names, .chip_can = band_can, .def = NAN, .prov_off = offsetof(eb_provenance, radio_band), .prov_size = sizeof(((eb_provenance *)0)->radio_band)},
-    [EB_DIM_RADIO_BW] = {.name = "radio-bandwidth", .key = "radio_bandwidth", .unit = "MHz", .lo = 20, .hi = 40, .flags = RADIO, .instrument = 0,
+    [EB_DIM_RADIO_BW] = {.name = "radio-bandwidth", .key = "radio_bandwidth", .unit = "MHz", .lo = 20, .hi = 40, .flags = RADIO | EB_DIM_BAND5, .instrument = 0,
                    .same = NULL, .values = bw_names, .chip_can = bw_can, .def = NAN, .flag = "bandwidth", .prov_off = offsetof(eb_provenance, radio_bandwidth), .tag = "bw"},
-    [EB_DIM_PHY] = {.name = "phy", .key = "radio_phy", .unit = "", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
-                   .same = NULL, .values = phy_names, .chip_can = phy_can, .def = NAN, .prov_off = offsetof(eb_provenance, radio_phy), .prov_size = sizeof(((eb_provenance *)0)->radio_phy)},
+    [EB_DIM_PHY] = {.name = "phy", .key = "radio_phy", .unit = "", .lo = NAN, .hi = NAN, .flags = RADIO | EB_DIM_BAND5, .instrument = 0,
+                   .same = NULL, .values = phy_names, .chip_can = phy_can, .def = NAN, .prov_off = offsetof(eb_provenance, radio_phy), .prov_size = sizeof(((eb_provenance *)0)->radio_phy), .spell = phy_set},
     [EB_DIM_POWER_SAVE] = {.name = "power-save", .key = "radio_power_save", .unit = "", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
                    .same = NULL, .values = ps_names, .chip_can = any_can, .def = NAN, .prov_off = offsetof(eb_provenance, radio_power_save), .prov_size = sizeof(((eb_provenance *)0)->radio_power_save), .tag = "ps",
                    .extra_off = offsetof(eb_provenance, radio_listen_interval), .extra_tag = "li", .extra_name = "listen-interval"},

@@ -178,11 +178,7 @@ static const run_dim dims[] = {
     {EB_DIM_BANDWIDTH, NULL, run_instr_ap_apply, NULL, sweep_key, sweep_tag},
     /* the board's radio (run_radio.c): set before the tier connects; the
      * band row records the link as negotiated once connected */
-    {EB_DIM_BAND, run_radio_check, run_radio_band_apply, run_radio_link, NULL, NULL},
-    {EB_DIM_RADIO_BW, NULL, run_radio_bw_apply, NULL, NULL, NULL},
-    {EB_DIM_PHY, NULL, run_radio_phy_apply, NULL, NULL, NULL},
-    {EB_DIM_POWER_SAVE, NULL, run_radio_ps_apply, NULL, NULL, NULL},
-    {EB_DIM_COEX, NULL, run_radio_coex_apply, NULL, NULL, NULL},
+    {EB_DIM_BAND, run_radio_check, NULL, run_radio_link, NULL, NULL},
     {EB_DIM_TIER, tier_check, tier_apply, NULL, tier_key, tier_tag},
     {EB_DIM_REPEAT, NULL, NULL, NULL, repeat_key, repeat_tag},
     {EB_DIM_IDF, NULL, NULL, NULL, NULL, NULL},
@@ -284,14 +280,28 @@ static size_t rows_tag(const eb_run_opts *o, const eb_run_item *it, char *out, s
 
 /* ------------------------------------------------------------ the table's loops */
 
+/* The radio's rows (the formats' table, EB_DIM_RADIO), each through the
+ * console's radio_set (run_radio.c), before the tier connects. */
+static int radio_rows_set(board_ctx *end, const eb_run_item *it, eb_error *err)
+{
+    int rc = 0;
+    for (int d = EB_DIM_NONE + 1; d < eb_dim_count() && !rc; d++)
+        if (eb_dim(d)->flags & end->ops->decl->sets & EB_DIM_RADIO)
+            rc = run_radio_apply(end, d, it, err);
+    return rc;
+}
+
 int run_dims_apply(board_ctx *end, const eb_run_item *it, bool own_tier, eb_error *err)
 {
     int rc = rows_set(end, it, err);
     if (!(end->ops->decl->sets & EB_DIM_CONSOLE)) /* the rows below set a board's console */
         return rc;
-    for (int i = 0; i < N_DIMS && !rc; i++)
+    for (int i = 0; i < N_DIMS && !rc; i++) {
+        if (dims[i].dim == EB_DIM_TIER && (rc = radio_rows_set(end, it, err)) != 0)
+            break;
         if (dims[i].apply && row_on(&dims[i], end->sh->o) && !(own_tier && dims[i].dim == EB_DIM_TIER))
             rc = dims[i].apply(end, it, err);
+    }
     for (int i = 0; i < N_DIMS && !rc; i++)
         if (dims[i].connected && row_on(&dims[i], end->sh->o) && !own_tier)
             rc = dims[i].connected(end, it, err);

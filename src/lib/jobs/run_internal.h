@@ -419,11 +419,9 @@ int run_instr_ap_apply(board_ctx *bc, const eb_run_item *it, eb_error *err);
 bool run_radio_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap);
 bool run_radio_tx_power_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap);
 int run_radio_tx_power_apply(board_ctx *end, const eb_run_item *it, eb_error *err);
-int run_radio_band_apply(board_ctx *end, const eb_run_item *it, eb_error *err);
-int run_radio_bw_apply(board_ctx *end, const eb_run_item *it, eb_error *err);
-int run_radio_phy_apply(board_ctx *end, const eb_run_item *it, eb_error *err);
-int run_radio_ps_apply(board_ctx *end, const eb_run_item *it, eb_error *err);
-int run_radio_coex_apply(board_ctx *end, const eb_run_item *it, eb_error *err);
+/* One radio row's value of the item sent through the console's radio_set
+ * (when it differs from what the board took last). */
+int run_radio_apply(board_ctx *end, int dim, const eb_run_item *it, eb_error *err);
 int run_radio_link(board_ctx *end, const eb_run_item *it, eb_error *err);
 
 /* run_pattern.c: --pattern's console driver for a board. */

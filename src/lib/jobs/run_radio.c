@@ -5,6 +5,7 @@
  * link as the board reports it after connecting (`link`) into provenance.
  * A stock example has no command for any of them: refused up front when
  * the board's dialect is known, else when its console opens. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,40 +53,32 @@ static bool five_ghz(const eb_run_opts *o, const eb_run_item *it)
     return !strcmp(eb_radio_value(&o->radio, it->radio, EB_DIM_BAND), "5");
 }
 
-/* The protocol set up to the asked mode, per band (esp_wifi_set_protocol(s)). */
-static const char *phy_set(const char *mode, bool five)
-{
-    static const struct {
-        const char *mode, *two, *five;
-    } sets[] = {{"b", "b", ""}, {"g", "b,g", ""}, {"n", "b,g,n", "a,n"}, {"ac", "", "a,n,ac"},
-                {"ax", "b,g,n,ax", "a,n,ac,ax"}};
-    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
-        if (!strcmp(sets[i].mode, mode))
-            return five ? sets[i].five : sets[i].two;
-    return "";
-}
-
-/* One dimension's setting as radio_set spells it ("" when not asked). */
+/* One radio row's setting as radio_set spells it ("" when not asked):
+ * the row's tag, per band where it is set per band, its value as the row
+ * spells it, and the number that goes with it in the key (power save's
+ * listen interval: "ps=max_modem listen_interval=10"). */
 static void setting(const eb_run_opts *o, const eb_run_item *it, int dim, char *out, size_t cap)
 {
+    const eb_dim_desc *row = eb_dim(dim);
     const char *v = eb_radio_value(&o->radio, it->radio, dim);
     bool five = five_ghz(o, it);
     out[0] = 0;
     if (!v[0])
         return;
-    switch (dim) {
-    case EB_DIM_BAND: snprintf(out, cap, "band=%s", v); break;
-    case EB_DIM_RADIO_BW: snprintf(out, cap, "%s=%s", five ? "bw5" : "bw", v); break;
-    case EB_DIM_PHY: snprintf(out, cap, "%s=%s", five ? "phy5" : "phy", phy_set(v, five)); break;
-    case EB_DIM_POWER_SAVE:
-        if (!strcmp(v, "max_modem") && o->radio.listen_interval > 0)
-            snprintf(out, cap, "ps=%s listen_interval=%d", v, o->radio.listen_interval);
-        else
-            snprintf(out, cap, "ps=%s", v);
-        break;
-    case EB_DIM_COEX: snprintf(out, cap, "coex=%s", v); break;
-    default: break;
-    }
+    int n = snprintf(out, cap, "%s%s=%s", row->tag ? row->tag : row->name,
+                     five && (row->flags & EB_DIM_BAND5) ? "5" : "", row->spell ? row->spell(v, five) : v);
+    eb_provenance key;
+    eb_prov_init(&key);
+    eb_radio_key(&o->radio, it->radio, &key);
+    double extra = NAN;
+    if (row->extra_off)
+        memcpy(&extra, (const char *)&key + row->extra_off, sizeof extra);
+    char name[32];
+    snprintf(name, sizeof name, "%s", row->extra_name ? row->extra_name : "");
+    for (char *c = name; *c; c++) /* the console's keys spell words with '_' */
+        *c = *c == '-' ? '_' : *c;
+    if (isfinite(extra) && n > 0 && (size_t)n < cap)
+        snprintf(out + n, cap - (size_t)n, " %s=%g", name, extra);
 }
 
 /* Sends a dimension's radio_set setting when it differs from what the
@@ -118,7 +111,7 @@ static int send_setting(board_ctx *end, int dim, const char *want, eb_error *err
     return 0;
 }
 
-static int radio_apply(board_ctx *end, const eb_run_item *it, int dim, eb_error *err)
+int run_radio_apply(board_ctx *end, int dim, const eb_run_item *it, eb_error *err)
 {
     char want[64];
     setting(end->sh->o, it, dim, want, sizeof want);
@@ -161,27 +154,6 @@ int run_radio_tx_power_apply(board_ctx *end, const eb_run_item *it, eb_error *er
     char want[64];
     snprintf(want, sizeof want, "tx_power=%.2f", o->sweep.values[it->point]);
     return send_setting(end, EB_DIM_TX_POWER, want, err);
-}
-
-int run_radio_band_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
-{
-    return radio_apply(end, it, EB_DIM_BAND, err);
-}
-int run_radio_bw_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
-{
-    return radio_apply(end, it, EB_DIM_RADIO_BW, err);
-}
-int run_radio_phy_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
-{
-    return radio_apply(end, it, EB_DIM_PHY, err);
-}
-int run_radio_ps_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
-{
-    return radio_apply(end, it, EB_DIM_POWER_SAVE, err);
-}
-int run_radio_coex_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
-{
-    return radio_apply(end, it, EB_DIM_COEX, err);
 }
 
 /* After every dimension is applied and the board connected: the link as
