@@ -397,6 +397,21 @@ static void test_summary_text(void **state)
     eb_run_summary_text(&f, &s, "OUT", 1, false, &b);
     eb_buf_printf(&b, "%c", 0);
     assert_non_null(strstr((const char *)b.data, "(board to board with sim-peer esp32c3/iperf: no PC in the data path"));
+    /* items the run never reached are counted: the counts add up to the plan */
+    eb_run_summary s2 = {.planned = 3, .done = 1, .failed = 1, .not_run = 1, .wall_s = 3, .test_s = 2};
+    eb_buf_reset(&b);
+    eb_run_summary_text(NULL, &s2, "OUT", 1, false, &b);
+    eb_buf_printf(&b, "%c", 0);
+    assert_string_equal((const char *)b.data, "1 tests done, 0 skipped, 1 failed, 1 not run of 3; 3.0 s (2.0 s of "
+                                               "traffic). Results: OUT/results.json\n");
+    eb_run_progress p = {.event = EB_RUN_EV_NOT_RUN, .board = "dut", .chip = "esp32", .tier = "iperf",
+                         .test = EB_TEST_UDP_TX, .index = 3, .total = 3, .current_mbps = NAN,
+                         .message = "console /dev/pts/7: port /dev/pts/7: device gone"};
+    eb_buf_reset(&b);
+    eb_run_progress_text(&p, 1, false, &b);
+    eb_buf_printf(&b, "%c", 0);
+    assert_string_equal((const char *)b.data, "[3/3] dut esp32/iperf udp_tx: not run: console /dev/pts/7: port "
+                                              "/dev/pts/7: device gone\n");
     eb_buf_free(&b);
     eb_entry_free(&e);
     eb_results_free(&f);

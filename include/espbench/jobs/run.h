@@ -58,6 +58,7 @@ enum eb_run_event {
     EB_RUN_EV_SKIP,       /* already done (--resume) */
     EB_RUN_EV_WARN,       /* message: a retry, a recoverable problem */
     EB_RUN_EV_LATENCY_DONE, /* latency set (ok or failed) */
+    EB_RUN_EV_NOT_RUN,    /* message: why the item will not run (the board or the run stopped) */
 };
 
 typedef struct eb_run_progress {
@@ -150,7 +151,7 @@ typedef struct eb_run_opts {
 double eb_run_grace_s(const eb_run_opts *o);
 
 typedef struct eb_run_summary {
-    int planned, done, skipped, failed;
+    int planned, done, skipped, failed, not_run; /* the last four add up to planned */
     double step_ms[EB_STEP_COUNT]; /* summed over boards */
     double wall_s, test_s;         /* wall time, configured test time */
     char iperf_version[64];
