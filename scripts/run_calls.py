@@ -215,7 +215,9 @@ def main(argv):
                             "is a row of its own table (run_internal.h)" % name)
         words = set(re.findall(r"\b\w+\b", code))
         for step, allowed in sorted(END_STEPS.items()):
-            if step in words and name not in allowed and defined.get(step) != name:
+            # an end's driver in a file of its own (run_end_NAME.c) is a row of the end table
+            row_file = "run_ends.c" in allowed and name.startswith("run_end_")
+            if step in words and name not in allowed and not row_file and defined.get(step) != name:
                 problems.append("run job: per-end copy: %s calls %s, a step the core runs for every end through "
                                 "the end table (%s)" % (name, step, ", ".join(allowed)))
     for core in CORE:

@@ -15,7 +15,8 @@
 
 const char cmd_compare_usage[] =
     "usage: espbench compare BASELINE CURRENT... [--max-drop PCT] [--significant] [--stat mean|peak]\n"
-    "                        [--chip CHIP] [--tier-map A=B] [--confidence PCT] [--junit FILE]\n"
+    "                        [--chip CHIP] [--tier-map A=B] [--ignore DIM,...] [--confidence PCT]\n"
+    "                        [--junit FILE]\n"
     "       espbench compare --baseline docs CURRENT...   (or BASELINE = docs)\n"
     "       espbench compare RESULTS... --idf-base VERSION --idf-new VERSION\n"
     "       espbench compare --idf-thresholds HEADER RESULTS... [--chip CHIP]\n"
@@ -34,6 +35,9 @@ const char cmd_compare_usage[] =
     "  --significant    a drop beyond --max-drop fails only when the verdict is\n"
     "                   also 'worse' (its whole interval below zero)\n"
     "  --tier-map A=B   pair tier A of BASELINE with tier B of CURRENT\n"
+    "  --ignore DIM,... leave dimensions out of the key (band, rssi, power-save ...:\n"
+    "                   those a cell is keyed by): a cell averages over their values,\n"
+    "                   so a baseline at one band compares with a run at another\n"
     "  --confidence PCT confidence of the verdict's interval (default 95%)\n"
     "  --junit FILE     also write JUnit XML: one testcase per cell, classname\n"
     "                   espbench.CHIP.TIER, name TEST, the figures as properties\n"
@@ -156,7 +160,7 @@ int cmd_compare(int argc, char **argv)
         {"baseline", required_argument, NULL, 'b'}, {"significant", no_argument, NULL, 'S'},
         {"tier-map", required_argument, NULL, 't'}, {"confidence", required_argument, NULL, 'C'},
         {"idf-base", required_argument, NULL, 'A'}, {"idf-new", required_argument, NULL, 'B'},
-        {"idf-thresholds", required_argument, NULL, 'T'},
+        {"idf-thresholds", required_argument, NULL, 'T'}, {"ignore", required_argument, NULL, 'I'},
         {NULL, 0, NULL, 0},
     };
     eb_compare_opts co = {.max_drop_pct = 5.0, .stat = EB_STAT_MEAN, .chip = NULL};
@@ -192,6 +196,12 @@ int cmd_compare(int argc, char **argv)
                 return cli_usage_error("compare", "--confidence '%s': expected a percentage from 50 to 99.9, e.g. 95%%",
                                        optarg);
             co.confidence = pct / 100.0;
+            break;
+        }
+        case 'I': {
+            char why[768];
+            if (eb_compare_parse_ignore(optarg, &co, why, sizeof why) != 0)
+                return cli_usage_error("compare", "%s", why);
             break;
         }
         case 'A': idf_base = optarg; break;

@@ -15,7 +15,8 @@
 #include "espbench/formats/provenance.h"
 
 const char cmd_run_usage[] =
-    "usage: espbench run --chip CHIP [--tier T[,T...]|all] (--port URL | --sim | --lab FILE) [options]\n"
+    "usage: espbench run --chip CHIP [--tier T[,T...]|all] (--port URL | --sim | --qemu | --lab FILE)\n"
+    "       [options]\n"
     "\n"
     "Flashes (stock firmware) or switches (espbench firmware) each buffer tier, connects the\n"
     "board to the AP, and measures TCP/UDP TX/RX throughput with iperf2 on this PC.\n"
@@ -31,6 +32,12 @@ const char cmd_run_usage[] =
     "  --sim-idf VERSION     its ESP-IDF version (default v5.3): picks the stock dialect\n"
     "  --sim-image FILE      the app image the virtual board is flashed with (e.g. a build\n"
     "                        of `espbench build`: BUILD-DIR/espbench.bin)\n"
+    "  --qemu                an emulated ESP32-C3 (QEMU, the chip's ROM, Ethernet for Wi-Fi):\n"
+    "                        flashed through its ROM loader, figures labelled \"emulator\"\n"
+    "                        (docs/emulator.md)\n"
+    "  --qemu-bin PATH       QEMU (default $ESPBENCH_QEMU, else qemu-system-riscv32 on PATH)\n"
+    "  --qemu-image DIR      its firmware: an ESP-IDF build folder, or bootloader.bin,\n"
+    "                        partition-table.bin and espbench.bin (default $ESPBENCH_QEMU_IMAGE)\n"
     "  --idf PATH[,PATH...]  build the firmware with each ESP-IDF checkout (cached, as\n"
     "                        `espbench build`) and measure the matrix with each (a board gets\n"
     "                        each build flashed); one run folder per IDF in --out, merged\n"
@@ -145,7 +152,8 @@ static const run_flag flags[] = {
     RQT("chip", chip), RQT("port", port), RQB("sim", sim), RQT("lab", lab_file), RQT("dialect", dialect),
     RQT("ssid", ssid), RQT("password-env", password_env), RQT("pc-address", pc_address), RQT("out", out_dir),
     RQT("sim-project", sim_project), RQT("sim-idf", sim_idf), RQT("sim-image", sim_image),
-    RQB("sim-model", sim_model), RQT("coprocessor", coprocessor), RQT("transport", transport),
+    RQB("sim-model", sim_model), RQB("qemu", qemu), RQT("qemu-bin", qemu_bin), RQT("qemu-image", qemu_image),
+    RQT("coprocessor", coprocessor), RQT("transport", transport),
     RQT("coprocessor-port", coprocessor_port), RQT("peer-port", peer_port), RQT("peer-chip", peer_chip),
     RQT("peer-tier", peer_tier), RQT("far-end", far_end), OT("iperf", iperf), OT("ap", ap_name), OT("ap-set", ap_set),
     OT("manifest", manifest), OT("firmware", firmware), OT("stub", stub), OB("resume", resume),
@@ -157,7 +165,7 @@ static const run_flag flags[] = {
     SP("parallel-index"), SP("performance-lines"), SP("metrics"), SP("password"), SP("iperf-port"),
     SP("tests"), SP("idf"), SP("idf-cache"), SP("env"), SP("sim-rssi"), SP("sim-phy"), SP("sim-rtt"),
     SP("sim-loss"), SP("sweep"), SP("latency-method"), SP("pattern"), SP("baud"),
-    SP("band"), SP("bandwidth"), SP("phy"), SP("power-save"), SP("coex"), SP("listen-interval"),
+    SP("listen-interval"),
 };
 #define N_FLAGS ((int)(sizeof flags / sizeof flags[0]))
 
@@ -197,28 +205,16 @@ static int parse_int(const char *opt, const char *v, long lo, long hi, long *out
     return cli_parse_long("run", opt, v, lo, hi, out);
 }
 
-/* --band, --bandwidth, --phy, --power-save, --coex (lists of a radio
- * dimension, dims.h) and --listen-interval; 1 when name is none of them. */
+/* --listen-interval (with --power-save max-modem); 1 when name is not it. */
 static int parse_radio_opt(const char *name, eb_run_opts *o)
 {
-    static const struct { const char *flag; int dim; } radio[] = {
-        {"band", EB_DIM_BAND}, {"bandwidth", EB_DIM_RADIO_BW}, {"phy", EB_DIM_PHY},
-        {"power-save", EB_DIM_POWER_SAVE}, {"coex", EB_DIM_COEX},
-    };
-    if (!strcmp(name, "listen-interval")) {
-        long v;
-        int rc = parse_int("--listen-interval", optarg, 1, 65535, &v);
-        if (!rc)
-            o->radio.listen_interval = (int)v;
-        return rc;
-    }
-    for (size_t i = 0; i < sizeof radio / sizeof radio[0]; i++) {
-        eb_error re;
-        if (strcmp(name, radio[i].flag))
-            continue;
-        return eb_radio_parse(&o->radio, radio[i].dim, optarg, &re) ? cli_usage_error("run", "%s", re.msg) : 0;
-    }
-    return -1;
+    if (strcmp(name, "listen-interval"))
+        return -1;
+    long v;
+    int rc = parse_int("--listen-interval", optarg, 1, 65535, &v);
+    if (!rc)
+        o->radio.listen_interval = (int)v;
+    return rc;
 }
 
 /* A flag read by a case of its own; 0 or the exit code. */
@@ -291,8 +287,8 @@ static int parse_special(const char *name, eb_run_request *rq, eb_run_opts *o, r
     return rc;
 }
 
-/* A flag of a dimension row (dims.h: the rows with a help line): its
- * list of values, crossed with the tiers. */
+/* A flag of a dimension row (dims.h: the lists, EB_DIM_LIST): its list
+ * of values, crossed with the tiers. */
 static int parse_row(int d, eb_run_opts *o)
 {
     eb_error re;
@@ -344,8 +340,8 @@ int run_read_options(int argc, char **argv, eb_run_request *rq, eb_run_opts *o, 
                                                               : required_argument,
                                          0, 256 + i};
     for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++) /* the rows' own flags */
-        if (eb_dim(d)->help)
-            long_opts[n++] = (struct option){eb_dim(d)->name, required_argument, 0, 256 + N_FLAGS + d};
+        if (eb_dim(d)->flags & EB_DIM_LIST)
+            long_opts[n++] = (struct option){eb_dim_flag(eb_dim(d)), required_argument, 0, 256 + N_FLAGS + d};
     long_opts[n] = (struct option){0, 0, 0, 0};
     memset(args, 0, sizeof *args);
     optind = 1;

@@ -56,4 +56,8 @@ diff "$T/after.txt" "$T/before.txt" || fail "finished tests were redone"
 # Everything done: a third --resume runs nothing.
 expect_rc 0 timeout 240 "$ESPBENCH" "${ARGS[@]}" --resume
 has "0 tests done, 4 skipped, 0 failed of 4"
+# A resume that asks for another point of a dimension (the radio's, an iperf
+# option's) would mix results: refused, each difference named, exit 2.
+expect_rc 2 "$ESPBENCH" "${ARGS[@]}" --resume --power-save min-modem --len 512
+has "espbench: --resume: $OUT was made by another request (--power-save: (none) then, min_modem now; --len: (none) then, 512 now); resume with the same options, or choose another --out"
 echo ok

@@ -335,6 +335,70 @@ static void test_band_points_compare_alike(void **state)
     eb_results_free(&cur);
 }
 
+/* Two inputs of one cell at two bands (and two power-save modes) share no
+ * cell: the message names each dimension with each side's values and the
+ * --ignore that compares across them; with it, the cell compares, its
+ * label without the band, and the table says what was left out. */
+static void test_differing_dims_named(void **state)
+{
+    (void)state;
+    eb_results base, cur;
+    eb_results_init(&base);
+    eb_results_init(&cur);
+    add_band(&base, NULL, EB_TEST_TCP_TX, 50);
+    add_band(&cur, "5", EB_TEST_TCP_TX, 40);
+    eb_compare_opts o = {.max_drop_pct = 5, .stat = EB_STAT_MEAN};
+    eb_compare c;
+    eb_error err = {0};
+    assert_int_equal(eb_compare_results(&base, &cur, &profiles, &o, &c, &err), EB_ECONFIG);
+    assert_string_equal(err.msg, "the inputs share no chip x tier x test cell at the same point: they differ in band "
+                                 "(baseline: band=2.4 (default); current: band=5); to compare them across it, pass "
+                                 "--ignore band (each cell then averages over its values)");
+    eb_compare_free(&c);
+    /* Two dimensions apart: both named, both to leave out. */
+    snprintf(eb_entry_prov_mut(&cur.entries[0])->radio_power_save, 12, "min_modem");
+    eb_error_clear(&err);
+    assert_int_equal(eb_compare_results(&base, &cur, &profiles, &o, &c, &err), EB_ECONFIG);
+    assert_string_equal(err.msg, "the inputs share no chip x tier x test cell at the same point: they differ in band "
+                                 "(baseline: band=2.4 (default); current: band=5), power-save (baseline: power-save=none "
+                                 "(default); current: power-save=min_modem); to compare them across them, pass --ignore "
+                                 "band,power-save (each cell then averages over their values)");
+    eb_compare_free(&c);
+    char why[512] = "";
+    assert_int_equal(eb_compare_parse_ignore("band,power-save", &o, why, sizeof why), 0);
+    assert_int_equal(eb_compare_results(&base, &cur, &profiles, &o, &c, &err), 0);
+    assert_int_equal(c.n_rows, 1);
+    assert_string_equal(c.rows[0].point_label, "");
+    assert_true(c.rows[0].baseline == 50 && c.rows[0].current == 40);
+    assert_int_equal(c.rows[0].status, EB_CMP_REGRESSED);
+    eb_buf b;
+    eb_buf_init(&b);
+    eb_compare_text(&c, &b);
+    eb_buf_append_byte(&b, 0);
+    assert_non_null(strstr((const char *)b.data, "\nleft out of the key (--ignore): band, power-save; each cell "
+                                                  "averages over their values\n"));
+    eb_buf_free(&b);
+    eb_compare_free(&c);
+    /* Different tests as well: the cells are named with their points, the band beside them. */
+    cur.entries[0].test = EB_TEST_UDP_TX;
+    o.ignore = 0;
+    assert_int_equal(eb_compare_results(&base, &cur, &profiles, &o, &c, &err), EB_ECONFIG);
+    assert_string_equal(err.msg, "the inputs share no chip x tier x test cell (baseline has iperf/tcp_tx; current has "
+                                 "iperf/udp_tx band=5 ps=min_modem); they also differ in band (baseline: band=2.4 "
+                                 "(default); current: band=5), power-save (baseline: power-save=none (default); "
+                                 "current: power-save=min_modem): compare results of the same tests, or pair tiers with "
+                                 "--tier-map A=B");
+    eb_compare_free(&c);
+    /* What --ignore takes: the dimensions a cell is keyed by. */
+    assert_int_equal(eb_compare_parse_ignore("band,tier", &o, why, sizeof why), -1);
+    static const char want[] = "--ignore 'tier': not a dimension a cell is keyed by (pair tiers with --tier-map "
+                               "A=B); one of: udp-rate, tx-power, rssi, loss, rtt, attenuation, channel, bandwidth, "
+                               "band, radio-bandwidth, phy, power-save, coex, len"; /* ... and any row added after */
+    assert_memory_equal(why, want, sizeof want - 1);
+    eb_results_free(&base);
+    eb_results_free(&cur);
+}
+
 static void test_parse_percent(void **state)
 {
     (void)state;
@@ -357,6 +421,7 @@ int main(void)
         cmocka_unit_test(test_parse_percent),
         cmocka_unit_test(test_pair_never_matches_pc),
         cmocka_unit_test(test_band_points_compare_alike),
+        cmocka_unit_test(test_differing_dims_named),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

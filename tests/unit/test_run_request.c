@@ -13,6 +13,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+
+#include "espbench/formats/lab.h"
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <unistd.h>
@@ -110,6 +112,42 @@ static void test_request_same_and_different(void **state)
     assert_string_equal(diff, "firmware image (SHA-256): aa11 then, bb22 now; --tier: iperf then, Iperf-typo now");
     assert_int_equal(run_request_diff("not json", 8, &now, diff, sizeof diff), -1);
     free(text);
+}
+
+/* Every dimension of the request: the radio's and the iperf options'
+ * lists, the listen interval, the instruments, --ap / --ap-set; a folder
+ * from before they were recorded compares what it has. */
+static void test_request_dimensions(void **state)
+{
+    (void)state;
+    eb_run_opts was = opts_of(&board_c3, 10, 0);
+    char *text = run_request_json(&was);
+    char diff[EB_ERROR_MSG_MAX];
+    eb_run_opts now = was;
+    eb_error e;
+    assert_int_equal(eb_radio_parse(&now.radio, EB_DIM_POWER_SAVE, "min-modem", &e), 0);
+    assert_int_equal(eb_radio_parse(&now.radio, EB_DIM_BAND, "2.4,5", &e), 0);
+    assert_int_equal(eb_radio_parse(&now.radio, eb_dim_from_name("len"), "512", &e), 0);
+    now.radio.listen_interval = 10;
+    eb_lab lab = {.n_instruments = 1};
+    lab.instruments[0] = (eb_instr_spec){.name = "att1", .kind = EB_INSTR_ATTENUATOR, .driver = "idf-serial",
+                                         .address = "/dev/ttyACM0", .channel = 2};
+    now.lab = &lab;
+    now.ap_name = "ap1";
+    assert_int_equal(run_request_diff(text, strlen(text), &now, diff, sizeof diff), 6);
+    assert_string_equal(diff, "--listen-interval: 0 then, 10 now; the lab file's instruments: (none) then, "
+                              "att1=attenuator/idf-serial@/dev/ttyACM0 channel 2 now; --ap: (none) then, ap1 now; "
+                              "--band: (none) then, 2.4,5 now; --power-save: (none) then, min_modem now; "
+                              "--len: (none) then, 512 now");
+    free(text);
+    /* a folder from before: no radio, instrument or iperf fields to compare */
+    const char *old = "{\"boards\": [\"sim:esp32c3\"], \"tiers\": [\"iperf\"], \"tests\": [\"tcp_tx\", \"udp_tx\"], "
+                      "\"duration_s\": 10, \"interval_s\": 1, \"warmup_s\": 1, \"repeat\": 1}";
+    eb_run_opts_defaults(&now);
+    int n = run_request_diff(old, strlen(old), &now, diff, sizeof diff);
+    assert_true(n >= 0);
+    assert_null(strstr(diff, "--band"));
+    assert_null(strstr(diff, "instruments"));
 }
 
 static void test_request_against_old_results(void **state)
@@ -453,6 +491,7 @@ int main(void)
         cmocka_unit_test(test_name_fold_and_nearest),
         cmocka_unit_test(test_profiles_take_printed_spellings),
         cmocka_unit_test(test_request_same_and_different),
+        cmocka_unit_test(test_request_dimensions),
         cmocka_unit_test(test_request_against_old_results),
         cmocka_unit_test(test_lock_one_writer),
         cmocka_unit_test(test_lock_gone_with_a_killed_holder),

@@ -9,7 +9,7 @@
  * signals the child the moment its parent dies. (The signal is tied to the
  * spawning thread: a child is spawned and reaped by the same thread.) The
  * child gets default signal dispositions, an empty signal mask and /dev/null
- * as stdin, and by default its own process group (a terminal's Ctrl-C goes to
+ * as stdin (unless in_fd), and by default its own process group (a terminal's Ctrl-C goes to
  * espbench only, which then stops the group on its way out). Only
  * async-signal-safe calls run between fork and exec; an exec failure comes
  * back as its errno through a close-on-exec pipe. */
@@ -24,6 +24,7 @@ typedef struct eb_spawn_spec {
     const char *const *argv;  /* NULL-terminated; argv[0] is the name the program sees */
     const char *const *env;   /* "NAME=VALUE" set in the child on top of ours; NULL = none */
     const char *cwd;          /* NULL = ours */
+    int in_fd;                /* the child's stdin when > 0 (a pipe whose end tells it to stop); else /dev/null */
     int out_fd, err_fd;       /* the child's stdout and stderr */
     int death_signal;         /* sent to the child when espbench dies; 0 = SIGKILL */
     bool same_group;          /* stay in espbench's process group: a terminal's Ctrl-C reaches it */

@@ -4,6 +4,7 @@
 #define ESPBENCH_COMPARE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "espbench/base/buf.h"
 #include "espbench/base/error.h"
@@ -52,6 +53,10 @@ typedef struct eb_compare_opts {
     double confidence;   /* of the verdict's interval; 0 means 0.95 */
     bool significant;    /* a drop fails only when the verdict is also "worse" */
     const char *map_base, *map_cur; /* --tier-map A=B: baseline tier A pairs with current tier B */
+    /* --ignore DIM,...: dimensions (dims.h, bit 1u << dim) left out of the
+     * key: a cell averages over their values, so a baseline at one band
+     * compares with a run at another. */
+    uint32_t ignore;
 } eb_compare_opts;
 
 typedef struct eb_compare {
@@ -60,6 +65,9 @@ typedef struct eb_compare {
     int n_failed;        /* rows with status regressed, failed or missing */
     eb_compare_opts opts;
     char baseline_name[256], current_name[256];
+    /* Which side holds figures of an emulator (figure_source "emulator",
+     * run --qemu): "baseline", "current", "both" or "" for none. */
+    char emulated[12];
 } eb_compare;
 
 /* Rows in order: chip (profile order), tier (profile order), test. */
@@ -80,6 +88,10 @@ void eb_compare_junit(const eb_compare *c, eb_buf *out);
 
 /* --tier-map "A=B" into opts (pointers into a copy kept in buf); -1 if malformed. */
 int eb_compare_parse_tier_map(const char *arg, char *buf, size_t cap, eb_compare_opts *o);
+
+/* --ignore "band,power-save" into o->ignore: each a dimension that keys
+ * results by their point (eb_dim_keys); -1 with one line in why otherwise. */
+int eb_compare_parse_ignore(const char *arg, eb_compare_opts *o, char *why, size_t cap);
 
 /* "5%", "5", "2.5 %" -> 5, 5, 2.5; -1 if not a non-negative number. */
 double eb_parse_percent(const char *s);

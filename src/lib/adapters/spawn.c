@@ -47,7 +47,7 @@ static void child(const eb_spawn_spec *s, char **envp, int ep, pid_t parent)
     prctl(PR_SET_PDEATHSIG, s->death_signal ? s->death_signal : SIGKILL);
     if (getppid() != parent) /* the parent died before prctl */
         _exit(127);
-    int in = open("/dev/null", O_RDONLY);
+    int in = s->in_fd > 0 ? s->in_fd : open("/dev/null", O_RDONLY);
     if (in < 0 || dup2(in, STDIN_FILENO) < 0 || dup2(s->out_fd, STDOUT_FILENO) < 0 ||
         dup2(s->err_fd, STDERR_FILENO) < 0 || (s->cwd && chdir(s->cwd) != 0))
         goto fail;

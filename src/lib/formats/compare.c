@@ -330,15 +330,17 @@ int eb_compare_parse_tier_map(const char *arg, char *buf, size_t cap, eb_compare
     return 0;
 }
 
-/* "iperf/tcp_tx,iperf/udp_rx" (first few cells) for messages. */
+/* "iperf/tcp_tx,iperf/udp_rx band=5" (first few cells, each with its point
+ * off the defaults) for messages. */
 static void cell_names(const eb_results *r, char *out, size_t cap)
 {
     out[0] = '\0';
     int shown = 0;
     for (int i = 0; i < r->n_entries && shown < 4; i++) {
         const eb_entry *e = &r->entries[i];
-        char c[80];
-        snprintf(c, sizeof c, "%s/%s", e->tier, eb_test_name(e->test));
+        char c[200], point[96];
+        eb_dims_point_label(eb_entry_prov(e), point, sizeof point);
+        snprintf(c, sizeof c, "%s/%s%s%s", e->tier, eb_test_name(e->test), point[0] ? " " : "", point);
         if (strstr(out, c))
             continue;
         size_t l = strlen(out);
@@ -347,34 +349,194 @@ static void cell_names(const eb_results *r, char *out, size_t cap)
     }
 }
 
+static bool any_emulated(const eb_results *r)
+{
+    for (int i = 0; r && i < r->n_entries; i++)
+        if (!strcmp(r->entries[i].figure_source, "emulator"))
+            return true;
+    return false;
+}
+
+static void note_emulated(eb_compare *c, const eb_results *base, const eb_results *cur)
+{
+    bool b = any_emulated(base), n = any_emulated(cur);
+    snprintf(c->emulated, sizeof c->emulated, "%s", b && n ? "both" : b ? "baseline" : n ? "current" : "");
+}
+
+int eb_compare_parse_ignore(const char *arg, eb_compare_opts *o, char *why, size_t cap)
+{
+    char names[512] = "";
+    for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++)
+        if (eb_dim_keys(d))
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "",
+                     eb_dim(d)->name);
+    for (const char *p = arg; *p;) {
+        size_t len = strcspn(p, ",");
+        char name[48];
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
+        int d = eb_dim_from_name(name);
+        if (!eb_dim_keys(d)) {
+            const char *other = d == EB_DIM_TIER ? " (pair tiers with --tier-map A=B)"
+                                : d == EB_DIM_IDF ? " (compare ESP-IDF versions with --idf-base/--idf-new)"
+                                : d == EB_DIM_REPEAT ? " (a cell already averages its repeats)" : "";
+            snprintf(why, cap, "--ignore '%s': not a dimension a cell is keyed by%s; one of: %s", name, other, names);
+            return -1;
+        }
+        o->ignore |= 1u << d;
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
+/* in with the --ignore dimensions at their defaults, as a copy in out; in
+ * itself when nothing is ignored. */
+static const eb_results *without_ignored(const eb_results *in, uint32_t ignore, eb_results *out)
+{
+    if (!ignore || !in)
+        return in;
+    eb_provenance none;
+    eb_prov_init(&none);
+    for (int i = 0; i < in->n_entries; i++) {
+        eb_entry *n = eb_results_add(out, &in->entries[i]);
+        for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++)
+            if (ignore & (1u << d))
+                eb_dim_copy_value(d, eb_entry_prov_mut(n), &none);
+    }
+    return out;
+}
+
+/* The distinct values of dimension dim among r's entries, as labels
+ * ("band=5", "band default"): how many, the first few in out. */
+static int dim_values(int dim, const eb_results *r, char *out, size_t cap)
+{
+    int n = 0;
+    out[0] = 0;
+    for (int i = 0; i < r->n_entries; i++) {
+        char v[96];
+        eb_dim_value_label(dim, eb_entry_prov(&r->entries[i]), v, sizeof v);
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++) {
+            char w[96];
+            eb_dim_value_label(dim, eb_entry_prov(&r->entries[j]), w, sizeof w);
+            seen = !strcmp(v, w);
+        }
+        if (seen)
+            continue;
+        if (n < 3)
+            snprintf(out + strlen(out), cap - strlen(out), "%s%s", n ? ", " : "", v);
+        else if (n == 3)
+            snprintf(out + strlen(out), cap - strlen(out), ", ...");
+        n++;
+    }
+    return n;
+}
+
+/* Whether some entry of a and some entry of b sit at the same value of dim. */
+static bool dim_shared(int dim, const eb_results *a, const eb_results *b)
+{
+    for (int i = 0; i < a->n_entries; i++) {
+        char v[96];
+        eb_dim_value_label(dim, eb_entry_prov(&a->entries[i]), v, sizeof v);
+        for (int j = 0; j < b->n_entries; j++) {
+            char w[96];
+            eb_dim_value_label(dim, eb_entry_prov(&b->entries[j]), w, sizeof w);
+            if (!strcmp(v, w))
+                return true;
+        }
+    }
+    return false;
+}
+
+/* The dimensions (but the ignored ones) the two inputs share no value of: their names
+ * ("band,power-save") and the values on each side into why; the mask. */
+static uint32_t differing_dims(const eb_results *a, const eb_results *b, uint32_t ignored, char *names, size_t ncap,
+                               char *why, size_t wcap)
+{
+    uint32_t mask = 0;
+    names[0] = why[0] = 0;
+    for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++) {
+        if (!eb_dim_keys(d) || (ignored & (1u << d)) || dim_shared(d, a, b))
+            continue;
+        char va[200], vb[200];
+        dim_values(d, a, va, sizeof va);
+        dim_values(d, b, vb, sizeof vb);
+        snprintf(names + strlen(names), ncap - strlen(names), "%s%s", mask ? "," : "", eb_dim(d)->name);
+        snprintf(why + strlen(why), wcap - strlen(why), "%s%s (baseline: %s; current: %s)", mask ? ", " : "",
+                 eb_dim(d)->name, va, vb);
+        mask |= 1u << d;
+    }
+    return mask;
+}
+
+/* Cells of out's rows that both inputs hold. */
+static int common_cells(const eb_compare *out, const eb_results *a, const eb_results *b);
+
+/* Why the inputs share no cell: the dimensions they differ in, and when
+ * leaving those out of the key gives cells in common, the --ignore that
+ * compares across them. */
+static int no_common_error(const eb_results *base, const eb_results *cur, const eb_profiles *p,
+                           const eb_compare_opts *o, eb_error *err)
+{
+    char names[256], dims[1024], bt[600], ct[600];
+    uint32_t mask = differing_dims(base, cur, o->ignore, names, sizeof names, dims, sizeof dims);
+    if (mask) { /* would leaving them out of the key give cells in common? */
+        eb_compare_opts wider = *o;
+        wider.ignore |= mask;
+        eb_compare trial;
+        eb_error ignored = {0};
+        int rc = eb_compare_results(base, cur, p, &wider, &trial, &ignored);
+        eb_compare_free(&trial);
+        bool one = !strchr(names, ',');
+        if (rc == 0)
+            return eb_fail(err, EB_ECONFIG,
+                           "the inputs share no chip x tier x test cell at the same point: they differ in %s; to "
+                           "compare them across %s, pass --ignore %s (each cell then averages over %s values)",
+                           dims, one ? "it" : "them", names, one ? "its" : "their");
+    }
+    cell_names(base, bt, sizeof bt);
+    cell_names(cur, ct, sizeof ct);
+    return eb_fail(err, EB_ECONFIG, "the inputs share no chip x tier x test cell (baseline has %s; current "
+                   "has %s)%s%s: compare results of the same tests, or pair tiers with --tier-map A=B",
+                   bt[0] ? bt : "none", ct[0] ? ct : "none", mask ? "; they also differ in " : "", mask ? dims : "");
+}
+
+static int common_cells(const eb_compare *out, const eb_results *a, const eb_results *b)
+{
+    int common = 0;
+    for (int i = 0; i < out->n_rows; i++) {
+        const eb_compare_row *r = &out->rows[i];
+        common += has_cell(a, r) && has_cell(b, r);
+    }
+    return common;
+}
+
 int eb_compare_results(const eb_results *baseline, const eb_results *current, const eb_profiles *p,
                        const eb_compare_opts *o, eb_compare *out, eb_error *err)
 {
     init_compare(out, o);
-    eb_results mapped;
+    eb_results mapped, base_wide, cur_wide;
     eb_results_init(&mapped);
+    eb_results_init(&base_wide);
+    eb_results_init(&cur_wide);
+    const eb_results *given_base = baseline, *given_cur = current;
     if (o->map_base && o->map_cur) {
         remap_baseline(baseline, o->map_base, o->map_cur, &mapped);
         baseline = &mapped;
     }
+    baseline = without_ignored(baseline, o->ignore, &base_wide);
+    current = without_ignored(current, o->ignore, &cur_wide);
     cmp_ctx x = {out, baseline, current, p};
     for_each_cell(baseline, current, p, o->chip, compare_cell, &x);
-    int common = 0;
-    for (int i = 0; i < out->n_rows; i++) {
-        const eb_compare_row *r = &out->rows[i];
-        common += has_cell(baseline, r) && has_cell(current, r);
-    }
-    char bt[200], ct[200];
-    cell_names(baseline, bt, sizeof bt);
-    cell_names(current, ct, sizeof ct);
+    int common = common_cells(out, baseline, current);
+    note_emulated(out, baseline, current);
     eb_results_free(&mapped);
+    eb_results_free(&base_wide);
+    eb_results_free(&cur_wide);
     if (out->n_rows == 0)
         return eb_fail(err, EB_ECONFIG, "nothing to compare: neither input holds results%s%s",
                        o->chip ? " for chip " : "", o->chip ? o->chip : "");
     if (common == 0)
-        return eb_fail(err, EB_ECONFIG, "the inputs share no chip x tier x test cell (baseline has %s; current "
-                       "has %s): compare results of the same tests, or pair tiers with --tier-map A=B",
-                       bt[0] ? bt : "none", ct[0] ? ct : "none");
+        return no_common_error(given_base, given_cur, p, o, err);
     return 0;
 }
 
@@ -383,9 +545,14 @@ int eb_compare_docs(const eb_profiles *p, const eb_results *current, const eb_co
 {
     init_compare(out, o);
     snprintf(out->baseline_name, sizeof out->baseline_name, "docs");
+    eb_results cur_wide;
+    eb_results_init(&cur_wide);
+    current = without_ignored(current, o->ignore, &cur_wide);
     cmp_ctx x = {out, NULL, current, p};
     /* Only the cells of the current run: the docs cover tiers nobody ran. */
     for_each_cell(NULL, current, p, o->chip, compare_cell, &x);
+    note_emulated(out, NULL, current);
+    eb_results_free(&cur_wide);
     if (out->n_rows == 0)
         return eb_fail(err, EB_ECONFIG, "nothing to compare: the results hold no entries%s%s",
                        o->chip ? " for chip " : "", o->chip ? o->chip : "");
@@ -432,9 +599,22 @@ void eb_compare_text(const eb_compare *c, eb_buf *out)
     }
     eb_buf_printf(out, "%d of %d cells failed (max drop %.1f %%, statistic: %s)\n", c->n_failed, c->n_rows,
                   c->opts.max_drop_pct, eb_stat_name(c->opts.stat));
+    if (c->opts.ignore) { /* the cells average over these: say so beside the figures */
+        char names[256] = "";
+        for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++)
+            if (c->opts.ignore & (1u << d))
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "",
+                         eb_dim(d)->name);
+        eb_buf_printf(out, "left out of the key (--ignore): %s; each cell averages over their values\n", names);
+    }
     eb_buf_printf(out, "verdict: Welch's t interval of current - baseline in Mbit/s at %g %% confidence (t quantile "
                        "from the regularized incomplete beta); sample: rep = repeat figures, iv = steady interval "
                        "rates; a drop fails %s\n",
                   conf, c->opts.significant ? "only when the verdict is also worse (--significant)"
                                             : "on the threshold alone (add --significant to require the verdict)");
+    if (c->emulated[0])
+        eb_buf_printf(out, "note: %s figures come from an emulator (QEMU's ESP32-C3, Ethernet in place of "
+                           "Wi-Fi; figure_source \"emulator\", docs/emulator.md), not from hardware\n",
+                      !strcmp(c->emulated, "both") ? "both sides'" : !strcmp(c->emulated, "baseline") ? "the baseline's"
+                                                                                                 : "the current run's");
 }

@@ -90,7 +90,7 @@ static void make_fields(void)
     n_all_fields = N_BASE;
     for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++) {
         const eb_dim_desc *row = eb_dim(d);
-        if (row->prov_off)
+        if (row->prov_off >= EB_PROV_DIM_SLOT(0)) /* a slot (the others are fields above) */
             all_fields[n_all_fields++] = (eb_prov_field){row->key, EB_PROV_NUM, row->prov_off, sizeof(double),
                                                          row->label, true};
     }

@@ -130,7 +130,8 @@ typedef struct end_row {
     bool (*wanted)(const eb_run_board *b);
 } end_row;
 static const end_row own_rows[] = {{&run_end_hosted, hosted_wanted}, {&run_end_board, any_board}};
-static const end_row far_rows[] = {{&run_end_board, peer_wanted}, {&run_end_pc, pc_wanted}};
+static const end_row far_rows[] = {
+    {&run_end_board, peer_wanted}, {&run_end_ssh, run_end_ssh_wants}, {&run_end_pc, pc_wanted}};
 
 static const run_end_ops *first_wanted(const end_row *rows, size_t n, const eb_run_board *b)
 {

@@ -105,7 +105,7 @@ static int probe(board_ctx *bc, const eb_run_item *it, eb_latency *l, int count,
     eb_deadline d = eb_deadline_in((uint64_t)(count * o->latency_interval_s * 1000) + LATENCY_SLACK_MS);
     run_infof(bc, EB_RUN_EV_INFO, "%s: latency%s%s: %d %s probes to %s", bc->label,
               l->under_load[0] ? " under " : "", l->under_load, count, l->method, l->target);
-    eb_pc *pc = bc->sh->pc;
+    eb_pc *pc = run_far_pc(bc);
     int rc = port ? pc->ops->udp_echo(pc, l->target, (uint16_t)port, count, o->latency_interval_s, d, r, err)
                   : pc->ops->ping(pc, l->target, count, o->latency_interval_s, d, logp, r, err);
     if (rc) {

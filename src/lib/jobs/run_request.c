@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "espbench/formats/dims.h"
+#include "espbench/formats/lab.h"
 #include "espbench/formats/pattern.h"
 
 /* A board as the request names it: "NAME:CHIP" plus what changes its tests. */
@@ -68,6 +70,40 @@ static void add_sweep(cJSON *obj, const eb_sweep *s)
     cJSON_AddStringToObject(obj, "sweep", t);
 }
 
+/* Every list row of the dimension table (the radio's, the iperf
+ * options'), as asked, under the row's key; the listen interval. */
+static void add_dims(cJSON *obj, const eb_run_opts *o)
+{
+    for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++) {
+        if (!(eb_dim(d)->flags & EB_DIM_LIST))
+            continue;
+        const char *v[EB_RADIO_MAX_VALUES];
+        for (int i = 0; i < o->radio.n[d]; i++)
+            v[i] = o->radio.v[d][i];
+        add_list(obj, eb_dim(d)->key, v, o->radio.n[d]);
+    }
+    cJSON_AddNumberToObject(obj, "radio_listen_interval", o->radio.listen_interval); /* 0: ESP-IDF's */
+}
+
+/* The lab instruments the run may drive (what sets a point's attenuation,
+ * channel, power), and --ap / --ap-set. */
+static void add_instruments(cJSON *obj, const eb_run_opts *o)
+{
+    cJSON *a = cJSON_AddArrayToObject(obj, "instruments");
+    for (int i = 0; o->lab && i < o->lab->n_instruments; i++) {
+        const eb_instr_spec *in = &o->lab->instruments[i];
+        char t[480];
+        int n = snprintf(t, sizeof t, "%s=%s/%s@%s", in->name, eb_instr_kind_name(in->kind), in->driver, in->address);
+        if (in->channel && n >= 0 && (size_t)n < sizeof t)
+            n += snprintf(t + n, sizeof t - (size_t)n, " channel %d", in->channel);
+        for (int k = 0; k < in->n_serves && n >= 0 && (size_t)n < sizeof t; k++)
+            n += snprintf(t + n, sizeof t - (size_t)n, "%s%s", k ? "," : " serves ", in->serves[k]);
+        cJSON_AddItemToArray(a, cJSON_CreateString(t));
+    }
+    cJSON_AddStringToObject(obj, "ap", o->ap_name ? o->ap_name : "");
+    cJSON_AddStringToObject(obj, "ap_set", o->ap_set ? o->ap_set : "");
+}
+
 char *run_request_json(const eb_run_opts *in)
 {
     eb_run_opts o = *in;
@@ -96,36 +132,43 @@ char *run_request_json(const eb_run_opts *in)
     cJSON_AddStringToObject(r, "shard", shard);
     cJSON_AddBoolToObject(r, "aggregate", o.aggregate);
     cJSON_AddStringToObject(r, "pattern", o.pattern ? o.pattern->name : "");
+    add_dims(r, &o);
+    add_instruments(r, &o);
     char *text = cJSON_Print(r);
     cJSON_Delete(r);
     return text;
 }
 
-/* How a field is named to the user, and whether an empty value on either
- * side leaves it unknown (compared only when both are known). */
+/* How a field is named to the user, whether an empty value on either
+ * side leaves it unknown (compared only when both are known), and whether
+ * a folder from before it lacks it (compared only when both have it). */
 static const struct field {
     const char *key, *label;
-    bool known_only;
+    bool known_only, since;
 } fields[] = {
-    {"boards", "boards (--chip, --lab, --sim, --port, --dialect, --peer-*, --coprocessor)", false},
-    {"firmware_sha256", "firmware image (SHA-256)", true},
-    {"firmware", "--firmware", false},
-    {"manifest", "--manifest", false},
-    {"tiers", "--tier", false},
-    {"tests", "--tests", false},
-    {"duration_s", "--duration", false},
-    {"interval_s", "--interval", false},
-    {"warmup_s", "--warmup", false},
-    {"repeat", "--repeat", false},
-    {"udp_rate_mbps", "--udp-rate", false},
-    {"sweep", "--sweep", false},
-    {"latency_count", "--latency-count", false},
-    {"latency_interval_s", "latency probe interval", false},
-    {"latency_method", "--latency-method", false},
-    {"latency_under_load", "--latency-under-load", true}, /* unknown in folders from before it */
-    {"shard", "--shard", false},
-    {"aggregate", "--aggregate", false},
-    {"pattern", "--pattern", false},
+    {"boards", "boards (--chip, --lab, --sim, --port, --dialect, --peer-*, --coprocessor)", false, false},
+    {"firmware_sha256", "firmware image (SHA-256)", true, false},
+    {"firmware", "--firmware", false, false},
+    {"manifest", "--manifest", false, false},
+    {"tiers", "--tier", false, false},
+    {"tests", "--tests", false, false},
+    {"duration_s", "--duration", false, false},
+    {"interval_s", "--interval", false, false},
+    {"warmup_s", "--warmup", false, false},
+    {"repeat", "--repeat", false, false},
+    {"udp_rate_mbps", "--udp-rate", false, false},
+    {"sweep", "--sweep", false, false},
+    {"latency_count", "--latency-count", false, false},
+    {"latency_interval_s", "latency probe interval", false, false},
+    {"latency_method", "--latency-method", false, false},
+    {"latency_under_load", "--latency-under-load", true, false}, /* unknown in folders from before it */
+    {"shard", "--shard", false, false},
+    {"aggregate", "--aggregate", false, false},
+    {"pattern", "--pattern", false, false},
+    {"radio_listen_interval", "--listen-interval", false, true},
+    {"instruments", "the lab file's instruments", false, true},
+    {"ap", "--ap", false, true},
+    {"ap_set", "--ap-set", false, true},
 };
 
 /* A value as the user reads it: strings bare, lists joined by ",", numbers %g. */
@@ -142,6 +185,8 @@ static void value_text(const struct field *f, const cJSON *v, char *out, size_t 
             snprintf(out, cap, "%g", v->valuedouble);
     } else if (cJSON_IsBool(v)) {
         snprintf(out, cap, "%s", cJSON_IsTrue(v) ? "on" : "off");
+    } else if (cJSON_IsArray(v) && !cJSON_GetArraySize(v)) {
+        snprintf(out, cap, "(none)");
     } else if (cJSON_IsArray(v)) {
         size_t n = 0;
         out[0] = 0;
@@ -188,23 +233,32 @@ static int add_diff(char *out, size_t cap, int n, const char *label, const char 
     return n + 1;
 }
 
+/* One field of both requests: a difference named in out. */
+static int diff_field(const struct field *f, const cJSON *was, const cJSON *now, char *out, size_t cap, int n)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(was, f->key);
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(now, f->key);
+    if ((!a && !b) || (f->since && (!a || !b)) || (f->known_only && (unknown(a) || unknown(b))) ||
+        (a && b && same_value(a, b)))
+        return n;
+    char ta[300], tb[300];
+    value_text(f, a, ta, sizeof ta);
+    value_text(f, b, tb, sizeof tb);
+    return add_diff(out, cap, n, f->label, ta, tb);
+}
+
 static int diff_objects(const cJSON *was, const cJSON *now, char *out, size_t cap)
 {
     int n = 0;
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-        const struct field *f = &fields[i];
-        const cJSON *a = cJSON_GetObjectItemCaseSensitive(was, f->key);
-        const cJSON *b = cJSON_GetObjectItemCaseSensitive(now, f->key);
-        if (!a && !b)
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        n = diff_field(&fields[i], was, now, out, cap, n);
+    for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++) { /* the dimension rows' lists */
+        if (!(eb_dim(d)->flags & EB_DIM_LIST))
             continue;
-        if (f->known_only && (unknown(a) || unknown(b)))
-            continue;
-        if (a && b && same_value(a, b))
-            continue;
-        char ta[300], tb[300];
-        value_text(f, a, ta, sizeof ta);
-        value_text(f, b, tb, sizeof tb);
-        n = add_diff(out, cap, n, f->label, ta, tb);
+        char label[48];
+        snprintf(label, sizeof label, "--%s", eb_dim_flag(eb_dim(d)));
+        struct field f = {eb_dim(d)->key, label, false, true};
+        n = diff_field(&f, was, now, out, cap, n);
     }
     return n;
 }

@@ -40,8 +40,8 @@ int run_pc_ports_precheck(const eb_run_opts *in, eb_run_setup *st, eb_error *err
     bool tcp = o.tests & (1u << EB_TEST_TCP_TX), udp = o.tests & (1u << EB_TEST_UDP_TX);
     for (int i = 0; i < o.n_boards; i++) {
         const eb_run_board *b = &o.boards[i];
-        if (b->peer.chip[0] || !b->pc_ip[0])
-            continue; /* board to board: no PC server */
+        if (b->peer.chip[0] || b->far_end[0] || !b->pc_ip[0])
+            continue; /* board to board, or an end elsewhere: no server on this PC */
         uint16_t port = b->iperf_port ? b->iperf_port : 5001;
         int rc = tcp ? eb_net_port_free(b->pc_ip, port, false, err) : 0;
         if (!rc && udp)

@@ -123,7 +123,8 @@ static void io_init(test_io *io, board_ctx *bc, const eb_run_item *it)
     eb_board_run_reset(&io->run);
     io->cfg.board_sends = eb_run_test_is_tx(it->test);
     io->cfg.udp = eb_run_test_is_udp(it->test);
-    snprintf(io->cfg.peer, sizeof io->cfg.peer, "%s", bc->b->pc_ip);
+    /* behind an emulator's NAT the board reaches the PC at another address */
+    snprintf(io->cfg.peer, sizeof io->cfg.peer, "%s", bc->b->nat_pc_ip[0] ? bc->b->nat_pc_ip : bc->b->pc_ip);
     io->cfg.port = bc->b->iperf_port;
     io->cfg.time_s = o->duration_s;
     io->cfg.interval_s = o->interval_s;
@@ -157,12 +158,12 @@ static int start_pc_server(test_io *io, eb_error *err)
         args[n++] = rest[i];
     n += run_iperf_argv(bc->far, args + n, io->opt_s, 38 - n);
     args[n] = NULL;
-    int rc = io->bc->sh->pc->ops->iperf_spawn(io->bc->sh->pc, &io->pc, io->prog, args, io->logp, err);
+    int rc = run_far_pc(io->bc)->ops->iperf_spawn(run_far_pc(io->bc), &io->pc, io->prog, args, io->logp, err);
     if (rc)
         return rc;
     /* Start the board client only once the PC server listens. */
     eb_deadline ld = eb_deadline_in(3000);
-    eb_pc *pc = bc->sh->pc;
+    eb_pc *pc = run_far_pc(bc);
     int b;
     while ((b = pc->ops->port_bound(pc, bc->b->pc_ip, io->cfg.port, io->cfg.udp)) == 0 && !eb_deadline_passed(ld)) {
         eb_pc_iperf_pump(io->pc, eb_deadline_in(20));
@@ -237,7 +238,7 @@ static int start_pc_client(test_io *io, eb_error *err)
     int n = 0;
     args[n++] = io->prog;
     args[n++] = "-c";
-    args[n++] = io->bc->wifi.ip;
+    args[n++] = io->bc->b->nat_board_ip[0] ? io->bc->b->nat_board_ip : io->bc->wifi.ip;
     args[n++] = "-p";
     args[n++] = io->port_s;
     if (io->cfg.udp) {
@@ -250,7 +251,7 @@ static int start_pc_client(test_io *io, eb_error *err)
         args[n++] = rest[i];
     n += run_iperf_argv(io->bc->far, args + n, io->opt_s, 42 - n);
     args[n] = NULL;
-    return io->bc->sh->pc->ops->iperf_spawn(io->bc->sh->pc, &io->pc, io->prog, args, io->logp, err);
+    return run_far_pc(io->bc)->ops->iperf_spawn(run_far_pc(io->bc), &io->pc, io->prog, args, io->logp, err);
 }
 
 /* RX tests: the PC's client sends to the board's server. */
