@@ -74,6 +74,8 @@ static const eb_prov_field base_fields[] = {
     OPT("radio_power_save", EB_PROV_TEXT, radio_power_save, "power save asked for"),
     OPT("radio_listen_interval", EB_PROV_NUM, radio_listen_interval, "listen interval (beacons)"),
     OPT("radio_coex", EB_PROV_TEXT, radio_coex, "BLE activity during the test"),
+    OPT("net", EB_PROV_TEXT, net, "firmware's network (eth: no Wi-Fi)"),
+    OPT("fw_sources", EB_PROV_TEXT, fw_sources, "firmware built with stand-in sources"),
 };
 #undef F
 
@@ -318,7 +320,7 @@ static const struct { const char *eb_key, *field; } eb_keys[] = {
     {"flash_mhz", "flash_mhz"}, {"cpu_mhz", "cpu_mhz"},       {"band", "band"},
     {"phy", "phy_mode"},        {"ch", "channel"},            {"bw", "bandwidth_mhz"},
     {"ps", "power_save"},       {"ssid", "ap_ssid"},          {"bssid", "ap_bssid"},
-    {"sdkconfig", "sdkconfig"},
+    {"sdkconfig", "sdkconfig"}, {"net", "net"},               {"sources", "fw_sources"},
 };
 
 /* One key=value of an #EB: line; value unquoted ("a \"b\"" -> a "b"). Returns
