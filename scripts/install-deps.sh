@@ -13,10 +13,13 @@ pkgs=(build-essential cmake pkg-config
 # libFuzzer (clang 14 and its runtime libraries: tests/e2e/fuzz_smoke.sh, make fuzz), strace
 # (which output is synced: tests/e2e/parse_logs.sh), iperf3 (parse reads its logs: a live run on
 # 127.0.0.1 in tests/e2e/parse_logs.sh), OpenSSH's server and client (a far end over SSH against a
-# real sshd on 127.0.0.1: tests/e2e/run_pc_ssh.sh).
+# real sshd on 127.0.0.1: tests/e2e/run_pc_ssh.sh), and the shared libraries of the emulated
+# ESP32-C3's QEMU (../shared/tools/qemu-esp32c3, or Espressif's own: tests/e2e/qemu_*.sh,
+# docs/emulator.md).
 if [ "${1:-}" = "--test" ]; then
   pkgs+=(libcmocka-dev ser2net python3 python3-docutils chromium clang libclang-rt-14-dev strace iperf3
          openssh-server openssh-client)
+  pkgs+=(libfdt1 libpixman-1-0 libgcrypt20 libslirp0 libglib2.0-0)
   # Node.js (for esptool-js): the machine image may carry its own build with npm inside;
   # take Debian's only when there is none.
   command -v npm >/dev/null 2>&1 || pkgs+=(nodejs npm)

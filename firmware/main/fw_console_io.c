@@ -45,6 +45,16 @@
 
 static SemaphoreHandle_t s_out_lock;
 
+/* stdout turns every "\n" into "\r\n" on the wire (ESP-IDF's default line
+ * ending, CONFIG_LIBC_STDOUT_LINE_ENDING_CRLF; CONFIG_NEWLIB_ before v5.5):
+ * the core's lines already end in "\r\n", which would go out as "\r\r\n"
+ * (seen on the real image: tests/fixtures/firmware-real/). */
+#if defined(CONFIG_LIBC_STDOUT_LINE_ENDING_CRLF) || defined(CONFIG_NEWLIB_STDOUT_LINE_ENDING_CRLF)
+#define FW_STDOUT_ADDS_CR 1
+#else
+#define FW_STDOUT_ADDS_CR 0
+#endif
+
 void fw_console_init(void)
 {
     s_out_lock = xSemaphoreCreateMutex();
@@ -71,7 +81,13 @@ void fw_console_write(void *ctx, const char *data, size_t len)
 {
     (void)ctx;
     xSemaphoreTake(s_out_lock, portMAX_DELAY);
-    fwrite(data, 1, len, stdout);
+    size_t from = 0;
+    for (size_t i = 0; FW_STDOUT_ADDS_CR && i + 1 < len; i++)
+        if (data[i] == '\r' && data[i + 1] == '\n') {
+            fwrite(data + from, 1, i - from, stdout); /* up to the '\r'; the '\n' brings its own */
+            from = i + 1;
+        }
+    fwrite(data + from, 1, len - from, stdout);
     fflush(stdout);
     xSemaphoreGive(s_out_lock);
 }

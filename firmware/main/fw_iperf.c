@@ -77,8 +77,10 @@ int fw_iperf_start(void *ctx, const ebc_iperf_args *a, char *msg, size_t msg_len
     uint16_t port = a->port ? a->port : IPERF_DEFAULT_PORT;
     cfg.sport = a->server ? port : IPERF_DEFAULT_PORT;
     cfg.dport = a->server ? IPERF_DEFAULT_PORT : port;
+    /* The engine counts whole seconds (a 1 s tick, iperf.c tick_timer_cb): the
+     * nearest, at least 1 (below 1 s its own default would be 30 s). */
     cfg.interval = a->interval_s >= 1.0 ? (uint32_t)(a->interval_s + 0.5) : 1;
-    cfg.time = a->time_s >= 1.0 ? (uint32_t)(a->time_s + 0.5) : IPERF_DEFAULT_TIME;
+    cfg.time = a->time_s >= 1.0 ? (uint32_t)(a->time_s + 0.5) : 1;
     cfg.len_send_buf = (uint16_t)a->len; /* 0: the engine's Kconfig default */
     cfg.bw_lim = a->bw_mbps > 0 ? (int32_t)(a->bw_mbps * 1e6) : IPERF_DEFAULT_NO_BW_LIMIT;
     cfg.format = MBITS_PER_SEC;

@@ -15,7 +15,8 @@
 #include "espbench/formats/provenance.h"
 
 const char cmd_run_usage[] =
-    "usage: espbench run --chip CHIP [--tier T[,T...]|all] (--port URL | --sim | --lab FILE) [options]\n"
+    "usage: espbench run --chip CHIP [--tier T[,T...]|all] (--port URL | --sim | --qemu | --lab FILE)\n"
+    "       [options]\n"
     "\n"
     "Flashes (stock firmware) or switches (espbench firmware) each buffer tier, connects the\n"
     "board to the AP, and measures TCP/UDP TX/RX throughput with iperf2 on this PC.\n"
@@ -31,6 +32,12 @@ const char cmd_run_usage[] =
     "  --sim-idf VERSION     its ESP-IDF version (default v5.3): picks the stock dialect\n"
     "  --sim-image FILE      the app image the virtual board is flashed with (e.g. a build\n"
     "                        of `espbench build`: BUILD-DIR/espbench.bin)\n"
+    "  --qemu                an emulated ESP32-C3 (QEMU, the chip's ROM, Ethernet for Wi-Fi):\n"
+    "                        flashed through its ROM loader, figures labelled \"emulator\"\n"
+    "                        (docs/emulator.md)\n"
+    "  --qemu-bin PATH       QEMU (default $ESPBENCH_QEMU, else qemu-system-riscv32 on PATH)\n"
+    "  --qemu-image DIR      its firmware: an ESP-IDF build folder, or bootloader.bin,\n"
+    "                        partition-table.bin and espbench.bin (default $ESPBENCH_QEMU_IMAGE)\n"
     "  --idf PATH[,PATH...]  build the firmware with each ESP-IDF checkout (cached, as\n"
     "                        `espbench build`) and measure the matrix with each (a board gets\n"
     "                        each build flashed); one run folder per IDF in --out, merged\n"
@@ -145,7 +152,8 @@ static const run_flag flags[] = {
     RQT("chip", chip), RQT("port", port), RQB("sim", sim), RQT("lab", lab_file), RQT("dialect", dialect),
     RQT("ssid", ssid), RQT("password-env", password_env), RQT("pc-address", pc_address), RQT("out", out_dir),
     RQT("sim-project", sim_project), RQT("sim-idf", sim_idf), RQT("sim-image", sim_image),
-    RQB("sim-model", sim_model), RQT("coprocessor", coprocessor), RQT("transport", transport),
+    RQB("sim-model", sim_model), RQB("qemu", qemu), RQT("qemu-bin", qemu_bin), RQT("qemu-image", qemu_image),
+    RQT("coprocessor", coprocessor), RQT("transport", transport),
     RQT("coprocessor-port", coprocessor_port), RQT("peer-port", peer_port), RQT("peer-chip", peer_chip),
     RQT("peer-tier", peer_tier), RQT("far-end", far_end), OT("iperf", iperf), OT("ap", ap_name), OT("ap-set", ap_set),
     OT("manifest", manifest), OT("firmware", firmware), OT("stub", stub), OB("resume", resume),

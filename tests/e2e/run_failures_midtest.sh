@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Documented outcomes during traffic: a port that disappears mid-test ends the
-# run with exit 3 and the finished results kept. A board that reboots
+# run with exit 3, the finished results kept and the tests after it said as
+# not run. A board that reboots
 # mid-test (retried, and reported once the retries are spent while the other
 # tests still run) is the run loop's logic: tests/unit/test_run_loop.c drives
 # it through fake:// and the fake PC; the vboard's reboot itself is a cell of
@@ -21,4 +22,7 @@ wait $RUNPID || rc=$?
 [ $rc = 3 ] || { cat "$T/c.out"; fail "port gone: exit $rc, wanted 3"; }
 grep -q "^espbench: console /dev/pts/[0-9]*: port /dev/pts/[0-9]*: device gone" "$T/c.out" || { cat "$T/c.out"; fail "port gone message"; }
 json_check "$T/c" '[e["status"] for e in r["entries"]] == ["ok", "failed"]'
+# the tests after it are said as not run, and the counts add up to the plan
+grep -Eq "^\[3/4\] .*: not run: console /dev/pts/[0-9]*: port /dev/pts/[0-9]*: device gone" "$T/c.out" || { cat "$T/c.out"; fail "no not-run line"; }
+grep -q "^1 tests done, 0 skipped, 1 failed, 2 not run of 4; " "$T/c.out" || { cat "$T/c.out"; fail "the counts do not add up"; }
 echo ok

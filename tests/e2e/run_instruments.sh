@@ -253,6 +253,9 @@ json_check "$T/owrtdown" '[e["status"] for e in r["entries"]] == ["failed", "ok"
 newport
 expect_rc 3 timeout 60 "$ESPBENCH" "${RUN[@]}" --ap ap8 --out "$T/stuck1"
 has "espbench: power plug9 (tasmota http://127.0.0.1:$(port_of "$T/tas-stuck.json" http)): switched outlet 3 on; it reports it off"
+# nothing ran: the plan is said as not run, and the counts add up to it
+has "tcp_tx: not run: power plug9 (tasmota http://127.0.0.1:$(port_of "$T/tas-stuck.json" http)): switched outlet 3 on; it reports it off"
+has "0 tests done, 0 skipped, 0 failed, 1 not run of 1"
 newport
 expect_rc 3 timeout 60 "$ESPBENCH" "${RUN[@]}" --ap ap9 --out "$T/stuck2"
 has "espbench: power pdu9 (apc 127.0.0.1:$(port_of "$T/apc-stuck.json" telnet)): switched outlet 4 on; it reports it off"

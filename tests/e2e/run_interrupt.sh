@@ -18,6 +18,9 @@ for sig in ${SIGNALS:-INT TERM HUP}; do
     grep -qF "espbench: interrupted; finished tests are kept in $OUT (continue with --resume)" "$T/$sig.out" ||
         { cat "$T/$sig.out"; fail "SIG$sig message"; }
     json_check "$OUT" 'len(r["entries"]) == 1 and r["entries"][0]["status"] == "ok"'
+    # the tests left are said as not run: the counts add up to the plan
+    grep -q "^1 tests done, 0 skipped, 0 failed, 3 not run of 4; " "$T/$sig.out" || { cat "$T/$sig.out"; fail "SIG$sig counts"; }
+    grep -q "^\[4/4\] .*: not run: interrupted$" "$T/$sig.out" || { cat "$T/$sig.out"; fail "SIG$sig not-run line"; }
     pid=$(cat "$OUT/sim-vboard.pid")
     ! kill -0 "$pid" 2>/dev/null || fail "vboard $pid still running after SIG$sig"
     # No PC iperf of this run is left (they bound this run's own address).

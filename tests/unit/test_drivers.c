@@ -188,6 +188,15 @@ static void test_espbench_iperf_lines(void **state)
     assert_true(r.failed);
     assert_string_equal(r.msg, "Socket unable to connect: errno 111");
     eb_board_run_free(&r);
+    /* -i 0.5: the firmware's engine counts whole seconds, its first interval is 0.00-1.00 */
+    eb_board_iperf half = {.time_s = 2, .interval_s = 0.5};
+    memset(&r, 0, sizeof r);
+    eb_board_run_reset(&r);
+    d->iperf_line(d, &half, "#EB:EV iperf.interval start=0.00 end=1.00 bytes=1000000", &r);
+    d->iperf_line(d, &half, "#EB:EV iperf.interval start=1.00 end=2.00 bytes=1000000", &r);
+    d->iperf_line(d, &half, "#EB:EV iperf.interval start=0.00 end=2.00 bytes=2000000", &r);
+    assert_int_equal(r.n, 2);
+    eb_board_run_free(&r);
 }
 
 static void test_espbench_iperf_start_commands(void **state)

@@ -102,7 +102,7 @@ static void test_errors_point_at_the_line(void **state)
     assert_string_equal(err.msg, "lab.yaml:4:17: 'iperf_port' must be a port number 1..65535, not '70000'");
     assert_int_equal(parse(&lab, "boards:\n  - name: a\n    chip: esp32\n    colour: red\n", &err), EB_ECONFIG);
     assert_string_equal(err.msg, "lab.yaml:4:5: unknown key 'colour' in a board (name, chip, port, iperf_port, "
-                                 "pc_address, dialect, coprocessor, transport, coprocessor_port, peer)");
+                                 "pc_address, dialect, coprocessor, transport, coprocessor_port, peer, far_end)");
     assert_int_equal(parse(&lab, "boards: [\n", &err), EB_ECONFIG);
     assert_non_null(strstr(err.msg, "lab.yaml:2:1: "));
 }

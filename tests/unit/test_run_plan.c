@@ -165,7 +165,7 @@ static void test_sweep_parse(void **state)
     eb_sweep s;
     eb_error err = {0};
     assert_int_equal(eb_sweep_parse("udp-rate=40:120:10", &s, &err), 0);
-    assert_int_equal(s.var, EB_SWEEP_UDP_RATE);
+    assert_int_equal(s.var, EB_DIM_UDP_RATE);
     assert_int_equal(s.n, 9);
     assert_true(s.values[0] == 40 && s.values[8] == 120);
     assert_int_equal(eb_sweep_parse("rssi=-40,-60,-75", &s, &err), 0);
@@ -301,7 +301,7 @@ static void test_dimensions(void **state)
     assert_int_equal(eb_sweep_var_from_name("udp-rate"), EB_DIM_UDP_RATE);
     assert_int_equal(eb_sweep_var_from_name("attenuation"), EB_DIM_ATTEN);
     assert_int_equal(eb_dim_from_name("tier"), EB_DIM_TIER);
-    assert_int_equal(eb_sweep_var_from_name("tier"), EB_SWEEP_NONE); /* not a --sweep variable */
+    assert_int_equal(eb_sweep_var_from_name("tier"), EB_DIM_NONE); /* not a --sweep variable */
     assert_string_equal(eb_dim(EB_DIM_RSSI)->unit, "dBm");
     assert_true(eb_sweep_var_sim_only(EB_DIM_LOSS) && !eb_sweep_var_sim_only(EB_DIM_UDP_RATE));
     eb_provenance a, b;
@@ -397,6 +397,21 @@ static void test_summary_text(void **state)
     eb_run_summary_text(&f, &s, "OUT", 1, false, &b);
     eb_buf_printf(&b, "%c", 0);
     assert_non_null(strstr((const char *)b.data, "(board to board with sim-peer esp32c3/iperf: no PC in the data path"));
+    /* items the run never reached are counted: the counts add up to the plan */
+    eb_run_summary s2 = {.planned = 3, .done = 1, .failed = 1, .not_run = 1, .wall_s = 3, .test_s = 2};
+    eb_buf_reset(&b);
+    eb_run_summary_text(NULL, &s2, "OUT", 1, false, &b);
+    eb_buf_printf(&b, "%c", 0);
+    assert_string_equal((const char *)b.data, "1 tests done, 0 skipped, 1 failed, 1 not run of 3; 3.0 s (2.0 s of "
+                                               "traffic). Results: OUT/results.json\n");
+    eb_run_progress p = {.event = EB_RUN_EV_NOT_RUN, .board = "dut", .chip = "esp32", .tier = "iperf",
+                         .test = EB_TEST_UDP_TX, .index = 3, .total = 3, .current_mbps = NAN,
+                         .message = "console /dev/pts/7: port /dev/pts/7: device gone"};
+    eb_buf_reset(&b);
+    eb_run_progress_text(&p, 1, false, &b);
+    eb_buf_printf(&b, "%c", 0);
+    assert_string_equal((const char *)b.data, "[3/3] dut esp32/iperf udp_tx: not run: console /dev/pts/7: port "
+                                              "/dev/pts/7: device gone\n");
     eb_buf_free(&b);
     eb_entry_free(&e);
     eb_results_free(&f);

@@ -53,6 +53,13 @@ typedef struct eb_run_board {
     /* The far end as a URL an end driver claims (run --far-end; the first
      * far end of run_ends.c's list that wants it); "" = the peer or the PC. */
     char far_end[256];
+    /* An emulated board (run --qemu, docs/emulator.md): its figures are the
+     * emulator's ("figure_source": "emulator"). Behind QEMU's NAT the board
+     * reaches the PC at nat_pc_ip (slirp's host alias) and the PC reaches the
+     * board's servers at nat_board_ip (QEMU's forwards, same port numbers);
+     * "" = each reaches the other directly. */
+    bool qemu;
+    char nat_pc_ip[48], nat_board_ip[48];
 } eb_run_board;
 
 #endif

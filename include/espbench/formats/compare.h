@@ -65,6 +65,9 @@ typedef struct eb_compare {
     int n_failed;        /* rows with status regressed, failed or missing */
     eb_compare_opts opts;
     char baseline_name[256], current_name[256];
+    /* Which side holds figures of an emulator (figure_source "emulator",
+     * run --qemu): "baseline", "current", "both" or "" for none. */
+    char emulated[12];
 } eb_compare;
 
 /* Rows in order: chip (profile order), tier (profile order), test. */

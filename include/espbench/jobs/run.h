@@ -58,6 +58,7 @@ enum eb_run_event {
     EB_RUN_EV_SKIP,       /* already done (--resume) */
     EB_RUN_EV_WARN,       /* message: a retry, a recoverable problem */
     EB_RUN_EV_LATENCY_DONE, /* latency set (ok or failed) */
+    EB_RUN_EV_NOT_RUN,    /* message: why the item will not run (the board or the run stopped) */
 };
 
 typedef struct eb_run_progress {
@@ -150,7 +151,7 @@ typedef struct eb_run_opts {
 double eb_run_grace_s(const eb_run_opts *o);
 
 typedef struct eb_run_summary {
-    int planned, done, skipped, failed;
+    int planned, done, skipped, failed, not_run; /* the last four add up to planned */
     double step_ms[EB_STEP_COUNT]; /* summed over boards */
     double wall_s, test_s;         /* wall time, configured test time */
     char iperf_version[64];
@@ -239,6 +240,10 @@ typedef struct eb_run_request {
     /* --far-end URL: every board's far end is the end driver that claims
      * the URL (docs/architecture.md "Adding an end"); NULL = the PC. */
     const char *far_end;
+    /* --qemu: an emulated ESP32-C3 (docs/emulator.md); --qemu-bin PATH (NULL =
+     * $ESPBENCH_QEMU or PATH), --qemu-image DIR (NULL = $ESPBENCH_QEMU_IMAGE). */
+    bool qemu;
+    const char *qemu_bin, *qemu_image;
 } eb_run_request;
 
 /* What resolving owns for the run's lifetime (eb_run_setup_free). */
@@ -257,6 +262,7 @@ typedef struct eb_run_setup {
     char hosted_manifest[448];    /* --sim: the pair's images, made by run_hosted.c */
     bool bad_request;          /* the error is the request's own (a usage error) */
     struct eb_dir_lock *out_lock; /* one writer per results folder (dir_lock.h), held to eb_run_setup_free */
+    struct eb_qemu_board *qemu; /* --qemu: the emulated board (qemu_board.h) */
 } eb_run_setup;
 
 /* One step from request to a runnable eb_run_opts: loads the profiles and

@@ -16,22 +16,10 @@
 
 #define EB_SWEEP_MAX_POINTS 64
 
-/* The variables are the dimensions --sweep takes (dims.h, flag EB_DIM_SWEEPS). */
-enum eb_sweep_var {
-    EB_SWEEP_NONE = EB_DIM_NONE,
-    EB_SWEEP_UDP_RATE = EB_DIM_UDP_RATE, /* Mbit/s offered by the UDP sender */
-    EB_SWEEP_TX_POWER = EB_DIM_TX_POWER, /* dBm, the board's maximum transmit power */
-    EB_SWEEP_RSSI = EB_DIM_RSSI,         /* dBm, --sim, or a lab attenuator */
-    EB_SWEEP_LOSS = EB_DIM_LOSS,         /* %, --sim only */
-    EB_SWEEP_RTT = EB_DIM_RTT,           /* ms, --sim only */
-    EB_SWEEP_ATTEN = EB_DIM_ATTEN,       /* dB, the board's attenuator (lab instruments) */
-    EB_SWEEP_CHANNEL = EB_DIM_CHANNEL,   /* the AP's channel (lab instrument; 36 and up: 5 GHz) */
-    EB_SWEEP_BANDWIDTH = EB_DIM_BANDWIDTH, /* MHz, the AP's channel width (lab instrument) */
-    EB_SWEEP_COUNT = EB_DIM_SWEEP_END
-};
-
+/* The variables are the dimensions --sweep takes (dims.h rows flagged
+ * EB_DIM_SWEEPS), named by the rows: no list of their own here. */
 typedef struct eb_sweep {
-    int var;                             /* enum eb_sweep_var (a dimension) */
+    int var;                             /* a row of dims.h (EB_DIM_SWEEPS); EB_DIM_NONE = none */
     double values[EB_SWEEP_MAX_POINTS];
     int n;
 } eb_sweep;
@@ -42,11 +30,11 @@ typedef struct eb_sweep {
  * the variable's range. */
 int eb_sweep_parse(const char *spec, eb_sweep *out, eb_error *err);
 
-/* "udp-rate"; NULL for EB_SWEEP_NONE or out of range. */
+/* "udp-rate"; NULL for EB_DIM_NONE or a row --sweep does not take. */
 const char *eb_sweep_var_name(int var);
 /* Provenance / results key: "udp_rate", "tx_power", "rssi", "loss", "rtt". */
 const char *eb_sweep_var_key(int var);
-/* From either spelling ("udp-rate" or "udp_rate"); EB_SWEEP_NONE if unknown. */
+/* From either spelling ("udp-rate" or "udp_rate"); EB_DIM_NONE if unknown. */
 int eb_sweep_var_from_name(const char *name);
 /* "Mbit/s", "dBm", "%", "ms". */
 const char *eb_sweep_var_unit(int var);

@@ -39,6 +39,7 @@ typedef struct eb_console_boot_info {
     char idf_version[33];
     char chip[24];           /* from "#EB:EV boot chip=" or "ESP-ROM:esp32s3-..." */
     char mac[24];            /* from "#EB:EV boot mac=" or a "mac:" line */
+    char net[8];             /* the espbench firmware's network: "eth" on its Ethernet image, "" = Wi-Fi */
 } eb_console_boot_info;
 
 /* The session does not own the port. */

@@ -36,6 +36,8 @@ typedef struct eb_link_info {
     char band[12];   /* "2.4GHz", "5GHz" */
     char phy[16];    /* negotiated: "11n", "11ax" ... */
     char ps[16];
+    char net[8];     /* "eth": the Ethernet image's link (docs/console-protocol.md) */
+    char ip[48];     /* the board's address, where the reply gives it */
 } eb_link_info;
 
 /* One board-side iperf run. */

@@ -361,6 +361,8 @@ static void proc_finish(ssh_proc *p)
 static void proc_stop(ssh_proc *p)
 {
     p->stopping = true;
+    if (p->pid <= 0) /* never started: kill(-0) would be our own group */
+        p->reaped = true;
     close_fd(&p->fd_in);
     if (proc_pump(p, eb_deadline_in(SSH_STOP_MS)) == 1)
         proc_reap(p, 500);
@@ -407,8 +409,8 @@ static void read_args(ssh_proc *p, const char *const *args)
 }
 
 /* Starts program with args on the host and waits (a deadline: connect, log
- * in, start) until the wrapper reports iperf2's pid; every failure on the
- * way is one line (ssh_fault). */
+ * in, start) until the wrapper reports iperf2's pid (and a server's port
+ * bound); every failure on the way is one line (ssh_fault). */
 static int proc_start(ssh_host *h, ssh_proc **out, const char *program, const char *const *args,
                       const char *log_path, bool keep_raw, eb_error *err)
 {
@@ -469,7 +471,9 @@ static int proc_start(ssh_host *h, ssh_proc **out, const char *program, const ch
     live_set(p, true);
     int limit_ms = h->connect_s * 1000 + SSH_LOGIN_MS;
     eb_deadline d = eb_deadline_in((uint64_t)limit_ms);
-    while (!p->rpid && !p->missing && !eb_deadline_passed(d))
+    /* A server: until its port is bound too (or it ended), so that the
+     * caller's wait for the port measures iperf2, not the login. */
+    while (!(p->rpid && (!p->server || p->bound || p->exited)) && !p->missing && !eb_deadline_passed(d))
         if (proc_pump(p, eb_deadline_in(50)) == 1)
             break;
     if (p->rpid) {

@@ -349,6 +349,20 @@ static void cell_names(const eb_results *r, char *out, size_t cap)
     }
 }
 
+static bool any_emulated(const eb_results *r)
+{
+    for (int i = 0; r && i < r->n_entries; i++)
+        if (!strcmp(r->entries[i].figure_source, "emulator"))
+            return true;
+    return false;
+}
+
+static void note_emulated(eb_compare *c, const eb_results *base, const eb_results *cur)
+{
+    bool b = any_emulated(base), n = any_emulated(cur);
+    snprintf(c->emulated, sizeof c->emulated, "%s", b && n ? "both" : b ? "baseline" : n ? "current" : "");
+}
+
 int eb_compare_parse_ignore(const char *arg, eb_compare_opts *o, char *why, size_t cap)
 {
     char names[512] = "";
@@ -514,6 +528,7 @@ int eb_compare_results(const eb_results *baseline, const eb_results *current, co
     cmp_ctx x = {out, baseline, current, p};
     for_each_cell(baseline, current, p, o->chip, compare_cell, &x);
     int common = common_cells(out, baseline, current);
+    note_emulated(out, baseline, current);
     eb_results_free(&mapped);
     eb_results_free(&base_wide);
     eb_results_free(&cur_wide);
@@ -536,6 +551,7 @@ int eb_compare_docs(const eb_profiles *p, const eb_results *current, const eb_co
     cmp_ctx x = {out, NULL, current, p};
     /* Only the cells of the current run: the docs cover tiers nobody ran. */
     for_each_cell(NULL, current, p, o->chip, compare_cell, &x);
+    note_emulated(out, NULL, current);
     eb_results_free(&cur_wide);
     if (out->n_rows == 0)
         return eb_fail(err, EB_ECONFIG, "nothing to compare: the results hold no entries%s%s",
@@ -596,4 +612,9 @@ void eb_compare_text(const eb_compare *c, eb_buf *out)
                        "rates; a drop fails %s\n",
                   conf, c->opts.significant ? "only when the verdict is also worse (--significant)"
                                             : "on the threshold alone (add --significant to require the verdict)");
+    if (c->emulated[0])
+        eb_buf_printf(out, "note: %s figures come from an emulator (QEMU's ESP32-C3, Ethernet in place of "
+                           "Wi-Fi; figure_source \"emulator\", docs/emulator.md), not from hardware\n",
+                      !strcmp(c->emulated, "both") ? "both sides'" : !strcmp(c->emulated, "baseline") ? "the baseline's"
+                                                                                                 : "the current run's");
 }

@@ -72,6 +72,8 @@ void eb_compare_junit(const eb_compare *c, eb_buf *out)
     xml_text(out, c->baseline_name);
     eb_buf_printf(out, "\"/>\n      <property name=\"current\" value=\"");
     xml_text(out, c->current_name);
+    if (c->emulated[0]) /* not hardware: a CI dashboard must not read it as one */
+        eb_buf_printf(out, "\"/>\n      <property name=\"emulated\" value=\"%s", c->emulated);
     eb_buf_printf(out, "\"/>\n      <property name=\"statistic\" value=\"%s\"/>\n"
                        "      <property name=\"max_drop_pct\" value=\"%g\"/>\n    </properties>\n",
                   eb_stat_name(c->opts.stat), c->opts.max_drop_pct);

@@ -16,6 +16,7 @@
  *       coprocessor: esp32c6             # optional: an ESP-Hosted host (chip) and its Wi-Fi co-processor
  *       transport: sdio                  # optional with coprocessor: when the pair has several
  *       coprocessor_port: /dev/ttyUSB2   # optional with coprocessor: flash the co-processor too
+ *       far_end: ssh://bench@server      # optional: the far end when not this PC (run --far-end)
  *       peer:                            # optional: board to board, no PC in the data path
  *         port: /dev/ttyUSB1             # the second board (not needed with --sim)
  *         chip: esp32c3                  # default: the board's chip
@@ -464,9 +465,11 @@ static int parse_board(lctx *x, eb_lab *lab, yaml_node_t *map, int index)
             rc = copy_str(x, v, key, b->coprocessor_port, sizeof b->coprocessor_port), hosted_key = k;
         else if (!strcmp(key, "peer"))
             peer = v, rc = 0; /* read after the board's own chip is known */
+        else if (!strcmp(key, "far_end"))
+            rc = copy_str(x, v, key, b->far_end, sizeof b->far_end);
         else
             return fail_at(x, k, "unknown key '%s' in a board (name, chip, port, iperf_port, pc_address, dialect, "
-                           "coprocessor, transport, coprocessor_port, peer)", key);
+                           "coprocessor, transport, coprocessor_port, peer, far_end)", key);
         if (rc)
             return rc;
     }

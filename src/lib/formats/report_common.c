@@ -350,6 +350,14 @@ void rep_tier_label_full(char *out, size_t size, const eb_profiles *p, const cha
     snprintf(out, size, "%s%s", rep_tier_label(p, chip, tier, lang), t && t->psram ? " (PSRAM)" : "");
 }
 
+bool rep_emulated(const eb_results *r, const char *chip)
+{
+    for (int i = 0; i < r->n_entries; i++)
+        if (!strcmp(r->entries[i].chip, chip) && !strcmp(r->entries[i].figure_source, "emulator"))
+            return true;
+    return false;
+}
+
 const char *rep_sim_note(const eb_results *r, const char *chip, bool *replay)
 {
     int published = 0, model = 0;
@@ -364,6 +372,10 @@ const char *rep_sim_note(const eb_results *r, const char *chip, bool *replay)
     }
     if (replay)
         *replay = published > 0 && model == 0;
+    /* An emulator measures, but neither a chip's radio nor its timing. */
+    if (rep_emulated(r, chip))
+        return "Emulated (QEMU's ESP32-C3, Ethernet in place of Wi-Fi), not measured on hardware: figures with "
+               "figure_source \"emulator\" are the emulator's (docs/emulator.md).";
     if (!published && !model)
         return NULL;
     if (!model)

@@ -353,6 +353,7 @@ static void chart_vs_docs(eb_buf *out, const chip_view *v)
     bool replay = false;
     const char *sim = rep_sim_note(v->r, v->chip, &replay);
     svg_open(out, !sim ? "Measured against the docs (Mbit/s)"
+                  : rep_emulated(v->r, v->chip) ? "Emulated against the docs (Mbit/s): QEMU, Ethernet in place of Wi-Fi"
                   : replay ? "Simulated against the docs (Mbit/s): a replay of the docs' table"
                            : "Simulated against the docs (Mbit/s): tier model and replayed figures");
     svg_axes(out, &a, "docs (Mbit/s)", "measured (Mbit/s)");

@@ -33,6 +33,8 @@ int rep_select_chips(const eb_results *r, const eb_profiles *p, const eb_report_
 
 /* One sentence saying which statistic the tables show. */
 const char *rep_stat_note(int stat, int lang);
+/* Whether chip has emulated results (figure_source "emulator", run --qemu). */
+bool rep_emulated(const eb_results *r, const char *chip);
 /* Simulated results of chip (entries with a figure_source): NULL when none,
  * else one sentence saying they are simulated, and whether every figure
  * replays the docs' table (*replay true) or the tier model gave some. */

@@ -95,11 +95,13 @@ static int reset_ends(board_ctx *bc, bool ready, eb_error *err)
 }
 
 /* Runs one plan item with retries. Returns 0 (done or failed and recorded,
- * the board goes on) or the error that ends the board. */
-static int run_item(board_ctx *bc, const eb_run_item *it, eb_error *err)
+ * the board goes on) or the error that ends the board; *recorded: whether
+ * the item has its entry (a failure that ends the board is recorded first). */
+static int run_item(board_ctx *bc, const eb_run_item *it, bool *recorded, eb_error *err)
 {
     const eb_run_opts *o = bc->sh->o;
     const run_kind *kind = run_kind_of(it->test);
+    *recorded = false;
     if (!kind)
         return eb_fail(err, EB_ECONFIG, "%s: no test kind runs %s", bc->label, eb_run_test_name(it->test));
     for (int attempt = 0;; attempt++) {
@@ -109,6 +111,7 @@ static int run_item(board_ctx *bc, const eb_run_item *it, eb_error *err)
         int trc = attempt_item(bc, kind, it, &r, err);
         if (!trc) {
             int rc = kind->record(bc, it, &r, err);
+            *recorded = true;
             eb_entry_free(&r.e);
             return rc;
         }
@@ -130,6 +133,7 @@ static int run_item(board_ctx *bc, const eb_run_item *it, eb_error *err)
         /* Reported: the test fails with the reason; the board goes on
          * unless the failure was the board's (port gone, no AP, ...). */
         record_failure(bc, kind, it, &r, err);
+        *recorded = true;
         eb_entry_free(&r.e);
         reset_ends(bc, false, err);
         return fatal ? trc : 0;
@@ -146,6 +150,37 @@ static void skip_all(board_ctx *bc, const eb_run_item *plan, int np)
         run_emit(bc, EB_RUN_EV_SKIP, &plan[i], NULL, 0, NAN, NULL);
     }
     run_count(bc, &bc->sh->sum->skipped, np);
+}
+
+/* Items from..np-1 that will not run (the board stopped, the run was
+ * interrupted or could not start): each said with why and counted, so the
+ * summary adds up to the plan; one done before (--resume) is a skip. */
+static void not_run(board_ctx *bc, const eb_run_item *plan, int from, int np, const char *why)
+{
+    const eb_run_opts *o = bc->sh->o;
+    for (int i = from; i < np; i++) {
+        bc->index = i + 1;
+        bool before = o->resume && item_done(bc, &plan[i]);
+        run_count(bc, before ? &bc->sh->sum->skipped : &bc->sh->sum->not_run, 1);
+        run_emit(bc, before ? EB_RUN_EV_SKIP : EB_RUN_EV_NOT_RUN, &plan[i], why, 0, NAN, NULL);
+    }
+}
+
+void run_board_not_run(board_ctx *bc, const char *why)
+{
+    eb_error err;
+    eb_run_item *plan = calloc(EB_RUN_MAX_PLAN, sizeof *plan);
+    if (!plan)
+        abort();
+    int np = eb_run_plan(bc->sh->o, bc->chip, plan, EB_RUN_MAX_PLAN, &err);
+    if (np > EB_RUN_MAX_PLAN)
+        np = EB_RUN_MAX_PLAN;
+    if (np > 0) {
+        bc->total = np;
+        run_count(bc, &bc->sh->sum->planned, np);
+        not_run(bc, plan, 0, np, why);
+    }
+    free(plan);
 }
 
 static int open_ends(board_ctx *bc, eb_error *err)
@@ -190,7 +225,7 @@ int run_board(board_ctx *bc)
         plan_ended(bc);
         return 0;
     }
-    int rc = open_ends(bc, err);
+    int rc = open_ends(bc, err), stop = rc ? 0 : np;
     for (int i = 0; i < np && !rc; i++) {
         bc->index = i + 1;
         if (o->resume && item_done(bc, &plan[i])) {
@@ -200,8 +235,13 @@ int run_board(board_ctx *bc)
         }
         if (o->aggregate) /* start together with the other boards */
             bc->concurrent = run_meet_wait(bc);
-        rc = run_item(bc, &plan[i], err);
+        bool recorded;
+        rc = run_item(bc, &plan[i], &recorded, err);
+        if (rc)
+            stop = recorded ? i + 1 : i;
     }
+    if (rc)
+        not_run(bc, plan, stop, np, err->msg);
     plan_ended(bc);
     close_ends(bc);
     free(plan);

@@ -53,7 +53,7 @@ static bool ap_var(int var) { return eb_sweep_var_instrument(var) == EB_INSTR_AP
 static bool att_sweep(const board_ctx *bc)
 {
     const eb_sweep *sw = &bc->sh->o->sweep;
-    return sw->n > 0 && (sw->var == EB_SWEEP_ATTEN || (sw->var == EB_SWEEP_RSSI && !bc->b->sim_control[0]));
+    return sw->n > 0 && (sw->var == EB_DIM_ATTEN || (sw->var == EB_DIM_RSSI && !bc->b->sim_control[0]));
 }
 
 
@@ -140,7 +140,7 @@ static void ap_point_settings(const run_instr *ri, const eb_sweep *sw, int point
 {
     *s = ri->base;
     double v = sw->values[point];
-    if (sw->var == EB_SWEEP_CHANNEL) {
+    if (sw->var == EB_DIM_CHANNEL) {
         s->channel = (int)v;
         snprintf(s->band, sizeof s->band, "%s", v >= 36 ? "5g" : "2g");
     } else {
@@ -269,7 +269,7 @@ int run_instr_attach(board_ctx *bc, eb_error *err)
     bc->instr = bi;
     /* every point within this unit's range, said before anything runs */
     const eb_sweep *sw = &bc->sh->o->sweep;
-    for (int i = 0; sw->var == EB_SWEEP_ATTEN && i < sw->n; i++)
+    for (int i = 0; sw->var == EB_DIM_ATTEN && i < sw->n; i++)
         if (sw->values[i] > bi->att.max_db)
             return eb_instr_fail(&bi->att, EB_ECONFIG, err, "the sweep's %g dB is above this unit's %g dB",
                                  sw->values[i], bi->att.max_db);
@@ -360,7 +360,7 @@ static int att_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
         return 0;
     double v = sw->values[it->point];
     int rc;
-    if (sw->var == EB_SWEEP_RSSI) {
+    if (sw->var == EB_DIM_RSSI) {
         if (!bc->tier) /* it connects next: with the least attenuation; steered once it reports an RSSI */
             return set_att(bc, 0, err);
         rc = steer_rssi(bc, v, err);

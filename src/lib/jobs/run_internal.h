@@ -137,6 +137,10 @@ bool eb_run_test_is_tx(int test);
 bool eb_run_test_is_udp(int test);
 /* An error of the request itself (a usage error, exit 2). */
 int run_bad_request(eb_run_setup *st, eb_error *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* run_qemu.c: --qemu's checks, its emulated board started and flashed, stopped. */
+int run_qemu_request_check(const eb_run_request *rq, eb_run_setup *st, eb_error *err);
+int run_qemu_start(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+void run_qemu_stop(eb_run_setup *st);
 
 /* ------------------------------------------------------------ run_ctx.c */
 
@@ -409,30 +413,24 @@ int run_instr_rssi_connected(board_ctx *bc, const eb_run_item *it, eb_error *err
 int run_instr_ap_apply(board_ctx *bc, const eb_run_item *it, eb_error *err);
 
 /* run_radio.c: the radio dimensions' check (the chip's facts, a console
- * that can set them), apply, key and file-name functions, and the link as
+ * that can set them) and apply functions (their keys and file names are
+ * the rows' own: run_dims.c's loop over the list rows), and the link as
  * negotiated into the board's facts (the band row's connected step). */
 bool run_radio_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap);
 bool run_radio_tx_power_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap);
 int run_radio_tx_power_apply(board_ctx *end, const eb_run_item *it, eb_error *err);
-int run_radio_band_apply(board_ctx *end, const eb_run_item *it, eb_error *err);
-int run_radio_bw_apply(board_ctx *end, const eb_run_item *it, eb_error *err);
-int run_radio_phy_apply(board_ctx *end, const eb_run_item *it, eb_error *err);
-int run_radio_ps_apply(board_ctx *end, const eb_run_item *it, eb_error *err);
-int run_radio_coex_apply(board_ctx *end, const eb_run_item *it, eb_error *err);
+/* One radio row's value of the item sent through the console's radio_set
+ * (when it differs from what the board took last). */
+int run_radio_apply(board_ctx *end, int dim, const eb_run_item *it, eb_error *err);
 int run_radio_link(board_ctx *end, const eb_run_item *it, eb_error *err);
-#define RUN_RADIO_ROW_DECL(sfx)                                                                                  \
-    void run_radio_##sfx##_key(const eb_run_opts *o, const eb_run_item *it, run_key *k);                         \
-    void run_radio_##sfx##_tag(const eb_run_opts *o, const eb_run_item *it, char *out, size_t cap);
-RUN_RADIO_ROW_DECL(band)
-RUN_RADIO_ROW_DECL(bw)
-RUN_RADIO_ROW_DECL(phy)
-RUN_RADIO_ROW_DECL(ps)
-RUN_RADIO_ROW_DECL(coex)
 
 /* run_pattern.c: --pattern's console driver for a board. */
 const eb_console_driver *run_pattern_driver(board_ctx *bc);
 
 /* run_board.c */
 int run_board(board_ctx *bc);
+/* A board whose plan never started (the run stopped before its boards ran):
+ * every item counted and said as not run, with why. */
+void run_board_not_run(board_ctx *bc, const char *why);
 
 #endif

@@ -155,10 +155,11 @@ int eb_run(const eb_run_opts *o_in, eb_run_summary *sum, eb_error *err)
         snprintf(sh.host, sizeof sh.host, "unknown");
     sh.host[sizeof sh.host - 1] = 0;
     board_ctx *bcs = NULL;
-    if ((rc = prepare_out(&sh, err)) != 0 || (rc = make_boards(&sh, &bcs, err)) != 0 ||
-        (rc = run_instr_begin(&sh, bcs, o.n_boards, err)) != 0 ||
-        (o.aggregate && (rc = run_meet_begin(&sh, bcs, o.n_boards, err)) != 0))
+    if ((rc = prepare_out(&sh, err)) != 0 || (rc = make_boards(&sh, &bcs, err)) != 0)
         goto out;
+    if ((rc = run_instr_begin(&sh, bcs, o.n_boards, err)) != 0 ||
+        (o.aggregate && (rc = run_meet_begin(&sh, bcs, o.n_boards, err)) != 0))
+        goto unrun;
     snprintf(sh.results.espbench_version, sizeof sh.results.espbench_version, "%s", eb_version());
     /* The PC side first: no iperf2, no run (eb_run_resolve may have probed it). */
     if (o.iperf_version) {
@@ -166,7 +167,7 @@ int eb_run(const eb_run_opts *o_in, eb_run_summary *sum, eb_error *err)
     } else {
         eb_iperf_version v;
         if ((rc = sh.pc->ops->iperf_probe(sh.pc, o.iperf ? o.iperf : eb_iperf_program(), &v, err)) != 0)
-            goto out;
+            goto unrun;
         snprintf(sh.iperf_version, sizeof sh.iperf_version, "%.63s", v.text);
     }
     snprintf(sum->iperf_version, sizeof sum->iperf_version, "%s", sh.iperf_version);
@@ -182,6 +183,10 @@ int eb_run(const eb_run_opts *o_in, eb_run_summary *sum, eb_error *err)
         rc = serr.code;
     }
     pthread_mutex_unlock(&sh.lock);
+    goto out;
+unrun: /* nothing ran: the whole plan is said as not run, with why */
+    for (int i = 0; i < o.n_boards; i++)
+        run_board_not_run(&bcs[i], err->msg);
 out:
     free_boards(bcs, o.n_boards);
     sum->wall_s = (double)(eb_now_us() - t_start) / 1e6;

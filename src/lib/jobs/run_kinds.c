@@ -44,7 +44,9 @@ static void entry_start(board_ctx *bc, const eb_run_item *it, run_result *r)
     eb_entry_set_tier_params(e, it->tier);
     if (bc->tier == it->tier)
         eb_entry_set_tier_note(e, bc->tier_note);
-    if (bc->b->sim && it->test < EB_TEST_COUNT) /* the same decision the vboard makes (eb_model_figure, vb_radio.c) */
+    if (bc->b->qemu) /* measured, but on an emulated chip and network (docs/emulator.md) */
+        snprintf(e->figure_source, sizeof e->figure_source, "emulator");
+    else if (bc->b->sim && it->test < EB_TEST_COUNT) /* the same decision the vboard makes (eb_model_figure, vb_radio.c) */
         snprintf(e->figure_source, sizeof e->figure_source, "%s",
                  eb_model_source(it->tier, it->test, &link, bc->b->sim_model) == EB_FIG_PUBLISHED &&
                          !eb_radio_modelled(r->prov) && !isnan(e->ref_mbps)

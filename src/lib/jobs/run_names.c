@@ -19,7 +19,7 @@ int run_missing_options(const eb_run_request *rq, eb_run_setup *st, eb_error *er
         size_t l_ = strlen(miss);                                                                                \
         snprintf(miss + l_, sizeof miss - l_, "%s%s", n++ ? ", " : "", text);                                    \
     } while (0)
-    bool board = rq->port || rq->sim || rq->lab_file;
+    bool board = rq->port || rq->sim || rq->lab_file || rq->qemu;
     if (!board)
         MISSING("a board (--port URL, --sim or --lab FILE)");
     if (!rq->lab_file && !rq->chip)

@@ -112,7 +112,7 @@ double eb_run_udp_rate(const eb_run_opts *o, const eb_chip *chip, const eb_tier 
 
 double eb_run_item_udp_rate(const eb_run_opts *o, const eb_chip *chip, const eb_run_item *it)
 {
-    if (o->sweep.var == EB_SWEEP_UDP_RATE && it->point >= 0 && it->point < o->sweep.n)
+    if (o->sweep.var == EB_DIM_UDP_RATE && it->point >= 0 && it->point < o->sweep.n)
         return o->sweep.values[it->point];
     return eb_run_udp_rate(o, chip, it->tier, it->test);
 }
@@ -156,7 +156,7 @@ static bool cell_planned(const eb_run_opts *o, const eb_chip *chip, const eb_tie
 {
     if (!(o->tests & (1u << test)))
         return false;
-    if (o->sweep.n > 0 && o->sweep.var == EB_SWEEP_UDP_RATE && test != EB_RUN_LATENCY && !eb_run_test_is_udp(test))
+    if (o->sweep.n > 0 && o->sweep.var == EB_DIM_UDP_RATE && test != EB_RUN_LATENCY && !eb_run_test_is_udp(test))
         return false;
     if (o->shard_total > 0) {
         char key[128];
@@ -188,7 +188,7 @@ int eb_run_plan(const eb_run_opts *o, const eb_chip *chip, eb_run_item *out, int
     if (nt < 0)
         return nt;
     bool sweep = o->sweep.n > 0;
-    bool rate_sweep = sweep && o->sweep.var == EB_SWEEP_UDP_RATE;
+    bool rate_sweep = sweep && o->sweep.var == EB_DIM_UDP_RATE;
     bool latency = (o->tests & (1u << EB_RUN_LATENCY)) != 0;
     int points = sweep ? o->sweep.n : 1;
     int n = 0;

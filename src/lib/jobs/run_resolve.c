@@ -68,7 +68,7 @@ static int lone_board(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st
     if (!rq->chip)
         return run_bad_request(st, err, "--chip is required");
     snprintf(b->chip, sizeof b->chip, "%s", rq->chip);
-    snprintf(b->name, sizeof b->name, "%s", rq->sim ? "sim" : "");
+    snprintf(b->name, sizeof b->name, "%s", rq->sim ? "sim" : rq->qemu ? "qemu" : "");
     if (rq->port)
         snprintf(b->port, sizeof b->port, "%s", rq->port);
     if (rq->pc_address)
@@ -110,11 +110,13 @@ static int network_defaults(const eb_run_request *rq, eb_run_opts *o, eb_run_set
         o->ssid = st->lab->ssid;
     if (!o->ssid && rq->sim)
         o->ssid = EB_SIM_SSID;
+    if (!o->ssid && rq->qemu) /* no AP: the emulated board's link is Ethernet (docs/emulator.md) */
+        o->ssid = "ethernet";
     if (!o->ssid)
         return run_bad_request(st, err, "--ssid is required (or ap.ssid in the lab file)");
     for (int i = 0; i < o->n_boards && rq->far_end; i++) /* an end driver claims it (run_ends.c) */
         snprintf(o->boards[i].far_end, sizeof o->boards[i].far_end, "%s", rq->far_end);
-    for (int i = 0; i < o->n_boards && !rq->sim; i++) {
+    for (int i = 0; i < o->n_boards && !rq->sim && !rq->qemu; i++) {
         /* Board to board: the PC drives the consoles only, no iperf end of its own. */
         bool pair = o->boards[i].peer.chip[0] || (!rq->lab_file && (rq->peer_port || rq->peer_chip));
         if (!o->boards[i].pc_ip[0] && !pair)
@@ -293,10 +295,12 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     memset(st, 0, sizeof *st);
     if (!!rq->port + !!rq->sim > 1 || (rq->port && rq->lab_file))
         return run_bad_request(st, err, "choose one of --port, --sim, --lab (--lab may be combined with --sim)");
-    int rc = run_missing_options(rq, st, err); /* every one at once, after the contradictions */
+    int rc = run_qemu_request_check(rq, st, err);
+    if (!rc)
+        rc = run_missing_options(rq, st, err); /* every one at once, after the contradictions */
     if (rc)
         return rc;
-    if (!rq->port && !rq->sim && !rq->lab_file)
+    if (!rq->port && !rq->sim && !rq->lab_file && !rq->qemu)
         return run_bad_request(st, err, "which board? pass --port URL, --sim or --lab FILE");
     if ((rq->coprocessor || rq->transport || rq->coprocessor_port) && rq->lab_file)
         return run_bad_request(st, err, "--coprocessor, --transport and --coprocessor-port are for one board (--port or "
@@ -342,7 +346,8 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     if ((rc = run_hosted_images(rq, o, st, err)) != 0)
         return rc;
     if ((rc = run_pc_ports_precheck(o, st, err)) != 0 || (rq->sim && (rc = start_sims(rq, o, st, err)) != 0) ||
-        (rq->sim && (rc = run_pc_ports_precheck(o, st, err)) != 0))
+        (rq->sim && (rc = run_pc_ports_precheck(o, st, err)) != 0) ||
+        (rq->qemu && (rc = run_qemu_start(rq, o, st, err)) != 0))
         return rc;
     return run_request_record(o, err);
 }
@@ -355,6 +360,7 @@ void eb_run_setup_free(eb_run_setup *st)
     for (int i = 0; i < st->n_peer_sims; i++)
         eb_sim_stop(st->peer_sims[i]);
     free(st->peer_sims);
+    run_qemu_stop(st);
     if (st->lab) {
         eb_lab_free(st->lab);
         free(st->lab);

@@ -17,6 +17,10 @@
 #include "espbench/formats/dialect.h"
 #include "run_internal.h"
 
+/* An emulated chip boots at the pace its host gives it (run --qemu): a busy
+ * host takes QEMU several times a chip's boot time to the first prompt. */
+static uint64_t ready_ms(const board_ctx *bc) { return bc->b->qemu ? 4 * EB_RUN_READY_MS : EB_RUN_READY_MS; }
+
 #define SCAN_TRIES 3
 #define CONNECT_TRIES 2
 
@@ -47,7 +51,7 @@ static int driver_ready(board_ctx *bc, const eb_console_driver *d, eb_error *err
 {
     bc->drv = d;
     eb_console_set_prompts(bc->con, bc->drv->prompts);
-    return bc->drv->ready(bc->drv, bc->con, eb_deadline_in(EB_RUN_READY_MS), err);
+    return bc->drv->ready(bc->drv, bc->con, eb_deadline_in(ready_ms(bc)), err);
 }
 
 static int pick_pattern(board_ctx *bc, eb_error *err)
@@ -63,7 +67,7 @@ static int pick_dialect(board_ctx *bc, eb_error *err)
 
 static int pick_detected(board_ctx *bc, eb_error *err)
 {
-    return eb_console_detect(bc->con, bc->chip->name, &bc->drv, eb_deadline_in(EB_RUN_READY_MS), err);
+    return eb_console_detect(bc->con, bc->chip->name, &bc->drv, eb_deadline_in(ready_ms(bc)), err);
 }
 
 static const struct driver_row {
@@ -203,17 +207,37 @@ int run_flash_manifest(board_ctx *bc, const char *firmware, const char *tier, co
     return open_console(bc, have_info ? &info : NULL, err);
 }
 
+/* The espbench firmware's Ethernet image (the emulated board, docs/emulator.md)
+ * has no Wi-Fi driver, and every runtime field is a Wi-Fi buffer. */
+static bool wired(const board_ctx *bc) { return !strcmp(bc->ident.net, "eth"); }
+
 /* Switches the runtime settings and reads which build-time settings of the
- * tier the running image has other values for (bc->tier_note). */
+ * tier the running image has other values for (bc->tier_note). On the
+ * Ethernet image the tier goes by its name alone, and the note says the
+ * Wi-Fi buffers do not apply. */
 static int switch_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
 {
     bc->tier_note[0] = 0;
     if (!bc->drv->set_tier)
         return eb_fail(err, EB_ECONFIG, "%s: the firmware on %s cannot switch tiers", bc->label, bc->b->port);
+    eb_tier named;
+    bool dropped = false;
+    if (wired(bc)) {
+        named = *t;
+        for (int f = 0; f < EB_F_COUNT; f++) {
+            dropped |= named.set[f] && named.runtime[f];
+            named.set[f] = named.set[f] && !named.runtime[f];
+        }
+        t = &named;
+    }
     int rc = bc->drv->set_tier(bc->drv, bc->con, t, eb_deadline_in(EB_RUN_WIFI_MS), err);
     if (!rc && bc->drv->tier_built)
         rc = bc->drv->tier_built(bc->drv, bc->con, t, bc->tier_note, sizeof bc->tier_note,
                                  eb_deadline_in(EB_RUN_CMD_MS), err);
+    size_t n = strlen(bc->tier_note);
+    if (!rc && dropped)
+        snprintf(bc->tier_note + n, sizeof bc->tier_note - n, "%sWi-Fi buffers not applicable (Ethernet image)",
+                 n ? "; " : "");
     return rc;
 }
 
@@ -255,11 +279,36 @@ static int set_tier_runtime(board_ctx *bc, const eb_tier *t, eb_error *err)
     return rc;
 }
 
+/* The Ethernet image gets its address by itself (DHCP): its link reply
+ * carries it once it has one. */
+static int join_wired(board_ctx *bc, eb_error *err)
+{
+    eb_deadline d = eb_deadline_in(EB_RUN_WIFI_MS);
+    eb_error last = {0};
+    for (;;) {
+        eb_link_info l;
+        memset(&l, 0, sizeof l);
+        int rc = bc->drv->link ? bc->drv->link(bc->drv, bc->con, &l, eb_deadline_in(EB_RUN_CMD_MS), &last)
+                               : eb_fail(&last, EB_ECONFIG, "its console driver reads no link");
+        if (!rc && l.ip[0]) {
+            snprintf(bc->wifi.ssid, sizeof bc->wifi.ssid, "ethernet");
+            snprintf(bc->wifi.ip, sizeof bc->wifi.ip, "%s", l.ip);
+            return 0;
+        }
+        if (eb_deadline_passed(d) || eb_console_port_failed(bc->con) || run_stopped(bc))
+            return eb_fail(err, EB_EIO, "%s: the board's Ethernet has no address after %d s%s%s", bc->label,
+                           EB_RUN_WIFI_MS / 1000, last.msg[0] ? ": " : "", last.msg);
+        eb_sleep_ms(500);
+    }
+}
+
 static int join_ap(board_ctx *bc, eb_error *err)
 {
     const eb_run_opts *o = bc->sh->o;
     int rc;
     memset(&bc->wifi, 0, sizeof bc->wifi);
+    if (wired(bc))
+        return join_wired(bc, err);
     for (int i = 1;; i++) {
         rc = bc->drv->scan(bc->drv, bc->con, o->ssid, &bc->wifi, eb_deadline_in(EB_RUN_CMD_MS), err);
         if (!rc || i >= SCAN_TRIES || eb_console_port_failed(bc->con) || run_stopped(bc))
@@ -293,8 +342,12 @@ int run_apply_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
         return rc;
     }
     run_step_done(bc, EB_STEP_WIFI, t0);
-    run_infof(bc, EB_RUN_EV_INFO, "%s: tier %s, connected to '%s' (RSSI %d dBm), board address %s",
-              bc->label, t->name, bc->wifi.ssid, bc->wifi.rssi, bc->wifi.ip);
+    if (wired(bc))
+        run_infof(bc, EB_RUN_EV_INFO, "%s: tier %s, Ethernet (no Wi-Fi on this image), board address %s", bc->label,
+                  t->name, bc->wifi.ip);
+    else
+        run_infof(bc, EB_RUN_EV_INFO, "%s: tier %s, connected to '%s' (RSSI %d dBm), board address %s", bc->label,
+                  t->name, bc->wifi.ssid, bc->wifi.rssi, bc->wifi.ip);
     bc->tier = t;
     run_fill_meta(bc);
     return 0;
@@ -324,7 +377,7 @@ int run_board_ready(board_ctx *bc, eb_error *err)
 {
     bc->tier = NULL;
     eb_error ready_err = {0};
-    if (bc->drv->ready(bc->drv, bc->con, eb_deadline_in(EB_RUN_READY_MS), &ready_err) &&
+    if (bc->drv->ready(bc->drv, bc->con, eb_deadline_in(ready_ms(bc)), &ready_err) &&
         eb_console_port_failed(bc->con)) {
         *err = ready_err;
         return err->code ? err->code : EB_EIO;

@@ -101,6 +101,10 @@ int eb_run_progress_text(const eb_run_progress *p, int n_boards, bool tty, eb_bu
         eb_buf_printf(out, "[%d/%d] %s %s: done before, skipped\n", p->index, p->total, who(p, w, sizeof w),
                       eb_run_test_name(p->test));
         return EB_RUN_TEXT_LINE;
+    case EB_RUN_EV_NOT_RUN:
+        eb_buf_printf(out, "[%d/%d] %s %s: not run: %s\n", p->index, p->total, who(p, w, sizeof w),
+                      eb_run_test_name(p->test), p->message);
+        return EB_RUN_TEXT_LINE;
     case EB_RUN_EV_LATENCY_DONE:
         latency_line(p, who(p, w, sizeof w), out);
         return EB_RUN_TEXT_LINE;
@@ -202,8 +206,12 @@ void eb_run_summary_text(const eb_results *finished, const eb_run_summary *s, co
             eb_buf_printf(out, " %s %.2f", eb_run_step_name(i), s->step_ms[i] / 1000.0);
         eb_buf_printf(out, "\n");
     }
-    eb_buf_printf(out, "%d tests done, %d skipped, %d failed of %d; %.1f s (%.1f s of traffic). Results: "
-                  "%s/results.json\n", s->done, s->skipped, s->failed, s->planned, s->wall_s, s->test_s, out_dir);
+    char unrun[32] = ""; /* said when there are any: the counts add up to the plan */
+    if (s->not_run)
+        snprintf(unrun, sizeof unrun, ", %d not run", s->not_run);
+    eb_buf_printf(out, "%d tests done, %d skipped, %d failed%s of %d; %.1f s (%.1f s of traffic). Results: "
+                  "%s/results.json\n", s->done, s->skipped, s->failed, unrun, s->planned, s->wall_s, s->test_s,
+                  out_dir);
 }
 
 /* ------------------------------------------------------------ CI figures */

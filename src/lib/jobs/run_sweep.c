@@ -24,7 +24,7 @@ int eb_sweep_var_instrument(int v) { return var_of(v) ? var_of(v)->instrument : 
 int eb_sweep_var_from_name(const char *name)
 {
     int v = eb_dim_from_name(name);
-    return var_of(v) ? v : EB_SWEEP_NONE;
+    return var_of(v) ? v : EB_DIM_NONE;
 }
 
 static int bad(eb_error *err, const char *spec, const char *why)
@@ -116,13 +116,9 @@ void eb_sweep_link_at(const eb_sweep *s, int point, const eb_model_link *base, e
     *out = *base;
     if (!s || point < 0 || point >= s->n)
         return;
-    double v = s->values[point];
-    switch (s->var) {
-    case EB_SWEEP_RSSI: out->rssi_dbm = v; break;
-    case EB_SWEEP_LOSS: out->loss_pct = v; break;
-    case EB_SWEEP_RTT: out->rtt_ms = v; break;
-    default: break;
-    }
+    const eb_dim_desc *d = eb_dim(s->var); /* a link row says where its value lives */
+    if (d && (d->flags & EB_DIM_LINK))
+        memcpy((char *)out + d->link_off, &s->values[point], sizeof(double));
 }
 
 void eb_sweep_link_command(const eb_model_link *l, char *out, size_t cap)

@@ -123,7 +123,8 @@ static void io_init(test_io *io, board_ctx *bc, const eb_run_item *it)
     eb_board_run_reset(&io->run);
     io->cfg.board_sends = eb_run_test_is_tx(it->test);
     io->cfg.udp = eb_run_test_is_udp(it->test);
-    snprintf(io->cfg.peer, sizeof io->cfg.peer, "%s", bc->b->pc_ip);
+    /* behind an emulator's NAT the board reaches the PC at another address */
+    snprintf(io->cfg.peer, sizeof io->cfg.peer, "%s", bc->b->nat_pc_ip[0] ? bc->b->nat_pc_ip : bc->b->pc_ip);
     io->cfg.port = bc->b->iperf_port;
     io->cfg.time_s = o->duration_s;
     io->cfg.interval_s = o->interval_s;
@@ -235,7 +236,7 @@ static int start_pc_client(test_io *io, eb_error *err)
     int n = 0;
     args[n++] = io->prog;
     args[n++] = "-c";
-    args[n++] = io->bc->wifi.ip;
+    args[n++] = io->bc->b->nat_board_ip[0] ? io->bc->b->nat_board_ip : io->bc->wifi.ip;
     args[n++] = "-p";
     args[n++] = io->port_s;
     if (io->cfg.udp) {

@@ -133,6 +133,7 @@ static int espbench_identify(const eb_console_driver *drv, eb_console *c, eb_con
     kv(&r, "idf", b->idf_version, sizeof b->idf_version);
     kv(&r, "chip", b->chip, sizeof b->chip);
     kv(&r, "mac", b->mac, sizeof b->mac);
+    kv(&r, "net", b->net, sizeof b->net);
     return 0;
 }
 
@@ -354,7 +355,12 @@ static void espbench_iperf_line(const eb_console_driver *drv, const eb_board_ipe
         run->connected = true;
         break;
     case EB_BEV_INTERVAL:
-        if (bl->iv.end_s > bl->iv.start_s && !eb_board_is_summary(bl->iv.start_s, bl->iv.end_s, cfg->interval_s))
+        /* The firmware's engine counts whole seconds (fw_iperf.c: the nearest,
+         * at least 1), so `-i 0.5` reports 0.00-1.00: an interval, not a span
+         * of the whole test. */
+        if (bl->iv.end_s > bl->iv.start_s &&
+            !eb_board_is_summary(bl->iv.start_s, bl->iv.end_s,
+                                 cfg->interval_s >= 1 ? floor(cfg->interval_s + 0.5) : 1))
             eb_board_run_add(run, bl->iv.start_s, bl->iv.end_s, bl->iv.bytes, bl->iv.mbps, bl->iv.jitter_ms,
                              bl->iv.lost, bl->iv.total);
         break;
@@ -473,6 +479,8 @@ static int espbench_link(const eb_console_driver *drv, eb_console *c, eb_link_in
     kv(&r, "band", l->band, sizeof l->band);
     kv(&r, "phy", l->phy, sizeof l->phy);
     kv(&r, "ps", l->ps, sizeof l->ps);
+    kv(&r, "net", l->net, sizeof l->net);
+    kv(&r, "ip", l->ip, sizeof l->ip);
     return 0;
 }
 

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# `run --qemu` with the emulated ESP32-C3's genuine ROM and images that are no firmware
+# (docs/emulator.md): the request's own errors (one line, exit 2), the images written through the
+# ROM loader, the chip booted from its flash without the strap (the ROM's first line is the console
+# log's first: QEMU waits for espbench), the run ended with one line when no console answers
+# (exit 3), Ctrl-C while flashing (exit 4) — and QEMU stopped by its pid every time.
+# The built firmware's run is tests/e2e/qemu_image_run.sh (label qemu-image).
+source "$(dirname "$0")/lib/flash_helpers.sh"
+source "$(dirname "$0")/lib/skip.sh"
+
+# Usage errors need no emulator.
+expect_fail 2 "espbench run: --qemu needs the firmware: --qemu-image DIR (the ESP-IDF build of firmware/ with Ethernet, or a folder with bootloader.bin, partition-table.bin and espbench.bin) or ESPBENCH_QEMU_IMAGE; see docs/emulator.md" \
+    env -u ESPBENCH_QEMU_IMAGE "$ESPBENCH" run --chip esp32c3 --qemu --out "$T/u1"
+expect_fail 2 "espbench run: --qemu emulates the ESP32-C3 only: pass --chip esp32c3, not 'esp32s3'" \
+    "$ESPBENCH" run --chip esp32s3 --qemu --qemu-image "$T" --out "$T/u2"
+expect_fail 2 "espbench run: --qemu is one emulated board: leave out --port, --sim and --lab" \
+    "$ESPBENCH" run --chip esp32c3 --qemu --sim --qemu-image "$T" --out "$T/u3"
+expect_fail 2 "espbench run: --qemu-bin and --qemu-image are for --qemu (an emulated ESP32-C3)" \
+    "$ESPBENCH" run --chip esp32c3 --sim --qemu-bin "$T/q" --out "$T/u4"
+expect_fail 2 "espbench: $T/none: no bootloader.bin here, and no flasher_args.json: give the firmware's ESP-IDF build folder or a folder with bootloader.bin, partition-table.bin and espbench.bin" \
+    "$ESPBENCH" run --chip esp32c3 --qemu --qemu-image "$T/none" --out "$T/u5"
+[ ! -e "$T/u5" ] || fail "a wrong image folder made the output folder"
+
+mkdir -p "$T/img"
+mkimage esp32c3 "$T/img/bootloader.bin" 9001 boot
+head -c 3072 /dev/zero >"$T/img/partition-table.bin"
+mkimage esp32c3 "$T/img/espbench.bin" 30001 espbench
+expect_fail 2 "qemu: '$T/no-qemu' not found or not executable; install Espressif's QEMU (idf_tools.py install qemu-riscv32), give --qemu-bin PATH or set ESPBENCH_QEMU (docs/emulator.md)" \
+    "$ESPBENCH" run --chip esp32c3 --qemu --qemu-bin "$T/no-qemu" --qemu-image "$T/img" --out "$T/u6"
+
+QEMU=${ESPBENCH_QEMU:-$SOURCE_DIR/../shared/tools/qemu-esp32c3/qemu-system-riscv32}
+[ -x "$QEMU" ] || skip_test "no QEMU for the ESP32-C3 at $QEMU (set ESPBENCH_QEMU)"
+qemu_left() { pgrep -f "qemu-system-riscv32 .*file=$1/qemu-flash.bin" >/dev/null; }
+
+# The images written, the chip booted from them: no espbench console answers, one line, exit 3.
+rc=0
+timeout 300 "$ESPBENCH" run --chip esp32c3 --qemu --qemu-bin "$QEMU" --qemu-image "$T/img" --out "$T/r1" \
+    --tier iperf --tests tcp_tx --duration 2 >"$T/r1.out" 2>"$T/r1.err" || rc=$?
+[ $rc = 3 ] || { cat "$T/r1.out" "$T/r1.err"; fail "run on images that are no firmware: exit $rc, not 3"; }
+grep -qx "emulated esp32c3: 3 image(s) written, 0 unchanged; booted from its flash, UART0 on socket://127.0.0.1:[0-9]*" \
+    "$T/r1.out" || { cat "$T/r1.out"; fail "flash summary"; }
+grep -q "no console prompt (espbench>, esp32>, iperf>) before the deadline" "$T/r1.err" ||
+    { cat "$T/r1.err"; fail "no-console line"; }
+flash_matches "$T/r1/qemu-flash.bin" 0 "$T/img/bootloader.bin"
+flash_matches "$T/r1/qemu-flash.bin" $((0x8000)) "$T/img/partition-table.bin"
+flash_matches "$T/r1/qemu-flash.bin" $((0x10000)) "$T/img/espbench.bin"
+# The genuine ROM's boot, from its first line (QEMU started the chip when espbench connected).
+first=$(grep -m1 -v '^[> ]*$' "$T/r1/console-qemu-esp32c3.log")
+[ "$first" = "ESP-ROM:esp32c3-api1-20210207" ] || { head -5 "$T/r1/console-qemu-esp32c3.log"; fail "first console line: '$first'"; }
+grep -q "boot:0x8 (SPI_FAST_FLASH_BOOT)" "$T/r1/console-qemu-esp32c3.log" || fail "not booted from its flash"
+! qemu_left "$T/r1" || fail "QEMU left running after the run ended"
+
+# Ctrl-C while the images are written: exit 4, QEMU stopped.
+mkimage esp32c3 "$T/img/espbench.bin" 200001 espbench
+"$ESPBENCH" run --chip esp32c3 --qemu --qemu-bin "$QEMU" --qemu-image "$T/img" --out "$T/r2" --tier iperf \
+    --tests tcp_tx --duration 2 >"$T/r2.out" 2>"$T/r2.err" &
+pid=$!
+for _ in $(seq 600); do qemu_left "$T/r2" && grep -q "through its ROM loader" "$T/r2.out" && break; sleep 0.05; done
+qemu_left "$T/r2" || { cat "$T/r2.out" "$T/r2.err"; fail "QEMU did not start"; }
+sleep 1
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+[ $rc = 4 ] || { cat "$T/r2.out" "$T/r2.err"; fail "Ctrl-C while flashing: exit $rc, not 4"; }
+grep -q "interrupted" "$T/r2.err" || { cat "$T/r2.err"; fail "no interrupted line"; }
+! qemu_left "$T/r2" || fail "QEMU left running after Ctrl-C"
+echo ok
