@@ -15,7 +15,7 @@ const char vb_usage[] =
     "                       [--flash-timing|--no-flash-timing] [--sync-resets] [--forgiving]\n"
     "                       [--seed N] [--noise PCT] [--fault SPEC]... [--control PATH] [--profiles DIR]\n"
     "                       [--model] [--rssi DBM] [--phy MBPS] [--rtt MS] [--loss PCT] [--stations N]\n"
-    "                       [--coprocessor CHIP [--transport BUS]] [--sdkconfig-json FILE]\n"
+    "                       [--coprocessor CHIP [--transport BUS]] [--sdkconfig-json FILE] [--ethernet]\n"
     "       espbench-vboard mkimage --chip CHIP --project NAME --idf VERSION [--version V] [--size BYTES]\n"
     "                       [--seed N] [--profiles DIR] [--test-efficiency F] [--test-build-tier T] -o FILE\n";
 
@@ -72,7 +72,7 @@ int vb_parse_ap(const char *spec, vb_ap *ap, eb_error *err)
 
 enum { OPT_BAUD = 256, OPT_NO_BAUD, OPT_FLASH_T, OPT_NO_FLASH_T, OPT_FORGIVING, OPT_SYNC_RESETS, OPT_SEED, OPT_NOISE,
        OPT_FAULT, OPT_CONTROL, OPT_PROFILES, OPT_AP, OPT_IP, OPT_MODEL, OPT_RSSI, OPT_PHY, OPT_RTT, OPT_LOSS, OPT_STATIONS,
-       OPT_COPROCESSOR, OPT_TRANSPORT, OPT_SDKCONFIG_JSON };
+       OPT_COPROCESSOR, OPT_TRANSPORT, OPT_SDKCONFIG_JSON, OPT_ETHERNET };
 
 int vb_args_parse(int argc, char **argv, vb_opts *o, eb_error *err)
 {
@@ -102,6 +102,7 @@ int vb_args_parse(int argc, char **argv, vb_opts *o, eb_error *err)
         {"coprocessor", required_argument, NULL, OPT_COPROCESSOR},
         {"transport", required_argument, NULL, OPT_TRANSPORT},
         {"sdkconfig-json", required_argument, NULL, OPT_SDKCONFIG_JSON},
+        {"ethernet", no_argument, NULL, OPT_ETHERNET},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -138,6 +139,7 @@ int vb_args_parse(int argc, char **argv, vb_opts *o, eb_error *err)
         case OPT_NO_FLASH_T: o->flash_timing = false; break;
         case OPT_FORGIVING: o->forgiving = true; break;
         case OPT_SYNC_RESETS: o->sync_resets = true; break;
+        case OPT_ETHERNET: o->ethernet = true; break;
         case OPT_IP:
             if (vb_parse_ip(optarg, o->ip, err))
                 return EB_ECONFIG;

@@ -21,6 +21,7 @@ typedef struct vb_opts {
     bool flash_timing;
     bool forgiving;
     bool sync_resets;
+    bool ethernet;          /* --ethernet: the espbench image is its Ethernet (open_eth) build */
     uint32_t seed;
     double noise_pct;
     vb_fault faults[VB_MAX_FAULTS];

@@ -67,6 +67,7 @@ typedef struct vb_board {
     bool flash_timing;        /* erase, program and MD5 take the flash part's time (vb_flash.h) */
     bool forgiving;           /* --forgiving: the old lenient loader (docs/vboard.md) */
     bool sync_resets;         /* --sync-resets: a SYNC while the app runs resets into the loader */
+    bool ethernet;            /* --ethernet: the espbench image is its Ethernet build (docs/vboard.md) */
     uint32_t baud;            /* current host baud (follows termios and CHANGE_BAUDRATE) */
     vb_fault faults[VB_MAX_FAULTS];
     int n_faults;

@@ -68,6 +68,7 @@ static void make_build(vb_console *c)
     b->flash_mhz = (int)vb_con_flash_mhz(c);
     b->cpu_mhz = chip && chip->cpu_mhz > 0 ? (int)chip->cpu_mhz : 160;
     b->iperf_component = "espressif/iperf";
+    b->iperf_version = "1.0.2"; /* firmware/main/idf_component.yml's "^1.0.2", as the real image reports it */
     snprintf(c->build_sdkconfig, sizeof c->build_sdkconfig, "idf_target=%s,spiram=0,he=%d,freertos_hz=1000",
              c->build_chip, b->he ? 1 : 0);
     b->sdkconfig = c->build_sdkconfig;
@@ -127,6 +128,11 @@ static void make_build(vb_console *c)
         b->image.set[EBC_F_CPU_MHZ] = true;
         b->image.value[EBC_F_CPU_MHZ] = b->cpu_mhz;
     }
+    /* The Ethernet build has no Wi-Fi driver: its tier has no Wi-Fi field. */
+    b->ethernet = c->b->ethernet;
+    for (int f = 0; b->ethernet && f < EBC_F_COUNT; f++)
+        if (ebc_field_get(f)->wifi)
+            b->image.set[f] = false;
 }
 
 /* The profile row the applied tier corresponds to: by name, else by equal
@@ -371,6 +377,21 @@ static int op_link(void *ctx, ebc_link *l)
     return 0;
 }
 
+/* The Ethernet build's interface (fw_eth.c): its address comes from DHCP
+ * after boot; the vboard's is its loopback address, at once. */
+static int op_net_start(void *ctx)
+{
+    vb_console *c = ctx;
+    vb_wifi_ip_info(c->b, c->ip, c->mask, c->gw);
+    c->connected = true;
+    ebc_ip_info ip;
+    snprintf(ip.ip, sizeof ip.ip, "%s", c->ip);
+    snprintf(ip.mask, sizeof ip.mask, "%s", c->mask);
+    snprintf(ip.gw, sizeof ip.gw, "%s", c->gw);
+    ebc_event_net_got_ip(&c->core, &ip);
+    return 0;
+}
+
 static void op_restart(void *ctx)
 {
     vb_console *c = ctx;
@@ -480,6 +501,7 @@ void vb_dialect_espbench_boot(vb_console *c)
         .restart = op_restart,
         .link = op_link,
         .radio_apply = op_radio_apply,
+        .net_start = op_net_start,
     };
     ebc_core_init(&c->core, &c->ops, &c->build);
     ebc_core_start(&c->core);

@@ -449,6 +449,7 @@ static int setup(vb_run_state *s, const vb_opts *o, eb_error *err)
     b->flash_timing = o->flash_timing;
     b->forgiving = o->forgiving;
     b->sync_resets = o->sync_resets;
+    b->ethernet = o->ethernet;
     b->baud = 115200;
     memcpy(b->faults, o->faults, sizeof b->faults);
     b->n_faults = o->n_faults;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The emulated ESP32-C3 with its genuine ROM (QEMU, ../shared/tools/qemu-esp32c3 or $ESPBENCH_QEMU;
 # docs/emulator.md): `espbench detect` and `espbench flash` over socket:// against the ROM's
-# serial loader, started with the download strap. The flash file starts as random bytes, so a
+# serial loader, started with the download strap (and -icount, as espbench starts it: a busy host
+# must not make the emulated UART outrun the ROM). The flash file starts as random bytes, so a
 # byte changed anywhere outside the sectors written shows; the images are there after, MD5
 # verified; the same images again are skipped as unchanged and leave the file as it was; a changed
 # app is written alone.
@@ -17,7 +18,7 @@ head -c $((4 << 20)) /dev/urandom >"$T/canary.bin"
 cp "$T/canary.bin" "$T/flash.bin"
 port=$(free_port)
 "$QEMU" -M esp32c3 "${L[@]}" -display none -monitor none -drive "file=$T/flash.bin,if=mtd,format=raw" \
-    -global driver=esp32c3.gpio,property=strap_mode,value=0x02 \
+    -global driver=esp32c3.gpio,property=strap_mode,value=0x02 -icount shift=auto \
     -serial "tcp:127.0.0.1:$port,server=on,wait=off" -nic user,model=open_eth >"$T/qemu.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 200); do

@@ -106,7 +106,8 @@ parsed = json.load(open(sys.argv[2]))["entries"][0]
 sys.exit(0 if run["rx_stats"] == parsed["rx_stats"] else 1)
 PY
 
-# A lab board's far_end: the same host for that board (udp_tx: the host's UDP server).
+# A lab board's far_end: the same host for that board (udp_tx: the host's UDP server), taking a
+# dimension that is an iperf option (--len: config_set of the SSH end, -l on the host's iperf2).
 cat >"$T/lab.yaml" <<EOF
 ap:
   ssid: espbench-sim
@@ -116,9 +117,11 @@ boards:
     far_end: ssh://lab?config=$S/config
 EOF
 ESPBENCH_WIFI_PASSWORD=espbench-sim-wpa2 expect_rc 0 timeout 240 "$ESPBENCH" run --lab "$T/lab.yaml" --sim \
-    --pc-address "$PC" --tier iperf --tests udp_tx --duration 3 --interval 1 --warmup 1 --out "$T/lab"
+    --pc-address "$PC" --tier iperf --tests udp_tx --len 512 --duration 3 --interval 1 --warmup 1 --out "$T/lab"
 has "1 tests done, 0 skipped, 0 failed of 1"
-grep -q "^# on SSH host ssh://lab$" "$T/lab/iperf-s3-lab-esp32s3-iperf-udp_tx-r0.log" || fail "the lab board's log is not the host's"
+LOG="$T/lab/iperf-s3-lab-esp32s3-len512-iperf-udp_tx-r0.log"
+grep -q "^# on SSH host ssh://lab$" "$LOG" || fail "the lab board's log is not the host's"
+grep -q "^\$ iperf -s -u -B $PC -p 5001 .* -l 512$" "$LOG" || fail "the host's server did not get -l 512"
 no_host_iperf
 
 # Round trips from the host: its ping (UDP echo probes are this computer's only: one line).

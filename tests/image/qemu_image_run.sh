@@ -32,6 +32,7 @@ for e in es:
     assert e["mean_mbps"] and e["mean_mbps"] > 0, (e["tier"], e["test"], e["mean_mbps"])
     p = e["provenance"]
     assert p.get("idf_version", "").startswith("v6.0"), p.get("idf_version")
+    assert p.get("net") == "eth", p.get("net")
     assert e.get("free_heap") and e["free_heap"] > 0, ("no free heap", e["tier"], e["test"])
 PY
 

@@ -37,11 +37,14 @@ static void test_full_command_line(void **state)
     assert_true(o.flash_timing);
     assert_false(o.sync_resets);
     assert_false(o.forgiving);
-    char *argv2[] = {"espbench-vboard", "--chip", "esp32", "--no-flash-timing", "--sync-resets", "--forgiving", NULL};
-    assert_int_equal(vb_args_parse(6, argv2, &o, &e), 0);
+    assert_false(o.ethernet); /* the espbench image is its Wi-Fi build unless told */
+    char *argv2[] = {"espbench-vboard", "--chip", "esp32", "--no-flash-timing", "--sync-resets", "--forgiving",
+                     "--ethernet", NULL};
+    assert_int_equal(vb_args_parse(7, argv2, &o, &e), 0);
     assert_false(o.flash_timing);
     assert_true(o.sync_resets);
     assert_true(o.forgiving);
+    assert_true(o.ethernet);
 }
 
 static void test_ap_forms(void **state)

@@ -51,6 +51,7 @@ enum eb_dim {
 #define EB_DIM_RADIO 4u  /* a radio setting of the board: a list of names, checked against the chip's facts */
 #define EB_DIM_IPERF 8u  /* an option of iperf (iperf_opt) on both ends of the traffic */
 #define EB_DIM_LIST 16u  /* a list the run crosses with the tiers (--FLAG V1,V2,...), as the radio's */
+#define EB_DIM_BAND5 64u /* a radio row the console sets per band: its key with a 5 at 5 GHz (bw5=, phy5=) */
 /* An end's declaration only (run_end_decl.sets): a board's console, which
  * takes the rows that are no iperf option (tier, link, instruments). */
 #define EB_DIM_CONSOLE 32u
@@ -85,6 +86,17 @@ typedef struct eb_dim_desc {
     const char *help;
     const char *flag; /* its flag of run when not its name ("bandwidth" for the radio's); NULL = name */
     size_t link_off;  /* EB_DIM_LINK: where it lives in the virtual board's link (model.h eb_model_link) */
+    /* A row owning a field of the provenance (prov_off) of text: its size
+     * (0: a number); its part in labels and file names ("bw=40", "-bw40";
+     * NULL: its name); a number that goes with its value (power save's
+     * listen interval), its offset, tag and name. */
+    size_t prov_size;
+    const char *tag;
+    size_t extra_off;
+    const char *extra_tag, *extra_name;
+    /* A radio row: its value as the espbench console's radio_set spells it
+     * (five: at 5 GHz; NULL: as it is); the key is its tag (or name). */
+    const char *(*spell)(const char *v, bool five);
 } eb_dim_desc;
 
 /* The row of a dimension; NULL for EB_DIM_NONE or out of range. Rows after
@@ -147,6 +159,8 @@ const char *eb_radio_value(const eb_radio_values *rv, int i, int dim);
 bool eb_radio_chip_can(const eb_radio_values *rv, const eb_chip *c, char *why, size_t cap);
 /* "band=5 bw=40" for a result's radio point ("" at the defaults). */
 void eb_radio_label(const eb_provenance *p, char *out, size_t cap);
+/* The same point as a file name's part: "-band5-bw40-len512". */
+void eb_dims_file_tag(const eb_provenance *p, char *out, size_t cap);
 
 /* The PHY rate ceiling of a mode (IEEE 802.11 rate tables, one spatial
  * stream, short guard interval): "11n" HT20 MCS7 72.2, HT40 150; "11ax"

@@ -78,6 +78,12 @@ typedef struct eb_provenance {
     char radio_power_save[12];/* "none", "min_modem", "max_modem" */
     double radio_listen_interval; /* beacon intervals (max_modem) */
     char radio_coex[12];      /* "none", "ble_scan", "ble_adv" */
+    /* The espbench firmware's Ethernet image (run --qemu, docs/emulator.md):
+     * its network ("eth"), and the sources it was built with in place of the
+     * ones its ESP-IDF pins, as its `version` names them ("" = none named).
+     * Written only when known. */
+    char net[8];
+    char fw_sources[240];
     /* The values of the dimensions whose rows own a slot here (dims.c:
      * eb_dim_desc.prov_off, e.g. an iperf option), NAN at their default;
      * their keys and labels are the rows', written only where known. */

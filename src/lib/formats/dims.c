@@ -40,21 +40,6 @@ static bool in_list(const char *list, const char *item)
     return false;
 }
 
-#define RADIO_SAME(name, field)                                                                         \
-    static bool name(const eb_provenance *a, const eb_provenance *b) { return !strcmp(a->field, b->field); }
-RADIO_SAME(same_band, radio_band)
-RADIO_SAME(same_phy, radio_phy)
-RADIO_SAME(same_coex, radio_coex)
-
-static bool same_bw(const eb_provenance *a, const eb_provenance *b)
-{
-    return same_num(a->radio_bandwidth, b->radio_bandwidth);
-}
-static bool same_ps(const eb_provenance *a, const eb_provenance *b)
-{
-    return !strcmp(a->radio_power_save, b->radio_power_save) &&
-           same_num(a->radio_listen_interval, b->radio_listen_interval);
-}
 
 /* The chip's facts (profile keys wifi_bands, ht40_bands, wifi6, ble). */
 static bool band_can(const eb_chip *c, const char *v, char *why, size_t cap)
@@ -101,6 +86,20 @@ static bool any_can(const eb_chip *c, const char *v, char *why, size_t cap)
     return true;
 }
 
+/* The protocol set up to the asked mode, per band, as radio_set's phy= and
+ * phy5= take it (esp_wifi_set_protocol(s)). */
+static const char *phy_set(const char *mode, bool five)
+{
+    static const struct {
+        const char *mode, *two, *five;
+    } sets[] = {{"b", "b", ""}, {"g", "b,g", ""}, {"n", "b,g,n", "a,n"}, {"ac", "", "a,n,ac"},
+                {"ax", "b,g,n,ax", "a,n,ac,ax"}};
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
+        if (!strcmp(sets[i].mode, mode))
+            return five ? sets[i].five : sets[i].two;
+    return "";
+}
+
 static const char *const band_names[] = {"2.4", "5", NULL};
 static const char *const bw_names[] = {"20", "40", NULL};
 static const char *const phy_names[] = {"", "b", "g", "n", "ac", "ax", NULL}; /* "": the chip's modes */
@@ -134,15 +133,16 @@ static const eb_dim_desc dims[] = {
     [EB_DIM_IDF] = {.name = "idf", .key = "idf_version", .unit = "", .lo = NAN, .hi = NAN, .flags = 0, .instrument = 0,
                    .same = NULL, .values = NULL, .chip_can = NULL, .def = NAN},
     [EB_DIM_BAND] = {.name = "band", .key = "radio_band", .unit = "GHz", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
-                   .same = same_band, .values = band_names, .chip_can = band_can, .def = NAN},
-    [EB_DIM_RADIO_BW] = {.name = "radio-bandwidth", .key = "radio_bandwidth", .unit = "MHz", .lo = 20, .hi = 40, .flags = RADIO, .instrument = 0,
-                   .same = same_bw, .values = bw_names, .chip_can = bw_can, .def = NAN, .flag = "bandwidth"},
-    [EB_DIM_PHY] = {.name = "phy", .key = "radio_phy", .unit = "", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
-                   .same = same_phy, .values = phy_names, .chip_can = phy_can, .def = NAN},
+                   .same = NULL, .values = band_names, .chip_can = band_can, .def = NAN, .prov_off = offsetof(eb_provenance, radio_band), .prov_size = sizeof(((eb_provenance *)0)->radio_band)},
+    [EB_DIM_RADIO_BW] = {.name = "radio-bandwidth", .key = "radio_bandwidth", .unit = "MHz", .lo = 20, .hi = 40, .flags = RADIO | EB_DIM_BAND5, .instrument = 0,
+                   .same = NULL, .values = bw_names, .chip_can = bw_can, .def = NAN, .flag = "bandwidth", .prov_off = offsetof(eb_provenance, radio_bandwidth), .tag = "bw"},
+    [EB_DIM_PHY] = {.name = "phy", .key = "radio_phy", .unit = "", .lo = NAN, .hi = NAN, .flags = RADIO | EB_DIM_BAND5, .instrument = 0,
+                   .same = NULL, .values = phy_names, .chip_can = phy_can, .def = NAN, .prov_off = offsetof(eb_provenance, radio_phy), .prov_size = sizeof(((eb_provenance *)0)->radio_phy), .spell = phy_set},
     [EB_DIM_POWER_SAVE] = {.name = "power-save", .key = "radio_power_save", .unit = "", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
-                   .same = same_ps, .values = ps_names, .chip_can = any_can, .def = NAN},
+                   .same = NULL, .values = ps_names, .chip_can = any_can, .def = NAN, .prov_off = offsetof(eb_provenance, radio_power_save), .prov_size = sizeof(((eb_provenance *)0)->radio_power_save), .tag = "ps",
+                   .extra_off = offsetof(eb_provenance, radio_listen_interval), .extra_tag = "li", .extra_name = "listen-interval"},
     [EB_DIM_COEX] = {.name = "coex", .key = "radio_coex", .unit = "", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
-                   .same = same_coex, .values = coex_names, .chip_can = coex_can, .def = NAN},
+                   .same = NULL, .values = coex_names, .chip_can = coex_can, .def = NAN, .prov_off = offsetof(eb_provenance, radio_coex), .prov_size = sizeof(((eb_provenance *)0)->radio_coex)},
     /* iperf's -l on both ends: bytes per write (TCP) or per datagram (UDP).
      * 64..65507: a datagram holds iperf2's header, and 65507 is the largest
      * UDP payload over IPv4; the espbench firmware's `iperf -l` takes
@@ -190,12 +190,51 @@ void eb_dims_help(char *out, size_t cap)
             n += (size_t)snprintf(out + n, cap - n, "  --%-19s %s\n", eb_dim_flag(&dims[d]), dims[d].help);
 }
 
-/* A row owning a number in the provenance (prov_off). */
-static double owned(const eb_provenance *p, const eb_dim_desc *d)
+/* A number of the provenance at off. */
+static double num_at(const eb_provenance *p, size_t off)
 {
     double v;
-    memcpy(&v, (const char *)p + d->prov_off, sizeof v);
+    memcpy(&v, (const char *)p + off, sizeof v);
     return v;
+}
+
+/* A row that owns its value: known in p, the same in a and b, as text. */
+static bool known_at(const eb_provenance *p, const eb_dim_desc *d)
+{
+    return d->prov_size ? ((const char *)p + d->prov_off)[0] != 0 : isfinite(num_at(p, d->prov_off));
+}
+
+static bool same_at(const eb_provenance *a, const eb_provenance *b, const eb_dim_desc *d)
+{
+    bool same = d->prov_size ? !strcmp((const char *)a + d->prov_off, (const char *)b + d->prov_off)
+                             : same_num(num_at(a, d->prov_off), num_at(b, d->prov_off));
+    return same && (!d->extra_off || same_num(num_at(a, d->extra_off), num_at(b, d->extra_off)));
+}
+
+static void text_at(const eb_provenance *p, const eb_dim_desc *d, char *out, size_t cap)
+{
+    if (d->prov_size)
+        snprintf(out, cap, "%s", (const char *)p + d->prov_off);
+    else
+        snprintf(out, cap, "%g", num_at(p, d->prov_off));
+}
+
+/* Each known value of the rows that own one, in table order, as
+ * SEP TAG EQ VALUE (and its companion number): labels and file names. */
+static void owned_parts(const eb_provenance *p, const char *sep, const char *eq, char *out, size_t cap)
+{
+    size_t n = strlen(out);
+    for (int d = 0; d < N_ROWS && n < cap; d++) {
+        const eb_dim_desc *r = &dims[d];
+        if (!r->prov_off || !known_at(p, r))
+            continue;
+        char v[64];
+        text_at(p, r, v, sizeof v);
+        n += (size_t)snprintf(out + n, cap - n, "%s%s%s%s", n ? sep : sep[0] == ' ' ? "" : sep, r->tag ? r->tag : r->name,
+                              eq, v);
+        if (r->extra_off && isfinite(num_at(p, r->extra_off)) && n < cap)
+            n += (size_t)snprintf(out + n, cap - n, "%s%s%s%g", sep, r->extra_tag, eq, num_at(p, r->extra_off));
+    }
 }
 
 int eb_dim_from_name(const char *name)
@@ -210,7 +249,7 @@ bool eb_dims_same_point(const eb_provenance *a, const eb_provenance *b)
 {
     bool sweep_done = false; /* the sweep variables share their fields: compared once */
     for (int d = EB_DIM_NONE + 1; d < N_ROWS; d++) {
-        if (dims[d].prov_off && !same_num(owned(a, &dims[d]), owned(b, &dims[d])))
+        if (dims[d].prov_off && !same_at(a, b, &dims[d]))
             return false;
         if (!dims[d].same || (dims[d].same == same_sweep_point && sweep_done))
             continue;
@@ -355,26 +394,16 @@ const char *eb_radio_value(const eb_radio_values *rv, int i, int dim)
 
 void eb_radio_key(const eb_radio_values *rv, int i, eb_provenance *key)
 {
-    char *text[EB_DIM_MAX] = {[EB_DIM_BAND] = key->radio_band, [EB_DIM_PHY] = key->radio_phy,
-                                [EB_DIM_POWER_SAVE] = key->radio_power_save, [EB_DIM_COEX] = key->radio_coex};
-    size_t size[EB_DIM_MAX] = {[EB_DIM_BAND] = sizeof key->radio_band, [EB_DIM_PHY] = sizeof key->radio_phy,
-                                 [EB_DIM_POWER_SAVE] = sizeof key->radio_power_save,
-                                 [EB_DIM_COEX] = sizeof key->radio_coex};
     for (int d = 0; d < N_ROWS; d++) {
-        if (!radio_dim(d))
-            continue;
         const char *v = eb_radio_value(rv, i, d);
-        if (dims[d].prov_off) { /* a number the row owns: its slot */
-            if (v[0] && !eb_dim_is_default(&dims[d], atof(v)))
-                memcpy((char *)key + dims[d].prov_off, &(double){atof(v)}, sizeof(double));
+        if (!radio_dim(d) || !dims[d].prov_off || !v[0])
             continue;
-        }
-        if (!v[0] || !strcmp(v, dims[d].values[0])) /* the default keeps the key as it was */
-            continue;
-        if (d == EB_DIM_RADIO_BW)
-            key->radio_bandwidth = atof(v);
+        if (dims[d].values ? !strcmp(v, dims[d].values[0]) : eb_dim_is_default(&dims[d], atof(v)))
+            continue; /* the default keeps the key as it was */
+        if (dims[d].prov_size)
+            snprintf((char *)key + dims[d].prov_off, dims[d].prov_size, "%s", v);
         else
-            snprintf(text[d], size[d], "%s", v);
+            memcpy((char *)key + dims[d].prov_off, &(double){atof(v)}, sizeof(double));
     }
     if (!strcmp(key->radio_power_save, "max_modem") && rv->listen_interval > 0)
         key->radio_listen_interval = rv->listen_interval;
@@ -420,21 +449,16 @@ void eb_radio_label(const eb_provenance *p, char *out, size_t cap)
 {
     if (!cap)
         return;
-    size_t n = 0;
     out[0] = 0;
-#define PART(cond, ...)                                                                                     \
-    if ((cond) && n < cap)                                                                                  \
-        n += (size_t)snprintf(out + n, cap - n, __VA_ARGS__);
-    PART(p->radio_band[0], "%sband=%s", n ? " " : "", p->radio_band)
-    PART(isfinite(p->radio_bandwidth), "%sbw=%g", n ? " " : "", p->radio_bandwidth)
-    PART(p->radio_phy[0], "%sphy=%s", n ? " " : "", p->radio_phy)
-    PART(p->radio_power_save[0], "%sps=%s", n ? " " : "", p->radio_power_save)
-    PART(isfinite(p->radio_listen_interval), "%sli=%g", n ? " " : "", p->radio_listen_interval)
-    PART(p->radio_coex[0], "%scoex=%s", n ? " " : "", p->radio_coex)
-    for (int d = 0; d < N_ROWS; d++) /* the rows that own their value */
-        PART(dims[d].prov_off && isfinite(owned(p, &dims[d])), "%s%s=%g", n ? " " : "", dims[d].name,
-             owned(p, &dims[d]))
-#undef PART
+    owned_parts(p, " ", "=", out, cap);
+}
+
+void eb_dims_file_tag(const eb_provenance *p, char *out, size_t cap)
+{
+    if (!cap)
+        return;
+    out[0] = 0;
+    owned_parts(p, "-", "", out, cap);
 }
 
 /* ------------------------------------------------------------ PHY ceilings */
@@ -462,28 +486,6 @@ double eb_phy_ceiling_mbps(const char *mode, double bw)
 
 /* ------------------------------------------------------ one dimension's value */
 
-/* Where each radio row keeps its value in the provenance (the rows that own
- * one say so themselves: prov_off); a row of two fields (power save and its
- * listen interval) lists both. */
-#define TEXT(f, tag) {offsetof(eb_provenance, f), sizeof((eb_provenance *)0)->f, true, tag}
-#define NUM(f, tag) {offsetof(eb_provenance, f), sizeof(double), false, tag}
-static const struct {
-    int dim;
-    struct {
-        size_t off, size;
-        bool text;       /* a name ("" = unknown: the default), else a number (NAN: the default) */
-        const char *tag; /* in a label; NULL: the row's name */
-    } f[2];
-} radio_fields[] = {
-    {EB_DIM_BAND, {TEXT(radio_band, NULL)}},
-    {EB_DIM_RADIO_BW, {NUM(radio_bandwidth, NULL)}},
-    {EB_DIM_PHY, {TEXT(radio_phy, NULL)}},
-    {EB_DIM_POWER_SAVE, {TEXT(radio_power_save, NULL), NUM(radio_listen_interval, "listen-interval")}},
-    {EB_DIM_COEX, {TEXT(radio_coex, NULL)}},
-};
-#undef TEXT
-#undef NUM
-
 bool eb_dim_keys(int dim)
 {
     const eb_dim_desc *d = eb_dim(dim);
@@ -496,7 +498,9 @@ void eb_dim_copy_value(int dim, eb_provenance *dst, const eb_provenance *src)
     if (!d)
         return;
     if (d->prov_off) {
-        memcpy((char *)dst + d->prov_off, (const char *)src + d->prov_off, sizeof(double));
+        memcpy((char *)dst + d->prov_off, (const char *)src + d->prov_off, d->prov_size ? d->prov_size : sizeof(double));
+        if (d->extra_off)
+            memcpy((char *)dst + d->extra_off, (const char *)src + d->extra_off, sizeof(double));
     } else if (d->same == same_sweep_point) { /* the sweep variables share one pair of fields */
         if (!strcmp(src->sweep_var, d->key)) {
             memcpy(dst->sweep_var, src->sweep_var, sizeof dst->sweep_var);
@@ -506,26 +510,6 @@ void eb_dim_copy_value(int dim, eb_provenance *dst, const eb_provenance *src)
             dst->sweep_value = NAN;
         }
     }
-    for (size_t i = 0; i < sizeof radio_fields / sizeof radio_fields[0]; i++)
-        for (int k = 0; radio_fields[i].dim == dim && k < 2 && radio_fields[i].f[k].size; k++)
-            memcpy((char *)dst + radio_fields[i].f[k].off, (const char *)src + radio_fields[i].f[k].off,
-                   radio_fields[i].f[k].size);
-}
-
-/* A radio row's value by its fields ("power-save=max_modem listen-interval=3"). */
-static void radio_value_label(size_t row, const eb_provenance *p, char *out, size_t cap)
-{
-    size_t n = 0;
-    for (int k = 0; k < 2 && radio_fields[row].f[k].size && n < cap; k++) {
-        const char *at = (const char *)p + radio_fields[row].f[k].off;
-        const char *tag = radio_fields[row].f[k].tag ? radio_fields[row].f[k].tag : dims[radio_fields[row].dim].name;
-        double v;
-        memcpy(&v, at, sizeof v);
-        if (radio_fields[row].f[k].text && at[0])
-            n += (size_t)snprintf(out + n, cap - n, "%s%s=%s", n ? " " : "", tag, at);
-        else if (!radio_fields[row].f[k].text && isfinite(v))
-            n += (size_t)snprintf(out + n, cap - n, "%s%s=%g", n ? " " : "", tag, v);
-    }
 }
 
 void eb_dim_value_label(int dim, const eb_provenance *p, char *out, size_t cap)
@@ -533,11 +517,15 @@ void eb_dim_value_label(int dim, const eb_provenance *p, char *out, size_t cap)
     if (!cap)
         return;
     out[0] = 0;
-    size_t row = 0;
-    while (row < sizeof radio_fields / sizeof radio_fields[0] && radio_fields[row].dim != dim)
-        row++;
-    if (row < sizeof radio_fields / sizeof radio_fields[0]) {
-        radio_value_label(row, p, out, cap);
+    const eb_dim_desc *r = eb_dim(dim);
+    if (r && r->prov_off) { /* "power-save=max_modem listen-interval=3" */
+        size_t n = 0;
+        char v[64];
+        text_at(p, r, v, sizeof v);
+        if (known_at(p, r))
+            n = (size_t)snprintf(out, cap, "%s=%s", r->name, v);
+        if (r->extra_off && isfinite(num_at(p, r->extra_off)) && n < cap)
+            snprintf(out + n, cap - n, "%s%s=%g", n ? " " : "", r->extra_name, num_at(p, r->extra_off));
     } else {
         eb_provenance only;
         eb_prov_init(&only);

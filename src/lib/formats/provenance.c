@@ -74,6 +74,8 @@ static const eb_prov_field base_fields[] = {
     OPT("radio_power_save", EB_PROV_TEXT, radio_power_save, "power save asked for"),
     OPT("radio_listen_interval", EB_PROV_NUM, radio_listen_interval, "listen interval (beacons)"),
     OPT("radio_coex", EB_PROV_TEXT, radio_coex, "BLE activity during the test"),
+    OPT("net", EB_PROV_TEXT, net, "firmware's network (eth: no Wi-Fi)"),
+    OPT("fw_sources", EB_PROV_TEXT, fw_sources, "firmware built with stand-in sources"),
 };
 #undef F
 
@@ -90,7 +92,7 @@ static void make_fields(void)
     n_all_fields = N_BASE;
     for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++) {
         const eb_dim_desc *row = eb_dim(d);
-        if (row->prov_off)
+        if (row->prov_off >= EB_PROV_DIM_SLOT(0)) /* a slot (the others are fields above) */
             all_fields[n_all_fields++] = (eb_prov_field){row->key, EB_PROV_NUM, row->prov_off, sizeof(double),
                                                          row->label, true};
     }
@@ -318,7 +320,7 @@ static const struct { const char *eb_key, *field; } eb_keys[] = {
     {"flash_mhz", "flash_mhz"}, {"cpu_mhz", "cpu_mhz"},       {"band", "band"},
     {"phy", "phy_mode"},        {"ch", "channel"},            {"bw", "bandwidth_mhz"},
     {"ps", "power_save"},       {"ssid", "ap_ssid"},          {"bssid", "ap_bssid"},
-    {"sdkconfig", "sdkconfig"},
+    {"sdkconfig", "sdkconfig"}, {"net", "net"},               {"sources", "fw_sources"},
 };
 
 /* One key=value of an #EB: line; value unquoted ("a \"b\"" -> a "b"). Returns

@@ -178,11 +178,7 @@ static const run_dim dims[] = {
     {EB_DIM_BANDWIDTH, NULL, run_instr_ap_apply, NULL, sweep_key, sweep_tag},
     /* the board's radio (run_radio.c): set before the tier connects; the
      * band row records the link as negotiated once connected */
-    {EB_DIM_BAND, run_radio_check, run_radio_band_apply, run_radio_link, run_radio_band_key, run_radio_band_tag},
-    {EB_DIM_RADIO_BW, NULL, run_radio_bw_apply, NULL, run_radio_bw_key, run_radio_bw_tag},
-    {EB_DIM_PHY, NULL, run_radio_phy_apply, NULL, run_radio_phy_key, run_radio_phy_tag},
-    {EB_DIM_POWER_SAVE, NULL, run_radio_ps_apply, NULL, run_radio_ps_key, run_radio_ps_tag},
-    {EB_DIM_COEX, NULL, run_radio_coex_apply, NULL, run_radio_coex_key, run_radio_coex_tag},
+    {EB_DIM_BAND, run_radio_check, NULL, run_radio_link, NULL, NULL},
     {EB_DIM_TIER, tier_check, tier_apply, NULL, tier_key, tier_tag},
     {EB_DIM_REPEAT, NULL, NULL, NULL, repeat_key, repeat_tag},
     {EB_DIM_IDF, NULL, NULL, NULL, NULL, NULL},
@@ -224,11 +220,13 @@ int run_dims_check(const eb_run_opts *o, bool sweep_vars, eb_error *err)
 
 /* ------------------------------------------------------------ rows that own their value */
 
-/* The rows of the formats' table with no functions here: each an iperf
- * option (EB_DIM_IPERF) that every end running the traffic takes through
- * its config_set, its value the item's sweep point (--sweep NAME=...), else
- * its list's (--NAME V1,V2), else its default; in the key its provenance
- * slot (or the sweep's fields), in file names "-NAMEvalue". */
+/* The list rows of the formats' table (the radio's, the iperf options'),
+ * and the rows flagged EB_DIM_IPERF with no functions here: an iperf option
+ * that every end running the traffic takes through its config_set, its
+ * value the item's sweep point (--sweep NAME=...), else its list's (--NAME
+ * V1,V2), else its default. In the key: the fields the rows own
+ * (eb_radio_key) or the sweep's; in file names the same point's parts
+ * (eb_dims_file_tag: "-band5-bw40-len512"). */
 static bool owns_value(int d)
 {
     return (eb_dim(d)->flags & EB_DIM_IPERF) != 0;
@@ -242,13 +240,6 @@ static double row_value(const eb_run_opts *o, int d, const eb_run_item *it)
     return v[0] ? atof(v) : eb_dim(d)->def;
 }
 
-/* At a value of its own: in keys and file names (a default leaves them). */
-static bool row_named(const eb_run_opts *o, int d, const eb_run_item *it)
-{
-    double v = row_value(o, d, it);
-    return isfinite(v) && !eb_dim_is_default(eb_dim(d), v);
-}
-
 static int rows_set(board_ctx *end, const eb_run_item *it, eb_error *err)
 {
     int rc = 0;
@@ -258,37 +249,59 @@ static int rows_set(board_ctx *end, const eb_run_item *it, eb_error *err)
     return rc;
 }
 
+/* A swept iperf option at a value of its own. */
+static int swept_row(const eb_run_opts *o, const eb_run_item *it)
+{
+    for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++)
+        if (owns_value(d) && swept(o, d, it) && !eb_dim_is_default(eb_dim(d), row_value(o, d, it)))
+            return d;
+    return EB_DIM_NONE;
+}
+
 static void rows_key(const eb_run_opts *o, const eb_run_item *it, run_key *k)
 {
-    for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++) {
-        if (!owns_value(d) || !row_named(o, d, it))
-            continue;
-        if (swept(o, d, it))
-            sweep_key(o, it, k);
-        else
-            memcpy((char *)k->prov + eb_dim(d)->prov_off, &(double){row_value(o, d, it)}, sizeof(double));
-    }
+    eb_radio_key(&o->radio, it->radio, k->prov);
+    if (swept_row(o, it))
+        sweep_key(o, it, k);
 }
 
 static size_t rows_tag(const eb_run_opts *o, const eb_run_item *it, char *out, size_t cap)
 {
-    size_t n = 0;
-    for (int d = EB_DIM_NONE + 1; d < eb_dim_count() && n < cap; d++)
-        if (owns_value(d) && row_named(o, d, it))
-            n += (size_t)snprintf(out + n, cap - n, "-%s%g", eb_dim(d)->name, row_value(o, d, it));
+    eb_provenance p;
+    eb_prov_init(&p);
+    eb_radio_key(&o->radio, it->radio, &p);
+    eb_dims_file_tag(&p, out, cap);
+    size_t n = strlen(out);
+    int d = swept_row(o, it);
+    if (d && n < cap)
+        n += (size_t)snprintf(out + n, cap - n, "-%s%g", eb_dim(d)->name, row_value(o, d, it));
     return n;
 }
 
 /* ------------------------------------------------------------ the table's loops */
+
+/* The radio's rows (the formats' table, EB_DIM_RADIO), each through the
+ * console's radio_set (run_radio.c), before the tier connects. */
+static int radio_rows_set(board_ctx *end, const eb_run_item *it, eb_error *err)
+{
+    int rc = 0;
+    for (int d = EB_DIM_NONE + 1; d < eb_dim_count() && !rc; d++)
+        if (eb_dim(d)->flags & end->ops->decl->sets & EB_DIM_RADIO)
+            rc = run_radio_apply(end, d, it, err);
+    return rc;
+}
 
 int run_dims_apply(board_ctx *end, const eb_run_item *it, bool own_tier, eb_error *err)
 {
     int rc = rows_set(end, it, err);
     if (!(end->ops->decl->sets & EB_DIM_CONSOLE)) /* the rows below set a board's console */
         return rc;
-    for (int i = 0; i < N_DIMS && !rc; i++)
+    for (int i = 0; i < N_DIMS && !rc; i++) {
+        if (dims[i].dim == EB_DIM_TIER && (rc = radio_rows_set(end, it, err)) != 0)
+            break;
         if (dims[i].apply && row_on(&dims[i], end->sh->o) && !(own_tier && dims[i].dim == EB_DIM_TIER))
             rc = dims[i].apply(end, it, err);
+    }
     for (int i = 0; i < N_DIMS && !rc; i++)
         if (dims[i].connected && row_on(&dims[i], end->sh->o) && !own_tier)
             rc = dims[i].connected(end, it, err);

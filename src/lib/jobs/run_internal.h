@@ -413,25 +413,16 @@ int run_instr_rssi_connected(board_ctx *bc, const eb_run_item *it, eb_error *err
 int run_instr_ap_apply(board_ctx *bc, const eb_run_item *it, eb_error *err);
 
 /* run_radio.c: the radio dimensions' check (the chip's facts, a console
- * that can set them), apply, key and file-name functions, and the link as
+ * that can set them) and apply functions (their keys and file names are
+ * the rows' own: run_dims.c's loop over the list rows), and the link as
  * negotiated into the board's facts (the band row's connected step). */
 bool run_radio_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap);
 bool run_radio_tx_power_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap);
 int run_radio_tx_power_apply(board_ctx *end, const eb_run_item *it, eb_error *err);
-int run_radio_band_apply(board_ctx *end, const eb_run_item *it, eb_error *err);
-int run_radio_bw_apply(board_ctx *end, const eb_run_item *it, eb_error *err);
-int run_radio_phy_apply(board_ctx *end, const eb_run_item *it, eb_error *err);
-int run_radio_ps_apply(board_ctx *end, const eb_run_item *it, eb_error *err);
-int run_radio_coex_apply(board_ctx *end, const eb_run_item *it, eb_error *err);
+/* One radio row's value of the item sent through the console's radio_set
+ * (when it differs from what the board took last). */
+int run_radio_apply(board_ctx *end, int dim, const eb_run_item *it, eb_error *err);
 int run_radio_link(board_ctx *end, const eb_run_item *it, eb_error *err);
-#define RUN_RADIO_ROW_DECL(sfx)                                                                                  \
-    void run_radio_##sfx##_key(const eb_run_opts *o, const eb_run_item *it, run_key *k);                         \
-    void run_radio_##sfx##_tag(const eb_run_opts *o, const eb_run_item *it, char *out, size_t cap);
-RUN_RADIO_ROW_DECL(band)
-RUN_RADIO_ROW_DECL(bw)
-RUN_RADIO_ROW_DECL(phy)
-RUN_RADIO_ROW_DECL(ps)
-RUN_RADIO_ROW_DECL(coex)
 
 /* run_pattern.c: --pattern's console driver for a board. */
 const eb_console_driver *run_pattern_driver(board_ctx *bc);

@@ -5,6 +5,7 @@
  * link as the board reports it after connecting (`link`) into provenance.
  * A stock example has no command for any of them: refused up front when
  * the board's dialect is known, else when its console opens. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,40 +53,32 @@ static bool five_ghz(const eb_run_opts *o, const eb_run_item *it)
     return !strcmp(eb_radio_value(&o->radio, it->radio, EB_DIM_BAND), "5");
 }
 
-/* The protocol set up to the asked mode, per band (esp_wifi_set_protocol(s)). */
-static const char *phy_set(const char *mode, bool five)
-{
-    static const struct {
-        const char *mode, *two, *five;
-    } sets[] = {{"b", "b", ""}, {"g", "b,g", ""}, {"n", "b,g,n", "a,n"}, {"ac", "", "a,n,ac"},
-                {"ax", "b,g,n,ax", "a,n,ac,ax"}};
-    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++)
-        if (!strcmp(sets[i].mode, mode))
-            return five ? sets[i].five : sets[i].two;
-    return "";
-}
-
-/* One dimension's setting as radio_set spells it ("" when not asked). */
+/* One radio row's setting as radio_set spells it ("" when not asked):
+ * the row's tag, per band where it is set per band, its value as the row
+ * spells it, and the number that goes with it in the key (power save's
+ * listen interval: "ps=max_modem listen_interval=10"). */
 static void setting(const eb_run_opts *o, const eb_run_item *it, int dim, char *out, size_t cap)
 {
+    const eb_dim_desc *row = eb_dim(dim);
     const char *v = eb_radio_value(&o->radio, it->radio, dim);
     bool five = five_ghz(o, it);
     out[0] = 0;
     if (!v[0])
         return;
-    switch (dim) {
-    case EB_DIM_BAND: snprintf(out, cap, "band=%s", v); break;
-    case EB_DIM_RADIO_BW: snprintf(out, cap, "%s=%s", five ? "bw5" : "bw", v); break;
-    case EB_DIM_PHY: snprintf(out, cap, "%s=%s", five ? "phy5" : "phy", phy_set(v, five)); break;
-    case EB_DIM_POWER_SAVE:
-        if (!strcmp(v, "max_modem") && o->radio.listen_interval > 0)
-            snprintf(out, cap, "ps=%s listen_interval=%d", v, o->radio.listen_interval);
-        else
-            snprintf(out, cap, "ps=%s", v);
-        break;
-    case EB_DIM_COEX: snprintf(out, cap, "coex=%s", v); break;
-    default: break;
-    }
+    int n = snprintf(out, cap, "%s%s=%s", row->tag ? row->tag : row->name,
+                     five && (row->flags & EB_DIM_BAND5) ? "5" : "", row->spell ? row->spell(v, five) : v);
+    eb_provenance key;
+    eb_prov_init(&key);
+    eb_radio_key(&o->radio, it->radio, &key);
+    double extra = NAN;
+    if (row->extra_off)
+        memcpy(&extra, (const char *)&key + row->extra_off, sizeof extra);
+    char name[32];
+    snprintf(name, sizeof name, "%s", row->extra_name ? row->extra_name : "");
+    for (char *c = name; *c; c++) /* the console's keys spell words with '_' */
+        *c = *c == '-' ? '_' : *c;
+    if (isfinite(extra) && n > 0 && (size_t)n < cap)
+        snprintf(out + n, cap - (size_t)n, " %s=%g", name, extra);
 }
 
 /* Sends a dimension's radio_set setting when it differs from what the
@@ -118,7 +111,7 @@ static int send_setting(board_ctx *end, int dim, const char *want, eb_error *err
     return 0;
 }
 
-static int radio_apply(board_ctx *end, const eb_run_item *it, int dim, eb_error *err)
+int run_radio_apply(board_ctx *end, int dim, const eb_run_item *it, eb_error *err)
 {
     char want[64];
     setting(end->sh->o, it, dim, want, sizeof want);
@@ -163,27 +156,6 @@ int run_radio_tx_power_apply(board_ctx *end, const eb_run_item *it, eb_error *er
     return send_setting(end, EB_DIM_TX_POWER, want, err);
 }
 
-int run_radio_band_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
-{
-    return radio_apply(end, it, EB_DIM_BAND, err);
-}
-int run_radio_bw_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
-{
-    return radio_apply(end, it, EB_DIM_RADIO_BW, err);
-}
-int run_radio_phy_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
-{
-    return radio_apply(end, it, EB_DIM_PHY, err);
-}
-int run_radio_ps_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
-{
-    return radio_apply(end, it, EB_DIM_POWER_SAVE, err);
-}
-int run_radio_coex_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
-{
-    return radio_apply(end, it, EB_DIM_COEX, err);
-}
-
 /* After every dimension is applied and the board connected: the link as
  * negotiated (channel, bandwidth, PHY mode, power save) into the facts
  * every result of the board carries. */
@@ -212,56 +184,3 @@ int run_radio_link(board_ctx *end, const eb_run_item *it, eb_error *err)
         p->bandwidth_mhz = l.bw_mhz;
     return 0;
 }
-
-/* The key: each dimension's own field (a default value leaves it unknown). */
-static void radio_key(const eb_run_opts *o, const eb_run_item *it, run_key *k, int dim)
-{
-    eb_provenance p;
-    eb_prov_init(&p);
-    eb_radio_key(&o->radio, it->radio, &p);
-    switch (dim) {
-    case EB_DIM_BAND: memcpy(k->prov->radio_band, p.radio_band, sizeof p.radio_band); break;
-    case EB_DIM_RADIO_BW: k->prov->radio_bandwidth = p.radio_bandwidth; break;
-    case EB_DIM_PHY: memcpy(k->prov->radio_phy, p.radio_phy, sizeof p.radio_phy); break;
-    case EB_DIM_POWER_SAVE:
-        memcpy(k->prov->radio_power_save, p.radio_power_save, sizeof p.radio_power_save);
-        k->prov->radio_listen_interval = p.radio_listen_interval;
-        break;
-    case EB_DIM_COEX: memcpy(k->prov->radio_coex, p.radio_coex, sizeof p.radio_coex); break;
-    default: break;
-    }
-}
-
-/* File names: "-band5", "-bw40", "-phyax", "-psmax_modem-li10", "-coexble_scan". */
-static void radio_tag(const eb_run_opts *o, const eb_run_item *it, char *out, size_t cap, int dim)
-{
-    eb_provenance p;
-    eb_prov_init(&p);
-    radio_key(o, it, &(run_key){NULL, 0, NULL, &p}, dim);
-    char label[96];
-    eb_radio_label(&p, label, sizeof label);
-    size_t n = 0;
-    out[0] = 0;
-    for (char *s = label; *s && n + 2 < cap; s++) { /* "band=5 bw=40" -> "-band5-bw40" */
-        if (s == label || *s == ' ')
-            out[n++] = '-';
-        if (*s != ' ' && *s != '=')
-            out[n++] = *s;
-    }
-    out[n] = 0;
-}
-
-#define RADIO_ROW_FNS(sfx, dim)                                                                                 \
-    void run_radio_##sfx##_key(const eb_run_opts *o, const eb_run_item *it, run_key *k)                         \
-    {                                                                                                           \
-        radio_key(o, it, k, dim);                                                                               \
-    }                                                                                                           \
-    void run_radio_##sfx##_tag(const eb_run_opts *o, const eb_run_item *it, char *out, size_t cap)              \
-    {                                                                                                           \
-        radio_tag(o, it, out, cap, dim);                                                                        \
-    }
-RADIO_ROW_FNS(band, EB_DIM_BAND)
-RADIO_ROW_FNS(bw, EB_DIM_RADIO_BW)
-RADIO_ROW_FNS(phy, EB_DIM_PHY)
-RADIO_ROW_FNS(ps, EB_DIM_POWER_SAVE)
-RADIO_ROW_FNS(coex, EB_DIM_COEX)
