@@ -84,20 +84,14 @@ static bool link_check(const eb_run_opts *o, const eb_run_board *b, char *why, s
     return false;
 }
 
-static int link_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
-{
-    return end->b->sim_control[0] ? run_apply_link_point(end, it, err) : 0;
-}
-
-/* rssi: the virtual board's link, else the board's attenuator steered to it. */
+/* rssi: the virtual board's link where the board has a control socket,
+ * else the board's attenuator steered to it; each takes the boards it
+ * serves (run_apply_link_point: a control socket; run_instruments.c: an
+ * attenuator attached for the sweep, none under a control socket). */
 static int rssi_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
 {
-    return end->b->sim_control[0] ? run_apply_link_point(end, it, err) : run_instr_rssi_apply(end, it, err);
-}
-
-static int rssi_connected(board_ctx *end, const eb_run_item *it, eb_error *err)
-{
-    return end->b->sim_control[0] ? 0 : run_instr_rssi_connected(end, it, err);
+    int rc = run_apply_link_point(end, it, err);
+    return rc ? rc : run_instr_rssi_apply(end, it, err);
 }
 
 static bool atten_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap)
@@ -169,9 +163,9 @@ static void repeat_tag(const eb_run_opts *o, const eb_run_item *it, char *out, s
 static const run_dim dims[] = {
     {EB_DIM_UDP_RATE, udp_rate_check, udp_rate_apply, NULL, sweep_key, sweep_tag},
     {EB_DIM_TX_POWER, run_radio_tx_power_check, run_radio_tx_power_apply, NULL, sweep_key, sweep_tag},
-    {EB_DIM_RSSI, link_check, rssi_apply, rssi_connected, sweep_key, sweep_tag},
-    {EB_DIM_LOSS, link_check, link_apply, NULL, sweep_key, sweep_tag},
-    {EB_DIM_RTT, link_check, link_apply, NULL, sweep_key, sweep_tag},
+    {EB_DIM_RSSI, link_check, rssi_apply, run_instr_rssi_connected, sweep_key, sweep_tag},
+    {EB_DIM_LOSS, link_check, run_apply_link_point, NULL, sweep_key, sweep_tag},
+    {EB_DIM_RTT, link_check, run_apply_link_point, NULL, sweep_key, sweep_tag},
     /* the lab instruments' (run_instruments.c; the AP's are checked with --ap in its resolve) */
     {EB_DIM_ATTEN, atten_check, run_instr_atten_apply, NULL, sweep_key, sweep_tag},
     {EB_DIM_CHANNEL, NULL, run_instr_ap_apply, NULL, sweep_key, sweep_tag},

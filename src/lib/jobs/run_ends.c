@@ -106,11 +106,20 @@ const run_end_ops run_end_hosted = {
  * ends its own programs (run_test.c, run_latency.c): no life of its own.
  * iperf2 takes every iperf option a row names (iperf(1)). */
 static const run_end_decl pc_decl = {EB_DIM_IPERF, NULL};
+
+/* Named in messages as this computer. */
+static int pc_open(board_ctx *end, eb_error *err)
+{
+    (void)err;
+    end->label = "PC";
+    return 0;
+}
 static const run_end_tests pc_tests = {.throughput = run_test, .round_trips = run_latency_test};
 
 const run_end_ops run_end_pc = {
     .name = "pc",
     .decl = &pc_decl,
+    .open = pc_open,
     .prepare = run_dims_apply,
     .config_set = run_iperf_set,
     .tests = &pc_tests,
@@ -248,8 +257,6 @@ int run_end_make_far(board_ctx *bc, eb_error *err)
         free(far);
         return rc;
     }
-    if (far_ops == &run_end_pc)
-        far->label = "PC";
     bc->far = far;
     return 0;
 }
