@@ -177,7 +177,7 @@ json_check "$T/dies" '(sorted((e["test"], e["status"]) for e in r["entries"]) ==
 "$ESPBENCH" run --sim --chip esp32 --tier iperf --duration 30 --interval 1 --pc-address "$PC" \
     --far-end "ssh://lab?config=$S/config" --tests tcp_tx --out "$T/killed" >"$T/killed.out" 2>&1 &
 RUN=$!
-for _ in $(seq 300); do
+for _ in $(seq 1200); do # up to 120 s on a busy machine
     grep -q "tcp_tx: started" "$T/killed.out" 2>/dev/null && break
     sleep 0.1
 done
