@@ -188,7 +188,7 @@ static void test_flash_then_boot_then_skip(void **state)
     /* Booted from the flash, without the strap: no bootloader at 0x0, so the
      * genuine ROM says so on UART0, again and again. */
     char buf[4096];
-    read_uart(eb_qemu_board_port(b), buf, sizeof buf, 15000);
+    read_uart(eb_qemu_board_port(b), buf, sizeof buf, 30000);
     if (!strstr(buf, "invalid header"))
         fail_msg("no boot lines from the ROM on the UART: '%s'", buf);
     pid_t pid = eb_qemu_board_pid(b);

@@ -181,8 +181,11 @@ static void last_line(const char *log, char *out, size_t cap)
     out[0] = 0;
     FILE *f = log ? fopen(log, "re") : NULL;
     for (char l[400]; f && fgets(l, sizeof l, f);)
-        if (l[0] != '\n')
-            snprintf(out, cap, "%s", l);
+        if (l[0] != '\n' && cap) { /* cut to out's size (a Release build's -Wformat-truncation) */
+            size_t n = strnlen(l, cap - 1);
+            memcpy(out, l, n);
+            out[n] = 0;
+        }
     if (f)
         fclose(f);
     out[strcspn(out, "\r\n")] = 0;
@@ -220,7 +223,7 @@ static int start_once(eb_qemu *q, const eb_qemu_opts *o, const char *rom_dir, eb
                        "qemu: cannot run '%s': %s; give --qemu-bin PATH or set %s (docs/emulator.md)", q->program,
                        strerror(e), EB_QEMU_ENV);
     }
-    eb_deadline d = eb_deadline_in((uint64_t)(o->start_ms > 0 ? o->start_ms : 10000));
+    eb_deadline d = eb_deadline_in((uint64_t)(o->start_ms > 0 ? o->start_ms : 30000));
     while (!eb_deadline_passed(d)) {
         if (eb_net_port_bound("127.0.0.1", q->uart, false) == 1)
             return 0;
@@ -229,7 +232,7 @@ static int start_once(eb_qemu *q, const eb_qemu_opts *o, const char *rom_dir, eb
         eb_sleep_ms(20);
     }
     return eb_fail(err, EB_EIO, "qemu: its UART's socket (127.0.0.1:%u) did not listen within %d ms (see %s)",
-                   q->uart, o->start_ms > 0 ? o->start_ms : 10000, o->log ? o->log : "no log");
+                   q->uart, o->start_ms > 0 ? o->start_ms : 30000, o->log ? o->log : "no log");
 }
 
 int eb_qemu_start(eb_qemu **out, const eb_qemu_opts *o, eb_error *err)

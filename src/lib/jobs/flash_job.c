@@ -176,7 +176,7 @@ static int switch_baud(eb_flash_session *s, eb_error *err)
     const char *url = s->port->url;
     if (baud == s->baud)
         return EB_OK;
-    if (!strcmp(s->port->ops->name, "socket") && !s->opts.any_baud) {
+    if (!strcmp(s->port->ops->name, "socket") && !s->opts.emulated) {
         eb_log_once("socket-no-baud", EB_LOG_INFO, "%s: raw TCP port: staying at %u baud", url, EB_ROM_BAUD);
         return EB_OK;
     }
@@ -302,6 +302,9 @@ int eb_flash_open_port(eb_flash_session **out, eb_port *port, const eb_flash_opt
         eb_flash_close(s);
         return eb_fail(err, EB_EIO, "out of memory");
     }
+    if (opts->emulated) /* QEMU's guest waits for the host's cores; a chip never does */
+        eb_rom_client_set_timeouts(s->rom, &(eb_rom_timeouts){.sync_ms = 500, .command_ms = 15000,
+                                                              .erase_per_mb_ms = 200000, .md5_per_mb_ms = 40000});
     if (opts->progress) {
         eb_flash_progress p = {.phase = "connect"};
         opts->progress(opts->progress_user, &p);

@@ -87,7 +87,7 @@ static int write_images(eb_qemu_board *b, const eb_qemu_board_opts *o, eb_error 
 {
     const eb_image_set *s = o->images;
     eb_flash_opts fo = {.profiles = o->profiles, .expect_chip = "esp32c3", .before = "no-reset",
-                        .after = "no-reset", .stub = "off", .any_baud = true};
+                        .after = "no-reset", .stub = "off", .emulated = true};
     eb_flash_session *fs = NULL;
     eb_flash_region_result *res = calloc((size_t)s->n, sizeof *res);
     if (!res)
