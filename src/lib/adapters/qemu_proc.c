@@ -184,8 +184,11 @@ static void last_line(const char *log, char *out, size_t cap)
     out[0] = 0;
     FILE *f = log ? fopen(log, "re") : NULL;
     for (char l[400]; f && fgets(l, sizeof l, f);)
-        if (l[0] != '\n')
-            snprintf(out, cap, "%s", l);
+        if (l[0] != '\n' && cap) { /* cut to out's size (a Release build's -Wformat-truncation) */
+            size_t n = strnlen(l, cap - 1);
+            memcpy(out, l, n);
+            out[n] = 0;
+        }
     if (f)
         fclose(f);
     out[strcspn(out, "\r\n")] = 0;
