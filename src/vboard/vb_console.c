@@ -14,7 +14,8 @@
 #include "vb_dialect.h"
 #include "vb_hosted.h"
 
-static const vb_traffic_ops engine_ops = {vb_iperf_start, vb_iperf_running, vb_iperf_abort, vb_iperf_free};
+static const vb_traffic_ops engine_ops = {vb_iperf_start, vb_iperf_running, vb_iperf_abort, vb_iperf_free,
+                                          vb_iperf_total_bytes};
 
 /* ------------------------------------------------------------------ output */
 
@@ -491,6 +492,7 @@ static void on_report(void *user, const vb_iperf_report *r)
     switch (r->event) {
     case VB_IPERF_CONNECTED:
         c->run.connected = true;
+        c->run.t0_ms = eb_now_ms();
         break;
     case VB_IPERF_INTERVAL:
         if (r->end_s > r->start_s) {
@@ -498,6 +500,7 @@ static void on_report(void *user, const vb_iperf_report *r)
             c->run.n_intervals++;
         }
         c->run.bytes += r->bytes;
+        c->run.last_end_s = r->end_s;
         break;
     case VB_IPERF_DONE:
         c->run.done = true;
@@ -545,6 +548,8 @@ int vb_con_iperf_start(vb_console *c, char *msg, size_t msg_len)
     c->run.sum_mbps = 0;
     c->run.n_intervals = 0;
     c->run.bytes = 0;
+    c->run.last_end_s = 0;
+    c->run.t0_ms = 0;
     c->run.id = ++c->next_id;
     pthread_mutex_unlock(&c->run_lock);
     eb_error err;

@@ -21,6 +21,7 @@ typedef struct vb_traffic_ops {
     bool (*running)(vb_iperf *ip);
     void (*abort)(vb_iperf *ip);
     void (*free)(vb_iperf *ip);
+    uint64_t (*total_bytes)(vb_iperf *ip);
 } vb_traffic_ops;
 
 typedef struct vb_dialect_driver vb_dialect_driver;
@@ -45,6 +46,8 @@ typedef struct vb_iperf_run {
     double sum_mbps;         /* interval rates summed (decimal Mbit/s), for mean-of-intervals */
     int n_intervals;
     uint64_t bytes;
+    double last_end_s;       /* the last interval's end */
+    uint64_t t0_ms;          /* when the run connected (its engine's time 0), 0 before */
     int source;                 /* enum eb_figure_source of the shaped rate */
     double queue_ms;            /* the echo's model wait behind this run's traffic (vb_console_load_queue_ms) */
 } vb_iperf_run;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "espbench/base/clock.h"
 #include "espbench/base/str.h"
 #include "espbench/formats/dialect.h"
 #include "espbench/formats/radio_model.h"
@@ -235,13 +236,29 @@ static int op_iperf_start(void *ctx, const ebc_iperf_args *a, char *msg, size_t 
     return vb_con_iperf_start(c, msg, msg_len);
 }
 
+/* As espressif/iperf 1.0.2 stops a running test (iperf_force_stop: its
+ * time becomes 0, so its next 1 s tick ends it, iperf.c tick_timer_cb): the
+ * period since the last report up to that tick, the summary over the whole
+ * test, then done (the real image: tests/fixtures/firmware-real/eth-abort.txt). */
 static void op_iperf_abort(void *ctx)
 {
     vb_console *c = ctx;
     bool was = vb_con_iperf_running(c);
+    uint64_t total = was && c->iperf ? c->traffic.total_bytes(c->iperf) : 0;
+    pthread_mutex_lock(&c->run_lock);
+    double last = c->run.last_end_s, t0 = (double)c->run.t0_ms;
+    uint64_t reported = c->run.bytes;
+    pthread_mutex_unlock(&c->run_lock);
     vb_con_iperf_abort(c);
-    if (was)
-        ebc_event_iperf_done(&c->core);
+    if (!was)
+        return;
+    if (t0 > 0) {
+        double end = floor((eb_now_ms() - t0) / 1000.0) + 1;
+        if (end > last)
+            ebc_event_iperf_interval(&c->core, last, end, total > reported ? total - reported : 0, false, 0, 0, -1);
+        ebc_event_iperf_summary(&c->core, 0, end > last ? end : last, total, false, 0, 0);
+    }
+    ebc_event_iperf_done(&c->core);
 }
 
 static bool op_iperf_running(void *ctx) { return vb_con_iperf_running(ctx); }

@@ -31,7 +31,8 @@ PY
 expect_rc 3 timeout 240 "$ESPBENCH" run --chip esp32p4 --coprocessor esp32c6 --sim --coprocessor-port "$T/esp32c3.tty" \
     --tier guide --tests raw_rx --duration 2 --out "$T/cp-wrong"
 has "espbench: --coprocessor-port $T/esp32c3.tty has an ESP32-C3, not the co-processor (--coprocessor esp32c6); check the port"
-has "0 tests done, 0 skipped, 0 failed of 1"
+has "[1/1] sim esp32p4/guide raw_rx: not run: --coprocessor-port $T/esp32c3.tty has an ESP32-C3"
+has "0 tests done, 0 skipped, 0 failed, 1 not run of 1"
 
 # Another chip on the host's port: the host image is refused by the flasher.
 "$VBOARD" mkimage --chip esp32c3 --project iperf --idf v5.5 -o "$T/c3app.bin" >/dev/null

@@ -246,10 +246,20 @@ has "FAILED: ap ap6 (hostapd $T/hostapd-wlan6): asked for band 2g, channel 1; it
 has "dut: sweep channel = 6: ap6 reports band 2g, channel 6, 20 MHz"
 ! grep -q "reports band , channel 0" "$T/last.out" || fail "a point measured on an AP that is not on the air"
 json_check "$T/apdown" '[(e["provenance"]["sweep_value"], e["status"]) for e in r["entries"]] == [(1, "failed"), (6, "ok")]'
+# --ap-set that does not come up stops the run before anything runs; an AP left as it is must be on the air
 newport
-expect_rc 3 timeout 120 "$ESPBENCH" "${RUN[@]}" --ap ap7 --sweep channel=6,11 --out "$T/owrtdown"
+expect_rc 3 timeout 60 "$ESPBENCH" "${RUN[@]}" --ap ap6 --ap-set channel=1 --out "$T/apdown2"
+has "espbench: ap ap6 (hostapd $T/hostapd-wlan6): asked for band 2g, channel 1; it reports state DISABLED, no band, channel 0"
+has "0 tests done, 0 skipped, 0 failed, 1 not run of 1"
+newport
+expect_rc 3 timeout 60 "$ESPBENCH" "${RUN[@]}" --ap ap6 --out "$T/apdown3"
+has "espbench: ap ap6 (hostapd $T/hostapd-wlan6): asked for its radio on the air; it reports state DISABLED"
+newport
+# after a measured point: exit 3 as for an attenuator (not 2)
+expect_rc 3 timeout 120 "$ESPBENCH" "${RUN[@]}" --ap ap7 --sweep channel=11,6 --out "$T/owrtdown"
 has "FAILED: ap ap7 (openwrt http://127.0.0.1:$(port_of "$T/ap7.json" http)): asked for band 2g, channel 6; it reports state down, band 2g, channel 6"
-json_check "$T/owrtdown" '[e["status"] for e in r["entries"]] == ["failed", "ok"]'
+has "1 tests done, 0 skipped, 1 failed of 2"
+json_check "$T/owrtdown" '[(e["provenance"]["sweep_value"], e["status"]) for e in r["entries"]] == [(11, "ok"), (6, "failed")]'
 newport
 expect_rc 3 timeout 60 "$ESPBENCH" "${RUN[@]}" --ap ap8 --out "$T/stuck1"
 has "espbench: power plug9 (tasmota http://127.0.0.1:$(port_of "$T/tas-stuck.json" http)): switched outlet 3 on; it reports it off"

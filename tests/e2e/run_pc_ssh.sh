@@ -125,8 +125,17 @@ grep -q "^\$ iperf -s -u -B $PC -p 5001 .* -l 512$" "$LOG" || fail "the host's s
 no_host_iperf
 
 # Round trips from the host: its ping (UDP echo probes are this computer's only: one line).
-run_ssh 0 ping "ssh://lab?config=$S/config" --tests latency --latency-method icmp --latency-count 3
+# The host's iperf2 at a path with a space and a quote: probed through the quoting intact.
+mkdir -p "$T/it's here"
+ln -s "$IPERF" "$T/it's here/iperf"
+run_ssh 0 ping "ssh://lab$T/it's here/iperf?config=$S/config" --tests latency --latency-method icmp \
+    --latency-count 3
 has "1 tests done, 0 skipped, 0 failed of 1"
+json_check "$T/ping" '(r["latency"][0]["provenance"]["pc_iperf_version"].startswith("iperf version 2."))'
+# A path that a shell would run as two commands is one program name on the host: not found.
+run_ssh 2 inject "ssh://lab/x;touch $T/pwned?config=$S/config"
+has "SSH host ssh://lab has no iperf2 '/x;touch $T/pwned'"
+[ ! -e "$T/pwned" ] || fail "the host's shell ran a command from the URL"
 run_ssh 2 echo "ssh://lab?config=$S/config" --tests latency --latency-method udp-echo --latency-count 3
 has "SSH host ssh://lab: UDP echo probes run from this computer only; pass --latency-method icmp (the host's ping)"
 
@@ -168,7 +177,7 @@ json_check "$T/dies" '(sorted((e["test"], e["status"]) for e in r["entries"]) ==
 "$ESPBENCH" run --sim --chip esp32 --tier iperf --duration 30 --interval 1 --pc-address "$PC" \
     --far-end "ssh://lab?config=$S/config" --tests tcp_tx --out "$T/killed" >"$T/killed.out" 2>&1 &
 RUN=$!
-for _ in $(seq 300); do
+for _ in $(seq 1200); do # up to 120 s on a busy machine
     grep -q "tcp_tx: started" "$T/killed.out" 2>/dev/null && break
     sleep 0.1
 done

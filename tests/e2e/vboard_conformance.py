@@ -328,10 +328,11 @@ def replay(name, header, board, segments, fails):
 
         for where, command, seg in segments:
             sync_want, async_want = split_async(reply_lines(seg, command), key=lambda x: x[1])
-            # A run that had ended on the real board before this command ends first on the vboard too.
-            if dones(got_async) < done_want:
-                extra = take(board.read(lambda t: dones(got_async) + t.count("#EB:EV iperf.done") >= done_want,
-                                        30), None)
+            # What the real board had printed from its other tasks before this command (a run's
+            # intervals, its end), the vboard prints first too.
+            if len(got_async) < len(want_async):
+                extra = take(board.read(lambda t: len(got_async) + len(split_async(
+                    [x for _, x in reply_lines(lines_of(t), None)])[1]) >= len(want_async), 30), None)
                 for x in extra:
                     fails.append(f"{name}:{where}: before {command}: the vboard sends {x!r}")
             n_status = sum(1 for _, t in sync_want if t.startswith(("#EB:OK", "#EB:ERR")))

@@ -250,6 +250,14 @@ static void test_readback_compare(void **state)
     assert_false(eb_ap_settings_match(&want, &got, why, sizeof why));
     assert_string_equal(why, "asked for band 2g, channel 6, 20 MHz, 15 dBm; it reports state ENABLED, band 2g, "
                              "channel 6, 40 MHz, 20 dBm");
+    /* nothing asked: the radio must still be on the air */
+    eb_ap_settings none;
+    eb_ap_settings_init(&none);
+    assert_true(eb_ap_settings_match(&none, &got, why, sizeof why));
+    got.on_air = false;
+    snprintf(got.state, sizeof got.state, "DISABLED");
+    assert_false(eb_ap_settings_match(&none, &got, why, sizeof why));
+    assert_string_equal(why, "asked for its radio on the air; it reports state DISABLED");
     /* netifd's network.wireless status */
     bool pending = false;
     eb_ap_settings_init(&got);

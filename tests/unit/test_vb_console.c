@@ -72,7 +72,8 @@ static int fake_start(vb_iperf **out, const vb_iperf_cfg *cfg, vb_iperf_report_f
 static bool fake_running(vb_iperf *ip) { (void)ip; return g_fx->engine_running; }
 static void fake_abort(vb_iperf *ip) { (void)ip; g_fx->engine_running = false; }
 static void fake_free(vb_iperf *ip) { (void)ip; }
-static const vb_traffic_ops fake_ops = {fake_start, fake_running, fake_abort, fake_free};
+static uint64_t fake_total(vb_iperf *ip) { (void)ip; return 12345678; }
+static const vb_traffic_ops fake_ops = {fake_start, fake_running, fake_abort, fake_free, fake_total};
 
 static void emit(enum vb_iperf_event ev, double s, double e, uint64_t bytes)
 {

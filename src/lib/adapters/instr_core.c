@@ -175,6 +175,7 @@ int eb_ap_check(const eb_instr *in, const eb_ap_settings *s, eb_error *err)
 
 int eb_ap_apply(eb_instr *in, const eb_ap_settings *s, eb_ap_settings *got, eb_error *err)
 {
+    eb_ap_settings_init(got); /* a failure before the read-back: nothing reported */
     int rc = eb_ap_check(in, s, err);
     if (!rc)
         rc = in->ops.ap->apply(in, s, err);

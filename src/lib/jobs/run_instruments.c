@@ -224,10 +224,15 @@ int run_instr_begin(run_shared *sh, board_ctx *bcs, int n, eb_error *err)
         ap_point_settings(ri, &o->sweep, i, &p);
         rc = eb_ap_check(&ri->ap, &p, err);
     }
-    if (!rc && o->ap_set)
+    if (!rc && o->ap_set) {
         rc = eb_ap_apply(&ri->ap, &ri->base, &ri->now, err);
-    else if (!rc)
-        rc = eb_ap_read(&ri->ap, &ri->now, err);
+    } else if (!rc && (rc = eb_ap_read(&ri->ap, &ri->now, err)) == 0 && !ri->now.on_air) {
+        char why[300]; /* left as it is, it must still be on the air */
+        eb_ap_settings none;
+        eb_ap_settings_init(&none);
+        eb_ap_settings_match(&none, &ri->now, why, sizeof why);
+        rc = eb_instr_fail(&ri->ap, EB_EIO, err, "%s", why);
+    }
     if (rc)
         return rc;
     run_infof(&bcs[0], EB_RUN_EV_INFO, "%s: band %s, channel %d, %d MHz", s->name, ri->now.band[0] ? ri->now.band : "?",
