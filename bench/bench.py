@@ -226,6 +226,10 @@ def basis(f):
                 sorted(d["esptool_js_s"])[len(d["esptool_js_s"]) // 2], d["repeats"], d.get("loader"))
         if fid == "flash.reflash_s":
             return "median of %d" % len(d["espbench_s"])
+        if fid.startswith("parse.rss_"):
+            return "%s intervals in the log (%.0f MB), %s bytes of RSS per interval%s" % (
+                "{:,}".format(d["intervals"]).replace(",", " "), d["log_bytes"] / 2**20, d["bytes_per_interval"],
+                "; stopped at the results cap (exit %d)" % d["exit"] if d["exit"] else "")
         if fid in ("flash.esp32_rom_split_vs_plain", "flash.esp32_rom_split_vs_c3"):
             other = "plain" if fid.endswith("plain") else "c3"
             return "ESP32 split %.2f s vs %s %.2f s (medians of %d; %s vs %s bytes sent)" % (
@@ -353,7 +357,8 @@ def summary_md(res):
              "overhead.ci_way_fraction", "overhead.espbench_vs_ci_way", "flash.wire_ratio", "flash.vs_esptool_js",
              "flash.rom_wire_ratio", "flash.esp8266_rom_vs_stub", "flash.reflash_s", "flash.esp32_rom_split_vs_plain",
              "flash.esp32_rom_split_vs_c3", "footprint.cpu_fraction", "footprint.peak_rss_mb",
-             "parse.lines_per_s", "parse.parser_lines_per_s", "model.throughput_median_pct",
+             "parse.lines_per_s", "parse.parser_lines_per_s", "parse.rss_small_mb", "parse.rss_long_mb",
+             "parse.rss_dense_mb", "model.throughput_median_pct",
              "model.throughput_worst_pct", "model.heap_median_pct", "model.heap_worst_pct"]
     short = {
         "fidelity.worst": "Fidelity: worst \\|steady mean − true rate\\| / true rate (20 points)",
@@ -378,6 +383,9 @@ def summary_md(res):
         "footprint.peak_rss_mb": "espbench peak RSS",
         "parse.lines_per_s": "`espbench parse` lines per second, whole command (board + iperf2 logs)",
         "parse.parser_lines_per_s": "The same logs, parser alone (in memory, no JSON written)",
+        "parse.rss_small_mb": "`espbench parse` peak RSS, tests of 100 000 intervals in all",
+        "parse.rss_long_mb": "`espbench parse` peak RSS, one test of 2 000 000 intervals",
+        "parse.rss_dense_mb": "`espbench parse` peak RSS, 250 MB of tests (stops at the results cap)",
         "model.throughput_median_pct": "Tier model: throughput median \\|LOO error\\| (all chips, tests)",
         "model.throughput_worst_pct": "Tier model: throughput worst \\|LOO error\\|",
         "model.heap_median_pct": "Tier model: free heap median \\|LOO error\\|",

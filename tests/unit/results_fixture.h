@@ -35,10 +35,8 @@ static inline void fixture_entry(eb_entry *e, const eb_chip *c, const eb_tier *t
                               test >= EB_TEST_UDP_TX ? 3 : -1, test >= EB_TEST_UDP_TX ? 7000 : -1};
         tx[i] = (eb_interval){i, i + 1, v * 1e6 / 8 * 1.01, v * 1.01, NAN, -1, -1};
     }
-    e->receiver = rx;
-    e->n_receiver = n_iv;
-    e->sender = tx;
-    e->n_sender = n_iv;
+    e->receiver = eb_ivs_view(rx, n_iv);
+    e->sender = eb_ivs_view(tx, n_iv);
     e->mean_mbps = e->rx_stats.mean = mean;
     e->peak_mbps = e->rx_stats.peak_1s = mean * 1.01;
     e->rx_stats.n = n_iv;

@@ -94,8 +94,7 @@ static void test_fall_to_0(void **state)
     eb_interval iv[3] = {{0, 1, 0, 20, NAN, -1, -1}, {1, 2, 0, 0, NAN, -1, -1}, {2, 2.5, 0, 0, NAN, -1, -1}};
     eb_entry e;
     eb_entry_init(&e);
-    e.receiver = iv;
-    e.n_receiver = 3;
+    e.receiver = eb_ivs_view(iv, 3);
     double at = -1;
     eb_entry_prov_mut(&e)->rssi_before = -60;
     assert_true(eb_idf_fall_to_0(&e, &at));
@@ -105,8 +104,7 @@ static void test_fall_to_0(void **state)
     eb_entry_prov_mut(&e)->rssi_before = -60;
     iv[1].mbps = 0.5; /* only the half-second interval is 0: not a 1-second one */
     assert_false(eb_idf_fall_to_0(&e, &at));
-    e.receiver = NULL;
-    e.n_receiver = 0;
+    e.receiver = EB_IVS_EMPTY;
     eb_entry_free(&e);
 }
 

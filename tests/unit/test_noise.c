@@ -64,8 +64,7 @@ static void test_interval_flags(void **state)
         iv[i] = (eb_interval){i, i + 1, r[i] * 125000, r[i], NAN, -1, -1};
     eb_entry e;
     eb_entry_init(&e);
-    e.receiver = iv;
-    e.n_receiver = 7;
+    e.receiver = eb_ivs_view(iv, 7);
     e.interval_s = 1;
     e.warmup_s = 1;
     unsigned char f[7];

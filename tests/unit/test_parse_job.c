@@ -60,9 +60,9 @@ static void test_board_v51_two_tests(void **state)
     assert_string_equal(t->chip, "esp32s3");
     assert_string_equal(t->tier, "unknown");
     assert_string_equal(t->status, "ok");
-    assert_int_equal(t->n_receiver, 5); /* the "0- 5" summary is not an interval */
-    assert_int_equal(t->n_sender, 0);
-    CLOSE(t->receiver[0].mbps, 60.12 * M20 / 1e6);
+    assert_int_equal(t->receiver.n, 5); /* the "0- 5" summary is not an interval */
+    assert_int_equal(t->sender.n, 0);
+    CLOSE(eb_ivs_at(&t->receiver, 0).mbps, 60.12 * M20 / 1e6);
     CLOSE(t->interval_s, 1);
     CLOSE(t->duration_s, 5);
     assert_int_equal(t->rx_stats.n, 5);
@@ -74,10 +74,10 @@ static void test_board_v51_two_tests(void **state)
 
     const eb_entry *u = &out.entries[1];
     assert_int_equal(u->test, EB_TEST_UDP_TX);
-    assert_int_equal(u->n_sender, 3);
-    assert_int_equal(u->n_receiver, 0);
-    CLOSE(u->sender[1].mbps, 0.09); /* the NUL unit char: plain bits/sec */
-    CLOSE(u->sender[0].mbps, 0.09 * M20 / 1e6);
+    assert_int_equal(u->sender.n, 3);
+    assert_int_equal(u->receiver.n, 0);
+    CLOSE(eb_ivs_at(&u->sender, 1).mbps, 0.09); /* the NUL unit char: plain bits/sec */
+    CLOSE(eb_ivs_at(&u->sender, 0).mbps, 0.09 * M20 / 1e6);
     CLOSE(u->mean_mbps, u->tx_stats.mean); /* only the sender side: its figures stand in */
     assert_int_equal(u->min_free_heap, 120000);
     assert_int_equal(u->free_heap, -1);
@@ -98,7 +98,7 @@ static void test_board_legacy_warmup(void **state)
     assert_string_equal(out.meta.dialect, "idf-legacy");
     assert_string_equal(e->chip, "esp32");
     assert_string_equal(e->tier, "iperf");
-    assert_int_equal(e->n_receiver, 4);
+    assert_int_equal(e->receiver.n, 4);
     assert_int_equal(e->rx_stats.n, 3);
     CLOSE(e->rx_stats.mean, (36.16 + 36.25 + 36.20) / 3);
     CLOSE(e->interval_s, 3);
@@ -126,8 +126,8 @@ static void test_board_espbench(void **state)
     assert_int_equal(out.n_entries, 1);
     const eb_entry *e = &out.entries[0];
     assert_int_equal(e->test, EB_TEST_UDP_RX);
-    assert_int_equal(e->n_receiver, 3);
-    CLOSE(e->receiver[1].bytes, 10500000);
+    assert_int_equal(e->receiver.n, 3);
+    CLOSE(eb_ivs_at(&e->receiver, 1).bytes, 10500000);
     CLOSE(e->mean_mbps, (80 + 84 + 82) / 3.0);
     CLOSE(e->loss_pct, 100.0 * 15 / 20924);
     CLOSE(e->jitter_ms, (0.12 + 0.10 + 0.11) / 3);
@@ -152,9 +152,9 @@ static void test_pairing_board_and_pc(void **state)
     const eb_entry *e = &out.entries[0];
     assert_int_equal(e->test, EB_TEST_TCP_TX);
     assert_string_equal(e->chip, "esp32c6");
-    assert_int_equal(e->n_sender, 4);   /* the board's [  1] lines */
-    assert_int_equal(e->n_receiver, 4); /* the PC server's 0.5-s lines */
-    CLOSE(e->sender[0].bytes, 2.95e6);
+    assert_int_equal(e->sender.n, 4);   /* the board's [  1] lines */
+    assert_int_equal(e->receiver.n, 4); /* the PC server's 0.5-s lines */
+    CLOSE(eb_ivs_at(&e->sender, 0).bytes, 2.95e6);
     assert_int_equal(e->tx_stats.n, 3); /* 1-s intervals after 1 s of warm-up */
     assert_int_equal(e->rx_stats.n, 2); /* 0.5-s intervals from 1.0 s */
     CLOSE(e->mean_mbps, (21400 + 18300) / 2.0);
@@ -181,7 +181,7 @@ static void test_pc_logs(void **state)
     assert_int_equal(parse_files(&out, &o, &err, IPDIR "udp.client.log", NULL), 0);
     assert_int_equal(out.n_entries, 1);
     assert_int_equal(out.entries[0].test, EB_TEST_UDP_RX);
-    assert_int_equal(out.entries[0].n_sender, 4);
+    assert_int_equal(out.entries[0].sender.n, 4);
     CLOSE(out.entries[0].loss_pct, 0);
     CLOSE(out.entries[0].jitter_ms, 0);
     CLOSE(out.entries[0].interval_s, 0.5);
@@ -191,10 +191,10 @@ static void test_pc_logs(void **state)
     assert_int_equal(parse_files(&out, &o, &err, IPDIR "udp_csv.server.log", IPDIR "udp_csv.client.log"), 0);
     assert_int_equal(out.n_entries, 2);
     assert_int_equal(out.entries[0].test, EB_TEST_UDP_TX);
-    assert_int_equal(out.entries[0].n_receiver, 4);
+    assert_int_equal(out.entries[0].receiver.n, 4);
     assert_int_equal(out.entries[1].test, EB_TEST_UDP_RX);
-    assert_int_equal(out.entries[1].n_sender, 4);
-    CLOSE(out.entries[1].sender[0].bytes, 627690);
+    assert_int_equal(out.entries[1].sender.n, 4);
+    CLOSE(eb_ivs_at(&out.entries[1].sender, 0).bytes, 627690);
     eb_parse_out_free(&out);
 
     /* a CSV server that served two clients in turn: two tests (no banners to cut at) */
@@ -208,15 +208,15 @@ static void test_pc_logs(void **state)
     assert_int_equal(out.n_entries, 2);
     assert_int_equal(out.entries[0].repeat, 0);
     assert_int_equal(out.entries[1].repeat, 1);
-    assert_int_equal(out.entries[0].n_receiver, 1);
-    assert_int_equal(out.entries[1].n_receiver, 2);
+    assert_int_equal(out.entries[0].receiver.n, 1);
+    assert_int_equal(out.entries[1].receiver.n, 2);
     eb_parse_out_free(&out);
 
     /* --test overrides the inference */
     o.test = EB_TEST_TCP_RX;
     assert_int_equal(parse_files(&out, &o, &err, IPDIR "tcp_csv.server.log", NULL), 0);
     assert_int_equal(out.entries[0].test, EB_TEST_TCP_RX);
-    assert_int_equal(out.entries[0].n_sender, 4); /* a PC log of tcp_rx is the sender side */
+    assert_int_equal(out.entries[0].sender.n, 4); /* a PC log of tcp_rx is the sender side */
     eb_parse_out_free(&out);
 }
 
@@ -236,16 +236,16 @@ static void test_board_iperf_cmd_no_mode_line(void **state)
     assert_int_equal(out.n_entries, 2);
     const eb_entry *u = &out.entries[0], *t = &out.entries[1];
     assert_int_equal(u->test, EB_TEST_UDP_RX);
-    assert_int_equal(u->n_receiver, 3);
-    assert_int_equal(u->n_sender, 0);
+    assert_int_equal(u->receiver.n, 3);
+    assert_int_equal(u->sender.n, 0);
     CLOSE(u->interval_s, 1);
     CLOSE(u->duration_s, 3);
-    CLOSE(u->receiver[1].bytes, 5.25e6); /* MBytes of 1e6 bytes (iperf-cmd 1.0 'm') */
+    CLOSE(eb_ivs_at(&u->receiver, 1).bytes, 5.25e6); /* MBytes of 1e6 bytes (iperf-cmd 1.0 'm') */
     CLOSE(u->mean_mbps, 43.0);           /* 42 and 44 after the 1-s warm-up */
     CLOSE(u->peak_mbps, 44.0);
     assert_int_equal(t->test, EB_TEST_TCP_TX);
-    assert_int_equal(t->n_sender, 3);
-    assert_int_equal(t->n_receiver, 0);
+    assert_int_equal(t->sender.n, 3);
+    assert_int_equal(t->receiver.n, 0);
     CLOSE(t->mean_mbps, 24.0);           /* the sender side stands in: (23.2 + 24.8) / 2 */
     CLOSE(t->peak_mbps, 24.8);
     assert_int_equal(t->min_free_heap, 211111);
@@ -277,8 +277,8 @@ static void test_bad_input(void **state)
 
     o.test = EB_TEST_TCP_RX;
     assert_int_equal(parse_files(&out, &o, &err, BDIR "ambiguous_int_intervals.log", NULL), 0);
-    assert_int_equal(out.entries[0].n_receiver, 2);
-    CLOSE(out.entries[0].receiver[0].mbps, 60.12);
+    assert_int_equal(out.entries[0].receiver.n, 2);
+    CLOSE(eb_ivs_at(&out.entries[0].receiver, 0).mbps, 60.12);
     eb_parse_out_free(&out);
     eb_parse_opts_init(&o);
 
@@ -342,7 +342,7 @@ static void test_failed_tests_kept(void **state)
     assert_int_equal(out.entries[2].test, EB_TEST_UDP_RX);
     assert_string_equal(out.entries[2].status, "failed");
     assert_string_equal(eb_entry_error(&out.entries[2]), "mixed.log:12: board panicked during the test");
-    assert_int_equal(out.entries[2].n_receiver, 1);
+    assert_int_equal(out.entries[2].receiver.n, 1);
     eb_parse_out_free(&out);
 }
 
@@ -424,8 +424,8 @@ static void test_into_results(void **state)
         assert_int_equal(r.n_entries, 2);
         assert_int_equal(r.n_boards, 1);
         assert_string_equal(r.boards[0].dialect, "idf-v5.1");
-        assert_int_equal(r.entries[0].n_receiver, 5);
-        assert_ptr_not_equal(r.entries[0].receiver, out.entries[0].receiver); /* deep copy */
+        assert_int_equal(r.entries[0].receiver.n, 5);
+        assert_ptr_not_equal(r.entries[0].receiver.rows, out.entries[0].receiver.rows); /* deep copy */
     }
     eb_results_free(&r);
     eb_parse_out_free(&out);
@@ -510,8 +510,8 @@ static void test_board_dialect_told_late(void **state)
     assert_string_equal(out.meta.dialect, "idf-v5.1");
     assert_string_equal(out.meta.idf_version, "v5.2.1");
     assert_int_equal(out.n_entries, 1);
-    assert_int_equal(out.entries[0].n_receiver, 2100);
-    CLOSE(out.entries[0].receiver[0].mbps, 10.0 * M20 / 1e6);
+    assert_int_equal(out.entries[0].receiver.n, 2100);
+    CLOSE(eb_ivs_at(&out.entries[0].receiver, 0).mbps, 10.0 * M20 / 1e6);
     CLOSE(out.entries[0].mean_mbps, 10.0 * M20 / 1e6);
     double mean = out.entries[0].mean_mbps;
     eb_parse_out_free(&out);
@@ -545,7 +545,7 @@ static void test_socket_role_lines(void **state)
         const eb_entry *e = &out.entries[i];
         assert_int_equal(e->test, tests[i]);
         assert_string_equal(e->status, "ok");
-        assert_int_equal(i < 2 ? e->n_sender : e->n_receiver, 3);
+        assert_int_equal(i < 2 ? e->sender.n : e->receiver.n, 3);
         CLOSE(e->mean_mbps, means[i]);
     }
     eb_parse_out_free(&out);
@@ -561,7 +561,7 @@ static void test_socket_role_lines(void **state)
     assert_int_equal(parse_files(&out, &o, &err, BDIR "idf-v4.4_esp32_untold_mixed.log", NULL), 0);
     assert_int_equal(out.n_entries, 3);
     assert_int_equal(out.entries[0].test, EB_TEST_UDP_TX); /* told by its line: --test does not relabel it */
-    assert_int_equal(out.entries[0].n_sender, 3);
+    assert_int_equal(out.entries[0].sender.n, 3);
     assert_int_equal(out.entries[1].test, EB_TEST_TCP_RX);
     assert_int_equal(out.entries[2].test, EB_TEST_TCP_RX);
     CLOSE(out.entries[2].mean_mbps, 53.0);
@@ -609,7 +609,7 @@ static void test_partial_tests(void **state)
                                                "error code: 104, reason: Connection reset by peer; the sender reported "
                                                "only 5.0 s of the 10 s of tcp_tx");
     assert_true(isnan(e->mean_mbps) && isnan(e->peak_mbps));
-    assert_int_equal(e->n_sender, 5); /* what was measured is kept */
+    assert_int_equal(e->sender.n, 5); /* what was measured is kept */
     CLOSE(e->duration_s, 10);
     assert_int_equal(out.n_failed, 1);
     eb_parse_out_free(&out);
@@ -621,7 +621,7 @@ static void test_partial_tests(void **state)
     assert_string_equal(eb_entry_error(e), BDIR "idf-v4.4_esp32_tcp_rx_cut.log:3: the receiver reported only 63.0 s "
                                                "of the 1000 s of tcp_rx");
     assert_true(isnan(e->mean_mbps) && isnan(e->peak_mbps));
-    assert_int_equal(e->n_receiver, 21);
+    assert_int_equal(e->receiver.n, 21);
     eb_parse_out_free(&out);
 
     /* no -t in the log: a send error still ends the test */
@@ -668,10 +668,10 @@ static void test_udp_server_loss(void **state)
     assert_int_equal(parse_files(&out, &o, &err, IPDIR "udp_P2_2.0.server.log", NULL), 0);
     e = &out.entries[0];
     assert_int_equal(e->test, EB_TEST_UDP_TX);
-    assert_int_equal(e->n_receiver, 3);
-    assert_int_equal(e->receiver[0].lost, 3);
-    assert_int_equal(e->receiver[0].total, 600);
-    CLOSE(e->receiver[0].mbps, 7.02);             /* the [SUM] row's rate */
+    assert_int_equal(e->receiver.n, 3);
+    assert_int_equal(eb_ivs_at(&e->receiver, 0).lost, 3);
+    assert_int_equal(eb_ivs_at(&e->receiver, 0).total, 600);
+    CLOSE(eb_ivs_at(&e->receiver, 0).mbps, 7.02);             /* the [SUM] row's rate */
     CLOSE(e->loss_pct, 100.0 * 8 / 1801);         /* the streams' finals: 3/900 + 5/901 */
     CLOSE(e->interval_loss_pct, 100.0 * 7 / 1800);
     eb_parse_out_free(&out);
@@ -715,8 +715,8 @@ static void test_iperf3_logs(void **state)
             fail_msg("%s: %s", cases[i].file, err.msg);
         assert_int_equal(out.n_entries, 1);
         const eb_entry *e = &out.entries[0];
-        if (e->test != cases[i].test || e->n_receiver != cases[i].n_receiver || e->n_sender != cases[i].n_sender)
-            fail_msg("%s: test %d rx %d tx %d", cases[i].file, e->test, e->n_receiver, e->n_sender);
+        if (e->test != cases[i].test || e->receiver.n != cases[i].n_receiver || e->sender.n != cases[i].n_sender)
+            fail_msg("%s: test %d rx %d tx %d", cases[i].file, e->test, e->receiver.n, e->sender.n);
         assert_string_equal(e->status, "ok");
         CLOSE(e->mean_mbps, cases[i].mean);
         CLOSE(e->duration_s, cases[i].duration);

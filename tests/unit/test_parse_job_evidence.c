@@ -138,8 +138,8 @@ static void test_server_waited(void **state)
     assert_string_equal(e->status, "failed");
     assert_string_equal(eb_entry_error(e), WAITED ":23: the receiver reported only 63.0 s of the 1000 s of tcp_rx");
     assert_true(isnan(e->mean_mbps));
-    assert_int_equal(e->n_receiver, 11); /* the ten waiting intervals belong to no test */
-    assert_true(e->receiver[0].start_s == 30);
+    assert_int_equal(e->receiver.n, 11); /* the ten waiting intervals belong to no test */
+    assert_true(eb_ivs_at(&e->receiver, 0).start_s == 30);
     assert_true(e->duration_s == 1000);
     eb_parse_out_free(&out);
 }

@@ -43,24 +43,22 @@ static void test_add_find_put(void **state)
     eb_entry e;
     make_entry(&e, "iperf", EB_TEST_TCP_TX, 0, 74.6);
     eb_interval iv[2] = {{0, 1, 9.3e6, 74.4, NAN, -1, -1}, {1, 2, 9.4e6, 75.2, NAN, -1, -1}};
-    e.receiver = iv;
-    e.n_receiver = 2;
+    e.receiver = eb_ivs_view(iv, 2);
     eb_entry *p = eb_results_add(&r, &e);
     assert_non_null(p);
-    assert_ptr_not_equal(p->receiver, iv); /* deep copy */
-    assert_int_equal(p->n_receiver, 2);
+    assert_ptr_not_equal(p->receiver.rows, iv); /* deep copy */
+    assert_int_equal(p->receiver.n, 2);
     assert_true(eb_results_find(&r, "sim", "esp32", "iperf", EB_TEST_TCP_TX, 0) != NULL);
     assert_true(eb_results_find(&r, NULL, "esp32", "iperf", EB_TEST_TCP_TX, 0) != NULL);
     assert_null(eb_results_find(&r, "sim", "esp32", "iperf", EB_TEST_TCP_RX, 0));
     assert_null(eb_results_find(&r, "other", "esp32", "iperf", EB_TEST_TCP_TX, 0));
 
     e.mean_mbps = 70.0;
-    e.receiver = NULL;
-    e.n_receiver = 0;
+    e.receiver = EB_IVS_EMPTY;
     p = eb_results_put(&r, &e);
     assert_int_equal(r.n_entries, 1);
     assert_true(p->mean_mbps == 70.0);
-    assert_int_equal(p->n_receiver, 0);
+    assert_int_equal(p->receiver.n, 0);
     make_entry(&e, "iperf", EB_TEST_TCP_TX, 1, 71.0);
     eb_results_put(&r, &e);
     assert_int_equal(r.n_entries, 2);
@@ -102,12 +100,10 @@ static void build_sample(eb_results *r)
     pv->rssi_before = -41;
     eb_interval rx[2] = {{0, 1, 10387500, 83.1, 0.03, 2, 7000}, {1, 2, 10387500, 83.1, NAN, -1, -1}};
     eb_interval tx[1] = {{0, 1, 12500000, 100, NAN, -1, -1}};
-    e.receiver = rx;
-    e.n_receiver = 2;
-    e.sender = tx;
-    e.n_sender = 1;
+    e.receiver = eb_ivs_view(rx, 2);
+    e.sender = eb_ivs_view(tx, 1);
     eb_results_add(r, &e);
-    e.receiver = e.sender = NULL; /* the stack's, not the entry's to free */
+    e.receiver = e.sender = EB_IVS_EMPTY; /* the stack's, not the entry's to free */
     eb_entry_free(&e);
     make_entry(&e, "minimum", EB_TEST_TCP_TX, 0, NAN);
     snprintf(e.status, sizeof e.status, "failed");
@@ -302,12 +298,12 @@ static void test_json_round_trip(void **state)
     assert_true(e->param_set[EB_F_STATIC_RX] && e->param[EB_F_STATIC_RX] == 16);
     assert_true(e->param_set[EB_F_RX_BA_WIN] && e->param[EB_F_RX_BA_WIN] == 0);
     assert_false(e->param_set[EB_F_DYNAMIC_RX]);
-    assert_int_equal(e->n_receiver, 2);
-    assert_int_equal(e->receiver[0].lost, 2);
-    assert_true(isnan(e->receiver[1].jitter_ms));
-    assert_int_equal(e->receiver[1].total, -1);
-    assert_int_equal(e->n_sender, 1);
-    assert_true(e->sender[0].mbps == 100);
+    assert_int_equal(e->receiver.n, 2);
+    assert_int_equal(eb_ivs_at(&e->receiver, 0).lost, 2);
+    assert_true(isnan(eb_ivs_at(&e->receiver, 1).jitter_ms));
+    assert_int_equal(eb_ivs_at(&e->receiver, 1).total, -1);
+    assert_int_equal(e->sender.n, 1);
+    assert_true(eb_ivs_at(&e->sender, 0).mbps == 100);
     assert_true(isnan(e->tx_stats.mean));
     e = &back.entries[1];
     assert_string_equal(e->status, "failed");

@@ -146,15 +146,15 @@ static void test_success_path_tx_rx_latency(void **state)
      * each (the summary row 0.0-2.0 is not an interval). */
     const eb_entry *tx = entry_of(&res, EB_TEST_TCP_TX);
     assert_string_equal(tx->status, "ok");
-    assert_int_equal(tx->n_receiver, 4);
-    assert_int_equal(tx->n_sender, 4);
-    assert_true(fabs(tx->receiver[0].mbps - 50.332608) < 1e-6);
+    assert_int_equal(tx->receiver.n, 4);
+    assert_int_equal(tx->sender.n, 4);
+    assert_true(fabs(eb_ivs_at(&tx->receiver, 0).mbps - 50.332608) < 1e-6);
     assert_true(fabs(tx->mean_mbps - (50.332608 + 3 * 50.331648) / 4) < 1e-6);
     /* RX: the board is the receiver — its own intervals (1310780 B in 0.5 s = 20.97 Mbit/s). */
     const eb_entry *rx = entry_of(&res, EB_TEST_TCP_RX);
     assert_string_equal(rx->status, "ok");
-    assert_int_equal(rx->n_receiver, 4);
-    assert_true(fabs(rx->receiver[0].mbps - 1310780 * 8 / 0.5 / 1e6) < 1e-6);
+    assert_int_equal(rx->receiver.n, 4);
+    assert_true(fabs(eb_ivs_at(&rx->receiver, 0).mbps - 1310780 * 8 / 0.5 / 1e6) < 1e-6);
     assert_int_equal(rx->free_heap, 147968);
     assert_int_equal(rx->min_free_heap, 143344);
     assert_int_equal(rx->largest_block, 66584);
@@ -241,7 +241,7 @@ static void test_reboot_mid_test_is_retried(void **state)
     assert_int_equal(spawns, 2); /* the PC client again for the retry */
     assert_int_equal(res.n_entries, 1);
     assert_string_equal(res.entries[0].status, "ok");
-    assert_int_equal(res.entries[0].n_receiver, 4);
+    assert_int_equal(res.entries[0].receiver.n, 4);
     cleanup(&res);
 }
 
@@ -351,7 +351,7 @@ static void test_pc_client_that_never_ends(void **state)
     assert_int_equal(rc, 0);
     assert_int_equal(s.done, 1);
     assert_string_equal(res.entries[0].status, "ok");
-    assert_int_equal(res.entries[0].n_sender, 4);
+    assert_int_equal(res.entries[0].sender.n, 4);
     cleanup(&res);
 }
 

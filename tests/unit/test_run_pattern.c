@@ -77,8 +77,8 @@ static void test_run_pattern_udp_rx(void **state)
     const eb_entry *e = &res.entries[0];
     assert_int_equal(e->test, EB_TEST_UDP_RX);
     assert_string_equal(e->status, "ok");
-    assert_int_equal(e->n_receiver, 2);
-    assert_true(e->receiver[1].start_s == 1 && e->receiver[1].mbps == 55.61);
+    assert_int_equal(e->receiver.n, 2);
+    assert_true(eb_ivs_at(&e->receiver, 1).start_s == 1 && eb_ivs_at(&e->receiver, 1).mbps == 55.61);
     assert_true(e->mean_mbps > 55.4 && e->mean_mbps < 55.5);
     assert_string_equal(res.boards[0].dialect, "udp-console");
     /* the password went to the board but not into its console log */
@@ -168,10 +168,10 @@ static void test_run_pattern_board_to_board(void **state)
     const eb_entry *e = &res.entries[0];
     assert_string_equal(e->status, "ok");
     assert_int_equal(e->test, EB_TEST_UDP_TX);
-    assert_int_equal(e->n_receiver, 2); /* the peer's server lines */
-    assert_true(e->receiver[1].mbps == 55.61);
-    assert_int_equal(e->n_sender, 2);   /* the board's client lines */
-    assert_true(e->sender[0].mbps == 56.0);
+    assert_int_equal(e->receiver.n, 2); /* the peer's server lines */
+    assert_true(eb_ivs_at(&e->receiver, 1).mbps == 55.61);
+    assert_int_equal(e->sender.n, 2);   /* the board's client lines */
+    assert_true(eb_ivs_at(&e->sender, 0).mbps == 56.0);
     assert_string_equal(eb_entry_prov(e)->peer_board, "b");
     assert_string_equal(eb_entry_prov(e)->peer_chip, "esp32c3");
     assert_string_equal(eb_entry_prov(e)->peer_tier, "iperf");

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -126,17 +127,50 @@ static void test_even_count_median(void **state)
     CLOSE(s.median, 2);
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* The median is selected in place, not sorted: over many rates with ties,
+ * odd and even counts, it is the sorted middle exactly. */
+static void test_median_of_many(void **state)
+{
+    (void)state;
+    enum { N = 4001 };
+    static eb_interval iv[N];
+    static double sorted[N];
+    for (int n = N - 1; n <= N; n++) {
+        uint32_t x = 12345;
+        for (int i = 0; i < n; i++) {
+            x = x * 1103515245u + 12345u; /* a fixed sequence: rates with many ties */
+            double mbps = (double)((x >> 16) % 500) / 10.0;
+            iv[i] = (eb_interval){i, i + 1, mbps * 125000, mbps, NAN, -1, -1};
+            sorted[i] = mbps;
+        }
+        qsort(sorted, (size_t)n, sizeof sorted[0], cmp_dbl);
+        double want = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0;
+        eb_stats s;
+        eb_stats_compute(iv, n, 1.0, 0, &s);
+        assert_int_equal(s.n, n);
+        assert_true(s.median == want);
+        assert_true(s.min == sorted[0] && s.max == sorted[n - 1]);
+    }
+}
+
 /* A partial test, the rule run and parse share: one interval's slack. */
 static void test_intervals_cover(void **state)
 {
     (void)state;
     eb_interval iv[3] = {{0, 1, 0, 0, NAN, -1, -1}, {1, 2, 0, 0, NAN, -1, -1}, {2, 3, 0, 0, NAN, -1, -1}};
     char why[160] = "";
-    assert_true(eb_intervals_cover(iv, 3, 4, 1, "receiver", EB_TEST_TCP_TX, why, sizeof why));
-    assert_true(eb_intervals_cover(iv, 3, 0, 1, "receiver", EB_TEST_TCP_TX, why, sizeof why)); /* -t unknown */
-    assert_false(eb_intervals_cover(iv, 3, 60, 1, "receiver", EB_TEST_TCP_TX, why, sizeof why));
+    eb_ivs three = eb_ivs_view(iv, 3), none = EB_IVS_EMPTY;
+    assert_true(eb_intervals_cover(&three, 4, 1, "receiver", EB_TEST_TCP_TX, why, sizeof why));
+    assert_true(eb_intervals_cover(&three, 0, 1, "receiver", EB_TEST_TCP_TX, why, sizeof why)); /* -t unknown */
+    assert_false(eb_intervals_cover(&three, 60, 1, "receiver", EB_TEST_TCP_TX, why, sizeof why));
     assert_string_equal(why, "the receiver reported only 3.0 s of the 60 s of tcp_tx");
-    assert_false(eb_intervals_cover(iv, 0, 10, 1, "sender", EB_TEST_UDP_TX, why, sizeof why));
+    assert_false(eb_intervals_cover(&none, 10, 1, "sender", EB_TEST_UDP_TX, why, sizeof why));
     assert_string_equal(why, "the sender reported only 0.0 s of the 10 s of udp_tx");
 }
 
@@ -150,6 +184,7 @@ int main(void)
         cmocka_unit_test(test_peak_over_whole_seconds),
         cmocka_unit_test(test_even_count_median),
         cmocka_unit_test(test_intervals_cover),
+        cmocka_unit_test(test_median_of_many),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

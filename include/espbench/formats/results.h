@@ -9,20 +9,12 @@
 
 #include "espbench/base/buf.h"
 #include "espbench/base/error.h"
+#include "espbench/formats/intervals.h"
 #include "espbench/formats/profile.h"
 #include "espbench/formats/provenance.h"
 
 #define EB_RESULTS_SCHEMA_VERSION 1
 
-/* One report interval from either side. Rates are decimal Mbit/s (1e6 bit/s),
- * whatever unit the source printed. */
-typedef struct eb_interval {
-    double start_s, end_s;
-    double bytes;        /* may be derived from the rate when the source gives no byte count */
-    double mbps;
-    double jitter_ms;    /* UDP receiver; NAN when absent */
-    long lost, total;    /* UDP receiver datagrams; -1 when absent */
-} eb_interval;
 
 typedef struct eb_stats {
     int n;               /* steady intervals used */
@@ -34,6 +26,8 @@ typedef struct eb_stats {
  * equal to the nominal interval within 10 %, summary lines excluded), after
  * dropping the first warmup_s seconds. */
 void eb_stats_compute(const eb_interval *iv, int n, double interval_s, double warmup_s, eb_stats *out);
+/* The same over a side's series. */
+void eb_stats_compute_ivs(const eb_ivs *iv, double interval_s, double warmup_s, eb_stats *out);
 
 typedef struct eb_entry {
     char board[48];      /* lab board name, "sim" for --sim, "" for a lone board */
@@ -43,8 +37,9 @@ typedef struct eb_entry {
     int repeat;          /* 0-based */
     char status[16];     /* "ok", "failed" */
     char *error_text;    /* why it failed, NULL if ok: eb_entry_error / eb_entry_set_error */
-    eb_interval *receiver; int n_receiver; /* the headline side */
-    eb_interval *sender;   int n_sender;
+    /* Each side's intervals (intervals.h: compact, exact): the receiver's
+     * are the headline side. n of each is the count. */
+    eb_ivs receiver, sender;
     eb_stats rx_stats, tx_stats;
     double mean_mbps;    /* = rx_stats.mean */
     double peak_mbps;    /* = rx_stats.peak_1s */
@@ -242,8 +237,8 @@ void eb_entry_figures(eb_entry *e, const eb_interval *udp_final);
  * they do not, why gets one phrase naming the side ("receiver", "sender")
  * and the seconds covered: "the receiver reported only 30.0 s of the 60 s of
  * tcp_tx". */
-bool eb_intervals_cover(const eb_interval *iv, int n, double requested_s, double interval_s, const char *side,
-                        int test, char *why, size_t why_cap);
+bool eb_intervals_cover(const eb_ivs *iv, double requested_s, double interval_s, const char *side, int test,
+                        char *why, size_t why_cap);
 /* A failed test gives no figure: mean, peak, loss and jitter become NAN
  * (the intervals and per-side statistics stay: nothing measured is lost). */
 void eb_entry_drop_headline(eb_entry *e);

@@ -203,7 +203,7 @@ static int cell_sample(const eb_results *r, const eb_compare_row *row, int stat,
         const eb_entry *e = &r->entries[i];
         if (!in_cell(e, row) || strcmp(e->status, "ok"))
             continue;
-        int need = by_interval ? e->n_receiver : 1;
+        int need = by_interval ? e->receiver.n : 1;
         while (n + need > cap) {
             cap *= 2;
             v = realloc(v, sizeof *v * (size_t)cap);

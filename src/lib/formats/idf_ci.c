@@ -127,8 +127,8 @@ bool eb_idf_fall_to_0(const eb_entry *e, double *at)
     double rssi = isfinite(p->rssi_before) ? p->rssi_before : p->rssi_after;
     if (!(rssi > EB_IDF_ZERO_POINT_RSSI))
         return false;
-    for (int i = 0; i < e->n_receiver; i++) {
-        const eb_interval *iv = &e->receiver[i];
+    for (int i = 0; i < e->receiver.n; i++) {
+        const eb_interval iv_at = eb_ivs_at(&e->receiver, i), *iv = &iv_at;
         if ((int)(iv->end_s - iv->start_s) == 1 && iv->mbps == 0) { /* IperfUtility: int(t_end - t_start) == 1 */
             if (at)
                 *at = iv->start_s;

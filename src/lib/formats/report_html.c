@@ -234,7 +234,7 @@ static const eb_entry *first_entry(const chip_view *v, const char *tier, int tes
     const eb_entry *best = NULL;
     for (int i = 0; i < v->r->n_entries; i++) {
         const eb_entry *e = &v->r->entries[i];
-        if (e->test == test && !strcmp(e->chip, v->chip) && !strcmp(e->tier, tier) && e->n_receiver > 0 &&
+        if (e->test == test && !strcmp(e->chip, v->chip) && !strcmp(e->tier, tier) && e->receiver.n > 0 &&
             (!best || e->repeat < best->repeat))
             best = e;
     }
@@ -247,9 +247,10 @@ static void chart_time(eb_buf *out, const chip_view *v, int test)
     double xmax = 0, ymax = 0;
     for (int t = 0; t < v->n_tiers; t++) {
         const eb_entry *e = first_entry(v, v->tiers[t], test);
-        for (int i = 0; e && i < e->n_receiver; i++) {
-            if (isfinite(e->receiver[i].end_s) && e->receiver[i].end_s > xmax) xmax = e->receiver[i].end_s;
-            if (isfinite(e->receiver[i].mbps) && e->receiver[i].mbps > ymax) ymax = e->receiver[i].mbps;
+        for (int i = 0; e && i < e->receiver.n; i++) {
+            eb_interval iv = eb_ivs_at(&e->receiver, i);
+            if (isfinite(iv.end_s) && iv.end_s > xmax) xmax = iv.end_s;
+            if (isfinite(iv.mbps) && iv.mbps > ymax) ymax = iv.mbps;
         }
     }
     if (xmax <= 0)
@@ -268,8 +269,8 @@ static void chart_time(eb_buf *out, const chip_view *v, int test)
             continue;
         const char *colour = tier_colour[t % N_TIER_COLOURS];
         eb_buf_printf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", colour);
-        for (int i = 0; i < e->n_receiver; i++) {
-            const eb_interval *iv = &e->receiver[i];
+        for (int i = 0; i < e->receiver.n; i++) {
+            const eb_interval iv_at = eb_ivs_at(&e->receiver, i), *iv = &iv_at;
             if (isfinite(iv->end_s) && isfinite(iv->mbps))
                 eb_buf_printf(out, "%.1f,%.1f ", px(&a, iv->end_s), py(&a, iv->mbps));
         }

@@ -38,8 +38,8 @@ void eb_entry_free(eb_entry *e)
 {
     if (!e)
         return;
-    free(e->receiver);
-    free(e->sender);
+    eb_ivs_free(&e->receiver);
+    eb_ivs_free(&e->sender);
     free(e->provenance);
     free(e->tier_note);
     free(e->error_text);
@@ -47,8 +47,6 @@ void eb_entry_free(eb_entry *e)
     free(e->unit_note);
     e->summary_printed = e->unit_note = NULL;
     e->error_text = NULL;
-    e->receiver = e->sender = NULL;
-    e->n_receiver = e->n_sender = 0;
     e->provenance = NULL;
     e->tier_note = NULL;
 }
@@ -137,17 +135,6 @@ void eb_entry_set_tier_params(eb_entry *e, const eb_tier *t)
     }
 }
 
-static eb_interval *dup_intervals(const eb_interval *iv, int n)
-{
-    if (!iv || n <= 0)
-        return NULL;
-    eb_interval *p = malloc(sizeof *p * (size_t)n);
-    if (!p)
-        abort();
-    memcpy(p, iv, sizeof *p * (size_t)n);
-    return p;
-}
-
 void eb_entry_copy(eb_entry *dst, const eb_entry *src)
 {
     *dst = *src;
@@ -162,18 +149,14 @@ void eb_entry_copy(eb_entry *dst, const eb_entry *src)
     dst->error_text = src->error_text ? strdup(src->error_text) : NULL;
     if (src->error_text && !dst->error_text)
         abort();
-    dst->receiver = dup_intervals(src->receiver, src->n_receiver);
-    dst->n_receiver = dst->receiver ? src->n_receiver : 0;
-    dst->sender = dup_intervals(src->sender, src->n_sender);
-    dst->n_sender = dst->sender ? src->n_sender : 0;
+    dst->receiver = eb_ivs_dup(&src->receiver);
+    dst->sender = eb_ivs_dup(&src->sender);
 }
 
 void eb_entry_own_intervals(eb_entry *e)
 {
-    e->receiver = dup_intervals(e->receiver, e->n_receiver);
-    e->n_receiver = e->receiver ? e->n_receiver : 0;
-    e->sender = dup_intervals(e->sender, e->n_sender);
-    e->n_sender = e->sender ? e->n_sender : 0;
+    e->receiver = eb_ivs_dup(&e->receiver);
+    e->sender = eb_ivs_dup(&e->sender);
 }
 
 /* Room for one more entry; capacity doubles so a large log adds in amortised O(1). */

@@ -156,7 +156,7 @@ static int parse_stats(jctx *c, const cJSON *o, const char *key, eb_stats *s)
     return rc;
 }
 
-static int parse_intervals(jctx *c, const cJSON *o, const char *key, eb_interval **out, int *n_out)
+static int parse_intervals(jctx *c, const cJSON *o, const char *key, eb_ivs *out)
 {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!a)
@@ -166,14 +166,12 @@ static int parse_intervals(jctx *c, const cJSON *o, const char *key, eb_interval
     int n = cJSON_GetArraySize(a);
     if (n == 0)
         return 0;
-    eb_interval *iv = calloc((size_t)n, sizeof *iv);
-    if (!iv)
-        abort();
+    eb_ivs iv = EB_IVS_EMPTY;
     int i = 0, rc = 0;
     const cJSON *it;
     cJSON_ArrayForEach(it, a) {
         size_t old = path_push(c, ".%s[%d]", key, i);
-        eb_interval *v = &iv[i];
+        eb_interval one, *v = &one;
         v->start_s = v->end_s = v->bytes = v->mbps = v->jitter_ms = NAN;
         v->lost = v->total = -1;
         if (!cJSON_IsObject(it)) {
@@ -190,14 +188,15 @@ static int parse_intervals(jctx *c, const cJSON *o, const char *key, eb_interval
         c->path[old] = '\0';
         if (rc)
             break;
+        eb_ivs_push(&iv, v);
         i++;
     }
     if (rc) {
-        free(iv);
+        eb_ivs_free(&iv);
         return rc;
     }
+    eb_ivs_trim(&iv);
     *out = iv;
-    *n_out = n;
     return 0;
 }
 
@@ -302,9 +301,9 @@ static int parse_entry(jctx *c, const cJSON *o, eb_entry *e)
         return rc;
     if (io) {
         size_t old = path_push(c, ".intervals");
-        rc = parse_intervals(c, io, "receiver", &e->receiver, &e->n_receiver);
+        rc = parse_intervals(c, io, "receiver", &e->receiver);
         if (!rc)
-            rc = parse_intervals(c, io, "sender", &e->sender, &e->n_sender);
+            rc = parse_intervals(c, io, "sender", &e->sender);
         c->path[old] = '\0';
     }
     return rc;

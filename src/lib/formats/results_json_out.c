@@ -78,15 +78,41 @@ static void interval_text(eb_buf *b, const eb_interval *iv)
     eb_buf_append_byte(b, '}');
 }
 
+/* Where the writer's text goes while an entry is written: a sink takes it
+ * piece by piece (eb_results_write_json), so one test of millions of
+ * intervals is never held as text whole; NULL: all of it stays in the
+ * buffer (eb_results_to_json, eb_entry_equal). */
+typedef struct jw_sink {
+    const eb_results_sink *sink;
+    eb_error *err;
+    int rc;              /* the sink's first error; nothing more is written after it */
+} jw_sink;
+
+/* The writer's buffer goes to the sink every FLUSH_BYTES, so writing a file
+ * needs no more memory than that, whatever the number of entries or of
+ * intervals in one. */
+#define FLUSH_BYTES (256u << 10)
+
+static void jw_flush(jw_sink *s, eb_buf *out)
+{
+    if (!s || !s->sink || s->rc || out->len < FLUSH_BYTES)
+        return;
+    s->rc = s->sink->write(s->sink->ctx, out->data, out->len, s->err);
+    eb_buf_reset(out);
+}
+
 /* Intervals are most of a results file (one per report line of a log): one
  * compact object per line keeps the file short and a diff readable. */
-static void intervals_json(eb_jw *w, const char *key, const eb_interval *iv, int n)
+static void intervals_json(eb_jw *w, const char *key, const eb_ivs *iv, jw_sink *sink)
 {
     eb_buf *b = eb_jw_raw(w, key);
     eb_buf_append_byte(b, '[');
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < iv->n; i++) {
         eb_buf_append(b, i ? ",\n" : "\n", i ? 2 : 1);
-        interval_text(b, &iv[i]);
+        eb_interval one = eb_ivs_at(iv, i);
+        interval_text(b, &one);
+        if ((i & 1023) == 1023)
+            jw_flush(sink, b);
     }
     eb_buf_append_byte(b, ']');
 }
@@ -98,16 +124,16 @@ static void noise_json(eb_jw *w, const eb_entry *e)
 {
     eb_jw_object(w, "noise");
     eb_jw_num(w, "cv_pct", e->rx_stats.mean > 0 && e->rx_stats.n > 1 ? e->rx_stats.stddev / e->rx_stats.mean * 100 : NAN);
-    unsigned char *flags = e->n_receiver > 0 ? malloc((size_t)e->n_receiver) : NULL;
+    unsigned char *flags = e->receiver.n > 0 ? malloc((size_t)e->receiver.n) : NULL;
     int stalls = 0, drops = 0;
     eb_interval_flags(e, flags, &stalls, &drops);
     eb_jw_int(w, "stalls", stalls);
     eb_jw_int(w, "drops", drops);
     for (int kind = 0; kind < 2; kind++) {
         eb_jw_array(w, kind == 0 ? "stall_at_s" : "drop_at_s");
-        for (int i = 0; flags && i < e->n_receiver; i++)
+        for (int i = 0; flags && i < e->receiver.n; i++)
             if (flags[i] && (flags[i] == EB_IV_STALL) == (kind == 0))
-                eb_jw_num(w, NULL, e->receiver[i].start_s);
+                eb_jw_num(w, NULL, eb_ivs_at(&e->receiver, i).start_s);
         eb_jw_end(w);
     }
     free(flags);
@@ -123,7 +149,7 @@ static void prov_json(eb_jw *w, const eb_provenance *p)
     eb_utf8_fix_from(b, at);
 }
 
-static void entry_json(eb_jw *w, const eb_entry *e)
+static void entry_json(eb_jw *w, const eb_entry *e, jw_sink *sink)
 {
     eb_jw_object(w, NULL);
     eb_jw_str(w, "board", e->board);
@@ -171,8 +197,8 @@ static void entry_json(eb_jw *w, const eb_entry *e)
     stats_json(w, "tx_stats", &e->tx_stats);
     noise_json(w, e);
     eb_jw_object(w, "intervals");
-    intervals_json(w, "receiver", e->receiver, e->n_receiver);
-    intervals_json(w, "sender", e->sender, e->n_sender);
+    intervals_json(w, "receiver", &e->receiver, sink);
+    intervals_json(w, "sender", &e->sender, sink);
     eb_jw_end(w);
     eb_jw_str(w, "started", e->started);
     eb_jw_str(w, "finished", e->finished);
@@ -188,9 +214,9 @@ bool eb_entry_equal(const eb_entry *a, const eb_entry *b)
     eb_buf_init(&tb);
     eb_jw w;
     eb_jw_init(&w, &ta);
-    entry_json(&w, a);
+    entry_json(&w, a, NULL);
     eb_jw_init(&w, &tb);
-    entry_json(&w, b);
+    entry_json(&w, b, NULL);
     bool eq = ta.len == tb.len && memcmp(ta.data, tb.data, ta.len) == 0;
     eb_buf_free(&ta);
     eb_buf_free(&tb);
@@ -223,10 +249,6 @@ static void board_json(eb_jw *w, const eb_board_meta *b)
     eb_jw_end(w);
 }
 
-/* The writer's buffer goes to the sink every FLUSH_BYTES, so writing a file
- * needs no more memory than that, whatever the number of entries. */
-#define FLUSH_BYTES (256u << 10)
-
 static void latency_json(eb_jw *w, const eb_latency *l)
 {
     eb_jw_object(w, NULL);
@@ -258,6 +280,7 @@ static void latency_json(eb_jw *w, const eb_latency *l)
 static int results_json(const eb_results *r, eb_buf *out, const eb_results_sink *sink, eb_error *err)
 {
     eb_jw w;
+    jw_sink js = {sink, err, 0};
     eb_jw_init(&w, out);
     eb_jw_object(&w, NULL);
     eb_jw_str(&w, "schema", RESULTS_SCHEMA_NAME);
@@ -273,13 +296,10 @@ static int results_json(const eb_results *r, eb_buf *out, const eb_results_sink 
     eb_jw_end(&w);
     eb_jw_array(&w, "entries");
     for (int i = 0; i < r->n_entries; i++) {
-        entry_json(&w, &r->entries[i]);
-        if (sink && out->len >= FLUSH_BYTES) {
-            int rc = sink->write(sink->ctx, out->data, out->len, err);
-            if (rc)
-                return rc;
-            eb_buf_reset(out);
-        }
+        entry_json(&w, &r->entries[i], &js);
+        jw_flush(&js, out);
+        if (js.rc)
+            return js.rc;
     }
     eb_jw_end(&w);
     if (r->n_lat > 0) {

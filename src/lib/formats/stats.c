@@ -33,29 +33,78 @@ static double median_of(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
-static double nominal_interval(const eb_interval *iv, int n)
+/* The k-th smallest of v[0..n) (finite values), moved to v[k], the smaller
+ * ones before it: Hoare's selection in place, a median-of-three pivot.
+ * glibc's qsort sorts a copy (merge sort), as large again as a long test's
+ * rates. */
+static double select_kth(double *v, int n, int k)
 {
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        double a = v[lo], b = v[mid], c = v[hi];
+        double pivot = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+        int i = lo, j = hi;
+        while (i <= j) {
+            while (v[i] < pivot)
+                i++;
+            while (v[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            break; /* j < k < i: v[k] equals the pivot */
+    }
+    return v[k];
+}
+
+/* The median of finite values, as median_of gives it, in place. */
+static double median_select(double *v, int n)
+{
+    double upper = select_kth(v, n, n / 2);
+    if (n % 2)
+        return upper;
+    double lower = v[0]; /* the largest of the n/2 values now before v[n/2] */
+    for (int i = 1; i < n / 2; i++)
+        if (v[i] > lower)
+            lower = v[i];
+    return (lower + upper) / 2.0;
+}
+
+static double nominal_interval(const eb_ivs *s)
+{
+    int n = s->n;
     if (n <= 0)
         return 0;
     double *spans = malloc((size_t)n * sizeof *spans);
     if (!spans)
         abort();
-    for (int i = 0; i < n; i++)
-        spans[i] = iv[i].end_s - iv[i].start_s;
+    for (int i = 0; i < n; i++) {
+        eb_interval iv = eb_ivs_at(s, i);
+        spans[i] = iv.end_s - iv.start_s;
+    }
     double m = median_of(spans, n);
     free(spans);
     return m;
 }
 
 /* Largest mean over whole seconds fully covered by k steady intervals. */
-static double peak_whole_seconds(const eb_interval *iv, const int *idx, int n, double interval_s, int k,
+static double peak_whole_seconds(const eb_ivs *iv, const int *idx, int n, double interval_s, int k,
                                  bool *found)
 {
     double best = -INFINITY;
     *found = false;
     int i = 0;
     while (i < n) {
-        const eb_interval *first = &iv[idx[i]];
+        const eb_interval first_at = eb_ivs_at(iv, idx[i]), *first = &first_at;
         double sec = floor(first->start_s + 1e-6);
         if (fabs(first->start_s - sec) > interval_s * 0.1) {
             i++;
@@ -65,7 +114,7 @@ static double peak_whole_seconds(const eb_interval *iv, const int *idx, int n, d
         double sum = 0, at = sec;
         int j = 0;
         for (; j < k && i + j < n; j++) {
-            const eb_interval *x = &iv[idx[i + j]];
+            const eb_interval x_at = eb_ivs_at(iv, idx[i + j]), *x = &x_at;
             if (fabs(x->start_s - at) > interval_s * 0.1)
                 break;
             sum += x->mbps;
@@ -90,11 +139,21 @@ static double peak_whole_seconds(const eb_interval *iv, const int *idx, int n, d
 
 /* The nominal interval of one side: the entry's when its lines have that
  * length, else their median length (0 when there are none). */
-static double side_interval(const eb_entry *e, const eb_interval *iv, int n)
+static double side_interval(const eb_entry *e, const eb_ivs *iv)
 {
-    if (n <= 0)
+    if (iv->n <= 0)
         return 0;
-    double m = nominal_interval(iv, n);
+    /* When more than half the lines are within 10 % of the entry's interval
+     * their median is too: no sorted copy of a long test's spans is needed
+     * to say so. */
+    int near = 0;
+    for (int i = 0; isfinite(e->interval_s) && e->interval_s > 0 && i < iv->n; i++) {
+        eb_interval x = eb_ivs_at(iv, i);
+        near += fabs(x.end_s - x.start_s - e->interval_s) <= 0.1 * e->interval_s;
+    }
+    if (near * 2 > iv->n)
+        return e->interval_s;
+    double m = nominal_interval(iv);
     if (isfinite(e->interval_s) && e->interval_s > 0 && fabs(m - e->interval_s) <= 0.1 * e->interval_s)
         return e->interval_s;
     return m;
@@ -105,8 +164,8 @@ static void udp_figures(eb_entry *e, const eb_interval *final)
     long lost = 0, total = 0;
     double jsum = 0;
     int jn = 0;
-    for (int i = 0; i < e->n_receiver; i++) {
-        const eb_interval *iv = &e->receiver[i];
+    for (int i = 0; i < e->receiver.n; i++) {
+        const eb_interval iv_at = eb_ivs_at(&e->receiver, i), *iv = &iv_at;
         if (iv->lost >= 0 && iv->total > 0) {
             lost += iv->lost;
             total += iv->total;
@@ -137,8 +196,8 @@ static void udp_figures(eb_entry *e, const eb_interval *final)
 void eb_entry_figures(eb_entry *e, const eb_interval *udp_final)
 {
     double wu = isfinite(e->warmup_s) ? e->warmup_s : 0;
-    eb_stats_compute(e->receiver, e->n_receiver, side_interval(e, e->receiver, e->n_receiver), wu, &e->rx_stats);
-    eb_stats_compute(e->sender, e->n_sender, side_interval(e, e->sender, e->n_sender), wu, &e->tx_stats);
+    eb_stats_compute_ivs(&e->receiver, side_interval(e, &e->receiver), wu, &e->rx_stats);
+    eb_stats_compute_ivs(&e->sender, side_interval(e, &e->sender), wu, &e->tx_stats);
     const eb_stats *h = e->rx_stats.n > 0 ? &e->rx_stats : &e->tx_stats;
     e->mean_mbps = h->mean;
     e->peak_mbps = h->peak_1s;
@@ -146,12 +205,12 @@ void eb_entry_figures(eb_entry *e, const eb_interval *udp_final)
         udp_figures(e, udp_final);
 }
 
-bool eb_intervals_cover(const eb_interval *iv, int n, double requested_s, double interval_s, const char *side,
-                        int test, char *why, size_t why_cap)
+bool eb_intervals_cover(const eb_ivs *iv, double requested_s, double interval_s, const char *side, int test,
+                        char *why, size_t why_cap)
 {
     if (!(requested_s > 0))
         return true;
-    double covered = n > 0 ? iv[n - 1].end_s : 0;
+    double covered = iv->n > 0 ? eb_ivs_at(iv, iv->n - 1).end_s : 0;
     double step = interval_s > 0 ? interval_s : 0;
     if (covered >= requested_s - step * 1.01)
         return true;
@@ -168,28 +227,42 @@ void eb_entry_drop_headline(eb_entry *e)
 
 void eb_stats_compute(const eb_interval *iv, int n, double interval_s, double warmup_s, eb_stats *out)
 {
+    eb_ivs view = eb_ivs_view(iv, n);
+    eb_stats_compute_ivs(&view, interval_s, warmup_s, out);
+}
+
+void eb_stats_compute_ivs(const eb_ivs *iv, double interval_s, double warmup_s, eb_stats *out)
+{
     out->n = 0;
     out->mean = out->median = out->min = out->max = out->stddev = out->peak_1s = NAN;
-    if (!iv || n <= 0)
+    int n = iv->n;
+    if (!iv->rows || n <= 0)
         return;
     if (!(interval_s > 0))
-        interval_s = nominal_interval(iv, n);
+        interval_s = nominal_interval(iv);
     if (!(interval_s > 0))
         return;
 
-    int *idx = malloc((size_t)n * sizeof *idx);
+    /* Whole seconds of sub-second intervals (see the top): the steady
+     * intervals' places are needed only then. */
+    double per_second = 1.0 / interval_s;
+    double k = round(per_second);
+    bool whole_seconds = interval_s < 0.95 && k >= 2 && k <= 1000 && fabs(per_second - k) < 1e-6 * k;
+    int *idx = whole_seconds ? malloc((size_t)n * sizeof *idx) : NULL;
     double *rates = malloc((size_t)n * sizeof *rates);
-    if (!idx || !rates)
+    if ((whole_seconds && !idx) || !rates)
         abort();
     int m = 0;
     for (int i = 0; i < n; i++) {
-        double span = iv[i].end_s - iv[i].start_s;
-        if (fabs(span - interval_s) > interval_s * 0.1 || !isfinite(iv[i].mbps))
+        eb_interval x = eb_ivs_at(iv, i);
+        double span = x.end_s - x.start_s;
+        if (fabs(span - interval_s) > interval_s * 0.1 || !isfinite(x.mbps))
             continue;
-        if (iv[i].start_s < warmup_s - 1e-6)
+        if (x.start_s < warmup_s - 1e-6)
             continue;
-        idx[m] = i;
-        rates[m] = iv[i].mbps;
+        if (idx)
+            idx[m] = i;
+        rates[m] = x.mbps;
         m++;
     }
     if (m == 0) {
@@ -214,15 +287,13 @@ void eb_stats_compute(const eb_interval *iv, int n, double interval_s, double wa
     out->max = mx;
     out->stddev = m > 1 ? sqrt(ss / (m - 1)) : 0.0;
     out->peak_1s = mx;
-    double per_second = 1.0 / interval_s;
-    double k = round(per_second);
-    if (interval_s < 0.95 && k >= 2 && k <= 1000 && fabs(per_second - k) < 1e-6 * k) {
+    if (whole_seconds) {
         bool found;
         double peak = peak_whole_seconds(iv, idx, m, interval_s, (int)k, &found);
         if (found)
             out->peak_1s = peak;
     }
-    out->median = median_of(rates, m);
+    out->median = median_select(rates, m);
     free(idx);
     free(rates);
 }
@@ -267,35 +338,37 @@ static bool steady(const eb_interval *iv, double interval_s, double warmup_s)
 
 static double entry_interval(const eb_entry *e)
 {
-    return e->interval_s > 0 ? e->interval_s : nominal_interval(e->receiver, e->n_receiver);
+    return e->interval_s > 0 ? e->interval_s : nominal_interval(&e->receiver);
 }
 
 int eb_entry_steady_rates(const eb_entry *e, double *out, int max)
 {
     double is = entry_interval(e), wu = isfinite(e->warmup_s) ? e->warmup_s : 0;
     int m = 0;
-    for (int i = 0; is > 0 && i < e->n_receiver && m < max; i++)
-        if (steady(&e->receiver[i], is, wu))
-            out[m++] = e->receiver[i].mbps;
+    for (int i = 0; is > 0 && i < e->receiver.n && m < max; i++) {
+        eb_interval iv = eb_ivs_at(&e->receiver, i);
+        if (steady(&iv, is, wu))
+            out[m++] = iv.mbps;
+    }
     return m;
 }
 
 int eb_interval_flags(const eb_entry *e, unsigned char *flags, int *n_stalls, int *n_drops)
 {
     *n_stalls = *n_drops = 0;
-    if (flags && e->n_receiver > 0)
-        memset(flags, 0, (size_t)e->n_receiver);
-    if (e->n_receiver <= 0)
+    if (flags && e->receiver.n > 0)
+        memset(flags, 0, (size_t)e->receiver.n);
+    if (e->receiver.n <= 0)
         return 0;
-    double *r = malloc((size_t)e->n_receiver * sizeof *r);
+    double *r = malloc((size_t)e->receiver.n * sizeof *r);
     if (!r)
         abort();
-    int m = eb_entry_steady_rates(e, r, e->n_receiver);
-    double med = m > 0 ? median_of(r, m) : NAN;
+    int m = eb_entry_steady_rates(e, r, e->receiver.n);
+    double med = m > 0 ? median_select(r, m) : NAN;
     free(r);
     double is = entry_interval(e), wu = isfinite(e->warmup_s) ? e->warmup_s : 0;
-    for (int i = 0; m > 0 && i < e->n_receiver; i++) {
-        const eb_interval *iv = &e->receiver[i];
+    for (int i = 0; m > 0 && i < e->receiver.n; i++) {
+        const eb_interval iv_at = eb_ivs_at(&e->receiver, i), *iv = &iv_at;
         if (!steady(iv, is, wu))
             continue;
         unsigned char f = 0;

@@ -18,15 +18,18 @@
 #include "parse_internal.h"
 #include "espbench/formats/hosted.h"
 
-static double median_span(const eb_interval *iv, int n)
+static double median_span(const eb_ivs *iv)
 {
+    int n = iv->n;
     if (n <= 0)
         return NAN;
     double *s = malloc((size_t)n * sizeof *s);
     if (!s)
         abort();
-    for (int i = 0; i < n; i++)
-        s[i] = iv[i].end_s - iv[i].start_s;
+    for (int i = 0; i < n; i++) {
+        eb_interval x = eb_ivs_at(iv, i);
+        s[i] = x.end_s - x.start_s;
+    }
     for (int i = 1; i < n; i++) /* insertion sort: n is small */
         for (int j = i; j > 0 && s[j] < s[j - 1]; j--) {
             double t = s[j];
@@ -49,7 +52,7 @@ static eb_entry *find_slot(eb_parse_out *out, int test, int occurrence, bool rec
         if (e->test != test)
             continue;
         if (seen++ == occurrence) {
-            bool free_slot = receiver ? e->n_receiver == 0 : e->n_sender == 0;
+            bool free_slot = receiver ? e->receiver.n == 0 : e->sender.n == 0;
             return free_slot ? e : NULL;
         }
     }
@@ -97,11 +100,11 @@ static void judge_partial(eb_parse_out *out, int idx, const seg *s, const char *
     double req = board_side && s->time_s > 0 ? s->time_s : NAN;
     const char *side = s->receiver ? "receiver" : "sender";
     char why[160];
-    bool covers = eb_intervals_cover(s->iv.v, s->iv.n, req, e->interval_s, side, e->test, why, sizeof why);
+    bool covers = eb_intervals_cover(&s->iv, req, e->interval_s, side, e->test, why, sizeof why);
     if (strcmp(e->status, "ok") == 0 && board_side && (!covers || (s->cut && s->cut_ends && !(req > 0)))) {
         if (covers) /* no -t to measure against: the seconds the test ran */
             snprintf(why, sizeof why, "the %s reported %.1f s of %s", side,
-                     s->iv.n > 0 ? s->iv.v[s->iv.n - 1].end_s : 0.0, eb_test_name(e->test));
+                     s->iv.n > 0 ? eb_ivs_at(&s->iv, s->iv.n - 1).end_s : 0.0, eb_test_name(e->test));
         if (s->cut)
             eb_entry_set_error(e, "%s; %s", s->cut, why);
         else
@@ -143,23 +146,23 @@ int pj_add_segments(eb_parse_out *out, const char *name, seg_list *segs, const e
         if (!e)
             e = new_entry(out, s->test, o);
         occurrences[s->test]++;
-        /* The entry takes the segment's intervals: a long log's are not copied. */
-        eb_interval *copy = s->iv.n > 0 ? s->iv.v : NULL;
-        if (s->receiver) {
-            e->receiver = copy;
-            e->n_receiver = s->iv.n;
-        } else {
-            e->sender = copy;
-            e->n_sender = s->iv.n;
+        /* The entry takes the segment's intervals: a long log's are not
+         * copied, and the room beyond them goes back. */
+        eb_ivs_trim(&s->iv);
+        bool take = s->iv.n > 0;
+        if (take) {
+            eb_ivs *side = s->receiver ? &e->receiver : &e->sender;
+            eb_ivs_free(side); /* empty: find_slot gives a free side only */
+            *side = s->iv;
         }
         double interval = o->interval_s > 0 ? o->interval_s : s->interval_s > 0 ? s->interval_s : NAN;
         if (isnan(interval) && isnan(e->interval_s))
-            interval = median_span(s->iv.v, s->iv.n);
+            interval = median_span(&s->iv);
         if (!isnan(interval))
             e->interval_s = interval;
         double dur = s->time_s > 0 ? s->time_s
                      : s->has_summary ? s->summary.end_s - s->summary.start_s
-                     : s->iv.n > 0 ? s->iv.v[s->iv.n - 1].end_s : NAN;
+                     : s->iv.n > 0 ? eb_ivs_at(&s->iv, s->iv.n - 1).end_s : NAN;
         if (isnan(e->duration_s) || (board_side && s->time_s > 0))
             e->duration_s = dur;
         if (board_side && s->has_summary && s->summary.mbps > 0) {
@@ -188,8 +191,8 @@ int pj_add_segments(eb_parse_out *out, const char *name, seg_list *segs, const e
             out->udp_reports[idx] = s->summary; /* the PC server's whole-test line (docs/results.md) */
         eb_entry_figures(e, &out->udp_reports[idx]);
         judge_partial(out, idx, s, name, board_side);
-        if (copy)
-            s->iv.v = NULL; /* the entry owns it now */
+        if (take)
+            s->iv = EB_IVS_EMPTY; /* the entry owns it now */
     }
     return 0;
 }
@@ -213,16 +216,13 @@ int pj_raw_tp_entries(eb_parse_out *out, const char *data, size_t len, const eb_
         if (first < 0)
             continue;
         eb_entry *e = new_entry(out, d ? EB_TEST_RAW_RX : EB_TEST_RAW_TX, o);
-        e->n_receiver = last - first + 1;
-        e->receiver = calloc((size_t)e->n_receiver, sizeof *e->receiver);
-        if (!e->receiver)
-            abort();
         for (int i = first; i <= last; i++) {
             const eb_raw_tp_interval *r = &res->iv[i];
             double mbps = d ? r->rx_mbps : r->tx_mbps;
-            e->receiver[i - first] = (eb_interval){r->start_s, r->end_s, mbps * 1e6 / 8 * (r->end_s - r->start_s),
-                                                   mbps, NAN, -1, -1};
+            eb_ivs_push(&e->receiver, &(eb_interval){r->start_s, r->end_s, mbps * 1e6 / 8 * (r->end_s - r->start_s),
+                                                     mbps, NAN, -1, -1});
         }
+        eb_ivs_trim(&e->receiver);
         e->interval_s = o->interval_s > 0 ? o->interval_s : res->iv[first].end_s - res->iv[first].start_s;
         e->duration_s = res->iv[last].end_s - res->iv[first].start_s;
         eb_entry_figures(e, NULL);

@@ -41,24 +41,18 @@ int pj_src_whole(pj_src *src, eb_error *err);
  * low (an interval's JSON is at least PJ_JSON_INTERVAL_MIN bytes, a test's at
  * least PJ_JSON_ENTRY_MIN). Past EB_RESULTS_MAX_BYTES, the most espbench
  * reads back, parse stops: memory stays below that many bytes' worth of
- * intervals (56 bytes held per 80 written). */
+ * intervals (32 bytes held per 80 written; a UDP test's 56). */
 #define PJ_JSON_INTERVAL_MIN 80
 #define PJ_JSON_ENTRY_MIN 1000
 bool pj_over_budget(eb_parse_out *out, long long add);
 int pj_budget_error(const char *name, long lineno, eb_error *err);
-
-/* A growable interval list. */
-typedef struct iv_list {
-    eb_interval *v;
-    int n, cap;
-} iv_list;
 
 /* One test found in one log. */
 typedef struct seg {
     int test;            /* -1 unknown */
     long line;           /* where it starts */
     bool receiver;       /* the intervals are the receiving side's */
-    iv_list iv;
+    eb_ivs iv;           /* compact (intervals.h): the entry takes it over */
     bool has_summary;
     eb_interval summary;
     char summary_printed[32]; /* the board's summary as printed ("37.93 Mbits/sec") */

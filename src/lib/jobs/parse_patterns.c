@@ -89,8 +89,7 @@ int pj_parse_pattern(eb_parse_out *out, const char *name, pj_src *src, const eb_
         seg *s = pj_seg_new(segs, t->line);
         s->test = t->test;
         s->receiver = t->receiver;
-        s->iv.v = t->iv; /* the segment takes the intervals */
-        s->iv.n = s->iv.cap = t->n;
+        s->iv = eb_ivs_adopt(t->iv, t->n); /* the segment takes the intervals */
         t->iv = NULL;
         s->has_summary = t->has_summary;
         s->summary = t->summary;

@@ -18,22 +18,13 @@
 #include "parse_internal.h"
 #include "espbench_core.h"
 
-static void iv_push(iv_list *l, const eb_interval *iv)
-{
-    if (l->n == l->cap) {
-        int cap = l->cap ? l->cap * 2 : 4;
-        eb_interval *p = realloc(l->v, (size_t)cap * sizeof *p);
-        if (!p)
-            abort();
-        l->v = p;
-        l->cap = cap;
-    }
-    l->v[l->n++] = *iv;
-}
-
 
 seg *pj_seg_new(seg_list *l, long line)
 {
+    /* The test before this one is over: its series gives back the room
+     * it grew beyond its rows (a log of many tests holds only rows). */
+    if (l->n > 0)
+        eb_ivs_trim(&l->v[l->n - 1].iv);
     if (l->n == l->cap) {
         int cap = l->cap ? l->cap * 2 : 8;
         seg *p = realloc(l->v, (size_t)cap * sizeof *p);
@@ -88,7 +79,7 @@ static void seg_told_late(seg *s, const eb_board_line *bl)
 void pj_seg_list_free(seg_list *l)
 {
     for (int i = 0; i < l->n; i++) {
-        free(l->v[i].iv.v);
+        eb_ivs_free(&l->v[i].iv);
         free(l->v[i].error);
         free(l->v[i].cut);
     }
@@ -149,11 +140,13 @@ static bool test_error(const eb_board_line *bl)
  * created"). A test that has not printed anything yet takes the evidence
  * (the mode line wins over a command echo, both over a socket line);
  * otherwise a new test begins. */
-static bool all_zero(const iv_list *l)
+static bool all_zero(const eb_ivs *l)
 {
-    for (int i = 0; i < l->n; i++)
-        if (l->v[i].mbps != 0 || l->v[i].bytes != 0)
+    for (int i = 0; i < l->n; i++) {
+        eb_interval iv = eb_ivs_at(l, i);
+        if (iv.mbps != 0 || iv.bytes != 0)
             return false;
+    }
     return true;
 }
 
@@ -274,7 +267,7 @@ static bool on_data(board_walk *w, const eb_board_line *bl)
             w->r->over_budget = w->lineno;
             return false;
         }
-        iv_push(&cur->iv, &bl->iv);
+        eb_ivs_push(&cur->iv, &bl->iv);
         cur->running = true;
         break;
     case EB_BEV_SUMMARY:
@@ -500,7 +493,7 @@ static void close_pc_seg(eb_iperf_run *run, seg *s, bool csv_client_final, const
     s->test = test_of(udp, role == EB_IPERF_ROLE_CLIENT);
     s->receiver = role == EB_IPERF_ROLE_SERVER;
     for (int i = 0; i < run->n_intervals; i++)
-        iv_push(&s->iv, &run->intervals[i]);
+        eb_ivs_push(&s->iv, &run->intervals[i]);
     if (run->has_final) {
         s->has_summary = true;
         s->summary = run->final;

@@ -389,8 +389,7 @@ int run_hosted_raw(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *
     }
     e->interval_s = n ? iv[0].end_s - iv[0].start_s : o->interval_s; /* a build setting of the image */
     e->warmup_s = e->warmup_s > 0 ? e->interval_s : 0;
-    e->receiver = iv;
-    e->n_receiver = n;
+    e->receiver = eb_ivs_adopt(iv, n);
     free(res);
     eb_entry_figures(e, NULL);
     if (e->rx_stats.n == 0)

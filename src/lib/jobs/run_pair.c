@@ -302,10 +302,8 @@ int run_pair_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *e
         rc = eb_fail(err, EB_EIO, "%s: the receiving board reported no intervals%s%s", receiver->label,
                      io.recv.run.msg[0] ? ": " : "", io.recv.run.msg);
     if (!rc) {
-        e->receiver = io.recv.run.iv;
-        e->n_receiver = io.recv.run.n;
-        e->sender = io.send.run.iv;
-        e->n_sender = io.send.run.n;
+        e->receiver = eb_ivs_view(io.recv.run.iv, io.recv.run.n);
+        e->sender = eb_ivs_view(io.send.run.iv, io.send.run.n);
         rc = run_read_memory(bc, it, tx ? io.send.boots : io.recv.boots, e, err);
     }
     if (!rc) {
@@ -313,8 +311,7 @@ int run_pair_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *e
         rc = run_test_figures(bc, it, e, NULL, err); /* no relayed final: both ends are boards */
     }
     if (rc) {
-        e->receiver = e->sender = NULL;
-        e->n_receiver = e->n_sender = 0;
+        e->receiver = e->sender = EB_IVS_EMPTY; /* the views' arrays are their owners' */
     }
     eb_board_run_free(&io.send.run);
     eb_board_run_free(&io.recv.run);

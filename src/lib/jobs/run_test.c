@@ -222,10 +222,8 @@ static int board_sends(test_io *io, eb_entry *e, const eb_interval **udp_final, 
     if ((rc = run_pc_iperf_final(io->bc, io->pc, io->cfg.port, eb_pc_iperf_check(io->pc, err), err)) != 0)
         return rc;
     eb_iperf_run *r = eb_pc_iperf_run(io->pc);
-    e->receiver = r->intervals;
-    e->n_receiver = r->n_intervals;
-    e->sender = io->run.iv;
-    e->n_sender = io->run.n;
+    e->receiver = eb_ivs_view(r->intervals, r->n_intervals);
+    e->sender = eb_ivs_view(io->run.iv, io->run.n);
     /* the PC server's whole-test line, as parse reads it from the PC log */
     *udp_final = r->has_final && r->final.total > 0 ? &r->final : NULL;
     run_step_done(bc, EB_STEP_TEARDOWN, t_down);
@@ -297,10 +295,8 @@ static int board_receives(test_io *io, eb_entry *e, const eb_interval **udp_fina
         return eb_fail(err, EB_EIO, "%s: the board reported no intervals%s%s", bc->label, io->run.msg[0] ? ": " : "",
                        io->run.msg);
     eb_iperf_run *r = eb_pc_iperf_run(io->pc);
-    e->receiver = io->run.iv;
-    e->n_receiver = io->run.n;
-    e->sender = r->intervals;
-    e->n_sender = r->n_intervals;
+    e->receiver = eb_ivs_view(io->run.iv, io->run.n);
+    e->sender = eb_ivs_view(r->intervals, r->n_intervals);
     /* The board's final relayed to the PC client, as parse reads it from the PC log. */
     *udp_final = r->has_server_report ? &r->server_report : NULL;
     run_step_done(bc, EB_STEP_TEARDOWN, t_down);
@@ -339,13 +335,13 @@ int run_test_figures(board_ctx *bc, const eb_run_item *it, eb_entry *e, const eb
     /* A receiver that went quiet before the end (a stalled board, a dropped
      * link) measured part of the test only: that is a failure, not a figure. */
     char why[160];
-    if (!eb_intervals_cover(e->receiver, e->n_receiver, o->duration_s, o->interval_s, "receiver", e->test, why,
+    if (!eb_intervals_cover(&e->receiver, o->duration_s, o->interval_s, "receiver", e->test, why,
                             sizeof why))
         return eb_fail(err, EB_EIO, "%s: %s", bc->label, why);
     eb_entry_figures(e, udp_final);
     if (e->rx_stats.n == 0)
         return eb_fail(err, EB_EIO, "%s: no steady receiver interval in %s (%d intervals, warm-up %g s): "
-                       "lengthen --duration", bc->label, eb_test_name(it->test), e->n_receiver, o->warmup_s);
+                       "lengthen --duration", bc->label, eb_test_name(it->test), e->receiver.n, o->warmup_s);
     eb_iso8601_utc(e->finished);
     eb_entry_own_intervals(e); /* the sources die with io */
     return 0;
@@ -369,8 +365,7 @@ int run_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err)
         bc->drv->iperf_abort(bc->drv, bc->con, eb_deadline_in(200), &ignored);
     }
     if (rc) {
-        e->receiver = e->sender = NULL;
-        e->n_receiver = e->n_sender = 0;
+        e->receiver = e->sender = EB_IVS_EMPTY; /* the views' arrays are their owners' */
     }
     eb_pc_iperf_free(io.pc);
     eb_board_run_free(&io.run);
