@@ -43,6 +43,7 @@ typedef struct eb_qemu_opts {
     eb_qemu_fwd fwd[EB_QEMU_MAX_FWD];
     int n_fwd;
     const char *log;       /* QEMU's stdout and stderr (appended); NULL = /dev/null */
+    const char *icount;    /* QEMU's -icount; NULL = shift=auto (download), shift=3 (app) */
     int start_ms;          /* how long the UART's socket may take to listen; 0 = 30 s (a busy host) */
 } eb_qemu_opts;
 

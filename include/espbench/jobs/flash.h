@@ -43,9 +43,8 @@ typedef struct eb_flash_opts {
     bool port_lent;              /* eb_flash_open_port: the caller keeps the port (the
                                   * session never closes it; the run job lends a board's) */
     bool no_compress;            /* plain FLASH_DATA blocks (esptool --no-compress) */
-    bool emulated;               /* an emulated chip behind a raw TCP port (qemu_board.h): its UART
-                                  * takes any rate, so --baud is switched there too, and its
-                                  * replies wait on a busy host (5x the command deadlines) */
+    bool emulated;               /* an emulated chip (qemu_board.h): its replies wait on a busy
+                                  * host (5x the command deadlines) */
     bool stay_without_lines;     /* detect: with no --after, a port that cannot set DTR/RTS
                                     leaves the board in the loader (nothing could bring it
                                     back for the next command) instead of running the app */

@@ -160,12 +160,15 @@ static void build_args(qemu_args *a, const eb_qemu_opts *o, const char *program,
     if (o->download) {
         a->v[n++] = "-global";
         a->v[n++] = "driver=esp32c3.gpio,property=strap_mode,value=0x02";
-        /* The guest's clock from the instructions it runs: on a busy host the
-         * emulated UART then never outruns the ROM loader, whose FIFO would
-         * drop bytes of a long write (docs/flashing.md, "Flasher stubs in QEMU"). */
-        a->v[n++] = "-icount";
-        a->v[n++] = "shift=auto";
     }
+    /* The guest's clock from the instructions it runs: on a busy host the
+     * emulated UART then never outruns the ROM loader, whose FIFO would drop
+     * bytes of a long write (auto: kept near the host's clock), and the app's
+     * timers keep firing (a fixed 8 ns an instruction: without it, or with
+     * auto, the app was seen to stop for good after its first lines on a
+     * host at load 10-60). docs/emulator.md. */
+    a->v[n++] = "-icount";
+    a->v[n++] = o->icount && *o->icount ? o->icount : o->download ? "shift=auto" : "shift=3";
     int k = snprintf(a->nic, sizeof a->nic, "user,model=open_eth");
     for (int i = 0; i < o->n_fwd && i < EB_QEMU_MAX_FWD; i++)
         k += snprintf(a->nic + k, sizeof a->nic - (size_t)k, ",hostfwd=%s:%s:%u-:%u", o->fwd[i].udp ? "udp" : "tcp",

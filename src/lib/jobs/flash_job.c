@@ -176,7 +176,7 @@ static int switch_baud(eb_flash_session *s, eb_error *err)
     const char *url = s->port->url;
     if (baud == s->baud)
         return EB_OK;
-    if (!strcmp(s->port->ops->name, "socket") && !s->opts.emulated) {
+    if (!strcmp(s->port->ops->name, "socket")) {
         eb_log_once("socket-no-baud", EB_LOG_INFO, "%s: raw TCP port: staying at %u baud", url, EB_ROM_BAUD);
         return EB_OK;
     }

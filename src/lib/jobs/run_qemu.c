@@ -109,6 +109,10 @@ int run_qemu_start(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
              w, u, eb_qemu_board_port(st->qemu));
     announce(o, msg);
     b->qemu = true;
+    /* The guest's seconds are longer than the host's on a busy host (QEMU's
+     * -icount): the board's iperf ends later than --duration says. */
+    if (o->grace_s <= 0)
+        o->grace_s = 10 * o->duration_s + 5 + 2 * o->interval_s;
     snprintf(b->port, sizeof b->port, "%s", eb_qemu_board_port(st->qemu));
     snprintf(b->fw_sha256, sizeof b->fw_sha256, "%s", eb_qemu_board_app_sha256(st->qemu));
     snprintf(b->pc_ip, sizeof b->pc_ip, "127.0.0.1");

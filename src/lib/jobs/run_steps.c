@@ -19,7 +19,7 @@
 
 /* An emulated chip boots at the pace its host gives it (run --qemu): a busy
  * host takes QEMU several times a chip's boot time to the first prompt. */
-static uint64_t ready_ms(const board_ctx *bc) { return bc->b->qemu ? 4 * EB_RUN_READY_MS : EB_RUN_READY_MS; }
+static uint64_t ready_ms(const board_ctx *bc) { return bc->b->qemu ? 12 * EB_RUN_READY_MS : EB_RUN_READY_MS; }
 
 #define SCAN_TRIES 3
 #define CONNECT_TRIES 2
