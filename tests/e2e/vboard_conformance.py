@@ -331,8 +331,9 @@ def replay(name, header, board, segments, fails):
             # What the real board had printed from its other tasks before this command (a run's
             # intervals, its end), the vboard prints first too.
             if len(got_async) < len(want_async):
-                extra = take(board.read(lambda t: len(got_async) + len(split_async(
-                    [x for _, x in reply_lines(lines_of(t), None)])[1]) >= len(want_async), 30), None)
+                extra = take(board.read(lambda t: len(got_async) + len(split_async(  # whole lines only
+                    [x for _, x in reply_lines(lines_of(t[:t.rfind("\n") + 1]), None)])[1]) >= len(want_async),
+                    30), None)
                 for x in extra:
                     fails.append(f"{name}:{where}: before {command}: the vboard sends {x!r}")
             n_status = sum(1 for _, t in sync_want if t.startswith(("#EB:OK", "#EB:ERR")))

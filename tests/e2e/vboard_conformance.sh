@@ -5,6 +5,10 @@
 # and what only by shape: docs/vboard.md, "Conformance").
 set -euo pipefail
 : "${VBOARD:?}" "${BUILD_DIR:?}" "${FIXTURES_DIR:?}"
+source "$(dirname "$0")/lib/skip.sh"
+for tool in python3 iperf; do
+    command -v "$tool" >/dev/null || skip_test "$tool is not installed (the replay and the host's side of the iperf tests)"
+done
 work=$(mktemp -d "${BUILD_DIR}/vboard_conformance.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 shopt -s nullglob
