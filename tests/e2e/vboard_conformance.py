@@ -133,7 +133,10 @@ class Board:
             r, _, _ = select.select([self.fd], [], [], 0.05)
             if r:
                 self.buf += os.read(self.fd, 65536).decode("utf-8", "replace")
-        text, self.buf = self.buf, ""
+        # Whole lines only: a line still arriving stays for the next read (a prompt too, which
+        # precedes what follows it on its line).
+        cut = self.buf.rfind("\n") + 1
+        text, self.buf = self.buf[:cut], self.buf[cut:]
         if os.environ.get("CONFORMANCE_TRACE"):
             print(f"{time.monotonic():.2f} got {text!r}", file=sys.stderr)
         return text
