@@ -180,6 +180,7 @@ typedef struct eb_run_item {
     int test, repeat;
     int point;              /* index into o->sweep.values; -1 = no sweep */
     int radio;              /* the radio point (dims.h eb_radio_value of o->radio); 0 when none is asked */
+    double udp_rate_mbps;   /* a UDP test's offered rate (eb_run_item_udp_rate, set by eb_run_plan); 0 = not UDP */
 } eb_run_item;
 /* The offered rate of an item: the sweep point's for a udp-rate sweep,
  * else eb_run_udp_rate. */

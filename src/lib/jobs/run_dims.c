@@ -1,6 +1,7 @@
 /* The dimensions of a run (run_internal.h run_dim): one row each, in the
- * order their values are applied to an end — the UDP offered rate (a
- * setting of the test's sender), the TX power (the espbench firmware's
+ * order their values are applied to an end — the UDP offered rate (checked
+ * and named here; the plan's item carries it to the test's sender:
+ * eb_run_plan), the TX power (the espbench firmware's
  * radio_set: run_radio.c), the link (the virtual
  * board's RSSI, loss and round trip; a lab attenuator; the lab AP's channel
  * and bandwidth: before the tier, as a real link is there before the board
@@ -53,14 +54,6 @@ static bool udp_rate_check(const eb_run_opts *o, const eb_run_board *b, char *wh
     else
         return true;
     return false;
-}
-
-/* The offered rate the sender of the end's tests uses (eb_run_item_udp_rate). */
-static int udp_rate_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
-{
-    (void)err;
-    end->udp_rate_mbps = eb_run_item_udp_rate(end->sh->o, end->chip, it);
-    return 0;
 }
 
 /* Whether a lab attenuator serves the board (the lab file's serves:). */
@@ -161,7 +154,7 @@ static void repeat_tag(const eb_run_opts *o, const eb_run_item *it, char *out, s
  * ESP-IDF version is a run of its own per version (run --idf: its image and
  * folder), recorded from what the board reports (provenance idf_version). */
 static const run_dim dims[] = {
-    {EB_DIM_UDP_RATE, udp_rate_check, udp_rate_apply, NULL, sweep_key, sweep_tag},
+    {EB_DIM_UDP_RATE, udp_rate_check, NULL, NULL, sweep_key, sweep_tag}, /* the plan's item carries it */
     {EB_DIM_TX_POWER, run_radio_tx_power_check, run_radio_tx_power_apply, NULL, sweep_key, sweep_tag},
     {EB_DIM_RSSI, link_check, rssi_apply, run_instr_rssi_connected, sweep_key, sweep_tag},
     {EB_DIM_LOSS, link_check, run_apply_link_point, NULL, sweep_key, sweep_tag},
@@ -184,11 +177,10 @@ static bool sweeps(const run_dim *d)
     return (eb_dim(d->dim)->flags & EB_DIM_SWEEPS) != 0;
 }
 
-/* Applied: a sweep row for the swept variable (the offered rate always: it
- * has a default), the others always. */
+/* Applied: a sweep row for the swept variable, the others always. */
 static bool row_on(const run_dim *d, const eb_run_opts *o)
 {
-    return !sweeps(d) || d->dim == o->sweep.var || d->dim == EB_DIM_UDP_RATE;
+    return !sweeps(d) || d->dim == o->sweep.var;
 }
 
 /* In the key and file names: a sweep row at a point of its variable (a

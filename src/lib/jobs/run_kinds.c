@@ -38,7 +38,7 @@ static void entry_start(board_ctx *bc, const eb_run_item *it, run_result *r)
     e->duration_s = o->duration_s;
     e->interval_s = o->interval_s;
     e->warmup_s = o->warmup_s;
-    e->udp_rate_mbps = eb_run_test_is_udp(it->test) ? bc->udp_rate_mbps : NAN;
+    e->udp_rate_mbps = eb_run_test_is_udp(it->test) ? it->udp_rate_mbps : NAN;
     eb_model_link link;
     eb_sweep_link_at(&o->sweep, it->point, &bc->b->sim_link, &link);
     eb_entry_set_tier_params(e, it->tier);

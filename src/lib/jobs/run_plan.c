@@ -171,7 +171,7 @@ static void plan_add(eb_run_item *out, int cap, int *n, const eb_tier *t, int te
 {
     for (int r = 0; r < repeats; r++) {
         if (*n < cap)
-            out[*n] = (eb_run_item){t, test, r, point, 0};
+            out[*n] = (eb_run_item){.tier = t, .test = test, .repeat = r, .point = point};
         (*n)++;
     }
 }
@@ -214,6 +214,9 @@ int eb_run_plan(const eb_run_opts *o, const eb_chip *chip, eb_run_item *out, int
             out[k].radio = rp;
         first = n;
     }
+    for (int k = 0; k < n && k < cap; k++) /* each UDP test carries its offered rate to its ends */
+        if (eb_run_test_is_udp(out[k].test))
+            out[k].udp_rate_mbps = eb_run_item_udp_rate(o, chip, &out[k]);
     return n;
 }
 
