@@ -319,33 +319,27 @@ void run_dims_tag(const eb_run_opts *o, const eb_run_item *it, const char *test,
     }
 }
 
+/* Whether the item has a result that succeeded, looked up by the item's key
+ * (its dimensions', and a pair test's peer). */
 bool run_item_done(run_shared *sh, const eb_run_board *b, const char *chip, const eb_run_item *it)
 {
+    char tier[32] = "";
+    eb_provenance prov;
+    eb_prov_init(&prov);
+    eb_result_key k = {b->name, chip, tier, it->test, 0, &prov};
+    run_dims_key(sh->o, it, &(run_key){tier, sizeof tier, &k.repeat, &prov});
+    if (it->test != EB_RUN_LATENCY && (b->peer.port[0] || b->peer.chip[0])) {
+        snprintf(prov.peer_chip, sizeof prov.peer_chip, "%s", b->peer.chip);
+        snprintf(prov.peer_tier, sizeof prov.peer_tier, "%s", eb_run_peer_tier(b, it->tier->name));
+    }
     pthread_mutex_lock(&sh->lock);
     bool done;
     if (it->test == EB_RUN_LATENCY) {
-        eb_latency k = {.repeat = 0};
-        eb_prov_init(&k.prov);
-        snprintf(k.board, sizeof k.board, "%s", b->name);
-        snprintf(k.chip, sizeof k.chip, "%s", chip);
-        run_dims_key(sh->o, it, &(run_key){k.tier, sizeof k.tier, &k.repeat, &k.prov});
-        eb_latency *l = eb_results_find_latency_key(&sh->results, &k);
+        eb_latency *l = eb_results_find_latency_done(&sh->results, &k);
         done = l && strcmp(l->status, "ok") == 0;
     } else {
-        eb_entry k;
-        eb_entry_init(&k);
-        snprintf(k.board, sizeof k.board, "%s", b->name);
-        snprintf(k.chip, sizeof k.chip, "%s", chip);
-        k.test = it->test;
-        eb_provenance *kp = eb_entry_prov_mut(&k);
-        run_dims_key(sh->o, it, &(run_key){k.tier, sizeof k.tier, &k.repeat, kp});
-        if (b->peer.port[0] || b->peer.chip[0]) {
-            snprintf(kp->peer_chip, sizeof kp->peer_chip, "%s", b->peer.chip);
-            snprintf(kp->peer_tier, sizeof kp->peer_tier, "%s", eb_run_peer_tier(b, it->tier->name));
-        }
         eb_entry *e = eb_results_find_done(&sh->results, &k);
         done = e && strcmp(e->status, "ok") == 0;
-        eb_entry_free(&k);
     }
     pthread_mutex_unlock(&sh->lock);
     return done;
