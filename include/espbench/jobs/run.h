@@ -157,8 +157,12 @@ typedef struct eb_run_summary {
     char iperf_version[64];
 } eb_run_summary;
 
-/* Fills defaults into o (0 fields). */
+/* The four throughput tests (tcp/udp tx/rx): the tests of a run that names none. */
+#define EB_RUN_THROUGHPUT_TESTS ((1u << EB_TEST_COUNT) - 1)
+/* Fills defaults into o (0 fields): the one place a run's defaults are set. */
 void eb_run_opts_defaults(eb_run_opts *o);
+/* The tests o asks for, its default when it names none (as eb_run_opts_defaults). */
+unsigned eb_run_tests(const eb_run_opts *o);
 /* Duration, interval and warm-up leave at least one full steady interval
  * (defaults applied as eb_run_opts_defaults would); EB_ECONFIG otherwise. */
 int eb_run_check_timing(const eb_run_opts *o, eb_error *err);

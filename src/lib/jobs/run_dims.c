@@ -44,7 +44,7 @@ static void sweep_tag(const eb_run_opts *o, const eb_run_item *it, char *out, si
 static bool udp_rate_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap)
 {
     (void)b;
-    unsigned tests = o->tests ? o->tests : (1u << EB_TEST_COUNT) - 1;
+    unsigned tests = eb_run_tests(o);
     if (o->sweep.var != EB_DIM_UDP_RATE || o->sweep.n <= 0)
         return true;
     if (!(tests & ((1u << EB_TEST_UDP_TX) | (1u << EB_TEST_UDP_RX))))
