@@ -405,46 +405,50 @@ static const eb_results *without_ignored(const eb_results *in, uint32_t ignore, 
     return out;
 }
 
-/* The distinct values of dimension dim among r's entries, as labels
- * ("band=5", "band default"): how many, the first few in out. */
-static int dim_values(int dim, const eb_results *r, char *out, size_t cap)
+/* The distinct values of one dimension among a results' entries, as
+ * labels ("band=5", "band=2.4 (default)"): one pass, each entry against
+ * the few values seen so far. */
+typedef struct dim_set {
+    char (*v)[96];
+    int n, cap;
+} dim_set;
+
+static void dim_set_of(int dim, const eb_results *r, dim_set *set)
 {
-    int n = 0;
-    out[0] = 0;
+    *set = (dim_set){0};
     for (int i = 0; i < r->n_entries; i++) {
         char v[96];
         eb_dim_value_label(dim, eb_entry_prov(&r->entries[i]), v, sizeof v);
-        bool seen = false;
-        for (int j = 0; j < i && !seen; j++) {
-            char w[96];
-            eb_dim_value_label(dim, eb_entry_prov(&r->entries[j]), w, sizeof w);
-            seen = !strcmp(v, w);
-        }
-        if (seen)
+        int j = 0;
+        while (j < set->n && strcmp(set->v[j], v))
+            j++;
+        if (j < set->n)
             continue;
-        if (n < 3)
-            snprintf(out + strlen(out), cap - strlen(out), "%s%s", n ? ", " : "", v);
-        else if (n == 3)
-            snprintf(out + strlen(out), cap - strlen(out), ", ...");
-        n++;
+        if (set->n == set->cap) {
+            set->cap = set->cap ? set->cap * 2 : 8;
+            set->v = realloc(set->v, sizeof *set->v * (size_t)set->cap);
+            if (!set->v)
+                abort();
+        }
+        memcpy(set->v[set->n++], v, sizeof v);
     }
-    return n;
 }
 
-/* Whether some entry of a and some entry of b sit at the same value of dim. */
-static bool dim_shared(int dim, const eb_results *a, const eb_results *b)
+static bool dim_sets_meet(const dim_set *a, const dim_set *b)
 {
-    for (int i = 0; i < a->n_entries; i++) {
-        char v[96];
-        eb_dim_value_label(dim, eb_entry_prov(&a->entries[i]), v, sizeof v);
-        for (int j = 0; j < b->n_entries; j++) {
-            char w[96];
-            eb_dim_value_label(dim, eb_entry_prov(&b->entries[j]), w, sizeof w);
-            if (!strcmp(v, w))
+    for (int i = 0; i < a->n; i++)
+        for (int j = 0; j < b->n; j++)
+            if (!strcmp(a->v[i], b->v[j]))
                 return true;
-        }
-    }
     return false;
+}
+
+/* The first few values of a set, for a message: "band=5, band=2.4 (default), ...". */
+static void dim_set_text(const dim_set *set, char *out, size_t cap)
+{
+    out[0] = 0;
+    for (int i = 0; i < set->n && i < 4; i++)
+        snprintf(out + strlen(out), cap - strlen(out), "%s%s", i ? ", " : "", i < 3 ? set->v[i] : "...");
 }
 
 /* The dimensions (but the ignored ones) the two inputs share no value of: their names
@@ -455,11 +459,19 @@ static uint32_t differing_dims(const eb_results *a, const eb_results *b, uint32_
     uint32_t mask = 0;
     names[0] = why[0] = 0;
     for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++) {
-        if (!eb_dim_keys(d) || (ignored & (1u << d)) || dim_shared(d, a, b))
+        if (!eb_dim_keys(d) || (ignored & (1u << d)))
             continue;
-        char va[200], vb[200];
-        dim_values(d, a, va, sizeof va);
-        dim_values(d, b, vb, sizeof vb);
+        dim_set sa, sb;
+        dim_set_of(d, a, &sa);
+        dim_set_of(d, b, &sb);
+        bool meet = dim_sets_meet(&sa, &sb);
+        char va[400], vb[400];
+        dim_set_text(&sa, va, sizeof va);
+        dim_set_text(&sb, vb, sizeof vb);
+        free(sa.v);
+        free(sb.v);
+        if (meet)
+            continue;
         snprintf(names + strlen(names), ncap - strlen(names), "%s%s", mask ? "," : "", eb_dim(d)->name);
         snprintf(why + strlen(why), wcap - strlen(why), "%s%s (baseline: %s; current: %s)", mask ? ", " : "",
                  eb_dim(d)->name, va, vb);
