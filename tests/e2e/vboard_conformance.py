@@ -342,8 +342,9 @@ def replay(name, header, board, segments, fails):
             a = iperf_args(mapped(command))
             if a and "-s" in a and any(t.startswith("#EB:OK") for _, t in sync_want):
                 secs = float(a.get("-t", "10")) + 2
+                # the board's server may listen a moment after its #EB:OK: TCP retries its connect
                 peers.start(["iperf", "-c", board_ip, "-p", a.get("-p", "5001"), "-i", "1", "-t", str(secs)] +
-                            (["-u", "-b", "2M"] if "-u" in a else []))
+                            (["-u", "-b", "2M"] if "-u" in a else ["--connect-retries", "20"]))
             text += board.read(lambda t: False, 0.3)  # anything more it sends
             compare(name, where, command, sync_want, take(text, mapped(command)), fails)
             want_async.extend(async_want)
