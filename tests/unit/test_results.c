@@ -35,6 +35,13 @@ static void make_entry(eb_entry *e, const char *tier, int test, int repeat, doub
     snprintf(e->finished, sizeof e->finished, "2026-12-02T10:00:05Z");
 }
 
+/* The entry at e's key (eb_results_find_done), e standing for a plan item. */
+static eb_entry *find_done(eb_results *r, const eb_entry *e)
+{
+    eb_result_key k = eb_entry_key(e);
+    return eb_results_find_done(r, &k);
+}
+
 static void test_add_find_put(void **state)
 {
     (void)state;
@@ -184,14 +191,14 @@ static void test_idf_key_and_resume_lookup(void **state)
     snprintf(plan.tier, sizeof plan.tier, "iperf");
     plan.test = EB_TEST_TCP_TX;
     assert_null(eb_results_find_same(&r, &plan));
-    assert_non_null(eb_results_find_done(&r, &plan));
+    assert_non_null(find_done(&r, &plan));
     snprintf(eb_entry_prov_mut(&plan)->idf_version, 48, "v5.3");
-    assert_float_equal(eb_results_find_done(&r, &plan)->mean_mbps, 60, 1e-9);
+    assert_float_equal(find_done(&r, &plan)->mean_mbps, 60, 1e-9);
     snprintf(eb_entry_prov_mut(&plan)->idf_version, 48, "v6.0");
-    assert_null(eb_results_find_done(&r, &plan));
+    assert_null(find_done(&r, &plan));
     plan.test = EB_TEST_UDP_RX;
     eb_entry_prov_mut(&plan)->idf_version[0] = 0;
-    assert_null(eb_results_find_done(&r, &plan));
+    assert_null(find_done(&r, &plan));
     eb_entry_free(&plan);
     eb_entry_free(&b);
     eb_entry_free(&a);

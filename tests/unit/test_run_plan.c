@@ -214,6 +214,7 @@ static void test_sweep_plan(void **state)
     assert_int_equal(items[4].point, 1);
     assert_true(eb_run_item_udp_rate(&o, esp32, &items[4]) == 60);
     assert_true(eb_run_item_udp_rate(&o, esp32, &items[11]) == 80);
+    assert_true(items[4].udp_rate_mbps == 60 && items[11].udp_rate_mbps == 80); /* the item carries it */
     o.tests = 1u << EB_TEST_TCP_TX;
     assert_int_equal(eb_run_check_sweep(&o, &err), EB_ECONFIG);
     assert_string_equal(err.msg, "--sweep udp-rate needs a UDP test: add udp_tx or udp_rx to --tests");

@@ -146,6 +146,17 @@ eb_latency *eb_results_find_latency(eb_results *r, const char *board, const char
 /* The latency set of key's board, chip, tier, repeat and point of every
  * dimension (dims.h: the sweep point, the radio settings). */
 eb_latency *eb_results_find_latency_key(eb_results *r, const eb_latency *key);
+/* A result's key with no result made for it (a plan item's, for resume):
+ * board, chip, tier, test, repeat, and in prov the point of every
+ * dimension, a pair test's peer and the ESP-IDF version. */
+typedef struct eb_result_key {
+    const char *board, *chip, *tier;
+    int test, repeat;
+    const eb_provenance *prov;
+} eb_result_key;
+/* The latency set (not one under load) at key's board, chip, tier, repeat
+ * and point (as eb_results_find_latency_key). */
+eb_latency *eb_results_find_latency_done(eb_results *r, const eb_result_key *key);
 
 void eb_results_init(eb_results *r);
 void eb_results_free(eb_results *r);
@@ -168,11 +179,13 @@ void eb_entry_free(eb_entry *e);
  * matches ""), so merge and put keep the cells of two IDFs apart. */
 bool eb_entry_same_key(const eb_entry *a, const eb_entry *b);
 eb_entry *eb_results_find_same(eb_results *r, const eb_entry *key);
-/* For resume: as eb_results_find_same, but a key of no ESP-IDF version
- * (a plan item, whose firmware's version is known only once the board
- * boots) matches an entry of any version; a key with one set matches only
- * that version (run --idf). */
-eb_entry *eb_results_find_done(eb_results *r, const eb_entry *key);
+/* An entry's key (its fields; the provenance stays the entry's). */
+eb_result_key eb_entry_key(const eb_entry *e);
+/* For resume: the entry at key as eb_results_find_same, but a key of no
+ * ESP-IDF version (a plan item, whose firmware's version is known only once
+ * the board boots) matches an entry of any version; a key with one set
+ * matches only that version (run --idf). */
+eb_entry *eb_results_find_done(eb_results *r, const eb_result_key *key);
 /* "esp32c3/iperf" for a pair test's peer, "" for a test against the PC. */
 void eb_entry_pair_label(const eb_entry *e, char *out, size_t cap);
 /* Whether e is a cell of peer `pair` (that label; "" = a test against the

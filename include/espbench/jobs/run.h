@@ -157,8 +157,12 @@ typedef struct eb_run_summary {
     char iperf_version[64];
 } eb_run_summary;
 
-/* Fills defaults into o (0 fields). */
+/* The four throughput tests (tcp/udp tx/rx): the tests of a run that names none. */
+#define EB_RUN_THROUGHPUT_TESTS ((1u << EB_TEST_COUNT) - 1)
+/* Fills defaults into o (0 fields): the one place a run's defaults are set. */
 void eb_run_opts_defaults(eb_run_opts *o);
+/* The tests o asks for, its default when it names none (as eb_run_opts_defaults). */
+unsigned eb_run_tests(const eb_run_opts *o);
 /* Duration, interval and warm-up leave at least one full steady interval
  * (defaults applied as eb_run_opts_defaults would); EB_ECONFIG otherwise. */
 int eb_run_check_timing(const eb_run_opts *o, eb_error *err);
@@ -180,6 +184,7 @@ typedef struct eb_run_item {
     int test, repeat;
     int point;              /* index into o->sweep.values; -1 = no sweep */
     int radio;              /* the radio point (dims.h eb_radio_value of o->radio); 0 when none is asked */
+    double udp_rate_mbps;   /* a UDP test's offered rate (eb_run_item_udp_rate, set by eb_run_plan); 0 = not UDP */
 } eb_run_item;
 /* The offered rate of an item: the sweep point's for a udp-rate sweep,
  * else eb_run_udp_rate. */

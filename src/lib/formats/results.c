@@ -198,27 +198,34 @@ void eb_results_take(eb_results *r, eb_entry **entries, int *n, int *cap)
     *n = *cap = 0;
 }
 
-static bool same_key(const eb_entry *a, const eb_entry *b, bool any_idf)
+eb_result_key eb_entry_key(const eb_entry *e)
 {
+    return (eb_result_key){e->board, e->chip, e->tier, e->test, e->repeat, eb_entry_prov(e)};
+}
+
+static bool same_key(const eb_entry *a, const eb_result_key *b, bool any_idf)
+{
+    const eb_provenance *ap = eb_entry_prov(a), *bp = b->prov;
     return !strcmp(a->board, b->board) && !strcmp(a->chip, b->chip) && !strcmp(a->tier, b->tier) &&
-           a->test == b->test && a->repeat == b->repeat && !strcmp(eb_entry_prov(a)->sweep_var, eb_entry_prov(b)->sweep_var) &&
-           (!eb_entry_prov(a)->sweep_var[0] || eb_entry_prov(a)->sweep_value == eb_entry_prov(b)->sweep_value) &&
-           !strcmp(eb_entry_prov(a)->peer_chip, eb_entry_prov(b)->peer_chip) && !strcmp(eb_entry_prov(a)->peer_tier, eb_entry_prov(b)->peer_tier) &&
-           eb_dims_same_point(eb_entry_prov(a), eb_entry_prov(b)) && /* the radio dimensions among them */
+           a->test == b->test && a->repeat == b->repeat && !strcmp(ap->sweep_var, bp->sweep_var) &&
+           (!ap->sweep_var[0] || ap->sweep_value == bp->sweep_value) &&
+           !strcmp(ap->peer_chip, bp->peer_chip) && !strcmp(ap->peer_tier, bp->peer_tier) &&
+           eb_dims_same_point(ap, bp) && /* the radio dimensions among them */
            /* The ESP-IDF version the firmware was built with: the same cell
             * measured with two IDFs is two entries (an unset version, as in
             * every file before the IDF matrix, matches only unset). */
-           (any_idf || !strcmp(eb_entry_prov(a)->idf_version, eb_entry_prov(b)->idf_version));
+           (any_idf || !strcmp(ap->idf_version, bp->idf_version));
 }
 
 bool eb_entry_same_key(const eb_entry *a, const eb_entry *b)
 {
-    return same_key(a, b, false);
+    eb_result_key k = eb_entry_key(b);
+    return same_key(a, &k, false);
 }
 
-eb_entry *eb_results_find_done(eb_results *r, const eb_entry *key)
+eb_entry *eb_results_find_done(eb_results *r, const eb_result_key *key)
 {
-    bool any_idf = !eb_entry_prov(key)->idf_version[0];
+    bool any_idf = !key->prov->idf_version[0];
     for (int i = 0; i < r->n_entries; i++)
         if (same_key(&r->entries[i], key, any_idf))
             return &r->entries[i];
@@ -273,16 +280,27 @@ eb_latency *eb_results_find_latency(eb_results *r, const char *board, const char
     return NULL;
 }
 
-eb_latency *eb_results_find_latency_key(eb_results *r, const eb_latency *key)
+static eb_latency *latency_at(eb_results *r, const eb_result_key *key, const char *under_load)
 {
     for (int i = 0; i < r->n_lat; i++) {
         eb_latency *l = &r->lat[i];
         if (!strcmp(l->board, key->board) && !strcmp(l->chip, key->chip) && !strcmp(l->tier, key->tier) &&
-            l->repeat == key->repeat && eb_dims_same_point(&l->prov, &key->prov) &&
-            !strcmp(l->under_load, key->under_load))
+            l->repeat == key->repeat && eb_dims_same_point(&l->prov, key->prov) &&
+            !strcmp(l->under_load, under_load))
             return l;
     }
     return NULL;
+}
+
+eb_latency *eb_results_find_latency_key(eb_results *r, const eb_latency *key)
+{
+    eb_result_key k = {key->board, key->chip, key->tier, 0, key->repeat, &key->prov};
+    return latency_at(r, &k, key->under_load);
+}
+
+eb_latency *eb_results_find_latency_done(eb_results *r, const eb_result_key *key)
+{
+    return latency_at(r, key, "");
 }
 
 eb_latency *eb_results_put_latency(eb_results *r, const eb_latency *l)

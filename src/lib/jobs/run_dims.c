@@ -1,6 +1,7 @@
 /* The dimensions of a run (run_internal.h run_dim): one row each, in the
- * order their values are applied to an end — the UDP offered rate (a
- * setting of the test's sender), the TX power (the espbench firmware's
+ * order their values are applied to an end — the UDP offered rate (checked
+ * and named here; the plan's item carries it to the test's sender:
+ * eb_run_plan), the TX power (the espbench firmware's
  * radio_set: run_radio.c), the link (the virtual
  * board's RSSI, loss and round trip; a lab attenuator; the lab AP's channel
  * and bandwidth: before the tier, as a real link is there before the board
@@ -43,7 +44,7 @@ static void sweep_tag(const eb_run_opts *o, const eb_run_item *it, char *out, si
 static bool udp_rate_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap)
 {
     (void)b;
-    unsigned tests = o->tests ? o->tests : (1u << EB_TEST_COUNT) - 1;
+    unsigned tests = eb_run_tests(o);
     if (o->sweep.var != EB_DIM_UDP_RATE || o->sweep.n <= 0)
         return true;
     if (!(tests & ((1u << EB_TEST_UDP_TX) | (1u << EB_TEST_UDP_RX))))
@@ -53,14 +54,6 @@ static bool udp_rate_check(const eb_run_opts *o, const eb_run_board *b, char *wh
     else
         return true;
     return false;
-}
-
-/* The offered rate the sender of the end's tests uses (eb_run_item_udp_rate). */
-static int udp_rate_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
-{
-    (void)err;
-    end->udp_rate_mbps = eb_run_item_udp_rate(end->sh->o, end->chip, it);
-    return 0;
 }
 
 /* Whether a lab attenuator serves the board (the lab file's serves:). */
@@ -161,7 +154,7 @@ static void repeat_tag(const eb_run_opts *o, const eb_run_item *it, char *out, s
  * ESP-IDF version is a run of its own per version (run --idf: its image and
  * folder), recorded from what the board reports (provenance idf_version). */
 static const run_dim dims[] = {
-    {EB_DIM_UDP_RATE, udp_rate_check, udp_rate_apply, NULL, sweep_key, sweep_tag},
+    {EB_DIM_UDP_RATE, udp_rate_check, NULL, NULL, sweep_key, sweep_tag}, /* the plan's item carries it */
     {EB_DIM_TX_POWER, run_radio_tx_power_check, run_radio_tx_power_apply, NULL, sweep_key, sweep_tag},
     {EB_DIM_RSSI, link_check, rssi_apply, run_instr_rssi_connected, sweep_key, sweep_tag},
     {EB_DIM_LOSS, link_check, run_apply_link_point, NULL, sweep_key, sweep_tag},
@@ -184,11 +177,10 @@ static bool sweeps(const run_dim *d)
     return (eb_dim(d->dim)->flags & EB_DIM_SWEEPS) != 0;
 }
 
-/* Applied: a sweep row for the swept variable (the offered rate always: it
- * has a default), the others always. */
+/* Applied: a sweep row for the swept variable, the others always. */
 static bool row_on(const run_dim *d, const eb_run_opts *o)
 {
-    return !sweeps(d) || d->dim == o->sweep.var || d->dim == EB_DIM_UDP_RATE;
+    return !sweeps(d) || d->dim == o->sweep.var;
 }
 
 /* In the key and file names: a sweep row at a point of its variable (a
@@ -327,33 +319,27 @@ void run_dims_tag(const eb_run_opts *o, const eb_run_item *it, const char *test,
     }
 }
 
+/* Whether the item has a result that succeeded, looked up by the item's key
+ * (its dimensions', and a pair test's peer). */
 bool run_item_done(run_shared *sh, const eb_run_board *b, const char *chip, const eb_run_item *it)
 {
+    char tier[32] = "";
+    eb_provenance prov;
+    eb_prov_init(&prov);
+    eb_result_key k = {b->name, chip, tier, it->test, 0, &prov};
+    run_dims_key(sh->o, it, &(run_key){tier, sizeof tier, &k.repeat, &prov});
+    if (it->test != EB_RUN_LATENCY && (b->peer.port[0] || b->peer.chip[0])) {
+        snprintf(prov.peer_chip, sizeof prov.peer_chip, "%s", b->peer.chip);
+        snprintf(prov.peer_tier, sizeof prov.peer_tier, "%s", eb_run_peer_tier(b, it->tier->name));
+    }
     pthread_mutex_lock(&sh->lock);
     bool done;
     if (it->test == EB_RUN_LATENCY) {
-        eb_latency k = {.repeat = 0};
-        eb_prov_init(&k.prov);
-        snprintf(k.board, sizeof k.board, "%s", b->name);
-        snprintf(k.chip, sizeof k.chip, "%s", chip);
-        run_dims_key(sh->o, it, &(run_key){k.tier, sizeof k.tier, &k.repeat, &k.prov});
-        eb_latency *l = eb_results_find_latency_key(&sh->results, &k);
+        eb_latency *l = eb_results_find_latency_done(&sh->results, &k);
         done = l && strcmp(l->status, "ok") == 0;
     } else {
-        eb_entry k;
-        eb_entry_init(&k);
-        snprintf(k.board, sizeof k.board, "%s", b->name);
-        snprintf(k.chip, sizeof k.chip, "%s", chip);
-        k.test = it->test;
-        eb_provenance *kp = eb_entry_prov_mut(&k);
-        run_dims_key(sh->o, it, &(run_key){k.tier, sizeof k.tier, &k.repeat, kp});
-        if (b->peer.port[0] || b->peer.chip[0]) {
-            snprintf(kp->peer_chip, sizeof kp->peer_chip, "%s", b->peer.chip);
-            snprintf(kp->peer_tier, sizeof kp->peer_tier, "%s", eb_run_peer_tier(b, it->tier->name));
-        }
         eb_entry *e = eb_results_find_done(&sh->results, &k);
         done = e && strcmp(e->status, "ok") == 0;
-        eb_entry_free(&k);
     }
     pthread_mutex_unlock(&sh->lock);
     return done;

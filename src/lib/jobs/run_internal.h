@@ -120,7 +120,6 @@ typedef struct board_ctx {
     eb_error err;
     eb_prov_tracker prov;  /* provenance facts seen on the console */
     int link_point;        /* sweep point whose link the virtual board has; -1 = none set */
-    double udp_rate_mbps;  /* the UDP offered rate of the current item (run_dims.c) */
     int concurrent;        /* --aggregate: boards that started the current test together; 0 = no aggregate */
     eb_pattern_driver pattern_drv; /* --pattern: the board's driver (drv points here) */
     eb_run_board far_board; /* a peer end: the board it describes (made from the board's peer) */

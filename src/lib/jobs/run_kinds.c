@@ -38,7 +38,7 @@ static void entry_start(board_ctx *bc, const eb_run_item *it, run_result *r)
     e->duration_s = o->duration_s;
     e->interval_s = o->interval_s;
     e->warmup_s = o->warmup_s;
-    e->udp_rate_mbps = eb_run_test_is_udp(it->test) ? bc->udp_rate_mbps : NAN;
+    e->udp_rate_mbps = eb_run_test_is_udp(it->test) ? it->udp_rate_mbps : NAN;
     eb_model_link link;
     eb_sweep_link_at(&o->sweep, it->point, &bc->b->sim_link, &link);
     eb_entry_set_tier_params(e, it->tier);
@@ -113,11 +113,10 @@ static int transport_test(board_ctx *bc, const eb_run_item *it, run_result *r, e
     return bc->ops->tests->transport(bc, it, &r->e, err);
 }
 
-#define THROUGHPUT_TESTS ((1u << EB_TEST_COUNT) - 1)
 #define RAW_TESTS ((1u << EB_TEST_RAW_TX) | (1u << EB_TEST_RAW_RX))
 
 static const run_kind kinds[] = {
-    {"throughput", THROUGHPUT_TESTS, false, far_throughput, "the far end cannot take a throughput test",
+    {"throughput", EB_RUN_THROUGHPUT_TESTS, false, far_throughput, "the far end cannot take a throughput test",
      entry_start, throughput_test, entry_record, entry_failed},
     {"latency", 1u << EB_RUN_LATENCY, false, far_round_trips,
      "the latency test measures round trips from the PC, not between two boards: drop latency from --tests or "
@@ -141,8 +140,8 @@ int run_kinds_check(const eb_run_opts *o, eb_error *err)
     int rc = run_ends_check(o, err); /* the ends exist and take the request's values */
     if (rc)
         return rc;
-    unsigned tests = o->tests ? o->tests : THROUGHPUT_TESTS;
-    if (o->latency_under_load && !(tests & THROUGHPUT_TESTS))
+    unsigned tests = eb_run_tests(o);
+    if (o->latency_under_load && !(tests & EB_RUN_THROUGHPUT_TESTS))
         return eb_fail(err, EB_ECONFIG, "--latency-under-load probes round trips beside a throughput test, and "
                        "--tests has none (latency alone is the idle test): add tcp_tx, tcp_rx, udp_tx or udp_rx, "
                        "or drop --latency-under-load");

@@ -285,8 +285,8 @@ int run_pair_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *e
     snprintf(io.recv.cfg.peer, sizeof io.recv.cfg.peer, "%s", sender->wifi.ip);
     io.send.cfg.port = io.recv.cfg.port = bc->b->iperf_port;
     /* The offered rate follows the same rule as against the PC, from the
-     * board under test's side (eb_run_udp_rate). */
-    io.send.cfg.udp_rate_mbps = io.send.cfg.udp ? bc->udp_rate_mbps : 0;
+     * board under test's side: its plan's (eb_run_plan). */
+    io.send.cfg.udp_rate_mbps = io.send.cfg.udp ? it->udp_rate_mbps : 0;
     eb_iso8601_utc(e->started);
     int rc = receiver->wifi.ip[0] ? 0
                                   : eb_fail(err, EB_EIO, "%s: the receiving board has no address", receiver->label);

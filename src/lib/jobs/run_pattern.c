@@ -16,7 +16,7 @@ int eb_run_apply_pattern(eb_run_opts *o, const eb_pattern *p, eb_error *err)
                        p->path);
     unsigned mine = p->udp ? (1u << EB_TEST_UDP_TX | 1u << EB_TEST_UDP_RX)
                            : (1u << EB_TEST_TCP_TX | 1u << EB_TEST_TCP_RX);
-    unsigned other = ((1u << EB_TEST_COUNT) - 1) & ~mine;
+    unsigned other = EB_RUN_THROUGHPUT_TESTS & ~mine;
     if (o->tests & other)
         return eb_fail(err, EB_ECONFIG, "--pattern %s: pattern '%s' measures %s only; pass --tests %s", p->path,
                        p->name, p->udp ? "UDP" : "TCP", p->udp ? "udp_tx,udp_rx" : "tcp_tx,tcp_rx");

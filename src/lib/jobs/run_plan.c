@@ -27,8 +27,7 @@ void eb_run_opts_defaults(eb_run_opts *o)
         o->warmup_s = o->interval_s;
     if (o->repeat <= 0)
         o->repeat = 1;
-    if (!o->tests)
-        o->tests = (1u << EB_TEST_COUNT) - 1;
+    o->tests = eb_run_tests(o);
     if (o->retries < 0)
         o->retries = 2;
     if (o->latency_count <= 0)
@@ -39,10 +38,16 @@ void eb_run_opts_defaults(eb_run_opts *o)
         o->baud = 115200;
 }
 
-int eb_run_check_timing(const eb_run_opts *o, eb_error *err)
+unsigned eb_run_tests(const eb_run_opts *o)
 {
-    double d = o->duration_s > 0 ? o->duration_s : 10, i = o->interval_s > 0 ? o->interval_s : 1;
-    double w = o->warmup_s >= 0 ? o->warmup_s : i;
+    return o->tests ? o->tests : EB_RUN_THROUGHPUT_TESTS;
+}
+
+int eb_run_check_timing(const eb_run_opts *in, eb_error *err)
+{
+    eb_run_opts o = *in;
+    eb_run_opts_defaults(&o);
+    double d = o.duration_s, i = o.interval_s, w = o.warmup_s;
     if (i > d)
         return eb_fail(err, EB_ECONFIG, "--interval (%g) is longer than --duration (%g)", i, d);
     if (w + i > d + 1e-9)
@@ -171,7 +176,7 @@ static void plan_add(eb_run_item *out, int cap, int *n, const eb_tier *t, int te
 {
     for (int r = 0; r < repeats; r++) {
         if (*n < cap)
-            out[*n] = (eb_run_item){t, test, r, point, 0};
+            out[*n] = (eb_run_item){.tier = t, .test = test, .repeat = r, .point = point};
         (*n)++;
     }
 }
@@ -214,6 +219,9 @@ int eb_run_plan(const eb_run_opts *o, const eb_chip *chip, eb_run_item *out, int
             out[k].radio = rp;
         first = n;
     }
+    for (int k = 0; k < n && k < cap; k++) /* each UDP test carries its offered rate to its ends */
+        if (eb_run_test_is_udp(out[k].test))
+            out[k].udp_rate_mbps = eb_run_item_udp_rate(o, chip, &out[k]);
     return n;
 }
 

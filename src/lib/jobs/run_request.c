@@ -51,8 +51,6 @@ static void add_tests(cJSON *obj, unsigned mask)
 {
     const char *names[32];
     int n = 0;
-    if (!mask)
-        mask = (1u << EB_TEST_COUNT) - 1;
     for (int t = 0; t < 32 && n < 32; t++)
         if (mask & (1u << t) && eb_run_test_name(t))
             names[n++] = eb_run_test_name(t);

@@ -128,7 +128,7 @@ static void io_init(test_io *io, board_ctx *bc, const eb_run_item *it)
     io->cfg.port = bc->b->iperf_port;
     io->cfg.time_s = o->duration_s;
     io->cfg.interval_s = o->interval_s;
-    io->cfg.udp_rate_mbps = io->cfg.udp ? bc->udp_rate_mbps : 0; /* the dimension's value (run_dims.c) */
+    io->cfg.udp_rate_mbps = io->cfg.udp ? it->udp_rate_mbps : 0; /* the plan's (eb_run_plan) */
     run_iperf_options(bc, io->cfg.options, sizeof io->cfg.options);
     io->boots = eb_console_boot(bc->con)->boots;
     io->prog = o->iperf ? o->iperf : eb_iperf_program();
