@@ -398,6 +398,14 @@ static void test_summary_text(void **state)
     eb_run_summary_text(&f, &s, "OUT", 1, false, &b);
     eb_buf_printf(&b, "%c", 0);
     assert_non_null(strstr((const char *)b.data, "(board to board with sim-peer esp32c3/iperf: no PC in the data path"));
+    assert_null(strstr((const char *)b.data, "emulated"));
+    /* an emulated board's figures (run --qemu) say so under the table */
+    snprintf(f.entries[1].figure_source, sizeof f.entries[1].figure_source, "emulator");
+    eb_buf_reset(&b);
+    eb_run_summary_text(&f, &s, "OUT", 1, false, &b);
+    eb_buf_printf(&b, "%c", 0);
+    assert_non_null(strstr((const char *)b.data, "(emulated: QEMU's ESP32-C3 with Ethernet in place of Wi-Fi, not "
+                                                 "measured on hardware; the docs column is a chip's over Wi-Fi)\n"));
     /* items the run never reached are counted: the counts add up to the plan */
     eb_run_summary s2 = {.planned = 3, .done = 1, .failed = 1, .not_run = 1, .wall_s = 3, .test_s = 2};
     eb_buf_reset(&b);

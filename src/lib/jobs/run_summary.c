@@ -154,6 +154,17 @@ double eb_run_docs_diff_pct(const eb_entry *e)
     return isfinite(e->ref_mbps) && e->ref_mbps > 0 ? (e->mean_mbps / e->ref_mbps - 1) * 100 : NAN;
 }
 
+/* An emulated board's figures (run --qemu) are no hardware's: said under the table. */
+static void emulated_note(const eb_results *f, eb_buf *out)
+{
+    for (int i = 0; i < f->n_entries; i++)
+        if (!strcmp(f->entries[i].figure_source, "emulator")) {
+            eb_buf_printf(out, "(emulated: QEMU's ESP32-C3 with Ethernet in place of Wi-Fi, not measured on hardware; "
+                               "the docs column is a chip's over Wi-Fi)\n");
+            return;
+        }
+}
+
 /* The board-to-board footnote: docs figures are against a PC, none for a pair. */
 static void pair_note(const eb_results *f, eb_buf *out)
 {
@@ -191,6 +202,7 @@ static void throughput_table(const eb_results *f, int n_boards, eb_buf *out)
     eb_buf_printf(out, "(Mbit/s, receiver side, mean of the steady intervals; peak 1-s = the largest 1-second\n"
                   " interval, the figure Espressif's CI reports)\n");
     pair_note(f, out);
+    emulated_note(f, out);
 }
 
 void eb_run_summary_text(const eb_results *finished, const eb_run_summary *s, const char *out_dir, int n_boards,
