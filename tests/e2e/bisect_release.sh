@@ -63,7 +63,7 @@ done < <(sed -n 's/^step [0-9]*: \([0-9a-f]*\) .* \(good\|bad\)$/\1 \2/p' "$T/e"
 python3 - "$T/b.vb.err" "$n_steps" <<'PY' || fail "the board's shaping: $(grep shaped "$T/b.vb.err")"
 import re, sys
 v = [float(x) for x in re.findall(r"^vboard: iperf tcp_tx shaped to (\S+) Mbit/s$", open(sys.argv[1]).read(), re.M)]
-assert len(v) == 2 * int(sys.argv[2]), v
+assert len(v) >= 2 * int(sys.argv[2]), v  # a test retried after a stall (a busy machine) measures again
 hi, lo = max(v), min(v)
 assert set(v) == {hi, lo} and abs(lo - 0.05 * hi) <= 1e-4 * hi, v
 PY

@@ -32,7 +32,7 @@ import glob, re, sys
 v = []
 for log in glob.glob(sys.argv[1] + "/**/*-vboard.log", recursive=True):
     v += [float(x) for x in re.findall(r"^vboard: iperf tcp_rx shaped to (\S+) Mbit/s$", open(log).read(), re.M)]
-assert len(v) == 2 * int(sys.argv[2]), v
+assert len(v) >= 2 * int(sys.argv[2]), v  # a test retried after a stall (a busy machine) measures again
 hi, lo = max(v), min(v)
 assert set(v) == {hi, lo} and lo < 0.65 * hi, v
 PY
