@@ -182,7 +182,7 @@ static bool end_takes(const eb_run_opts *o, const eb_run_board *b, const run_end
             if ((end->decl->sets & EB_DIM_IPERF) &&
                 (!end->decl->takes || end->decl->takes(o, b, row, v[i], r, sizeof r)))
                 continue;
-            snprintf(why, cap, "board %s: the %s end cannot take --%s %g: %s", b->name[0] ? b->name : b->port,
+            snprintf(why, cap, "board %.200s: the %.32s end cannot take --%.32s %g: %.299s", b->name[0] ? b->name : b->port,
                      end->name, row->name, v[i], r[0] ? r : "it runs no iperf");
             return false;
         }
@@ -199,7 +199,7 @@ int run_ends_check(const eb_run_opts *o, eb_error *err)
         if (!far)
             return eb_fail(err, EB_ECONFIG, "board %s: no end takes the far end '%s' (the ends: docs/architecture.md "
                            "\"Adding an end\")", b->name[0] ? b->name : b->port, b->far_end);
-        char why[600];
+        char why[700];
         if (!end_takes(o, b, own, why, sizeof why) || !end_takes(o, b, far, why, sizeof why))
             return eb_fail(err, EB_ECONFIG, "%s", why);
     }
