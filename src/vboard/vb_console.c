@@ -492,7 +492,8 @@ static void on_report(void *user, const vb_iperf_report *r)
     switch (r->event) {
     case VB_IPERF_CONNECTED:
         c->run.connected = true;
-        c->run.t0_ms = eb_now_ms();
+        /* The engine's time 0: a UDP server's is its first datagram's arrival, earlier than now. */
+        c->run.t0_ms = r->t0_us ? r->t0_us / 1000u : eb_now_ms();
         break;
     case VB_IPERF_INTERVAL:
         if (r->end_s > r->start_s) {

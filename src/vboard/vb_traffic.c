@@ -90,14 +90,26 @@ static void emit(vb_iperf *ip, vb_iperf_report *r)
         ip->fn(ip->user, r);
 }
 
+static void emit_peer(vb_iperf *ip, vb_iperf_report *r, const struct sockaddr_in *peer)
+{
+    if (peer) {
+        inet_ntop(AF_INET, &peer->sin_addr, r->peer_ip, sizeof r->peer_ip);
+        r->peer_port = ntohs(peer->sin_port);
+    }
+    emit(ip, r);
+}
+
 static void emit_simple(vb_iperf *ip, enum vb_iperf_event ev, const struct sockaddr_in *peer)
 {
     vb_iperf_report r = {.event = ev};
-    if (peer) {
-        inet_ntop(AF_INET, &peer->sin_addr, r.peer_ip, sizeof r.peer_ip);
-        r.peer_port = ntohs(peer->sin_port);
-    }
-    emit(ip, &r);
+    emit_peer(ip, &r, peer);
+}
+/* The run is connected: its time 0 goes with it, so the console's clock for an abort's last
+ * interval is the engine's, not the moment this thread got to report (a busy machine). */
+static void emit_connected(const run *r, const struct sockaddr_in *peer)
+{
+    vb_iperf_report rep = {.event = VB_IPERF_CONNECTED, .t0_us = r->t0_us};
+    emit_peer(r->ip, &rep, peer);
 }
 
 static void emit_error(vb_iperf *ip, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -334,7 +346,7 @@ static void tcp_client(vb_iperf *ip)
         return;
     }
     r.t0_us = eb_now_us();
-    emit_simple(ip, VB_IPERF_CONNECTED, &peer);
+    emit_connected(&r, &peer);
     vb_shaper_init(&r.sh, &ip->cfg, SEND_BURST_S, r.len, quantum(&r, vb_shape_rate_bps(&ip->cfg, 0)));
     const double T = ip->cfg.time_s;
     double end = 0;
@@ -475,7 +487,7 @@ static void tcp_server(vb_iperf *ip)
         return;
     }
     r.t0_us = eb_now_us() - established_ago_us(s);
-    emit_simple(ip, VB_IPERF_CONNECTED, &peer);
+    emit_connected(&r, &peer);
     vb_shaper_init(&r.sh, &ip->cfg, TCP_RX_BURST_S, r.len, quantum(&r, vb_shape_rate_bps(&ip->cfg, 0)));
     tcp_client_hdr hdr = {.n = 0};
     const double T = ip->cfg.time_s, idle_max = timeout_s(&ip->cfg);
@@ -571,7 +583,7 @@ static void udp_client(vb_iperf *ip)
         return;
     }
     r.t0_us = eb_now_us();
-    emit_simple(ip, VB_IPERF_CONNECTED, &peer);
+    emit_connected(&r, &peer);
     vb_shaper_init(&r.sh, &ip->cfg, SEND_BURST_S, len, len);
     const double T = ip->cfg.time_s;
     /* As espressif/iperf's client (iperf.c): each datagram carries its
@@ -774,7 +786,7 @@ static void udp_server(vb_iperf *ip)
     connect(s, (struct sockaddr *)&d.from, sizeof d.from); /* this flow only; the report goes back to it */
     r.t0_us = d.arrival_us;
     u.first_arrival_us = d.arrival_us;
-    emit_simple(ip, VB_IPERF_CONNECTED, &d.from);
+    emit_connected(&r, &d.from);
     vb_shaper_init(&r.sh, &ip->cfg, UDP_RX_BURST_S, 2.0 * (double)d.n, (double)d.n);
     udp_take(&r, &u, buf, &d);
     const double T = ip->cfg.time_s, idle_max = timeout_s(&ip->cfg);

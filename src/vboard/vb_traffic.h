@@ -59,6 +59,7 @@ typedef struct vb_iperf_report {
     double mean_of_intervals_mbps; /* SUMMARY only: mean of interval rates (decimal) */
     char peer_ip[64];
     uint16_t peer_port;
+    uint64_t t0_us;          /* CONNECTED: the engine's time 0 (monotonic), which every start_s/end_s counts from */
     long udp_lost, udp_total; /* server UDP: datagrams lost/total in this interval */
     char text[160];
 } vb_iperf_report;
