@@ -75,7 +75,9 @@ void fw_restart(void *ctx)
 
 void app_main(void)
 {
-#if !FW_NET_OPENETH
+#if FW_NET_OPENETH
+    fw_emu_setup();
+#else
     esp_err_t err = nvs_flash_init(); /* the Wi-Fi driver keeps its calibration there */
     if (err == ESP_ERR_NVS_NO_FREE_PAGES || err == ESP_ERR_NVS_NEW_VERSION_FOUND) {
         ESP_ERROR_CHECK(nvs_flash_erase());
