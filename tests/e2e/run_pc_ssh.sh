@@ -3,7 +3,8 @@
 # adapters/pc_ssh.c), against a real sshd
 # this test starts on 127.0.0.1 (its own host key, authorized_keys, port and config, running as
 # the current user) and the real iperf2 on the "host" (this machine): a virtual board's tests
-# in both directions and its round trips through the host's ping; each failure one line with its exit code: a wrong key,
+# in both directions and its round trips through the host's ping; the host's iperf2 version as
+# the board's and its name in every entry; each failure one line with its exit code: a wrong key,
 # a port with nothing listening, no iperf2 at the given path, a login that never starts anything
 # (the start's deadline), the host's iperf2 killed mid-test (the points measured before it are
 # kept), and espbench killed mid-test (the host's iperf2 stops too). One sshd serves every case.
@@ -99,9 +100,13 @@ has "2 tests done, 0 skipped, 0 failed of 2"
 grep -q "^# on SSH host ssh://lab$" "$T/ok/iperf-sim-esp32-iperf-tcp_tx-r0.log" || fail "the tcp_tx log is not the host's"
 grep -q "^\$ $IPERF -s -B $PC -p 5001" "$T/ok/iperf-sim-esp32-iperf-tcp_tx-r0.log" || fail "no server command in the log"
 [ "$(grep -c "Accepted publickey" "$S/sshd.log")" -ge 3 ] || fail "sshd saw fewer than 3 logins (probe, 2 tests)"
+# The host's iperf2 is the board's (its run-level iperf_version) and every entry's; every entry
+# names the host.
 json_check "$T/ok" '(sorted(e["test"] for e in r["entries"]) == ["tcp_tx", "udp_rx"] and
                      all(e["status"] == "ok" and e["rx_stats"]["n"] > 0 for e in r["entries"]) and
-                     r["entries"][0]["provenance"]["pc_iperf_version"].startswith("iperf version 2."))'
+                     r["boards"][0]["iperf_version"].startswith("iperf version 2.") and
+                     all(e["provenance"]["pc_iperf_version"] == r["boards"][0]["iperf_version"] and
+                         e["provenance"]["far_end"] == "ssh://lab" for e in r["entries"]))'
 no_host_iperf
 # The host's log reads as a local iperf2's: parse gives the run's receiver figures.
 expect_rc 0 "$ESPBENCH" parse --chip esp32 --tier iperf --interval 1 --warmup 1 -o "$T/parsed.json" \

@@ -405,7 +405,8 @@ static int open_probed(const char *url, eb_pc **pc, eb_iperf_version *v, eb_erro
 }
 
 /* Its own PC side, and the host's iperf2 (probed) before the board's
- * first test: its version is every entry's pc_iperf_version (ssh_stamp). */
+ * first test: its version is the board's run-level iperf_version
+ * (run_ctx.c) and every entry's pc_iperf_version (ssh_stamp). */
 static int ssh_open(board_ctx *end, eb_error *err)
 {
     eb_iperf_version v;
@@ -423,12 +424,14 @@ static void ssh_close(board_ctx *end)
     end->pc = NULL;
 }
 
-/* Every result of the board names the host's iperf2. */
+/* Every result of the board names the host and its iperf2. */
 static void ssh_stamp(board_ctx *end, const eb_run_item *it, run_result *r)
 {
     (void)it;
-    if (r->prov)
-        snprintf(r->prov->pc_iperf_version, sizeof r->prov->pc_iperf_version, "%s", end->prov.seen.pc_iperf_version);
+    if (!r->prov)
+        return;
+    snprintf(r->prov->pc_iperf_version, sizeof r->prov->pc_iperf_version, "%s", end->prov.seen.pc_iperf_version);
+    snprintf(r->prov->far_end, sizeof r->prov->far_end, "%s", ((ssh_pc *)end->pc->impl)->host.dest);
 }
 
 /* iperf2 takes every iperf option a row names (iperf(1)), as the PC's. */
