@@ -264,10 +264,11 @@ static void keep(void *ctx, const char *buf, size_t n)
     k->n += m;
 }
 
-/* Runs s to its end (up to d) and keeps its output in k (k->raw freed by
- * the caller); a connection that failed before the program ended is ssh's
- * one line. */
-static int run_kept(ssh_pc *h, eb_ssh_spec *s, eb_deadline d, kept *k, eb_error *err)
+/* Runs s to its end — up to d, or with d 0 up to after_ms past its start
+ * (a login can take long on a busy host) — and keeps its output in k (k->raw
+ * freed by the caller); a connection that failed before the program ended
+ * is ssh's one line. */
+static int run_kept(ssh_pc *h, eb_ssh_spec *s, eb_deadline d, int after_ms, kept *k, eb_error *err)
 {
     k->raw = malloc(SSH_RAW_MAX + 1);
     k->n = 0;
@@ -278,7 +279,7 @@ static int run_kept(ssh_pc *h, eb_ssh_spec *s, eb_deadline d, kept *k, eb_error 
     int rc = eb_ssh_start(&h->host, s, &p, err);
     if (rc)
         return rc;
-    eb_ssh_pump(p, d);
+    eb_ssh_pump(p, d ? d : eb_deadline_in((uint64_t)after_ms));
     eb_ssh_stop(p);
     eb_ssh_state st;
     eb_ssh_state_of(p, &st);
@@ -297,7 +298,7 @@ static int ssh_probe(eb_pc *pc, const char *program, eb_iperf_version *v, eb_err
     const char *args[] = {program, "-v", NULL};
     eb_ssh_spec s = {.argv = args, .what = "iperf2", .missing_fix = IPERF_FIX};
     kept k;
-    int rc = run_kept(h, &s, eb_deadline_in(5000), &k, err);
+    int rc = run_kept(h, &s, 0, 5000, &k, err);
     if (!rc && (rc = eb_iperf_version_parse(k.raw, k.n, v, err)) != 0)
         eb_error_prefix(err, "SSH host %s: iperf '%s': ", h->host.dest, program);
     free(k.raw);
@@ -337,7 +338,7 @@ static int ssh_ping(eb_pc *pc, const char *host, int count, double interval_s, e
     eb_ssh_spec s = {.argv = args, .what = "ping", .missing_fix = "install it there (Debian/Ubuntu: apt install "
                      "iputils-ping)", .log_path = log_path, .log_head = head};
     kept k;
-    int rc = run_kept(h, &s, d, &k, err);
+    int rc = run_kept(h, &s, d, 0, &k, err);
     if (!rc && (rc = eb_ping_parse(k.raw, k.n, out, err)) != 0)
         eb_error_prefix(err, "SSH host %s: ping: ", h->host.dest);
     free(k.raw);
