@@ -29,7 +29,8 @@ int run_missing_options(const eb_run_request *rq, eb_run_setup *st, eb_error *er
     static const struct {
         unsigned opt;
         const char *text;
-    } needs[] = {{RUN_OPT(CHIP), "--chip CHIP"}, {RUN_OPT(SSID), "--ssid SSID"}, {RUN_OPT(PC_ADDRESS), "--pc-address IP"}};
+    } needs[] = {
+        {RUN_OPT(CHIP), "--chip CHIP"}, {RUN_OPT(SSID), "--ssid SSID"}, {RUN_OPT(PC_ADDRESS), "--pc-address IP"}};
     for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++)
         if (lacks & needs[i].opt)
             MISSING(needs[i].text);
