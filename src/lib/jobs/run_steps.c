@@ -358,18 +358,19 @@ int run_apply_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
 int run_apply_link_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
 {
     const eb_sweep *sw = &bc->sh->o->sweep;
-    if (it->point < 0 || !eb_sweep_var_sim_only(sw->var) || bc->link_point == it->point || !bc->b->sim_control[0])
+    int point = run_sweep_point(bc->sh->o, it);
+    if (point < 0 || !eb_sweep_var_sim_only(sw->var) || bc->link_point == point || !bc->b->sim_control[0])
         return 0; /* without a control socket a lab attenuator sets it (run_instruments.c) */
     eb_model_link l;
-    eb_sweep_link_at(sw, it->point, &bc->b->sim_link, &l);
+    eb_sweep_link_at(it->at, &bc->b->sim_link, &l);
     char cmd[160], reply[160];
     eb_sweep_link_command(&l, cmd, sizeof cmd);
     int rc = eb_vboard_ctl(bc->b->sim_control, cmd, reply, sizeof reply, 5000, err);
     if (rc)
         return rc;
-    bc->link_point = it->point;
+    bc->link_point = point;
     run_infof(bc, EB_RUN_EV_INFO, "%s: sweep %s = %g %s (link %s)", bc->label, eb_sweep_var_name(sw->var),
-              sw->values[it->point], eb_sweep_var_unit(sw->var), reply);
+              sw->values[point], eb_sweep_var_unit(sw->var), reply);
     return 0;
 }
 
@@ -406,16 +407,18 @@ static int first_open(board_ctx *bc, eb_error *err)
     const eb_run_opts *o = bc->sh->o;
     eb_run_item first = {0};
     eb_error perr = {0};
-    if (!o->manifest || !o->firmware || bc->dut || eb_run_plan(o, bc->chip, &first, 1, &perr) < 1 || !first.tier)
+    if (!o->manifest || !o->firmware || bc->dut || eb_run_plan(o, bc->chip, &first, 1, &perr) < 1 ||
+        !eb_run_item_tier(&first))
         return open_console(bc, NULL, err);
+    const eb_tier *t = eb_run_item_tier(&first);
     int rc = 0;
     if (!bc->port && (rc = eb_port_open(&bc->port, bc->b->port, o->baud, err)) != 0)
         return rc;
     bc->port->lines_absent_known = bc->b->sim;
     char what[48];
-    snprintf(what, sizeof what, "tier %s", first.tier->name);
-    rc = run_flash_manifest(bc, o->firmware, first.tier->name, what, err);
-    bc->preflashed = rc ? NULL : first.tier;
+    snprintf(what, sizeof what, "tier %s", t->name);
+    rc = run_flash_manifest(bc, o->firmware, t->name, what, err);
+    bc->preflashed = rc ? NULL : t;
     return rc;
 }
 
