@@ -56,45 +56,6 @@ static bool udp_rate_check(const eb_run_opts *o, const eb_run_board *b, char *wh
     return false;
 }
 
-/* Whether a lab attenuator serves the board (the lab file's serves:). */
-static bool has_attenuator(const eb_run_opts *o, const eb_run_board *b)
-{
-    return o->lab && b->name[0] && eb_lab_attenuator_of(o->lab, b->name);
-}
-
-/* The link variables go through the virtual board's control socket (rssi
- * also through a lab attenuator). */
-static bool link_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap)
-{
-    int var = o->sweep.var;
-    if (!b || o->sweep.n <= 0 || !eb_sweep_var_sim_only(var) || (b->sim && b->sim_control[0]) ||
-        (has_attenuator(o, b) && eb_sweep_var_instrument(var) == EB_INSTR_ATTENUATOR))
-        return true;
-    snprintf(why, cap, "--sweep %s sets the virtual board's link and needs --sim (board %s is not simulated)%s; on "
-             "hardware sweep udp-rate, or change the link yourself", eb_sweep_var_name(var),
-             b->name[0] ? b->name : b->port,
-             eb_sweep_var_instrument(var) ? " or a lab attenuator in front of the board (docs/instruments.md)" : "");
-    return false;
-}
-
-/* rssi: the virtual board's link where the board has a control socket,
- * else the board's attenuator steered to it; each takes the boards it
- * serves (run_apply_link_point: a control socket; run_instruments.c: an
- * attenuator attached for the sweep, none under a control socket). */
-static int rssi_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
-{
-    int rc = run_apply_link_point(end, it, err);
-    return rc ? rc : run_instr_rssi_apply(end, it, err);
-}
-
-static bool atten_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap)
-{
-    if (!b || o->sweep.n <= 0 || o->sweep.var != EB_DIM_ATTEN || has_attenuator(o, b))
-        return true;
-    snprintf(why, cap, "--sweep attenuation needs a lab attenuator in front of board %s: an instruments: entry of "
-             "kind attenuator in the lab file (docs/instruments.md)", b->name[0] ? b->name : b->port);
-    return false;
-}
 
 /* ------------------------------------------------------------ the matrix */
 
@@ -156,13 +117,14 @@ static void repeat_tag(const eb_run_opts *o, const eb_run_item *it, char *out, s
 static const run_dim dims[] = {
     {EB_DIM_UDP_RATE, udp_rate_check, NULL, NULL, sweep_key, sweep_tag}, /* the plan's item carries it */
     {EB_DIM_TX_POWER, run_radio_tx_power_check, run_radio_tx_power_apply, NULL, sweep_key, sweep_tag},
-    {EB_DIM_RSSI, link_check, rssi_apply, run_instr_rssi_connected, sweep_key, sweep_tag},
-    {EB_DIM_LOSS, link_check, run_apply_link_point, NULL, sweep_key, sweep_tag},
-    {EB_DIM_RTT, link_check, run_apply_link_point, NULL, sweep_key, sweep_tag},
-    /* the lab instruments' (run_instruments.c; the AP's are checked with --ap in its resolve) */
-    {EB_DIM_ATTEN, atten_check, run_instr_atten_apply, NULL, sweep_key, sweep_tag},
-    {EB_DIM_CHANNEL, NULL, run_instr_ap_apply, NULL, sweep_key, sweep_tag},
-    {EB_DIM_BANDWIDTH, NULL, run_instr_ap_apply, NULL, sweep_key, sweep_tag},
+    /* set by the board's fixtures that declare them (run_ends.c: the
+     * virtual board's link, the lab's attenuator and AP), before the board */
+    {EB_DIM_RSSI, NULL, NULL, NULL, sweep_key, sweep_tag},
+    {EB_DIM_LOSS, NULL, NULL, NULL, sweep_key, sweep_tag},
+    {EB_DIM_RTT, NULL, NULL, NULL, sweep_key, sweep_tag},
+    {EB_DIM_ATTEN, NULL, NULL, NULL, sweep_key, sweep_tag},
+    {EB_DIM_CHANNEL, NULL, NULL, NULL, sweep_key, sweep_tag},
+    {EB_DIM_BANDWIDTH, NULL, NULL, NULL, sweep_key, sweep_tag},
     /* the board's radio (run_radio.c): set before the tier connects; the
      * band row records the link as negotiated once connected */
     {EB_DIM_BAND, run_radio_check, NULL, run_radio_link, NULL, NULL},
@@ -277,6 +239,29 @@ static int radio_rows_set(board_ctx *end, const eb_run_item *it, eb_error *err)
     return rc;
 }
 
+bool run_dims_value(const eb_run_opts *o, int d, const eb_run_item *it, double *v)
+{
+    if (!swept(o, d, it) && !eb_radio_value(&o->radio, it->radio, d)[0])
+        return false;
+    *v = row_value(o, d, it);
+    return true;
+}
+
+/* The board connected: each fixture of it (its ends before it) takes the
+ * item's value of every row it declares for the next test (an rssi
+ * steered with the board's report). */
+static int fixtures_set(board_ctx *end, const eb_run_item *it, eb_error *err)
+{
+    int rc = 0;
+    for (board_ctx *f = end->first; f && f != end && !rc; f = f->next)
+        for (int d = EB_DIM_NONE + 1; d < eb_dim_count() && !rc && f->ops->config_set; d++) {
+            double v;
+            if (run_end_declares(f->ops->decl, eb_dim(d)) && run_dims_value(end->sh->o, d, it, &v))
+                rc = f->ops->config_set(f, eb_dim(d), v, err);
+        }
+    return rc;
+}
+
 int run_dims_apply(board_ctx *end, const eb_run_item *it, bool own_tier, eb_error *err)
 {
     int rc = rows_set(end, it, err);
@@ -288,6 +273,8 @@ int run_dims_apply(board_ctx *end, const eb_run_item *it, bool own_tier, eb_erro
         if (dims[i].apply && row_on(&dims[i], end->sh->o) && !(own_tier && dims[i].dim == EB_DIM_TIER))
             rc = dims[i].apply(end, it, err);
     }
+    if (!rc && !own_tier)
+        rc = fixtures_set(end, it, err);
     for (int i = 0; i < N_DIMS && !rc; i++)
         if (dims[i].connected && row_on(&dims[i], end->sh->o) && !own_tier)
             rc = dims[i].connected(end, it, err);
@@ -343,13 +330,4 @@ bool run_item_done(run_shared *sh, const eb_run_board *b, const char *chip, cons
     }
     pthread_mutex_unlock(&sh->lock);
     return done;
-}
-
-int eb_run_check_sweep(const eb_run_opts *o, eb_error *err)
-{
-    if (o->sweep.n <= 0)
-        return 0;
-    if (!eb_sweep_var_name(o->sweep.var))
-        return eb_fail(err, EB_ECONFIG, "--sweep: no variable");
-    return run_dims_check(o, true, err);
 }
