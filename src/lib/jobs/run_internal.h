@@ -40,6 +40,8 @@
  *                   a table: --pattern, --dialect, detected), tier (switch or
  *                   flash), Wi-Fi, flashing a manifest image
  *   run_pattern.c   --pattern's checks and console driver
+ *   run_sources.c   where the boards come from: the board sources' table
+ *                   (--port, --lab; --sim: run_sim.c; --qemu: run_qemu.c)
  *   run_sweep.c     the --sweep spec over the dimension table
  *   run_ctx.c       the run context: progress events, step timing, results store
  *   run_plan.c      what to run: defaults, tier x test x repeat plan, shards, UDP
@@ -145,10 +147,99 @@ bool eb_run_test_is_tx(int test);
 bool eb_run_test_is_udp(int test);
 /* An error of the request itself (a usage error, exit 2). */
 int run_bad_request(eb_run_setup *st, eb_error *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* run_qemu.c: --qemu's checks, its emulated board started and flashed, stopped. */
+/* run_qemu.c: --qemu's checks, its emulated board started and flashed,
+ * stopped: the entries of its board source (run_source_qemu). */
 int run_qemu_request_check(const eb_run_request *rq, eb_run_setup *st, eb_error *err);
 int run_qemu_start(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
 void run_qemu_stop(eb_run_setup *st);
+
+/* ------------------------------------------------------------ board sources (run_sources.c) */
+
+/* The request's options a board source is chosen by, claims, refuses or
+ * needs, as bits (run_sources.c reads each from its eb_run_request field;
+ * --pattern is no field: its check passes the bit). */
+enum run_opt {
+    RUN_OPT_PORT, RUN_OPT_SIM, RUN_OPT_LAB, RUN_OPT_QEMU, RUN_OPT_QEMU_BIN, RUN_OPT_QEMU_IMAGE,
+    RUN_OPT_COPROCESSOR, RUN_OPT_TRANSPORT, RUN_OPT_COPROCESSOR_PORT, RUN_OPT_PEER_PORT, RUN_OPT_PEER_CHIP,
+    RUN_OPT_PEER_TIER, RUN_OPT_CHIP, RUN_OPT_SSID, RUN_OPT_PC_ADDRESS, RUN_OPT_PATTERN, RUN_OPT_COUNT
+};
+#define RUN_OPT(name) (1u << RUN_OPT_##name)
+
+/* What a source's boards have without being told (run_source_decl.provides). */
+enum run_source_fact {
+    RUN_SRC_OWN_PORTS = 1u << 0,  /* it starts its boards: their ports are its own, one per board */
+    RUN_SRC_OWN_PEERS = 1u << 1,  /* it starts a board's peer too (no --peer-port, no peer port:) */
+    RUN_SRC_PC_ADDRESS = 1u << 2, /* it gives the PC end its address (no --pc-address) */
+    RUN_SRC_MKIMAGE = 1u << 3,    /* an ESP-Hosted pair's stock images are made for it (vboard mkimage) */
+};
+
+/* The line of the sources that do not combine (--port, --sim, --lab). */
+#define RUN_SOURCE_CHOOSE_ONE "choose one of --port, --sim, --lab (--lab may be combined with --sim)"
+
+/* Options a source claims or refuses together, and the one line (a usage error). */
+typedef struct run_source_rule {
+    unsigned opts; /* RUN_OPT bits */
+    const char *line;
+} run_source_rule;
+
+/* What a board source declares; eb_run_resolve's checks are loops over these. */
+typedef struct run_source_decl {
+    unsigned combines;              /* the sources (their RUN_OPT) it may be chosen with */
+    const char *conflict;           /* the line when chosen with another source */
+    run_source_rule claims;         /* options that mean nothing without it */
+    const run_source_rule *refuses; /* options it refuses; ends with {0} */
+    unsigned needs;                 /* the flags a board it makes needs (RUN_OPT CHIP, SSID, PC_ADDRESS) */
+    unsigned provides;              /* enum run_source_fact */
+    const char *board_name;         /* the name of its one board from the flags */
+    const char *ssid, *ap_password; /* the network its boards join when the request names none */
+    const eb_run_board *standin;    /* its boards as the checks see them before they start */
+} run_source_decl;
+
+/* Where a run's boards come from: a board on a port, a lab file's boards,
+ * virtual boards, an emulated board. eb_run_resolve walks the rows in
+ * order (run_sources.c's list); a NULL entry: nothing to do. */
+typedef struct run_source {
+    const char *name;
+    unsigned selects; /* the request option that chooses it (RUN_OPT) */
+    const run_source_decl *decl;
+    /* Its own options, before anything loads: one line, a usage error. */
+    int (*check)(const eb_run_request *rq, eb_run_setup *st, eb_error *err);
+    /* The run's boards (o->boards); NULL: one board from the flags (--chip,
+     * --pc-address, --iperf-port, --dialect) named decl->board_name. The first
+     * chosen source with boards makes them (a lab file's under --sim). */
+    int (*boards)(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+    /* The dialect its boards speak when known before they open, else EB_DIALECT_UNKNOWN. */
+    int (*dialect)(const eb_run_request *rq);
+    /* Once the results folder is ready: its boards started (port, firmware
+     * digest, addresses); stopped by eb_run_setup_free (every row, started or not). */
+    int (*start)(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+    void (*stop)(eb_run_setup *st);
+} run_source;
+
+extern const run_source run_source_sim, run_source_qemu;
+
+/* The options the request gives (RUN_OPT bits). */
+unsigned run_sources_given(const eb_run_request *rq);
+/* Whether a source is chosen; the flags its boards need (--chip with none). */
+bool run_sources_chosen(const eb_run_request *rq);
+unsigned run_sources_needs(const eb_run_request *rq);
+/* Whether a chosen source provides fact (enum run_source_fact). */
+bool run_sources_provide(const eb_run_request *rq, unsigned fact);
+/* The first chosen source's dialect, SSID, AP password, stand-in board; NULL (UNKNOWN) when none says. */
+int run_sources_dialect(const eb_run_request *rq);
+const char *run_sources_ssid(const eb_run_request *rq);
+const char *run_sources_ap_password(const eb_run_request *rq);
+const eb_run_board *run_sources_standin(const eb_run_request *rq);
+/* Before anything loads, over the rows' declarations: sources chosen
+ * together that do not combine, an option without the source it belongs
+ * to, an option a chosen source refuses; then each chosen source's check. */
+int run_sources_check(const eb_run_request *rq, eb_run_setup *st, eb_error *err);
+/* The first refusal of a chosen source among opts (RUN_OPT bits): EB_ECONFIG with its line. */
+int run_sources_refused(const eb_run_request *rq, unsigned opts, eb_error *err);
+/* The boards, their start once the folder is ready, and the stop of every source. */
+int run_sources_boards(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+int run_sources_start(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+void run_sources_stop(eb_run_setup *st);
 
 /* ------------------------------------------------------------ run_ctx.c */
 

@@ -82,14 +82,13 @@ static int check_peer(const eb_run_opts *o, eb_run_board *b, eb_run_setup *st, e
 
 int run_pair_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
 {
+    /* A lab file's --peer-* and --sim's --peer-port: refused by their board
+     * sources (run_sources_check); a source that starts its boards' peers
+     * needs no peer port, and its ports are one per board. */
     bool asked = rq->peer_port || rq->peer_chip || rq->peer_tier;
-    if (asked && rq->lab_file)
-        return run_bad_request(st, err, "--peer-port/--peer-chip/--peer-tier are for one board; in a lab file give "
-                               "the board a 'peer:' mapping (port, chip, tier)");
-    if (rq->peer_port && rq->sim)
-        return run_bad_request(st, err, "--peer-port is a second real board; under --sim pass --peer-chip CHIP "
-                               "(a second virtual board)");
-    if (asked && !rq->peer_port && !rq->sim)
+    bool own_peers = run_sources_provide(rq, RUN_SRC_OWN_PEERS);
+    bool own_ports = run_sources_provide(rq, RUN_SRC_OWN_PORTS);
+    if (asked && !rq->peer_port && !own_peers)
         return run_bad_request(st, err, "--peer-chip/--peer-tier need the peer board: pass --peer-port URL");
     if (asked && rq->coprocessor)
         return run_bad_request(st, err, "--peer-* and --coprocessor do not combine: a board-to-board test takes "
@@ -108,12 +107,12 @@ int run_pair_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st,
         eb_run_board *b = &o->boards[i];
         if (!b->peer.chip[0])
             continue;
-        if (!rq->sim && !b->peer.port[0])
+        if (!own_peers && !b->peer.port[0])
             return run_bad_request(st, err, "board '%s': its peer has no port", b->name);
         int rc = check_peer(o, b, st, err);
         if (rc)
             return rc;
-        for (int k = 0; k < o->n_boards && !rq->sim; k++) { /* one port, one board */
+        for (int k = 0; k < o->n_boards && !own_ports; k++) { /* one port, one board */
             const eb_run_board *other = &o->boards[k];
             if ((k != i && !strcmp(other->port, b->peer.port)) ||
                 (k > i && other->peer.port[0] && !strcmp(other->peer.port, b->peer.port)))
