@@ -42,18 +42,19 @@ static int vboard_prepare(board_ctx *end, const eb_run_item *it, bool own_tier, 
     (void)own_tier;
     vboard_link *vl = end->priv;
     const eb_sweep *sw = &end->sh->o->sweep;
-    if (it->point < 0 || !eb_sweep_var_sim_only(sw->var) || vl->point == it->point)
+    int point = run_sweep_point(end->sh->o, it);
+    if (point < 0 || !eb_sweep_var_sim_only(sw->var) || vl->point == point)
         return 0;
     eb_model_link l;
-    eb_sweep_link_at(sw, it->point, &end->b->sim_link, &l);
+    eb_sweep_link_at(it->at, &end->b->sim_link, &l);
     char cmd[160], reply[160];
     eb_sweep_link_command(&l, cmd, sizeof cmd);
     int rc = eb_vboard_ctl(end->b->sim_control, cmd, reply, sizeof reply, 5000, err);
     if (rc)
         return rc;
-    vl->point = it->point;
+    vl->point = point;
     run_infof(end->dut, EB_RUN_EV_INFO, "%s: sweep %s = %g %s (link %s)", end->label, eb_sweep_var_name(sw->var),
-              sw->values[it->point], eb_sweep_var_unit(sw->var), reply);
+              sw->values[point], eb_sweep_var_unit(sw->var), reply);
     return 0;
 }
 
@@ -71,8 +72,8 @@ static void vboard_stamp(board_ctx *end, const eb_run_item *it, run_result *r)
         src = EB_TEST_IS_RAW(it->test) ? "published" : "model " EB_MODEL_VERSION;
     } else if (it->test < EB_TEST_COUNT) {
         eb_model_link link;
-        eb_sweep_link_at(&end->sh->o->sweep, it->point, &end->b->sim_link, &link);
-        src = eb_model_source(it->tier, it->test, &link, end->b->sim_model) == EB_FIG_PUBLISHED &&
+        eb_sweep_link_at(it->at, &end->b->sim_link, &link);
+        src = eb_model_source(eb_run_item_tier(it), it->test, &link, end->b->sim_model) == EB_FIG_PUBLISHED &&
                       !eb_radio_modelled(r->prov) && !isnan(e->ref_mbps)
                   ? "published"
                   : "model " EB_MODEL_VERSION;

@@ -398,10 +398,10 @@ static int att_prepare(board_ctx *end, const eb_run_item *it, bool own_tier, eb_
 {
     (void)own_tier;
     run_instr_board *bi = end->priv;
-    bi->pending = it->point;
+    bi->pending = run_sweep_point(end->sh->o, it);
     if (end->sh->o->sweep.var == EB_DIM_RSSI && end->dut->tier)
         return 0; /* steered once connected (config_set) */
-    return att_point(end->dut, bi, it->point, err);
+    return att_point(end->dut, bi, bi->pending, err);
 }
 
 /* The board connected: an rssi point steered to (an attenuation point is set already). */
@@ -454,17 +454,18 @@ static int ap_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
 {
     run_instr *ri = bc->sh->instr;
     const eb_sweep *sw = &bc->sh->o->sweep;
-    if (it->point < 0 || !ri || !ri->ap_open || ri->ap_point == it->point)
+    int point = run_sweep_point(bc->sh->o, it);
+    if (point < 0 || !ri || !ri->ap_open || ri->ap_point == point)
         return 0;
     eb_ap_settings s;
-    double v = sw->values[it->point];
-    ap_point_settings(ri, sw, it->point, &s);
+    double v = sw->values[point];
+    ap_point_settings(ri, sw, point, &s);
     int rc = eb_ap_apply(&ri->ap, &s, &ri->now, err);
     if (rc) { /* the AP is in no known point: the next item sets it again */
         ri->ap_point = -1;
         return rc;
     }
-    ri->ap_point = it->point;
+    ri->ap_point = point;
     run_infof(bc, EB_RUN_EV_INFO, "%s: sweep %s = %g: %s reports band %s, channel %d, %d MHz", bc->label,
               eb_sweep_var_name(sw->var), v, ri->ap.spec->name, ri->now.band, ri->now.channel,
               ri->now.bandwidth_mhz);

@@ -145,6 +145,9 @@ typedef struct board_ctx {
 /* run_plan.c */
 bool eb_run_test_is_tx(int test);
 bool eb_run_test_is_udp(int test);
+/* The item's point of the run's sweep: the index of the swept row's
+ * value in o->sweep.values; -1 when it has none. */
+int run_sweep_point(const eb_run_opts *o, const eb_run_item *it);
 /* An error of the request itself (a usage error, exit 2). */
 int run_bad_request(eb_run_setup *st, eb_error *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* run_qemu.c: --qemu's checks, its emulated board started and flashed,
@@ -444,8 +447,12 @@ typedef struct run_key {
     eb_provenance *prov;
 } run_key;
 
+/* What a row of the formats' table does to an end in a run, besides what
+ * every row does by the loops (its value handed to the ends that declare
+ * its kind; the key and file names: run_plan.c). A row that needs nothing
+ * of its own has no entry here. */
 typedef struct run_dim {
-    int dim; /* enum eb_dim: its names, unit, range (formats/dims.c) */
+    int dim; /* its row of formats/dims.c: names, unit, range, where its value lives */
     /* Whether the run can take its values on a board (b NULL: a run of no
      * board yet) before anything starts; one line in why. */
     bool (*check)(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap);
@@ -453,9 +460,8 @@ typedef struct run_dim {
      * the tier), and what takes a connected end (after every row's apply). */
     int (*apply)(board_ctx *end, const eb_run_item *it, eb_error *err);
     int (*connected)(board_ctx *end, const eb_run_item *it, eb_error *err);
-    /* Its value in the result's key and in file names ("-rssi-60"). */
-    void (*key)(const eb_run_opts *o, const eb_run_item *it, run_key *k);
-    void (*tag)(const eb_run_opts *o, const eb_run_item *it, char *out, size_t cap);
+    bool connects; /* its apply connects the end (the tier): the radio's rows before it; a kind
+                    * that brings its own image (own_tier) skips it */
 } run_dim;
 
 /* The checks of the sweep variables (sweep_vars) or of the other
@@ -465,14 +471,14 @@ int run_dims_check(const eb_run_opts *o, bool sweep_vars, eb_error *err);
  * tier); on a connected board, each row's value then goes to the board's
  * fixtures that set it (their config_set). */
 int run_dims_apply(board_ctx *end, const eb_run_item *it, bool own_tier, eb_error *err);
-/* Row d's value at the item, when the run asks one (swept, or a list's). */
-bool run_dims_value(const eb_run_opts *o, int d, const eb_run_item *it, double *v);
-/* Writes every dimension's value of the item into k. */
+/* run_plan.c: every dimension's value of the item into k (the rows' loop:
+ * the tier's and repeat's fields, the provenance's: eb_dims_key). */
 void run_dims_key(const eb_run_opts *o, const eb_run_item *it, run_key *k);
 /* Whether board/chip finished the item (status ok) in the results so far:
  * its whole key (a board-to-board test only against the same peer). */
 bool run_item_done(run_shared *sh, const eb_run_board *b, const char *chip, const eb_run_item *it);
-/* "-TIER[-TEST]-POINT-rREPEAT": a log file's part naming the item (test NULL: none). */
+/* run_plan.c: "-POINT-TIER[-TEST]-rREPEAT", the key as a log file's part
+ * naming the item (test NULL: none). */
 void run_dims_tag(const eb_run_opts *o, const eb_run_item *it, const char *test, char *out, size_t cap);
 
 /* ------------------------------------------------------------ run_iperf.c */

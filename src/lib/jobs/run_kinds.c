@@ -34,13 +34,13 @@ static void entry_start(board_ctx *bc, const eb_run_item *it, run_result *r)
     snprintf(e->chip, sizeof e->chip, "%s", bc->chip->name);
     e->test = it->test;
     run_dims_key(o, it, &(run_key){e->tier, sizeof e->tier, &e->repeat, r->prov});
-    e->ref_mbps = eb_tier_ref(it->tier, it->test, r->prov);
+    e->ref_mbps = eb_tier_ref(eb_run_item_tier(it), it->test, r->prov);
     e->duration_s = o->duration_s;
     e->interval_s = o->interval_s;
     e->warmup_s = o->warmup_s;
-    e->udp_rate_mbps = eb_run_test_is_udp(it->test) ? it->udp_rate_mbps : NAN;
-    eb_entry_set_tier_params(e, it->tier);
-    if (bc->tier == it->tier)
+    e->udp_rate_mbps = it->at[EB_DIM_UDP_RATE]; /* the sender's, UDP tests only */
+    eb_entry_set_tier_params(e, eb_run_item_tier(it));
+    if (bc->tier == eb_run_item_tier(it))
         eb_entry_set_tier_note(e, bc->tier_note);
     eb_prov_track_test_start(&bc->prov);
 }

@@ -41,7 +41,7 @@ static int check_peer_tiers(const eb_run_opts *o, const eb_run_board *b, const e
     int np = eb_run_plan(&chk, chip, plan, EB_RUN_MAX_PLAN, &perr);
     int rc = 0;
     for (int i = 0; i < np && i < EB_RUN_MAX_PLAN && !rc; i++) {
-        const char *want = eb_run_peer_tier(b, plan[i].tier->name);
+        const char *want = eb_run_peer_tier(b, eb_run_item_tier(&plan[i])->name);
         if (eb_chip_tier(pc, want))
             continue;
         char names[512];
@@ -131,7 +131,7 @@ static void pair_entry(board_ctx *bc, const eb_run_item *it, eb_entry *e)
     eb_provenance *v = eb_entry_prov_mut(e);
     snprintf(v->peer_board, sizeof v->peer_board, "%s", p->b->name);
     snprintf(v->peer_chip, sizeof v->peer_chip, "%s", p->chip->name);
-    snprintf(v->peer_tier, sizeof v->peer_tier, "%s", eb_run_peer_tier(bc->b, it->tier->name));
+    snprintf(v->peer_tier, sizeof v->peer_tier, "%s", eb_run_peer_tier(bc->b, eb_run_item_tier(it)->name));
     e->ref_mbps = NAN; /* the docs measured against a PC: no published figure for a pair */
     const char *mac = p->ident.mac[0] ? p->ident.mac : p->prov.seen.mac;
     snprintf(v->peer_mac, sizeof v->peer_mac, "%s", mac);
@@ -285,7 +285,7 @@ int run_pair_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *e
     io.send.cfg.port = io.recv.cfg.port = bc->b->iperf_port;
     /* The offered rate follows the same rule as against the PC, from the
      * board under test's side: its plan's (eb_run_plan). */
-    io.send.cfg.udp_rate_mbps = io.send.cfg.udp ? it->udp_rate_mbps : 0;
+    io.send.cfg.udp_rate_mbps = io.send.cfg.udp ? it->at[EB_DIM_UDP_RATE] : 0;
     eb_iso8601_utc(e->started);
     int rc = receiver->wifi.ip[0] ? 0
                                   : eb_fail(err, EB_EIO, "%s: the receiving board has no address", receiver->label);

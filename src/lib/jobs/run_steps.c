@@ -385,16 +385,18 @@ static int first_open(board_ctx *bc, eb_error *err)
     const eb_run_opts *o = bc->sh->o;
     eb_run_item first = {0};
     eb_error perr = {0};
-    if (!o->manifest || !o->firmware || bc->dut || eb_run_plan(o, bc->chip, &first, 1, &perr) < 1 || !first.tier)
+    if (!o->manifest || !o->firmware || bc->dut || eb_run_plan(o, bc->chip, &first, 1, &perr) < 1 ||
+        !eb_run_item_tier(&first))
         return open_console(bc, NULL, err);
+    const eb_tier *t = eb_run_item_tier(&first);
     int rc = 0;
     if (!bc->port && (rc = eb_port_open(&bc->port, bc->b->port, o->baud, err)) != 0)
         return rc;
     bc->port->lines_absent_known = bc->b->sim;
     char what[48];
-    snprintf(what, sizeof what, "tier %s", first.tier->name);
-    rc = run_flash_manifest(bc, o->firmware, first.tier->name, what, err);
-    bc->preflashed = rc ? NULL : first.tier;
+    snprintf(what, sizeof what, "tier %s", t->name);
+    rc = run_flash_manifest(bc, o->firmware, t->name, what, err);
+    bc->preflashed = rc ? NULL : t;
     return rc;
 }
 
