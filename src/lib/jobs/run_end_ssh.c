@@ -83,7 +83,7 @@ static void ssh_stamp(board_ctx *end, const eb_run_item *it, run_result *r)
 }
 
 /* iperf2 takes every iperf option a row names (iperf(1)), as the PC's. */
-static const run_end_decl ssh_decl = {EB_DIM_IPERF, NULL};
+static const run_end_decl ssh_decl = {.sets = EB_DIM_IPERF};
 static const run_end_tests ssh_tests = {.throughput = run_test, .round_trips = run_latency_test};
 
 const run_end_ops run_end_ssh = {

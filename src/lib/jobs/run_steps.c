@@ -1,8 +1,8 @@
 /* A board's steps, run for every end through the end and dimension tables
  * (run_ends.c, run_dims.c): its port and console session (the console
  * driver chosen from a table when it opens), the tier (switched at run
- * time or flashed as an image of its own), Wi-Fi, a link sweep point on a
- * virtual board, and flashing a manifest image over the board's own port. */
+ * time or flashed as an image of its own), Wi-Fi, and flashing a manifest
+ * image over the board's own port. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,7 +13,6 @@
 #include "espbench/jobs/firmware_source.h"
 #include "espbench/jobs/flash.h"
 #include "espbench/base/sha256.h"
-#include "espbench/adapters/vboard_ctl.h"
 #include "espbench/formats/dialect.h"
 #include "run_internal.h"
 
@@ -350,27 +349,6 @@ int run_apply_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
                   t->name, bc->wifi.ssid, bc->wifi.rssi, bc->wifi.ip);
     bc->tier = t;
     run_fill_meta(bc);
-    return 0;
-}
-
-/* The point's link through the virtual board's control socket, before the
- * point's first test (vb_control.c "link"). */
-int run_apply_link_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
-{
-    const eb_sweep *sw = &bc->sh->o->sweep;
-    int point = run_sweep_point(bc->sh->o, it);
-    if (point < 0 || !eb_sweep_var_sim_only(sw->var) || bc->link_point == point || !bc->b->sim_control[0])
-        return 0; /* without a control socket a lab attenuator sets it (run_instruments.c) */
-    eb_model_link l;
-    eb_sweep_link_at(it->at, &bc->b->sim_link, &l);
-    char cmd[160], reply[160];
-    eb_sweep_link_command(&l, cmd, sizeof cmd);
-    int rc = eb_vboard_ctl(bc->b->sim_control, cmd, reply, sizeof reply, 5000, err);
-    if (rc)
-        return rc;
-    bc->link_point = point;
-    run_infof(bc, EB_RUN_EV_INFO, "%s: sweep %s = %g %s (link %s)", bc->label, eb_sweep_var_name(sw->var),
-              sw->values[point], eb_sweep_var_unit(sw->var), reply);
     return 0;
 }
 
