@@ -20,7 +20,7 @@ void run_emit(board_ctx *bc, int event, const eb_run_item *it, const char *msg, 
         return;
     eb_run_progress p = {
         .event = event, .board = bc->b->name, .chip = bc->chip->name,
-        .tier = it ? it->tier->name : "", .test = it ? it->test : -1, .repeat = it ? it->repeat : 0,
+        .tier = it ? eb_run_item_tier(it)->name : "", .test = it ? it->test : -1, .repeat = it ? eb_run_item_repeat(it) : 0,
         .index = bc->index, .total = bc->total, .elapsed_s = elapsed, .duration_s = o->duration_s,
         .current_mbps = mbps, .entry = e, .message = msg,
     };
@@ -35,8 +35,8 @@ void run_emit_latency(board_ctx *bc, const eb_run_item *it, const eb_latency *l)
     if (!o->progress)
         return;
     eb_run_progress p = {
-        .event = EB_RUN_EV_LATENCY_DONE, .board = bc->b->name, .chip = bc->chip->name, .tier = it->tier->name,
-        .test = it->test, .repeat = it->repeat, .index = bc->index, .total = bc->total,
+        .event = EB_RUN_EV_LATENCY_DONE, .board = bc->b->name, .chip = bc->chip->name, .tier = eb_run_item_tier(it)->name,
+        .test = it->test, .repeat = eb_run_item_repeat(it), .index = bc->index, .total = bc->total,
         .current_mbps = NAN, .latency = l,
     };
     pthread_mutex_lock(&bc->sh->lock);
@@ -187,7 +187,11 @@ void run_fill_meta(board_ctx *bc)
     copy_if(m->board_ip, sizeof m->board_ip, bc->wifi.ip);
     snprintf(m->pc_ip, sizeof m->pc_ip, "%s", bc->b->pc_ip);
     snprintf(m->host, sizeof m->host, "%s", sh->host);
-    snprintf(m->iperf_version, sizeof m->iperf_version, "%s", sh->iperf_version);
+    /* The iperf2 of the board's far end: its host's when the end has a PC
+     * side of its own (an SSH host, probed at its open), else this PC's. */
+    const board_ctx *far = bc->far && bc->far->pc ? bc->far : NULL;
+    snprintf(m->iperf_version, sizeof m->iperf_version, "%s",
+             far ? far->prov.seen.pc_iperf_version : sh->iperf_version);
     if (!m->started[0])
         eb_iso8601_utc(m->started);
     eb_iso8601_utc(m->finished);

@@ -205,8 +205,8 @@ static bool first_of_kind(const eb_run_opts *o, int i, bool by_coprocessor)
     return true;
 }
 
-/* --sim without --manifest: the stock images a real pair would be flashed
- * with, made by the vboard (the host's iperf example per tier, its app
+/* A source whose images are made (--sim), without --manifest: the stock
+ * images a real pair would be flashed with, made by the vboard (the host's iperf example per tier, its app
  * version naming the tier; the raw-throughput images per direction), in
  * OUT/hosted-fw/manifest.json. */
 int run_hosted_images(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
@@ -214,7 +214,7 @@ int run_hosted_images(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st
     bool any = false;
     for (int i = 0; i < o->n_boards; i++)
         any = any || o->boards[i].hosted;
-    if (!any || !rq->sim || o->manifest)
+    if (!any || !run_sources_provide(rq, RUN_SRC_MKIMAGE) || o->manifest)
         return 0;
     char dir[400], log[450], prog[512];
     snprintf(dir, sizeof dir, "%s/hosted-fw", o->out_dir);
@@ -308,7 +308,8 @@ int run_hosted_flash_coprocessor(board_ctx *bc, eb_error *err)
 
 /* ------------------------------------------------------------ entries */
 
-/* The pair's part of an entry: transport provenance, raw reference, figure source. */
+/* The pair's part of an entry: transport provenance, raw reference (a
+ * virtual pair's figure source: run_end_vboard.c). */
 static void hosted_entry(board_ctx *bc, const eb_run_item *it, eb_entry *e)
 {
     const eb_hosted_pair *p = bc->b->hosted;
@@ -320,10 +321,6 @@ static void hosted_entry(board_ctx *bc, const eb_run_item *it, eb_entry *e)
     bool raw = EB_TEST_IS_RAW(it->test);
     if (raw)
         e->ref_mbps = p->raw_mbps[it->test == EB_TEST_RAW_RX];
-    /* The vboard's transport runs at the published raw rate; its iperf
-     * figures are always the pair model's (model_hosted.c). */
-    if (bc->b->sim)
-        snprintf(e->figure_source, sizeof e->figure_source, "%s", raw ? "published" : "model " EB_MODEL_VERSION);
 }
 
 /* Reads the console until the report covers the test's duration (or the

@@ -19,18 +19,10 @@
 
 #define QEMU_IMAGE_ENV "ESPBENCH_QEMU_IMAGE"
 
-/* The request's own contradictions, before anything loads. */
+/* The request's own contradictions, before anything loads (the other
+ * sources and the options --qemu refuses: its row's declaration below). */
 int run_qemu_request_check(const eb_run_request *rq, eb_run_setup *st, eb_error *err)
 {
-    if (!rq->qemu) {
-        if (rq->qemu_bin || rq->qemu_image)
-            return run_bad_request(st, err, "--qemu-bin and --qemu-image are for --qemu (an emulated ESP32-C3)");
-        return 0;
-    }
-    if (rq->port || rq->sim || rq->lab_file)
-        return run_bad_request(st, err, "--qemu is one emulated board: leave out --port, --sim and --lab");
-    if (rq->coprocessor || rq->peer_port || rq->peer_chip)
-        return run_bad_request(st, err, "--qemu runs against the PC only: leave out --coprocessor and --peer-*");
     if (rq->chip && !eb_name_same(rq->chip, "esp32c3"))
         return run_bad_request(st, err, "--qemu emulates the ESP32-C3 only: pass --chip esp32c3, not '%s'", rq->chip);
     const char *img = rq->qemu_image ? rq->qemu_image : getenv(QEMU_IMAGE_ENV);
@@ -126,3 +118,23 @@ void run_qemu_stop(eb_run_setup *st)
     eb_qemu_board_stop(st->qemu);
     st->qemu = NULL;
 }
+
+/* ------------------------------------------------------------ its board source */
+
+static const run_source_rule qemu_refuses[] = {
+    {RUN_OPT(COPROCESSOR) | RUN_OPT(PEER_PORT) | RUN_OPT(PEER_CHIP),
+     "--qemu runs against the PC only: leave out --coprocessor and --peer-*"},
+    {0, NULL},
+};
+static const run_source_decl qemu_decl = {
+    .conflict = "--qemu is one emulated board: leave out --port, --sim and --lab",
+    .claims = {RUN_OPT(QEMU_BIN) | RUN_OPT(QEMU_IMAGE), "--qemu-bin and --qemu-image are for --qemu (an emulated "
+                                                        "ESP32-C3)"},
+    .refuses = qemu_refuses,
+    .needs = RUN_OPT(CHIP),
+    .provides = RUN_SRC_OWN_PORTS | RUN_SRC_PC_ADDRESS,
+    .board_name = "qemu",
+    .ssid = "ethernet", /* no AP: the emulated board's link is Ethernet (docs/emulator.md) */
+};
+const run_source run_source_qemu = {"qemu", RUN_OPT(QEMU), &qemu_decl, run_qemu_request_check, NULL, NULL,
+                                    run_qemu_start, run_qemu_stop};

@@ -1,8 +1,8 @@
 /* A board's steps, run for every end through the end and dimension tables
  * (run_ends.c, run_dims.c): its port and console session (the console
  * driver chosen from a table when it opens), the tier (switched at run
- * time or flashed as an image of its own), Wi-Fi, a link sweep point on a
- * virtual board, and flashing a manifest image over the board's own port. */
+ * time or flashed as an image of its own), Wi-Fi, and flashing a manifest
+ * image over the board's own port. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -13,7 +13,6 @@
 #include "espbench/jobs/firmware_source.h"
 #include "espbench/jobs/flash.h"
 #include "espbench/base/sha256.h"
-#include "espbench/adapters/vboard_ctl.h"
 #include "espbench/formats/dialect.h"
 #include "run_internal.h"
 
@@ -353,26 +352,6 @@ int run_apply_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
     return 0;
 }
 
-/* The point's link through the virtual board's control socket, before the
- * point's first test (vb_control.c "link"). */
-int run_apply_link_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
-{
-    const eb_sweep *sw = &bc->sh->o->sweep;
-    if (it->point < 0 || !eb_sweep_var_sim_only(sw->var) || bc->link_point == it->point || !bc->b->sim_control[0])
-        return 0; /* without a control socket a lab attenuator sets it (run_instruments.c) */
-    eb_model_link l;
-    eb_sweep_link_at(sw, it->point, &bc->b->sim_link, &l);
-    char cmd[160], reply[160];
-    eb_sweep_link_command(&l, cmd, sizeof cmd);
-    int rc = eb_vboard_ctl(bc->b->sim_control, cmd, reply, sizeof reply, 5000, err);
-    if (rc)
-        return rc;
-    bc->link_point = it->point;
-    run_infof(bc, EB_RUN_EV_INFO, "%s: sweep %s = %g %s (link %s)", bc->label, eb_sweep_var_name(sw->var),
-              sw->values[it->point], eb_sweep_var_unit(sw->var), reply);
-    return 0;
-}
-
 int run_board_ready(board_ctx *bc, eb_error *err)
 {
     bc->tier = NULL;
@@ -406,16 +385,18 @@ static int first_open(board_ctx *bc, eb_error *err)
     const eb_run_opts *o = bc->sh->o;
     eb_run_item first = {0};
     eb_error perr = {0};
-    if (!o->manifest || !o->firmware || bc->dut || eb_run_plan(o, bc->chip, &first, 1, &perr) < 1 || !first.tier)
+    if (!o->manifest || !o->firmware || bc->dut || eb_run_plan(o, bc->chip, &first, 1, &perr) < 1 ||
+        !eb_run_item_tier(&first))
         return open_console(bc, NULL, err);
+    const eb_tier *t = eb_run_item_tier(&first);
     int rc = 0;
     if (!bc->port && (rc = eb_port_open(&bc->port, bc->b->port, o->baud, err)) != 0)
         return rc;
     bc->port->lines_absent_known = bc->b->sim;
     char what[48];
-    snprintf(what, sizeof what, "tier %s", first.tier->name);
-    rc = run_flash_manifest(bc, o->firmware, first.tier->name, what, err);
-    bc->preflashed = rc ? NULL : first.tier;
+    snprintf(what, sizeof what, "tier %s", t->name);
+    rc = run_flash_manifest(bc, o->firmware, t->name, what, err);
+    bc->preflashed = rc ? NULL : t;
     return rc;
 }
 
