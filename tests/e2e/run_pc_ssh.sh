@@ -4,7 +4,8 @@
 # this test starts on 127.0.0.1 (its own host key, authorized_keys, port and config, running as
 # the current user) and the real iperf2 on the "host" (this machine): a virtual board's tests
 # in both directions and its round trips through the host's ping; the host's iperf2 version as
-# the board's and its name in every entry; each failure one line with its exit code: a wrong key,
+# the board's and its name in every entry; each failure one line with its exit code: a key ssh
+# would need a passphrase for (never asked: BatchMode, though an askpass would answer),
 # a port with nothing listening, no iperf2 at the given path, a login that never starts anything
 # (the start's deadline), the host's iperf2 killed mid-test (the points measured before it are
 # kept), and espbench killed mid-test (the host's iperf2 stops too). One sshd serves every case.
@@ -21,9 +22,9 @@ S="$T/sshd"
 mkdir -p "$S"
 ssh-keygen -q -t ed25519 -N '' -f "$S/host_key"
 ssh-keygen -q -t ed25519 -N '' -f "$S/id"
-ssh-keygen -q -t ed25519 -N '' -f "$S/wrong_id"
+ssh-keygen -q -t ed25519 -N 'espbench-secret' -f "$S/locked_id"
 ssh-keygen -q -t ed25519 -N '' -f "$S/hang_id"
-cp "$S/id.pub" "$S/authorized_keys"
+cat "$S/id.pub" "$S/locked_id.pub" >"$S/authorized_keys"
 # This key logs in to a command that reads its stdin and starts nothing: a login that hangs.
 echo "command=\"cat >/dev/null\" $(cat "$S/hang_id.pub")" >>"$S/authorized_keys"
 chmod 600 "$S/authorized_keys"
@@ -68,7 +69,10 @@ Host lab
 EOF
 }
 client_config "$S/config" "$PORT" "$S/id"
-client_config "$S/config-wrong-key" "$PORT" "$S/wrong_id"
+client_config "$S/config-locked-key" "$PORT" "$S/locked_id"
+# An askpass that would unlock that key, and says that it was asked.
+printf '#!/bin/sh\ntouch "%s/asked"\necho espbench-secret\n' "$S" >"$S/askpass"
+chmod +x "$S/askpass"
 client_config "$S/config-hang" "$PORT" "$S/hang_id"
 NOPORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 client_config "$S/config-no-server" "$NOPORT" "$S/id"
@@ -151,12 +155,14 @@ has "SSH host ssh://lab has no iperf2 '/x;touch $T/pwned'"
 run_ssh 2 echo "ssh://lab?config=$S/config" --tests latency --latency-method udp-echo --latency-count 3
 has "SSH host ssh://lab: UDP echo probes run from this computer only; pass --latency-method icmp (the host's ping)"
 
-# A key the host does not know: refused before anything starts, exit 2.
-run_ssh 2 wrongkey "ssh://lab?config=$S/config-wrong-key"
+# A key the host knows but ssh would have to unlock: never a prompt (BatchMode=yes; without it ssh
+# would ask the askpass, which answers, and log in), the login refused before anything starts, exit 2.
+SSH_ASKPASS="$S/askpass" SSH_ASKPASS_REQUIRE=force DISPLAY=:0 run_ssh 2 lockedkey "ssh://lab?config=$S/config-locked-key"
 once "espbench: SSH host ssh://lab refused the login ("
 has "Permission denied (publickey)"
 has "espbench logs in with a key or ssh-agent only, never a password; put your public key in the host's authorized_keys, or name the key in the ssh config (?config=FILE)"
-json_check "$T/wrongkey" '(r.get("entries", []) == [])'
+[ ! -e "$S/asked" ] || fail "ssh asked for a passphrase"
+json_check "$T/lockedkey" '(r.get("entries", []) == [])'
 
 # Nothing listening on the port: exit 3.
 run_ssh 3 noserver "ssh://lab?config=$S/config-no-server"
