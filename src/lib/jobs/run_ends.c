@@ -14,10 +14,16 @@
 #include "espbench/base/version.h"
 #include "espbench/formats/dims.h"
 #include "espbench/formats/lab.h"
+#include "espbench_core.h"
 #include "run_internal.h"
 
-/* The options of the console's iperf command (every built-in dialect). */
-#define CONSOLE_IPERF_OPTS "-l"
+/* The options of the console's iperf command that hand a number to its
+ * engine: the espbench firmware's table (espbench_core.h); a stock
+ * example's iperf takes -l (Espressif's iperf-cmd, the older examples:
+ * "len"). */
+#define CONSOLE_IPERF_OPT(name, opt, lo, hi, field) opt " "
+static const char espbench_iperf_opts[] = EBC_IPERF_ENGINE_OPTS(CONSOLE_IPERF_OPT);
+#define STOCK_IPERF_OPTS "-l "
 
 /* ------------------------------------------------------------ a console */
 
@@ -59,12 +65,13 @@ static void console_stamp(board_ctx *end, const eb_run_item *it, run_result *r)
 static bool console_takes(const eb_run_opts *o, const eb_run_board *b, const eb_dim_desc *d, double v, char *why,
                           size_t cap)
 {
-    (void)b, (void)v;
+    (void)v;
+    const char *opts = b->dialect[0] && strcmp(b->dialect, "espbench") ? STOCK_IPERF_OPTS : espbench_iperf_opts;
     if (!(d->flags & EB_DIM_IPERF))
         return true;
     if (o->pattern)
         snprintf(why, cap, "a --pattern firmware's commands: take no iperf %s", d->iperf_opt);
-    else if (!strstr(CONSOLE_IPERF_OPTS, d->iperf_opt))
+    else if (!strstr(opts, d->iperf_opt))
         snprintf(why, cap, "the board's console iperf has no %s for both ends of a test (docs/dimensions.md, "
                  "\"iperf options\")", d->iperf_opt);
     else
