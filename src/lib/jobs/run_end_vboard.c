@@ -41,6 +41,9 @@ static int vboard_prepare(board_ctx *end, const eb_run_item *it, bool own_tier, 
 {
     (void)own_tier;
     vboard_link *vl = end->priv;
+    /* A chip and tier the docs give no memory figure for: its model has
+     * none to show (an ESP-Hosted pair's host model has). */
+    end->dut->memory_unknown = !end->b->hosted && !eb_model_heap_known(end->dut->chip, eb_run_item_tier(it));
     const eb_sweep *sw = &end->sh->o->sweep;
     int point = run_sweep_point(end->sh->o, it);
     if (point < 0 || !eb_sweep_var_sim_only(sw->var) || vl->point == point)

@@ -377,6 +377,7 @@ static void peer_board(const eb_run_board *b, eb_run_board *pb)
     snprintf(pb->sim_control, sizeof pb->sim_control, "%s", b->peer.sim_control);
     pb->iperf_port = b->iperf_port;
     pb->sim = b->peer.sim;
+    pb->port_no_lines = b->peer.port_no_lines;
     pb->sim_model = b->sim_model;
     pb->sim_link = b->sim_link;
 }

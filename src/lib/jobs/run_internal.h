@@ -138,6 +138,7 @@ typedef struct board_ctx {
     char radio_sent[EB_DIM_MAX][64]; /* the radio setting each radio dimension sent last (run_radio.c) */
     const eb_tier *link_for; /* the association whose link is recorded (run_radio.c); NULL = none */
     atomic_bool traffic_on;  /* a throughput test's traffic runs (run_test.c): --latency-under-load's probes start */
+    bool memory_unknown;     /* the item's free memory is no figure (set by a fixture: run_end_vboard.c) */
     void *priv;              /* the end driver's own state (run_end_ops), freed with the end */
     eb_pc *pc;               /* a far end's PC side elsewhere (run_end_ssh.c), owned by its driver; NULL = sh->pc */
 } board_ctx;

@@ -16,9 +16,12 @@
 #include "espbench/formats/dialect.h"
 #include "run_internal.h"
 
-/* An emulated chip boots at the pace its host gives it (run --qemu): a busy
- * host takes QEMU several times a chip's boot time to the first prompt. */
-static uint64_t ready_ms(const board_ctx *bc) { return bc->b->qemu ? 12 * EB_RUN_READY_MS : EB_RUN_READY_MS; }
+/* A board greets within a chip's boot time, or its source's pace of it
+ * (an emulated chip boots at the pace its host gives it: run --qemu). */
+static uint64_t ready_ms(const board_ctx *bc)
+{
+    return (uint64_t)(bc->b->boot_pace > 1 ? bc->b->boot_pace : 1) * EB_RUN_READY_MS;
+}
 
 #define SCAN_TRIES 3
 #define CONNECT_TRIES 2
@@ -113,7 +116,7 @@ static int open_console(board_ctx *bc, const eb_image_info *app, eb_error *err)
     int rc;
     if (!bc->port && (rc = eb_port_open(&bc->port, bc->b->port, o->baud, err)) != 0)
         return rc;
-    bc->port->lines_absent_known = bc->b->sim; /* the virtual board's pty has no DTR/RTS */
+    bc->port->lines_absent_known = bc->b->port_no_lines; /* a virtual board's pty has no DTR/RTS */
     eb_console_open(&bc->con, bc->port, err);
     eb_console_set_stop(bc->con, o->stop);
     eb_console_set_capture(bc->con, run_console_capture, bc);
@@ -392,7 +395,7 @@ static int first_open(board_ctx *bc, eb_error *err)
     int rc = 0;
     if (!bc->port && (rc = eb_port_open(&bc->port, bc->b->port, o->baud, err)) != 0)
         return rc;
-    bc->port->lines_absent_known = bc->b->sim;
+    bc->port->lines_absent_known = bc->b->port_no_lines;
     char what[48];
     snprintf(what, sizeof what, "tier %s", t->name);
     rc = run_flash_manifest(bc, o->firmware, t->name, what, err);
