@@ -872,6 +872,8 @@ static void build_kv(const ebc_build *b, ebc_line *l)
         ebc_line_kv_int(l, "cpu_mhz", b->cpu_mhz);
     if (b->sdkconfig && b->sdkconfig[0])
         ebc_line_kv_str(l, "sdkconfig", b->sdkconfig);
+    if (b->sources && b->sources[0])
+        ebc_line_kv_str(l, "sources", b->sources);
 }
 
 static void cmd_free(ebc_core *c, int argc, char **argv)

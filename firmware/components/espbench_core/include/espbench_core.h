@@ -95,6 +95,8 @@ typedef struct ebc_build {
     const char *iperf_version;   /* its version */
     const char *chip_rev;        /* "v0.4" */
     const char *sdkconfig;       /* build options beyond the tier, "key=value,..." (< 120 chars) */
+    const char *sources;         /* what the image was built with in place of what its ESP-IDF
+                                    pins, "name=used for pinned,..." (< 200 chars); NULL: none */
     int flash_mhz, cpu_mhz;
     /* Radio facts of the chip (SoC capabilities): what radio_set may ask for. */
     bool band_5g;            /* SOC_WIFI_SUPPORT_5G: the 5 GHz band (esp32c5) */
