@@ -335,6 +335,7 @@ typedef struct ebc_core {
     ebc_ip_info ip;
     bool want_secret;         /* the next line is a password (sta_connect SSID -) */
     ebc_radio radio;          /* radio settings requested so far; applied again after each wifi_init */
+    bool iperf_aborting;      /* `iperf --abort` sent, the engine's iperf.done not yet come */
 } ebc_core;
 
 void ebc_core_init(ebc_core *c, const ebc_ops *ops, const ebc_build *b);
