@@ -96,9 +96,9 @@ void run_console_capture(void *user, const char *line)
 {
     board_ctx *bc = user;
     eb_prov_track_line(&bc->prov, line);
-    if (bc->console_log) {
-        fprintf(bc->console_log, "%s\n", line);
-        fflush(bc->console_log);
+    if (bc->cons->console_log) {
+        fprintf(bc->cons->console_log, "%s\n", line);
+        fflush(bc->cons->console_log);
     }
 }
 
@@ -172,19 +172,19 @@ void run_fill_meta(board_ctx *bc)
     eb_board_meta *m = eb_results_board(&sh->results, bc->b->name, true);
     snprintf(m->board, sizeof m->board, "%s", bc->b->name);
     snprintf(m->chip, sizeof m->chip, "%s", bc->chip->name);
-    copy_if(m->mac, sizeof m->mac, bc->ident.mac);
+    copy_if(m->mac, sizeof m->mac, bc->cons->ident.mac);
     snprintf(m->port, sizeof m->port, "%s", bc->b->port);
-    if (bc->drv)
-        snprintf(m->dialect, sizeof m->dialect, "%s", bc->drv->name);
-    copy_if(m->fw_project, sizeof m->fw_project, bc->ident.project);
-    copy_if(m->fw_version, sizeof m->fw_version, bc->ident.app_version);
-    copy_if(m->idf_version, sizeof m->idf_version, bc->ident.idf_version);
-    copy_if(m->fw_sha256, sizeof m->fw_sha256, bc->fw_sha256);
-    if (bc->wifi.ssid[0]) {
-        snprintf(m->ap_ssid, sizeof m->ap_ssid, "%s", bc->wifi.ssid);
-        m->rssi = bc->wifi.rssi;
+    if (bc->cons->drv)
+        snprintf(m->dialect, sizeof m->dialect, "%s", bc->cons->drv->name);
+    copy_if(m->fw_project, sizeof m->fw_project, bc->cons->ident.project);
+    copy_if(m->fw_version, sizeof m->fw_version, bc->cons->ident.app_version);
+    copy_if(m->idf_version, sizeof m->idf_version, bc->cons->ident.idf_version);
+    copy_if(m->fw_sha256, sizeof m->fw_sha256, bc->cons->fw_sha256);
+    if (bc->cons->wifi.ssid[0]) {
+        snprintf(m->ap_ssid, sizeof m->ap_ssid, "%s", bc->cons->wifi.ssid);
+        m->rssi = bc->cons->wifi.rssi;
     }
-    copy_if(m->board_ip, sizeof m->board_ip, bc->wifi.ip);
+    copy_if(m->board_ip, sizeof m->board_ip, bc->cons->wifi.ip);
     snprintf(m->pc_ip, sizeof m->pc_ip, "%s", bc->b->pc_ip);
     snprintf(m->host, sizeof m->host, "%s", sh->host);
     /* The iperf2 of the board's far end: its host's when the end has a PC
@@ -203,7 +203,7 @@ int run_record_latency(board_ctx *bc, const eb_latency *l, eb_error *err)
     uint64_t t0 = eb_now_us();
     pthread_mutex_lock(&bc->sh->lock);
     eb_latency *stored = eb_results_put_latency(&bc->sh->results, l);
-    eb_prov_track_stamp(&bc->prov, bc->drv ? eb_dialect_mbit_base(bc->drv->dialect) : NAN, &stored->prov);
+    eb_prov_track_stamp(&bc->prov, bc->cons->drv ? eb_dialect_mbit_base(bc->cons->drv->dialect) : NAN, &stored->prov);
     if (bc->sh->o->finished)
         eb_results_put_latency(bc->sh->o->finished, stored);
     if (!l->under_load[0]) /* a set under load is part of its throughput test, counted there */
@@ -219,7 +219,7 @@ int run_record(board_ctx *bc, const eb_entry *e, eb_error *err)
     uint64_t t0 = eb_now_us();
     pthread_mutex_lock(&bc->sh->lock);
     eb_entry *stored = eb_results_put(&bc->sh->results, e);
-    eb_prov_track_stamp(&bc->prov, bc->drv ? eb_dialect_mbit_base(bc->drv->dialect) : NAN, eb_entry_prov_mut(stored));
+    eb_prov_track_stamp(&bc->prov, bc->cons->drv ? eb_dialect_mbit_base(bc->cons->drv->dialect) : NAN, eb_entry_prov_mut(stored));
     if (bc->sh->o->finished && !eb_results_add(bc->sh->o->finished, stored))
         abort();
     if (strcmp(e->status, "ok") == 0)

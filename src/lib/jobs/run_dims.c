@@ -74,7 +74,7 @@ static int tier_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
             return eb_fail(err, EB_ECONFIG, "%s: peer %s has no tier '%s': pass --peer-tier", end->dut->label,
                            end->chip->name, want);
     }
-    return end->tier == t ? 0 : run_apply_tier(end, t, err);
+    return end->cons->tier == t ? 0 : run_apply_tier(end, t, err);
 }
 
 /* In table order: the order of application. What a row's values are in

@@ -37,7 +37,7 @@ static int console_open(board_ctx *end, eb_error *err)
 
 static bool console_lost(const board_ctx *end)
 {
-    return !end->con || eb_console_port_failed(end->con);
+    return !end->cons->con || eb_console_port_failed(end->cons->con);
 }
 
 /* After a failed attempt the tier is redone (the board may have rebooted);
@@ -45,7 +45,7 @@ static bool console_lost(const board_ctx *end)
  * board's surroundings under it (the AP restarted its radio). */
 static int console_reset(board_ctx *end, bool retry, eb_error *err)
 {
-    end->tier = NULL;
+    end->cons->tier = NULL;
     return retry ? run_board_ready(end, err) : 0;
 }
 
@@ -348,6 +348,22 @@ int run_ends_check(const eb_run_opts *o, eb_error *err)
     return 0;
 }
 
+/* A console end's own state (an end that declares the console's rows:
+ * the board's, a peer's, an ESP-Hosted host's), made once; NULL for the
+ * others. */
+static run_console *console_new(board_ctx *end, const run_end_ops *ops)
+{
+    if (!end->cons && (ops->decl->sets & EB_DIM_CONSOLE) && !(end->cons = calloc(1, sizeof *end->cons)))
+        abort();
+    return end->cons;
+}
+
+static void end_free(board_ctx *end)
+{
+    free(end->priv);
+    free(end->cons);
+}
+
 int run_end_init(board_ctx *end, run_shared *sh, eb_run_board *b, const run_end_ops *ops, eb_error *err)
 {
     end->ops = ops;
@@ -355,7 +371,8 @@ int run_end_init(board_ctx *end, run_shared *sh, eb_run_board *b, const run_end_
     end->b = b;
     end->label = b->name[0] ? b->name : b->port;
     run_file_label_init(end);
-    snprintf(end->fw_sha256, sizeof end->fw_sha256, "%s", b->fw_sha256);
+    if (console_new(end, ops))
+        snprintf(end->cons->fw_sha256, sizeof end->cons->fw_sha256, "%s", b->fw_sha256);
     end->first = end;
     end->chip = eb_profiles_chip(sh->o->profiles, b->chip);
     if (!end->chip)
@@ -421,12 +438,13 @@ int run_end_make_far(board_ctx *bc, eb_error *err)
         abort();
     far->dut = bc;
     eb_run_board *b = bc->b; /* the PC: the board's address of it */
-    if (row->board) { /* a peer console */
-        row->board(bc->b, &far->far_board);
-        b = &far->far_board;
+    if (row->board && console_new(far, row->ops)) { /* a peer console */
+        row->board(bc->b, &far->cons->far_board);
+        b = &far->cons->far_board;
     }
     rc = run_end_init(far, bc->sh, b, row->ops, err);
     if (rc) {
+        end_free(far);
         free(far);
         return rc;
     }
@@ -440,14 +458,15 @@ void run_end_free_far(board_ctx *bc)
         next = f->next;
         if (f->ops->close)
             f->ops->close(f);
-        free(f->priv);
+        end_free(f);
         free(f);
     }
     bc->first = bc;
     if (bc->far)
-        free(bc->far->priv);
+        end_free(bc->far);
     free(bc->far);
     bc->far = bc->next = NULL;
-    free(bc->priv);
+    end_free(bc);
     bc->priv = NULL;
+    bc->cons = NULL;
 }

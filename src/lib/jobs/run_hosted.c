@@ -333,7 +333,7 @@ static int read_report(board_ctx *bc, double duration_s, eb_raw_tp_result *res, 
     int rc = 0;
     for (;;) {
         char line[512];
-        int r = eb_console_next(bc->con, line, sizeof line, d, err);
+        int r = eb_console_next(bc->cons->con, line, sizeof line, d, err);
         if (r < 0) {
             rc = -r;
             break;
@@ -360,7 +360,7 @@ int run_hosted_raw(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *
     const eb_run_opts *o = bc->sh->o;
     const char *dir = eb_test_name(it->test);
     eb_iso8601_utc(e->started);
-    bc->tier = NULL; /* the next iperf test flashes its tier's image again */
+    bc->cons->tier = NULL; /* the next iperf test flashes its tier's image again */
     int rc = run_flash_manifest(bc, RAW_FIRMWARE, dir, dir, err);
     eb_raw_tp_result *res = calloc(1, sizeof *res);
     if (!res)

@@ -303,13 +303,13 @@ static int read_rssi(board_ctx *bc, int *rssi, eb_error *err)
 {
     eb_wifi_info w;
     memset(&w, 0, sizeof w);
-    int rc = bc->drv->scan(bc->drv, bc->con, bc->sh->o->ssid, &w, eb_deadline_in(EB_RUN_CMD_MS), err);
+    int rc = bc->cons->drv->scan(bc->cons->drv, bc->cons->con, bc->sh->o->ssid, &w, eb_deadline_in(EB_RUN_CMD_MS), err);
     *rssi = w.rssi;
     if (!rc && w.rssi) /* the point's reading is the next test's RSSI before (whatever the dialect's scan line) */
         bc->prov.seen.rssi_before = w.rssi;
     if (!rc && !w.rssi) /* a firmware whose scan lines carry none (a pattern file's) */
         return eb_fail(err, EB_ECONFIG, "%s: the board's firmware reports no RSSI (%s)", bc->label,
-                       bc->drv->name);
+                       bc->cons->drv->name);
     return rc;
 }
 
@@ -318,7 +318,7 @@ static int set_att(board_ctx *bc, run_instr_board *bi, double db, eb_error *err)
     double got = NAN;
     int rc = eb_atten_set(&bi->att, db, &got, err);
     bi->db = rc ? NAN : got;
-    if (!rc && bc->tier) /* connected: give the link (rate control) time to follow */
+    if (!rc && bc->cons->tier) /* connected: give the link (rate control) time to follow */
         usleep((useconds_t)(bc->sh->o->settle_s > 0 ? bc->sh->o->settle_s * 1e6 : EB_RUN_SETTLE_MS * 1000.0));
     return rc;
 }
@@ -371,13 +371,13 @@ static int att_point(board_ctx *bc, run_instr_board *bi, int point, eb_error *er
     double v = sw->values[point];
     int rc;
     if (sw->var == EB_DIM_RSSI) {
-        if (!bc->tier) /* it connects next: with the least attenuation; steered once it reports an RSSI */
+        if (!bc->cons->tier) /* it connects next: with the least attenuation; steered once it reports an RSSI */
             return set_att(bc, bi, 0, err);
         rc = steer_rssi(bc, bi, v, err);
     } else {
         rc = set_att(bc, bi, v, err);
         int rssi = 0;
-        if (!rc && !bc->tier)
+        if (!rc && !bc->cons->tier)
             run_infof(bc, EB_RUN_EV_INFO, "%s: sweep attenuation = %g dB (%s reads %g dB); the board connects next",
                       bc->label, v, bi->att.spec->name, bi->db);
         else if (!rc && !read_rssi(bc, &rssi, err))
@@ -399,7 +399,7 @@ static int att_prepare(board_ctx *end, const eb_run_item *it, bool own_tier, eb_
     (void)own_tier;
     run_instr_board *bi = end->priv;
     bi->pending = run_sweep_point(end->sh->o, it);
-    if (end->sh->o->sweep.var == EB_DIM_RSSI && end->dut->tier)
+    if (end->sh->o->sweep.var == EB_DIM_RSSI && end->dut->cons->tier)
         return 0; /* steered once connected (config_set) */
     return att_point(end->dut, bi, bi->pending, err);
 }

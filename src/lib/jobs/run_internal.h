@@ -104,6 +104,25 @@ typedef struct run_shared {
 
 struct run_end_ops;
 
+/* A console end's own state (run_steps.c, run_radio.c, run_pattern.c):
+ * its port and console, what the board said of itself, what was applied. */
+typedef struct run_console {
+    eb_port *port;         /* owned; the console reads it, the flasher borrows it */
+    eb_console *con;
+    const eb_console_driver *drv;
+    FILE *console_log;
+    eb_console_boot_info ident;
+    eb_wifi_info wifi;
+    const eb_tier *tier;   /* applied and connected with it; NULL = redo */
+    char tier_note[256];   /* build-time settings the board runs with other values */
+    const eb_tier *preflashed; /* its image flashed before the first greeting (run_steps.c) */
+    char fw_sha256[72];    /* of the application image, when known */
+    eb_pattern_driver pattern_drv; /* --pattern: the board's driver (drv points here) */
+    eb_run_board far_board; /* a peer console: the board it describes (made from the board's peer) */
+    char radio_sent[EB_DIM_MAX][64]; /* the radio setting each radio dimension sent last (run_radio.c) */
+    const eb_tier *link_for; /* the association whose link is recorded (run_radio.c); NULL = none */
+} run_console;
+
 /* One end of a board's tests: the board itself, or its far end (its peer
  * board, or the PC, whose context has no console). */
 typedef struct board_ctx {
@@ -130,24 +149,10 @@ typedef struct board_ctx {
     int concurrent;          /* --aggregate's meeting: boards that started the current test together */
     bool memory_unknown;     /* the item's free memory is no figure (set by a fixture: run_end_vboard.c) */
     atomic_bool traffic_on;  /* a throughput test's traffic runs (run_test.c): --latency-under-load's probes start */
-    /* ---- a console's (the board's and a peer's: run_steps.c, run_radio.c,
-     * run_pattern.c; zero in the PC, SSH and fixture ends) */
-    struct {
-        eb_port *port;         /* owned; the console reads it, the flasher borrows it */
-        eb_console *con;
-        const eb_console_driver *drv;
-        FILE *console_log;
-        eb_console_boot_info ident;
-        eb_wifi_info wifi;
-        const eb_tier *tier;   /* applied and connected with it; NULL = redo */
-        char tier_note[256];   /* build-time settings the board runs with other values */
-        const eb_tier *preflashed; /* its image flashed before the first greeting (run_steps.c) */
-        char fw_sha256[72];    /* of the application image, when known */
-        eb_pattern_driver pattern_drv; /* --pattern: the board's driver (drv points here) */
-        eb_run_board far_board; /* a peer console: the board it describes (made from the board's peer) */
-        char radio_sent[EB_DIM_MAX][64]; /* the radio setting each radio dimension sent last (run_radio.c) */
-        const eb_tier *link_for; /* the association whose link is recorded (run_radio.c); NULL = none */
-    };
+    /* ---- a console end's (the board's, a peer board's, an ESP-Hosted
+     * host's: an end whose declaration sets EB_DIM_CONSOLE): made with the
+     * end (run_end_init), freed with it; NULL in the PC, SSH and fixture ends */
+    struct run_console *cons;
 } board_ctx;
 
 /* run_plan.c */
@@ -406,9 +411,10 @@ static inline eb_pc *run_far_pc(const board_ctx *dut)
  * host, else a console; far: a peer console, an end claiming the board's
  * far_end URL, else the PC). */
 void run_end_rows(const eb_run_board *b, const run_end_ops **own, const run_end_ops **far);
-/* A context for end (zeroed here) of board b, chip from the profiles. */
+/* A context for end (zeroed here) of board b, chip from the profiles;
+ * a console end's console state (cons) made. */
 int run_end_init(board_ctx *end, run_shared *sh, eb_run_board *b, const run_end_ops *ops, eb_error *err);
-/* The board's other ends, made and freed (with the ends' private state):
+/* The board's other ends, made and freed (with the ends' private and console state):
  * its far end (its peer or the PC) and its fixtures, each of run_ends.c's
  * fixture rows present at the board that sets a row the run asks which no
  * earlier one sets, or whose facts go in every result; a fixture is opened

@@ -42,8 +42,8 @@ static void entry_start(board_ctx *bc, const eb_run_item *it, run_result *r)
         if (eb_dim(d)->entry_off)
             memcpy((char *)e + eb_dim(d)->entry_off, &it->at[d], sizeof(double));
     eb_entry_set_tier_params(e, eb_run_item_tier(it));
-    if (bc->tier == eb_run_item_tier(it))
-        eb_entry_set_tier_note(e, bc->tier_note);
+    if (bc->cons->tier == eb_run_item_tier(it))
+        eb_entry_set_tier_note(e, bc->cons->tier_note);
     eb_prov_track_test_start(&bc->prov);
 }
 

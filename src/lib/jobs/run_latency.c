@@ -56,7 +56,7 @@ void run_latency_start(board_ctx *bc, const eb_run_item *it, run_result *r)
 static unsigned echo_port(const board_ctx *bc)
 {
     const char *m = bc->sh->o->latency_method;
-    const eb_dialect_desc *d = eb_dialect_desc_get(bc->drv->dialect);
+    const eb_dialect_desc *d = eb_dialect_desc_get(bc->cons->drv->dialect);
     unsigned port = d ? d->udp_echo_port : 0;
     if (!m)
         return port;
@@ -94,9 +94,9 @@ static int probe(board_ctx *bc, const eb_run_item *it, eb_latency *l, int count,
     const eb_run_opts *o = bc->sh->o;
     unsigned port = echo_port(bc);
     snprintf(l->method, sizeof l->method, "%s", port ? "udp-echo" : "icmp");
-    if (!bc->wifi.ip[0])
+    if (!bc->cons->wifi.ip[0])
         return eb_fail(err, EB_EIO, "%s: latency: the board reported no IP address after connecting", bc->label);
-    snprintf(l->target, sizeof l->target, "%s", bc->wifi.ip);
+    snprintf(l->target, sizeof l->target, "%s", bc->cons->wifi.ip);
     eb_ping_result *r = malloc(sizeof *r);
     if (!r)
         return eb_fail(err, EB_EIO, "latency: out of memory");

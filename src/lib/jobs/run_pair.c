@@ -133,13 +133,13 @@ static void pair_entry(board_ctx *bc, const eb_run_item *it, eb_entry *e)
     snprintf(v->peer_chip, sizeof v->peer_chip, "%s", p->chip->name);
     snprintf(v->peer_tier, sizeof v->peer_tier, "%s", eb_run_peer_tier(bc->b, eb_run_item_tier(it)->name));
     e->ref_mbps = NAN; /* the docs measured against a PC: no published figure for a pair */
-    const char *mac = p->ident.mac[0] ? p->ident.mac : p->prov.seen.mac;
+    const char *mac = p->cons->ident.mac[0] ? p->cons->ident.mac : p->prov.seen.mac;
     snprintf(v->peer_mac, sizeof v->peer_mac, "%s", mac);
-    snprintf(v->peer_ip, sizeof v->peer_ip, "%s", p->wifi.ip);
-    const char *idf = p->ident.idf_version[0] ? p->ident.idf_version : p->prov.seen.idf_version;
+    snprintf(v->peer_ip, sizeof v->peer_ip, "%s", p->cons->wifi.ip);
+    const char *idf = p->cons->ident.idf_version[0] ? p->cons->ident.idf_version : p->prov.seen.idf_version;
     snprintf(v->peer_idf_version, sizeof v->peer_idf_version, "%s", idf);
-    if (p->drv)
-        snprintf(v->peer_dialect, sizeof v->peer_dialect, "%s", p->drv->name);
+    if (p->cons->drv)
+        snprintf(v->peer_dialect, sizeof v->peer_dialect, "%s", p->cons->drv->name);
 }
 
 /* ------------------------------------------------------------- the test */
@@ -170,20 +170,20 @@ static void side_init(pair_side *s, board_ctx *bc, const eb_run_item *it, bool s
     s->cfg.time_s = o->duration_s;
     s->cfg.interval_s = o->interval_s;
     run_iperf_options(bc, s->cfg.options, sizeof s->cfg.options);
-    s->boots = eb_console_boot(bc->con)->boots;
+    s->boots = eb_console_boot(bc->cons->con)->boots;
 }
 
 /* One console line of a side, if one arrives within ms. */
 static int pump_side(pair_io *io, pair_side *s, int ms, eb_error *err)
 {
     char line[EB_CONSOLE_LINE_MAX];
-    int ev = eb_console_next(s->bc->con, line, sizeof line, eb_deadline_in((uint64_t)ms), err);
+    int ev = eb_console_next(s->bc->cons->con, line, sizeof line, eb_deadline_in((uint64_t)ms), err);
     if (ev < 0)
         return -ev;
-    if (eb_console_boot(s->bc->con)->boots != s->boots)
+    if (eb_console_boot(s->bc->cons->con)->boots != s->boots)
         return run_rebooted(s->bc, io->it, err);
     if (ev == EB_CON_LINE)
-        s->bc->drv->iperf_line(s->bc->drv, &s->cfg, line, &s->run);
+        s->bc->cons->drv->iperf_line(s->bc->cons->drv, &s->cfg, line, &s->run);
     return 0;
 }
 
@@ -218,7 +218,7 @@ static int start_ends(pair_io *io, eb_error *err)
 {
     pair_side *r = &io->recv, *s = &io->send;
     uint64_t t_setup = eb_now_us();
-    int rc = r->bc->drv->iperf_start(r->bc->drv, r->bc->con, &r->cfg, &r->run, eb_deadline_in(EB_RUN_CMD_MS), err);
+    int rc = r->bc->cons->drv->iperf_start(r->bc->cons->drv, r->bc->cons->con, &r->cfg, &r->run, eb_deadline_in(EB_RUN_CMD_MS), err);
     if (rc)
         return rc;
     eb_deadline settle = eb_deadline_in(PAIR_SERVER_SETTLE_MS);
@@ -227,7 +227,7 @@ static int start_ends(pair_io *io, eb_error *err)
             return rc;
     if (r->run.failed)
         return eb_fail(err, EB_EIO, "%s: the receiving board's iperf server failed: %s", r->bc->label, r->run.msg);
-    rc = s->bc->drv->iperf_start(s->bc->drv, s->bc->con, &s->cfg, &s->run, eb_deadline_in(EB_RUN_CMD_MS), err);
+    rc = s->bc->cons->drv->iperf_start(s->bc->cons->drv, s->bc->cons->con, &s->cfg, &s->run, eb_deadline_in(EB_RUN_CMD_MS), err);
     if (rc)
         return rc;
     run_step_done(io->bc, EB_STEP_SETUP, t_setup);
@@ -237,10 +237,10 @@ static int start_ends(pair_io *io, eb_error *err)
 /* Leaves a side's iperf idle (best effort: the test's outcome is known). */
 static void abort_side(pair_side *s)
 {
-    if (!s->run.started || s->run.done || eb_console_port_failed(s->bc->con))
+    if (!s->run.started || s->run.done || eb_console_port_failed(s->bc->cons->con))
         return;
     eb_error ignored = {0};
-    s->bc->drv->iperf_abort(s->bc->drv, s->bc->con, eb_deadline_in(EB_RUN_CMD_MS), &ignored);
+    s->bc->cons->drv->iperf_abort(s->bc->cons->drv, s->bc->cons->con, eb_deadline_in(EB_RUN_CMD_MS), &ignored);
 }
 
 static int traffic(pair_io *io, eb_error *err)
@@ -280,14 +280,14 @@ int run_pair_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *e
     board_ctx *sender = tx ? bc : bc->far, *receiver = tx ? bc->far : bc;
     side_init(&io.send, sender, it, true);
     side_init(&io.recv, receiver, it, false);
-    snprintf(io.send.cfg.peer, sizeof io.send.cfg.peer, "%s", receiver->wifi.ip);
-    snprintf(io.recv.cfg.peer, sizeof io.recv.cfg.peer, "%s", sender->wifi.ip);
+    snprintf(io.send.cfg.peer, sizeof io.send.cfg.peer, "%s", receiver->cons->wifi.ip);
+    snprintf(io.recv.cfg.peer, sizeof io.recv.cfg.peer, "%s", sender->cons->wifi.ip);
     io.send.cfg.port = io.recv.cfg.port = bc->b->iperf_port;
     /* The offered rate follows the same rule as against the PC, from the
      * board under test's side: its plan's (eb_run_plan). */
     io.send.cfg.udp_rate_mbps = io.send.cfg.udp ? it->at[EB_DIM_UDP_RATE] : 0;
     eb_iso8601_utc(e->started);
-    int rc = receiver->wifi.ip[0] ? 0
+    int rc = receiver->cons->wifi.ip[0] ? 0
                                   : eb_fail(err, EB_EIO, "%s: the receiving board has no address", receiver->label);
     if (!rc)
         rc = start_ends(&io, err);

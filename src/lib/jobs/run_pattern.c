@@ -44,6 +44,6 @@ int eb_run_use_pattern(const eb_run_request *rq, eb_run_opts *o, const eb_patter
  * table). */
 const eb_console_driver *run_pattern_driver(board_ctx *bc)
 {
-    eb_pattern_driver_init(&bc->pattern_drv, bc->sh->o->pattern);
-    return &bc->pattern_drv.drv;
+    eb_pattern_driver_init(&bc->cons->pattern_drv, bc->sh->o->pattern);
+    return &bc->cons->pattern_drv.drv;
 }

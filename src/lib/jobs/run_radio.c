@@ -94,26 +94,26 @@ static void setting(const eb_run_opts *o, const eb_run_item *it, int dim, char *
 static int send_setting(board_ctx *end, int dim, const char *want, eb_error *err)
 {
     const eb_run_opts *o = end->sh->o;
-    if (!want[0] || (end->tier && !strcmp(end->radio_sent[dim], want)))
+    if (!want[0] || (end->cons->tier && !strcmp(end->cons->radio_sent[dim], want)))
         return 0;
-    if (!end->drv || !end->drv->radio_set) {
-        const char *no = no_radio_command(o, end->drv ? end->drv->name : "stock");
+    if (!end->cons->drv || !end->cons->drv->radio_set) {
+        const char *no = no_radio_command(o, end->cons->drv ? end->cons->drv->name : "stock");
         return eb_fail(err, EB_ECONFIG, "%s: %s cannot take '%s': %s; run the espbench firmware (docs/dimensions.md)",
-                       end->label, end->drv ? end->drv->name : "this firmware", want,
+                       end->label, end->cons->drv ? end->cons->drv->name : "this firmware", want,
                        no[0] ? no : "it has no radio command");
     }
     char why[300];
     if (end->chip && !eb_radio_chip_can(&o->radio, end->chip, why, sizeof why))
         return eb_fail(err, EB_ECONFIG, "%s: %s", end->label, why);
     char now[EB_CONSOLE_LINE_MAX];
-    int rc = end->drv->radio_set(end->drv, end->con, want, now, sizeof now, eb_deadline_in(EB_RUN_WIFI_MS), err);
+    int rc = end->cons->drv->radio_set(end->cons->drv, end->cons->con, want, now, sizeof now, eb_deadline_in(EB_RUN_WIFI_MS), err);
     if (rc) {
-        end->radio_sent[dim][0] = 0;
+        end->cons->radio_sent[dim][0] = 0;
         eb_error_prefix(err, "%s: radio_set %s: ", end->label, want);
         return rc;
     }
-    snprintf(end->radio_sent[dim], sizeof end->radio_sent[dim], "%s", want);
-    end->link_for = NULL; /* a new association to record */
+    snprintf(end->cons->radio_sent[dim], sizeof end->cons->radio_sent[dim], "%s", want);
+    end->cons->link_for = NULL; /* a new association to record */
     run_infof(end, EB_RUN_EV_INFO, "%s: radio %s (%s)", end->label, want, now);
     return 0;
 }
@@ -168,12 +168,12 @@ int run_radio_tx_power_apply(board_ctx *end, const eb_run_item *it, eb_error *er
 int run_radio_link(board_ctx *end, const eb_run_item *it, eb_error *err)
 {
     (void)it;
-    if (!end->drv || !end->drv->link || !end->con || (end->link_for && end->link_for == end->tier))
+    if (!end->cons->drv || !end->cons->drv->link || !end->cons->con || (end->cons->link_for && end->cons->link_for == end->cons->tier))
         return 0; /* once per association: after a tier (connect) or a radio setting (reconnect) */
-    end->link_for = end->tier;
+    end->cons->link_for = end->cons->tier;
     eb_link_info l = {0};
     eb_error e = {0};
-    if (end->drv->link(end->drv, end->con, &l, eb_deadline_in(EB_RUN_CMD_MS), &e)) {
+    if (end->cons->drv->link(end->cons->drv, end->cons->con, &l, eb_deadline_in(EB_RUN_CMD_MS), &e)) {
         if (e.kind == EB_KIND_REBOOT || e.kind == EB_KIND_PORT_LOST) {
             *err = e;
             return e.code;

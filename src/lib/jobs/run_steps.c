@@ -28,15 +28,15 @@ static uint64_t ready_ms(const board_ctx *bc)
 
 static void end_console(board_ctx *bc)
 {
-    eb_console_free(bc->con);
-    bc->con = NULL;
+    eb_console_free(bc->cons->con);
+    bc->cons->con = NULL;
 }
 
 static void close_board_port(board_ctx *bc)
 {
     end_console(bc);
-    eb_port_close(bc->port);
-    bc->port = NULL;
+    eb_port_close(bc->cons->port);
+    bc->cons->port = NULL;
 }
 
 /* ------------------------------------------------------------ the console driver */
@@ -51,9 +51,9 @@ static bool always(const board_ctx *bc) { (void)bc; return true; }
 /* A driver named by the run: prompts set, the board's prompt awaited. */
 static int driver_ready(board_ctx *bc, const eb_console_driver *d, eb_error *err)
 {
-    bc->drv = d;
-    eb_console_set_prompts(bc->con, bc->drv->prompts);
-    return bc->drv->ready(bc->drv, bc->con, eb_deadline_in(ready_ms(bc)), err);
+    bc->cons->drv = d;
+    eb_console_set_prompts(bc->cons->con, bc->cons->drv->prompts);
+    return bc->cons->drv->ready(bc->cons->drv, bc->cons->con, eb_deadline_in(ready_ms(bc)), err);
 }
 
 static int pick_pattern(board_ctx *bc, eb_error *err)
@@ -69,7 +69,7 @@ static int pick_dialect(board_ctx *bc, eb_error *err)
 
 static int pick_detected(board_ctx *bc, eb_error *err)
 {
-    return eb_console_detect(bc->con, bc->chip->name, &bc->drv, eb_deadline_in(ready_ms(bc)), err);
+    return eb_console_detect(bc->cons->con, bc->chip->name, &bc->cons->drv, eb_deadline_in(ready_ms(bc)), err);
 }
 
 static const struct driver_row {
@@ -94,15 +94,15 @@ static int greet(board_ctx *bc, eb_error *err)
         }
     if (rc)
         return rc;
-    bc->ident = *eb_console_boot(bc->con);
-    if (bc->drv->identify) {
-        rc = bc->drv->identify(bc->drv, bc->con, &bc->ident, eb_deadline_in(EB_RUN_CMD_MS), err);
+    bc->cons->ident = *eb_console_boot(bc->cons->con);
+    if (bc->cons->drv->identify) {
+        rc = bc->cons->drv->identify(bc->cons->drv, bc->cons->con, &bc->cons->ident, eb_deadline_in(EB_RUN_CMD_MS), err);
         if (rc)
             return rc;
     }
-    if (bc->ident.chip[0] && strcmp(bc->ident.chip, bc->chip->name) != 0)
+    if (bc->cons->ident.chip[0] && strcmp(bc->cons->ident.chip, bc->chip->name) != 0)
         return eb_fail(err, EB_ECONFIG, "%s: the board is an %s, not an %s: pass --chip %s",
-                       bc->b->port, bc->ident.chip, bc->chip->name, bc->ident.chip);
+                       bc->b->port, bc->cons->ident.chip, bc->chip->name, bc->cons->ident.chip);
     return 0;
 }
 
@@ -114,15 +114,15 @@ static int open_console(board_ctx *bc, const eb_image_info *app, eb_error *err)
     const eb_run_opts *o = bc->sh->o;
     uint64_t t0 = eb_now_us();
     int rc;
-    if (!bc->port && (rc = eb_port_open(&bc->port, bc->b->port, o->baud, err)) != 0)
+    if (!bc->cons->port && (rc = eb_port_open(&bc->cons->port, bc->b->port, o->baud, err)) != 0)
         return rc;
-    bc->port->lines_absent_known = bc->b->port_no_lines; /* a virtual board's pty has no DTR/RTS */
-    eb_console_open(&bc->con, bc->port, err);
-    eb_console_set_stop(bc->con, o->stop);
-    eb_console_set_capture(bc->con, run_console_capture, bc);
-    eb_console_add_secret(bc->con, o->password);
+    bc->cons->port->lines_absent_known = bc->b->port_no_lines; /* a virtual board's pty has no DTR/RTS */
+    eb_console_open(&bc->cons->con, bc->cons->port, err);
+    eb_console_set_stop(bc->cons->con, o->stop);
+    eb_console_set_capture(bc->cons->con, run_console_capture, bc);
+    eb_console_add_secret(bc->cons->con, o->password);
     if (app && app->has_app_desc)
-        eb_console_note_app(bc->con, app->project_name, app->version, app->idf_ver);
+        eb_console_note_app(bc->cons->con, app->project_name, app->version, app->idf_ver);
     if ((rc = greet(bc, err)) != 0)
         return rc;
     run_step_done(bc, EB_STEP_OPEN, t0);
@@ -137,9 +137,9 @@ static int flash_over_port(board_ctx *bc, const eb_image_set *set, eb_error *err
     const eb_run_opts *o = bc->sh->o;
     eb_flash_opts fo = {.profiles = o->profiles, .expect_chip = bc->chip->name, .port_lent = true, .stub = o->stub};
     eb_flash_session *fs = NULL;
-    int rc = eb_port_set_baud(bc->port, EB_ROM_BAUD, err);
+    int rc = eb_port_set_baud(bc->cons->port, EB_ROM_BAUD, err);
     if (!rc)
-        rc = eb_flash_open_port(&fs, bc->port, &fo, err);
+        rc = eb_flash_open_port(&fs, bc->cons->port, &fo, err);
     if (!rc) { /* which loader wrote, for the entries' provenance (without the stub's path) */
         const char *l = eb_flash_loader(fs);
         snprintf(bc->prov.seen.flash_loader, sizeof bc->prov.seen.flash_loader, "%.*s", (int)strcspn(l, "("), l);
@@ -152,8 +152,8 @@ static int flash_over_port(board_ctx *bc, const eb_image_set *set, eb_error *err
     if (!rc && eb_flash_release_port(fs, err) == NULL)
         rc = err->code ? err->code : EB_EIO;
     eb_flash_close(fs);
-    if (!rc && bc->port->baud != o->baud)
-        rc = eb_port_set_baud(bc->port, o->baud, err);
+    if (!rc && bc->cons->port->baud != o->baud)
+        rc = eb_port_set_baud(bc->cons->port, o->baud, err);
     return rc;
 }
 
@@ -168,7 +168,7 @@ static bool app_info(board_ctx *bc, const eb_image_set *set, eb_image_info *info
     if (!app)
         return false;
     eb_error ierr = {0};
-    if (eb_sha256_hex(app->data, app->len, bc->fw_sha256, &ierr)) /* "" when unknown: the results say so */
+    if (eb_sha256_hex(app->data, app->len, bc->cons->fw_sha256, &ierr)) /* "" when unknown: the results say so */
         return false;
     return eb_image_parse(app->data, app->len, bc->chip->image_format == EB_IMAGE_ESP8266, info, &ierr) == 0;
 }
@@ -179,8 +179,8 @@ static int flash_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
     const eb_run_opts *o = bc->sh->o;
     char what[48];
     snprintf(what, sizeof what, "tier %s", t->name);
-    if (bc->preflashed == t) { /* flashed before the first greeting: the board runs it */
-        bc->preflashed = NULL;
+    if (bc->cons->preflashed == t) { /* flashed before the first greeting: the board runs it */
+        bc->cons->preflashed = NULL;
         return 0;
     }
     return run_flash_manifest(bc, o->firmware ? o->firmware : "iperf-example", t->name, what, err);
@@ -211,7 +211,7 @@ int run_flash_manifest(board_ctx *bc, const char *firmware, const char *tier, co
 
 /* The espbench firmware's Ethernet image (the emulated board, docs/emulator.md)
  * has no Wi-Fi driver, and every runtime field is a Wi-Fi buffer. */
-static bool wired(const board_ctx *bc) { return !strcmp(bc->ident.net, "eth"); }
+static bool wired(const board_ctx *bc) { return !strcmp(bc->cons->ident.net, "eth"); }
 
 /* Switches the runtime settings and reads which build-time settings of the
  * tier the running image has other values for (bc->tier_note). On the
@@ -219,8 +219,8 @@ static bool wired(const board_ctx *bc) { return !strcmp(bc->ident.net, "eth"); }
  * Wi-Fi buffers do not apply. */
 static int switch_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
 {
-    bc->tier_note[0] = 0;
-    if (!bc->drv->set_tier)
+    bc->cons->tier_note[0] = 0;
+    if (!bc->cons->drv->set_tier)
         return eb_fail(err, EB_ECONFIG, "%s: the firmware on %s cannot switch tiers", bc->label, bc->b->port);
     eb_tier named;
     bool dropped = false;
@@ -232,13 +232,13 @@ static int switch_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
         }
         t = &named;
     }
-    int rc = bc->drv->set_tier(bc->drv, bc->con, t, eb_deadline_in(EB_RUN_WIFI_MS), err);
-    if (!rc && bc->drv->tier_built)
-        rc = bc->drv->tier_built(bc->drv, bc->con, t, bc->tier_note, sizeof bc->tier_note,
+    int rc = bc->cons->drv->set_tier(bc->cons->drv, bc->cons->con, t, eb_deadline_in(EB_RUN_WIFI_MS), err);
+    if (!rc && bc->cons->drv->tier_built)
+        rc = bc->cons->drv->tier_built(bc->cons->drv, bc->cons->con, t, bc->cons->tier_note, sizeof bc->cons->tier_note,
                                  eb_deadline_in(EB_RUN_CMD_MS), err);
-    size_t n = strlen(bc->tier_note);
+    size_t n = strlen(bc->cons->tier_note);
     if (!rc && dropped)
-        snprintf(bc->tier_note + n, sizeof bc->tier_note - n, "%sWi-Fi buffers not applicable (Ethernet image)",
+        snprintf(bc->cons->tier_note + n, sizeof bc->cons->tier_note - n, "%sWi-Fi buffers not applicable (Ethernet image)",
                  n ? "; " : "");
     return rc;
 }
@@ -266,7 +266,7 @@ static int set_tier_runtime(board_ctx *bc, const eb_tier *t, eb_error *err)
     int rc = switch_tier(bc, t, err);
     /* The image on the board lacks build-time settings of the tier: flash
      * the tier's own image where the manifest has one, then switch again. */
-    if (!rc && bc->tier_note[0] && o->manifest && tier_image_listed(bc, fw, t, why, sizeof why)) {
+    if (!rc && bc->cons->tier_note[0] && o->manifest && tier_image_listed(bc, fw, t, why, sizeof why)) {
         char what[48];
         snprintf(what, sizeof what, "tier %s", t->name);
         rc = run_flash_manifest(bc, fw, t->name, what, err);
@@ -274,9 +274,9 @@ static int set_tier_runtime(board_ctx *bc, const eb_tier *t, eb_error *err)
             rc = switch_tier(bc, t, err);
     }
     /* One image serves the tier: say which build-time settings it cannot switch. */
-    if (!rc && bc->tier_note[0])
+    if (!rc && bc->cons->tier_note[0])
         run_infof(bc, EB_RUN_EV_WARN, "%s: tier %s: the firmware's build-time settings differ: %s; "
-                  "the runtime settings are the tier's%s%s", bc->label, t->name, bc->tier_note,
+                  "the runtime settings are the tier's%s%s", bc->label, t->name, bc->cons->tier_note,
                   why[0] ? "; no image of its own: " : "", why);
     return rc;
 }
@@ -290,14 +290,14 @@ static int join_wired(board_ctx *bc, eb_error *err)
     for (;;) {
         eb_link_info l;
         memset(&l, 0, sizeof l);
-        int rc = bc->drv->link ? bc->drv->link(bc->drv, bc->con, &l, eb_deadline_in(EB_RUN_CMD_MS), &last)
+        int rc = bc->cons->drv->link ? bc->cons->drv->link(bc->cons->drv, bc->cons->con, &l, eb_deadline_in(EB_RUN_CMD_MS), &last)
                                : eb_fail(&last, EB_ECONFIG, "its console driver reads no link");
         if (!rc && l.ip[0]) {
-            snprintf(bc->wifi.ssid, sizeof bc->wifi.ssid, "ethernet");
-            snprintf(bc->wifi.ip, sizeof bc->wifi.ip, "%s", l.ip);
+            snprintf(bc->cons->wifi.ssid, sizeof bc->cons->wifi.ssid, "ethernet");
+            snprintf(bc->cons->wifi.ip, sizeof bc->cons->wifi.ip, "%s", l.ip);
             return 0;
         }
-        if (eb_deadline_passed(d) || eb_console_port_failed(bc->con) || run_stopped(bc))
+        if (eb_deadline_passed(d) || eb_console_port_failed(bc->cons->con) || run_stopped(bc))
             return eb_fail(err, EB_EIO, "%s: the board's Ethernet has no address after %d s%s%s", bc->label,
                            EB_RUN_WIFI_MS / 1000, last.msg[0] ? ": " : "", last.msg);
         eb_sleep_ms(500);
@@ -308,20 +308,20 @@ static int join_ap(board_ctx *bc, eb_error *err)
 {
     const eb_run_opts *o = bc->sh->o;
     int rc;
-    memset(&bc->wifi, 0, sizeof bc->wifi);
+    memset(&bc->cons->wifi, 0, sizeof bc->cons->wifi);
     if (wired(bc))
         return join_wired(bc, err);
     for (int i = 1;; i++) {
-        rc = bc->drv->scan(bc->drv, bc->con, o->ssid, &bc->wifi, eb_deadline_in(EB_RUN_CMD_MS), err);
-        if (!rc || i >= SCAN_TRIES || eb_console_port_failed(bc->con) || run_stopped(bc))
+        rc = bc->cons->drv->scan(bc->cons->drv, bc->cons->con, o->ssid, &bc->cons->wifi, eb_deadline_in(EB_RUN_CMD_MS), err);
+        if (!rc || i >= SCAN_TRIES || eb_console_port_failed(bc->cons->con) || run_stopped(bc))
             break;
     }
     if (rc)
         return rc;
     for (int i = 1;; i++) {
-        rc = bc->drv->connect(bc->drv, bc->con, o->ssid, o->password, &bc->wifi,
+        rc = bc->cons->drv->connect(bc->cons->drv, bc->cons->con, o->ssid, o->password, &bc->cons->wifi,
                               eb_deadline_in(EB_RUN_WIFI_MS), err);
-        if (!rc || i >= CONNECT_TRIES || eb_console_port_failed(bc->con) || run_stopped(bc))
+        if (!rc || i >= CONNECT_TRIES || eb_console_port_failed(bc->cons->con) || run_stopped(bc))
             break;
         run_infof(bc, EB_RUN_EV_WARN, "%s: %s; retrying", bc->label, err->msg);
     }
@@ -331,8 +331,8 @@ static int join_ap(board_ctx *bc, eb_error *err)
 int run_apply_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
 {
     uint64_t t0 = eb_now_us();
-    bc->tier_note[0] = 0;
-    int rc = bc->drv->runtime_tiers && bc->drv->set_tier ? set_tier_runtime(bc, t, err) : flash_tier(bc, t, err);
+    bc->cons->tier_note[0] = 0;
+    int rc = bc->cons->drv->runtime_tiers && bc->cons->drv->set_tier ? set_tier_runtime(bc, t, err) : flash_tier(bc, t, err);
     if (!rc) {
         run_step_done(bc, EB_STEP_TIER, t0);
         t0 = eb_now_us();
@@ -346,21 +346,21 @@ int run_apply_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
     run_step_done(bc, EB_STEP_WIFI, t0);
     if (wired(bc))
         run_infof(bc, EB_RUN_EV_INFO, "%s: tier %s, Ethernet (no Wi-Fi on this image), board address %s", bc->label,
-                  t->name, bc->wifi.ip);
+                  t->name, bc->cons->wifi.ip);
     else
         run_infof(bc, EB_RUN_EV_INFO, "%s: tier %s, connected to '%s' (RSSI %d dBm), board address %s", bc->label,
-                  t->name, bc->wifi.ssid, bc->wifi.rssi, bc->wifi.ip);
-    bc->tier = t;
+                  t->name, bc->cons->wifi.ssid, bc->cons->wifi.rssi, bc->cons->wifi.ip);
+    bc->cons->tier = t;
     run_fill_meta(bc);
     return 0;
 }
 
 int run_board_ready(board_ctx *bc, eb_error *err)
 {
-    bc->tier = NULL;
+    bc->cons->tier = NULL;
     eb_error ready_err = {0};
-    if (bc->drv->ready(bc->drv, bc->con, eb_deadline_in(ready_ms(bc)), &ready_err) &&
-        eb_console_port_failed(bc->con)) {
+    if (bc->cons->drv->ready(bc->cons->drv, bc->cons->con, eb_deadline_in(ready_ms(bc)), &ready_err) &&
+        eb_console_port_failed(bc->cons->con)) {
         *err = ready_err;
         return err->code ? err->code : EB_EIO;
     }
@@ -369,12 +369,12 @@ int run_board_ready(board_ctx *bc, eb_error *err)
 
 int run_board_log(board_ctx *bc, eb_error *err)
 {
-    if (bc->console_log)
+    if (bc->cons->console_log)
         return 0;
     char clog[1200];
     snprintf(clog, sizeof clog, "%s/console-%s.log", bc->sh->o->out_dir, run_file_label(bc));
-    bc->console_log = fopen(clog, "ae");
-    if (!bc->console_log)
+    bc->cons->console_log = fopen(clog, "ae");
+    if (!bc->cons->console_log)
         return eb_fail(err, EB_EIO, "cannot write %s: %s", clog, strerror(errno));
     return 0;
 }
@@ -393,13 +393,13 @@ static int first_open(board_ctx *bc, eb_error *err)
         return open_console(bc, NULL, err);
     const eb_tier *t = eb_run_item_tier(&first);
     int rc = 0;
-    if (!bc->port && (rc = eb_port_open(&bc->port, bc->b->port, o->baud, err)) != 0)
+    if (!bc->cons->port && (rc = eb_port_open(&bc->cons->port, bc->b->port, o->baud, err)) != 0)
         return rc;
-    bc->port->lines_absent_known = bc->b->port_no_lines;
+    bc->cons->port->lines_absent_known = bc->b->port_no_lines;
     char what[48];
     snprintf(what, sizeof what, "tier %s", t->name);
     rc = run_flash_manifest(bc, o->firmware, t->name, what, err);
-    bc->preflashed = rc ? NULL : t;
+    bc->cons->preflashed = rc ? NULL : t;
     return rc;
 }
 
@@ -411,20 +411,20 @@ int run_board_open(board_ctx *bc, eb_error *err)
     if (rc)
         return rc;
     run_infof(bc, EB_RUN_EV_INFO, "%s: %s on %s speaks %s (%s %s, IDF %s)", bc->label, bc->chip->name,
-              bc->b->port, bc->drv->name, bc->ident.project[0] ? bc->ident.project : "?",
-              bc->ident.app_version, bc->ident.idf_version[0] ? bc->ident.idf_version : "?");
+              bc->b->port, bc->cons->drv->name, bc->cons->ident.project[0] ? bc->cons->ident.project : "?",
+              bc->cons->ident.app_version, bc->cons->ident.idf_version[0] ? bc->cons->ident.idf_version : "?");
     run_fill_meta(bc);
     /* A -t or -i the firmware refuses fails every test alike: no test, no retry. */
     const eb_run_opts *o = bc->sh->o;
-    return eb_dialect_check_timing(bc->drv->dialect, o->duration_s, o->interval_s, bc->label, err);
+    return eb_dialect_check_timing(bc->cons->drv->dialect, o->duration_s, o->interval_s, bc->label, err);
 }
 
 void run_board_close(board_ctx *bc)
 {
-    if (bc->con)
+    if (bc->cons->con)
         run_fill_meta(bc);
     close_board_port(bc);
-    if (bc->console_log)
-        fclose(bc->console_log);
-    bc->console_log = NULL;
+    if (bc->cons->console_log)
+        fclose(bc->cons->console_log);
+    bc->cons->console_log = NULL;
 }

@@ -54,7 +54,7 @@ static double pc_last_mbps(eb_pc_iperf *p, int *count)
 int run_rebooted(board_ctx *bc, const eb_run_item *it, eb_error *err)
 {
     return eb_fail(err, EB_EIO, "%s: the board rebooted during %s (%s)", bc->label, eb_test_name(it->test),
-                   eb_console_boot(bc->con)->reset_reason),
+                   eb_console_boot(bc->cons->con)->reset_reason),
            eb_error_kind(err, EB_KIND_REBOOT);
 }
 
@@ -96,7 +96,7 @@ static int pump_event(void *u, int ev, const char *line, eb_error *err)
     test_io *io = u;
     board_ctx *bc = io->bc;
     if (ev == EB_CON_LINE)
-        bc->drv->iperf_line(bc->drv, &io->cfg, line, &io->run);
+        bc->cons->drv->iperf_line(bc->cons->drv, &io->cfg, line, &io->run);
     bool pc_ended = false;
     if (io->pc && eb_pc_iperf_running(io->pc))
         pc_ended = eb_pc_iperf_pump(io->pc, eb_deadline_in(0)) == 1;
@@ -111,7 +111,7 @@ static int pump_event(void *u, int ev, const char *line, eb_error *err)
 static int pump(test_io *io, int ms, eb_error *err)
 {
     eb_console_wait w = {.boots = io->boots, .on_event = pump_event, .on_reboot = pump_reboot, .u = io, .slice_ms = 20};
-    return eb_console_wait_for(io->bc->con, &w, eb_deadline_in((uint64_t)ms), err);
+    return eb_console_wait_for(io->bc->cons->con, &w, eb_deadline_in((uint64_t)ms), err);
 }
 
 static void io_init(test_io *io, board_ctx *bc, const eb_run_item *it)
@@ -130,7 +130,7 @@ static void io_init(test_io *io, board_ctx *bc, const eb_run_item *it)
     io->cfg.interval_s = o->interval_s;
     io->cfg.udp_rate_mbps = io->cfg.udp ? it->at[EB_DIM_UDP_RATE] : 0; /* the plan's (eb_run_plan) */
     run_iperf_options(bc, io->cfg.options, sizeof io->cfg.options);
-    io->boots = eb_console_boot(bc->con)->boots;
+    io->boots = eb_console_boot(bc->cons->con)->boots;
     io->prog = o->iperf ? o->iperf : eb_iperf_program();
     char tag[200]; /* one log per item: tier, test, sweep point, repeat */
     run_dims_tag(o, it, eb_test_name(it->test), tag, sizeof tag);
@@ -189,7 +189,7 @@ static int board_sends(test_io *io, eb_entry *e, const eb_interval **udp_final, 
     uint64_t t_setup = eb_now_us();
     int rc = start_pc_server(io, err);
     if (!rc)
-        rc = bc->drv->iperf_start(bc->drv, bc->con, &io->cfg, &io->run, eb_deadline_in(EB_RUN_CMD_MS), err);
+        rc = bc->cons->drv->iperf_start(bc->cons->drv, bc->cons->con, &io->cfg, &io->run, eb_deadline_in(EB_RUN_CMD_MS), err);
     if (rc)
         return rc;
     run_step_done(bc, EB_STEP_SETUP, t_setup);
@@ -205,7 +205,7 @@ static int board_sends(test_io *io, eb_entry *e, const eb_interval **udp_final, 
     if (io->run.failed)
         return eb_fail(err, EB_EIO, "%s: board iperf failed: %s", bc->label, io->run.msg);
     if (!io->run.done) {
-        bc->drv->iperf_abort(bc->drv, bc->con, eb_deadline_in(EB_RUN_CMD_MS), err);
+        bc->cons->drv->iperf_abort(bc->cons->drv, bc->cons->con, eb_deadline_in(EB_RUN_CMD_MS), err);
         return eb_fail(err, EB_EIO, "%s: the board's iperf was still running %g s after the end of %s "
                        "(stalled?); aborted it", bc->label, eb_run_grace_s(o), eb_test_name(io->it->test));
     }
@@ -236,7 +236,7 @@ static int start_pc_client(test_io *io, eb_error *err)
     int n = 0;
     args[n++] = io->prog;
     args[n++] = "-c";
-    args[n++] = io->bc->b->nat_board_ip[0] ? io->bc->b->nat_board_ip : io->bc->wifi.ip;
+    args[n++] = io->bc->b->nat_board_ip[0] ? io->bc->b->nat_board_ip : io->bc->cons->wifi.ip;
     args[n++] = "-p";
     args[n++] = io->port_s;
     if (io->cfg.udp) {
@@ -258,7 +258,7 @@ static int board_receives(test_io *io, eb_entry *e, const eb_interval **udp_fina
     board_ctx *bc = io->bc;
     const eb_run_opts *o = bc->sh->o;
     uint64_t t_setup = eb_now_us();
-    int rc = bc->drv->iperf_start(bc->drv, bc->con, &io->cfg, &io->run, eb_deadline_in(EB_RUN_CMD_MS), err);
+    int rc = bc->cons->drv->iperf_start(bc->cons->drv, bc->cons->con, &io->cfg, &io->run, eb_deadline_in(EB_RUN_CMD_MS), err);
     if (!rc)
         rc = start_pc_client(io, err);
     if (rc)
@@ -288,7 +288,7 @@ static int board_receives(test_io *io, eb_entry *e, const eb_interval **udp_fina
         if ((rc = pump(io, 100, err)) != 0)
             return rc;
     if (!io->run.done)
-        bc->drv->iperf_abort(bc->drv, bc->con, eb_deadline_in(EB_RUN_CMD_MS), err);
+        bc->cons->drv->iperf_abort(bc->cons->drv, bc->cons->con, eb_deadline_in(EB_RUN_CMD_MS), err);
     if ((rc = run_pc_iperf_final(io->bc, io->pc, io->cfg.port, eb_pc_iperf_check(io->pc, err), err)) != 0)
         return rc;
     if (io->run.n == 0)
@@ -311,19 +311,19 @@ int run_read_memory(board_ctx *bc, const eb_run_item *it, unsigned boots, eb_ent
      * virtual board of a chip the docs give none for): the entry's memory
      * stays unknown (the query still runs: it tells a reboot). */
     bool known = !bc->memory_unknown;
-    if (bc->drv->memory(bc->drv, bc->con, &m, eb_deadline_in(EB_RUN_CMD_MS), err) == 0) {
+    if (bc->cons->drv->memory(bc->cons->drv, bc->cons->con, &m, eb_deadline_in(EB_RUN_CMD_MS), err) == 0) {
         if (!known)
             m = (eb_mem_info){-1, -1, -1};
         e->free_heap = m.free_internal;
         e->min_free_heap = m.min_free_internal;
         e->largest_block = m.largest_block;
-    } else if (eb_console_port_failed(bc->con) || run_stopped(bc)) {
+    } else if (eb_console_port_failed(bc->cons->con) || run_stopped(bc)) {
         return err->code ? err->code : EB_EIO;
     } else {
         run_infof(bc, EB_RUN_EV_WARN, "%s: free memory unknown: %s", bc->label, err->msg);
         eb_error_clear(err);
     }
-    if (eb_console_boot(bc->con)->boots != boots)
+    if (eb_console_boot(bc->cons->con)->boots != boots)
         return run_rebooted(bc, it, err);
     run_step_done(bc, EB_STEP_MEMORY, t_mem);
     return 0;
@@ -358,11 +358,11 @@ int run_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *err)
         rc = run_read_memory(bc, it, io.boots, e, err);
     if (!rc)
         rc = run_test_figures(bc, it, e, udp_final, err);
-    if (rc == EB_EINTR && io.run.started && !io.run.done && !eb_console_port_failed(bc->con)) {
+    if (rc == EB_EINTR && io.run.started && !io.run.done && !eb_console_port_failed(bc->cons->con)) {
         /* Leave the board idle for the next run (the reply is not awaited:
          * the console reads are already cut short by the stop flag). */
         eb_error ignored;
-        bc->drv->iperf_abort(bc->drv, bc->con, eb_deadline_in(200), &ignored);
+        bc->cons->drv->iperf_abort(bc->cons->drv, bc->cons->con, eb_deadline_in(200), &ignored);
     }
     if (rc) {
         e->receiver = e->sender = EB_IVS_EMPTY; /* the views' arrays are their owners' */
