@@ -58,6 +58,7 @@
 #include "espbench/protocols/console.h"
 #include "espbench/protocols/console_driver.h"
 #include "espbench/formats/esp_image.h"
+#include "espbench/jobs/firmware_source.h"
 #include "espbench/adapters/pc.h"
 #include "espbench/adapters/port.h"
 #include "espbench/formats/provenance.h"
@@ -140,6 +141,15 @@ int run_bad_request(eb_run_setup *st, eb_error *err, const char *fmt, ...) __att
 int run_qemu_request_check(const eb_run_request *rq, eb_run_setup *st, eb_error *err);
 int run_qemu_start(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
 void run_qemu_stop(eb_run_setup *st);
+int run_qemu_tiers_check(const eb_run_request *rq, const eb_run_opts *o, eb_run_setup *st, eb_error *err);
+/* Before a tier: its own image (--qemu-image TIER=DIR, else the default)
+ * written and booted when the flash holds another; the image's facts into
+ * the board's provenance. A reset: QEMU restarted on the same flash. Both
+ * reopen the console on the new UART; EB_KIND_BOARD when they cannot. */
+int run_qemu_tier_image(board_ctx *bc, const eb_tier *t, eb_error *err);
+int run_qemu_reset(board_ctx *bc, eb_error *err);
+/* Whether the tier has an image of its own (--qemu-image TIER=DIR). */
+bool run_qemu_own_image(const board_ctx *bc, const eb_tier *t);
 
 /* ------------------------------------------------------------ run_ctx.c */
 
@@ -172,6 +182,16 @@ int run_board_log(board_ctx *bc, eb_error *err);
 int run_board_open(board_ctx *bc, eb_error *err);
 /* Records the board's facts and closes its console, port and log. */
 void run_board_close(board_ctx *bc);
+/* An emulated board's QEMU restarted: the port closed first (detach), then
+ * the console opened on the board's new port (set: the images just written,
+ * whose app stands in for a boot log the console missed; NULL = none). */
+/* Resets the board (an emulated board's QEMU restarted, a virtual board's
+ * control socket, EN through RTS) and waits for its prompt; the tier is to
+ * be applied again. how: the way taken, for messages. EB_KIND_BOARD when
+ * it cannot. */
+int run_board_reset(board_ctx *bc, char *how, size_t cap, eb_error *err);
+void run_board_detach(board_ctx *bc);
+int run_board_reopen(board_ctx *bc, const eb_image_set *set, eb_error *err);
 /* Applies tier t and connects; a failure is the board's (EB_KIND_BOARD)
  * unless it already has a kind (reboot, port lost). */
 int run_apply_tier(board_ctx *bc, const eb_tier *t, eb_error *err);

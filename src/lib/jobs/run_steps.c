@@ -15,6 +15,7 @@
 #include "espbench/base/sha256.h"
 #include "espbench/adapters/vboard_ctl.h"
 #include "espbench/formats/dialect.h"
+#include "espbench/protocols/reset.h"
 #include "run_internal.h"
 
 /* An emulated chip boots at the pace its host gives it (run --qemu): a busy
@@ -127,6 +128,20 @@ static int open_console(board_ctx *bc, const eb_image_info *app, eb_error *err)
     return 0;
 }
 
+/* The board's port and console closed: its port is about to change (an
+ * emulated board's QEMU restarted, run_qemu.c). */
+void run_board_detach(board_ctx *bc) { close_board_port(bc); }
+
+static bool app_info(board_ctx *bc, const eb_image_set *set, eb_image_info *info);
+
+int run_board_reopen(board_ctx *bc, const eb_image_set *set, eb_error *err)
+{
+    close_board_port(bc);
+    eb_image_info info;
+    bool have = set && app_info(bc, set, &info);
+    return open_console(bc, have ? &info : NULL, err);
+}
+
 /* Writes a tier's images over the board's own port, lent to the flasher,
  * and takes the port back after the hard reset without closing it, so the
  * boot log is read rather than lost between a close and a reopen. */
@@ -207,6 +222,8 @@ int run_flash_manifest(board_ctx *bc, const char *firmware, const char *tier, co
     return open_console(bc, have_info ? &info : NULL, err);
 }
 
+#define WIRED_NOTE "Wi-Fi buffers not applicable (Ethernet image)"
+
 /* The espbench firmware's Ethernet image (the emulated board, docs/emulator.md)
  * has no Wi-Fi driver, and every runtime field is a Wi-Fi buffer. */
 static bool wired(const board_ctx *bc) { return !strcmp(bc->ident.net, "eth"); }
@@ -236,10 +253,13 @@ static int switch_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
                                  eb_deadline_in(EB_RUN_CMD_MS), err);
     size_t n = strlen(bc->tier_note);
     if (!rc && dropped)
-        snprintf(bc->tier_note + n, sizeof bc->tier_note - n, "%sWi-Fi buffers not applicable (Ethernet image)",
-                 n ? "; " : "");
+        snprintf(bc->tier_note + n, sizeof bc->tier_note - n, "%s" WIRED_NOTE, n ? "; " : "");
     return rc;
 }
+
+/* Whether the image lacks build-time settings of the tier (the note says
+ * more than that the Ethernet image has no Wi-Fi buffers). */
+static bool built_differs(const board_ctx *bc) { return bc->tier_note[0] && strcmp(bc->tier_note, WIRED_NOTE); }
 
 /* --manifest: the tier's own espbench image (espbench build --tier), when
  * the manifest has one; why not in why. */
@@ -264,15 +284,17 @@ static int set_tier_runtime(board_ctx *bc, const eb_tier *t, eb_error *err)
     int rc = switch_tier(bc, t, err);
     /* The image on the board lacks build-time settings of the tier: flash
      * the tier's own image where the manifest has one, then switch again. */
-    if (!rc && bc->tier_note[0] && o->manifest && tier_image_listed(bc, fw, t, why, sizeof why)) {
+    if (!rc && built_differs(bc) && o->manifest && tier_image_listed(bc, fw, t, why, sizeof why)) {
         char what[48];
         snprintf(what, sizeof what, "tier %s", t->name);
         rc = run_flash_manifest(bc, fw, t->name, what, err);
         if (!rc)
             rc = switch_tier(bc, t, err);
     }
+    if (bc->b->qemu_ctl && !why[0] && !run_qemu_own_image(bc, t)) /* the emulated board's (run_qemu.c) */
+        snprintf(why, sizeof why, "give --qemu-image %s=DIR, the firmware built with the tier's settings", t->name);
     /* One image serves the tier: say which build-time settings it cannot switch. */
-    if (!rc && bc->tier_note[0])
+    if (!rc && built_differs(bc))
         run_infof(bc, EB_RUN_EV_WARN, "%s: tier %s: the firmware's build-time settings differ: %s; "
                   "the runtime settings are the tier's%s%s", bc->label, t->name, bc->tier_note,
                   why[0] ? "; no image of its own: " : "", why);
@@ -330,7 +352,11 @@ int run_apply_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
 {
     uint64_t t0 = eb_now_us();
     bc->tier_note[0] = 0;
-    int rc = bc->drv->runtime_tiers && bc->drv->set_tier ? set_tier_runtime(bc, t, err) : flash_tier(bc, t, err);
+    int rc = 0;
+    if (bc->b->qemu_ctl) /* the tier's own image first, where it has one (run_qemu.c) */
+        rc = run_qemu_tier_image(bc, t, err);
+    if (!rc)
+        rc = bc->drv->runtime_tiers && bc->drv->set_tier ? set_tier_runtime(bc, t, err) : flash_tier(bc, t, err);
     if (!rc) {
         run_step_done(bc, EB_STEP_TIER, t0);
         t0 = eb_now_us();
@@ -371,6 +397,60 @@ int run_apply_link_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
     run_infof(bc, EB_RUN_EV_INFO, "%s: sweep %s = %g %s (link %s)", bc->label, eb_sweep_var_name(sw->var),
               sw->values[it->point], eb_sweep_var_unit(sw->var), reply);
     return 0;
+}
+
+/* ------------------------------------------------------------ a reset */
+
+/* The ways a run resets a board, the first that applies: an emulated
+ * board's QEMU restarted; a virtual board's control socket; EN pulsed
+ * through RTS where the port has modem lines. */
+static bool is_qemu(const board_ctx *bc) { return bc->b->qemu_ctl != NULL; }
+static bool has_control(const board_ctx *bc) { return bc->b->sim_control[0] != 0; }
+static bool has_lines(const board_ctx *bc) { return bc->port && bc->port->can_set_lines; }
+
+static int reset_qemu(board_ctx *bc, eb_error *err) { return run_qemu_reset(bc, err); }
+
+static int reset_control(board_ctx *bc, eb_error *err)
+{
+    char reply[160];
+    return eb_vboard_ctl(bc->b->sim_control, "reset", reply, sizeof reply, 5000, err);
+}
+
+static int reset_en(board_ctx *bc, eb_error *err)
+{
+    const eb_reset_seq *seq = eb_reset_after("hard-reset", bc->port->usb_vid, bc->port->usb_pid);
+    int rc = seq ? eb_reset_run(bc->port, seq, 0, err) : eb_fail(err, EB_ECONFIG, "no hard-reset sequence");
+    return rc == 1 ? eb_fail(err, EB_EIO, "%s: the port cannot set RTS (EN)", bc->b->port) : rc;
+}
+
+static const struct reset_row {
+    const char *how;
+    bool (*applies)(const board_ctx *bc);
+    int (*reset)(board_ctx *bc, eb_error *err);
+} resets[] = {
+    {"QEMU restarted", is_qemu, reset_qemu},
+    {"the virtual board's reset", has_control, reset_control},
+    {"EN pulsed through RTS", has_lines, reset_en},
+};
+
+int run_board_reset(board_ctx *bc, char *how, size_t cap, eb_error *err)
+{
+    bc->tier = NULL; /* the firmware boots with its own tier: applied again */
+    for (size_t i = 0; i < sizeof resets / sizeof resets[0]; i++) {
+        if (!resets[i].applies(bc))
+            continue;
+        snprintf(how, cap, "%s", resets[i].how);
+        int rc = resets[i].reset(bc, err);
+        if (!rc && bc->con) /* its prompt again, after the boot log */
+            rc = bc->drv->ready(bc->drv, bc->con, eb_deadline_in(ready_ms(bc)), err);
+        if (rc && err->kind == EB_KIND_NONE)
+            eb_error_kind(err, EB_KIND_BOARD);
+        return rc;
+    }
+    snprintf(how, cap, "no way to reset it from here");
+    eb_fail(err, EB_EIO, "%s: the port has no modem lines to reset the board", bc->b->port);
+    eb_error_kind(err, EB_KIND_BOARD);
+    return EB_EIO;
 }
 
 int run_board_ready(board_ctx *bc, eb_error *err)
