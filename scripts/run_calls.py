@@ -12,7 +12,7 @@ problem) on:
   - a core file (run_board.c, run_job.c) naming what one end or test kind
     does (run_pair.c, run_hosted.c, run_latency.c, run_test.c) instead of
     reaching it through the tables;
-  - an ops table (run_end_ops, run_kind, run_dim) of more than ten entries.
+  - an ops table (run_end_ops, run_kind, run_dim, run_source) of more than ten entries.
 A file references a symbol when the symbol's name, defined without `static`
 in another run_*.c file, appears in its code.
 
@@ -39,10 +39,10 @@ END_STEPS = {
     "run_apply_tier": ("run_dims.c",),
     "run_apply_link_point": ("run_dims.c",),
 }
-TABLES = ("run_end_ops", "run_kind", "run_dim")
+TABLES = ("run_end_ops", "run_kind", "run_dim", "run_source")
 MAX_ENTRIES = 10
 DEF_FN = re.compile(r"^(?!static\b)[A-Za-z_][\w \*]*?\b(\w+)\s*\([^;{]*\)\s*\{", re.M)
-DEF_ROW = re.compile(r"^(?:static\s+)?const\s+(?:run_end_ops|run_kind|run_dim)\s+(\w+)", re.M)
+DEF_ROW = re.compile(r"^(?:static\s+)?const\s+(?:run_end_ops|run_kind|run_dim|run_source)\s+(\w+)", re.M)
 
 
 def strip_code(text):
@@ -147,7 +147,8 @@ def table_rows(src):
     for path in sorted(glob.glob(os.path.join(src, "src/lib/jobs/run_*.c"))):
         with open(path, encoding="utf-8") as f:
             code = re.sub(r"/\*.*?\*/", " ", f.read(), flags=re.S)
-        for m in re.finditer(r"^const\s+(run_end_ops)\s+(\w+)\s*=\s*\{(.*?)\n\};", code, re.M | re.S):
+        for m in re.finditer(r"^(?:static\s+)?const\s+(run_end_ops|run_source)\s+(\w+)\s*=\s*\{(.*?)\};", code,
+                             re.M | re.S):
             fields = [f for f in split_top(m.group(3)) if f.split("=", 1)[-1].strip() not in empty]
             rows[m.group(1)].append((m.group(2), len(fields)))
         for m in re.finditer(r"^static\s+const\s+(run_kind|run_dim)\s+\w+\[\]\s*=\s*\{(.*?)\n\};", code, re.M | re.S):

@@ -203,10 +203,10 @@ static void plan_runs_raw_tests_once_first(void **state)
     assert_int_equal(n, 2 + 2 * 4);
     assert_int_equal(items[0].test, EB_TEST_RAW_TX);
     assert_int_equal(items[1].test, EB_TEST_RAW_RX);
-    assert_string_equal(items[0].tier->name, "guide");
-    assert_string_equal(items[2].tier->name, "guide");
+    assert_string_equal(eb_run_item_tier(&items[0])->name, "guide");
+    assert_string_equal(eb_run_item_tier(&items[2])->name, "guide");
     assert_int_equal(items[2].test, EB_TEST_TCP_TX);
-    assert_string_equal(items[9].tier->name, "default");
+    assert_string_equal(eb_run_item_tier(&items[9])->name, "default");
     for (int i = 2; i < n; i++)
         assert_false(EB_TEST_IS_RAW(items[i].test));
     free(host.tiers);

@@ -56,29 +56,34 @@ static void test_parse(void **state)
     assert_int_equal(eb_radio_parse(&rv, EB_DIM_TIER, "x", &err), EB_ECONFIG);
 }
 
-/* Band slowest: all of one band's points together. */
-static void test_points_and_keys(void **state)
+/* A point's values (names: their index in the row's) into the key: a
+ * default leaves it as it was. */
+static void test_values_and_keys(void **state)
 {
     (void)state;
-    eb_radio_values rv = {0};
-    eb_error err = {0};
-    assert_int_equal(eb_radio_points(&rv), 1);
-    assert_int_equal(eb_radio_parse(&rv, EB_DIM_BAND, "2.4,5", &err), 0);
-    assert_int_equal(eb_radio_parse(&rv, EB_DIM_POWER_SAVE, "none,max-modem", &err), 0);
-    rv.listen_interval = 10;
-    assert_int_equal(eb_radio_points(&rv), 4);
-    assert_string_equal(eb_radio_value(&rv, 1, EB_DIM_BAND), "2.4");
-    assert_string_equal(eb_radio_value(&rv, 1, EB_DIM_POWER_SAVE), "max_modem");
-    assert_string_equal(eb_radio_value(&rv, 2, EB_DIM_BAND), "5");
-    assert_string_equal(eb_radio_value(&rv, 2, EB_DIM_COEX), "");
+    double at[EB_DIM_MAX];
+    for (int d = 0; d < EB_DIM_MAX; d++)
+        at[d] = NAN;
+    const eb_dim_desc *band = eb_dim(EB_DIM_BAND), *ps = eb_dim(EB_DIM_POWER_SAVE);
+    assert_true(eb_dim_value(band, "2.4") == 0);
+    assert_true(eb_dim_value(band, "5") == 1);
+    assert_true(isnan(eb_dim_value(band, "6")));
+    assert_true(eb_dim_value(eb_dim(eb_dim_from_name("len")), "512") == 512);
+    char text[16];
+    eb_dim_value_text(ps, 2, text, sizeof text);
+    assert_string_equal(text, "max_modem");
 
     eb_provenance k, none;
     eb_prov_init(&none);
     eb_prov_init(&k);
-    eb_radio_key(&rv, 0, &k); /* 2.4 GHz, no power save: the defaults, the key as it was */
+    at[EB_DIM_BAND] = 0; /* 2.4 GHz, no power save: the defaults, the key as it was */
+    at[EB_DIM_POWER_SAVE] = 0;
+    eb_dims_key(at, EB_DIM_NONE, 10, &k);
     assert_true(eb_dims_at_default(&k));
     eb_prov_init(&k);
-    eb_radio_key(&rv, 3, &k);
+    at[EB_DIM_BAND] = 1;
+    at[EB_DIM_POWER_SAVE] = 2;
+    eb_dims_key(at, EB_DIM_NONE, 10, &k);
     assert_string_equal(k.radio_band, "5");
     assert_string_equal(k.radio_power_save, "max_modem");
     assert_true(k.radio_listen_interval == 10);
@@ -88,10 +93,16 @@ static void test_points_and_keys(void **state)
     assert_string_equal(label, "band=5 ps=max_modem li=10");
     eb_dims_point_label(&k, label, sizeof label);
     assert_string_equal(label, "band=5 ps=max_modem li=10");
-    snprintf(k.sweep_var, sizeof k.sweep_var, "rssi");
-    k.sweep_value = -60;
+    eb_dims_file_tag(&k, label, sizeof label);
+    assert_string_equal(label, "-band5-psmax_modem-li10");
+    at[EB_DIM_RSSI] = -60; /* the swept row: the sweep pair */
+    eb_prov_init(&k);
+    eb_dims_key(at, EB_DIM_RSSI, 10, &k);
+    assert_string_equal(k.sweep_var, "rssi");
     eb_dims_point_label(&k, label, sizeof label);
     assert_string_equal(label, "rssi=-60 band=5 ps=max_modem li=10");
+    eb_dims_file_tag(&k, label, sizeof label);
+    assert_string_equal(label, "-rssi-60-band5-psmax_modem-li10");
 }
 
 static bool can(const char *chip, int dim, const char *list, char *why, size_t cap)
@@ -245,7 +256,7 @@ static void test_optional_provenance(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parse),           cmocka_unit_test(test_points_and_keys),
+        cmocka_unit_test(test_parse),           cmocka_unit_test(test_values_and_keys),
         cmocka_unit_test(test_chip_rules),      cmocka_unit_test(test_tier_ref_per_band),
         cmocka_unit_test(test_phy_ceilings),    cmocka_unit_test(test_models),
         cmocka_unit_test(test_optional_provenance),

@@ -59,17 +59,17 @@ static void test_all_is_the_docs_main_table(void **state)
     static const char *const order[] = {"iperf", "tx-prior", "high-performance", "rx-prior",
                                         "default", "memory-saving", "minimum"};
     for (int i = 0; i < n; i++) {
-        assert_string_equal(items[i].tier->name, order[i / 4]);
+        assert_string_equal(eb_run_item_tier(&items[i])->name, order[i / 4]);
         assert_int_equal(items[i].test, i % 4);
-        assert_int_equal(items[i].repeat, 0);
-        assert_false(items[i].tier->psram);
+        assert_int_equal(eb_run_item_repeat(&items[i]), 0);
+        assert_false(eb_run_item_tier(&items[i])->psram);
     }
     o.tiers[0] = "psram";
     o.n_tiers = 1;
     n = eb_run_plan(&o, esp32, items, 256, &err);
     assert_int_equal(n, 4 * 4);
     for (int i = 0; i < n; i++)
-        assert_true(items[i].tier->psram);
+        assert_true(eb_run_item_tier(&items[i])->psram);
 }
 
 static void test_named_tiers_tests_and_repeats(void **state)
@@ -85,11 +85,11 @@ static void test_named_tiers_tests_and_repeats(void **state)
     eb_error err = {0};
     int n = eb_run_plan(&o, esp32, items, 16, &err);
     assert_int_equal(n, 8);
-    assert_string_equal(items[0].tier->name, "minimum");
+    assert_string_equal(eb_run_item_tier(&items[0])->name, "minimum");
     assert_int_equal(items[0].test, EB_TEST_TCP_TX);
-    assert_int_equal(items[1].repeat, 1);
+    assert_int_equal(eb_run_item_repeat(&items[1]), 1);
     assert_int_equal(items[2].test, EB_TEST_UDP_RX);
-    assert_string_equal(items[4].tier->name, "iperf");
+    assert_string_equal(eb_run_item_tier(&items[4])->name, "iperf");
 }
 
 static void test_unknown_tier_names_the_choices(void **state)
@@ -149,7 +149,7 @@ static void test_shards_partition_the_matrix(void **state)
             sum += k;
             for (int i = 0; i < k; i++)
                 for (int j = 0; j < n; j++)
-                    if (all[j].tier == part[i].tier && all[j].test == part[i].test)
+                    if (eb_run_item_tier(&all[j]) == eb_run_item_tier(&part[i]) && all[j].test == part[i].test)
                         seen[j]++;
         }
         assert_int_equal(sum, n);
@@ -208,13 +208,11 @@ static void test_sweep_plan(void **state)
     eb_run_item items[64];
     int n = eb_run_plan(&o, esp32, items, 64, &err);
     assert_int_equal(n, 3 * 2 * 2); /* points x UDP tests x repeats */
-    assert_int_equal(items[0].point, 0);
+    assert_true(items[0].at[EB_DIM_UDP_RATE] == 40);
     assert_int_equal(items[0].test, EB_TEST_UDP_TX);
     assert_int_equal(items[3].test, EB_TEST_UDP_RX);
-    assert_int_equal(items[4].point, 1);
-    assert_true(eb_run_item_udp_rate(&o, esp32, &items[4]) == 60);
-    assert_true(eb_run_item_udp_rate(&o, esp32, &items[11]) == 80);
-    assert_true(items[4].udp_rate_mbps == 60 && items[11].udp_rate_mbps == 80); /* the item carries it */
+    assert_true(items[4].at[EB_DIM_UDP_RATE] == 60 && items[11].at[EB_DIM_UDP_RATE] == 80); /* the item carries it */
+    assert_true(isnan(items[4].at[EB_DIM_RSSI])); /* a row not asked: no value */
     o.tests = 1u << EB_TEST_TCP_TX;
     assert_int_equal(eb_run_check_sweep(&o, &err), EB_ECONFIG);
     assert_string_equal(err.msg, "--sweep udp-rate needs a UDP test: add udp_tx or udp_rx to --tests");
@@ -237,9 +235,9 @@ static void test_latency_plan(void **state)
     assert_int_equal(n, 2 * 2 * 2);
     assert_int_equal(items[0].test, EB_RUN_LATENCY);
     assert_int_equal(items[1].test, EB_RUN_LATENCY);
-    assert_int_equal(items[1].repeat, 1);
+    assert_int_equal(eb_run_item_repeat(&items[1]), 1);
     assert_int_equal(items[2].test, EB_TEST_TCP_TX);
-    assert_string_equal(items[4].tier->name, "minimum");
+    assert_string_equal(eb_run_item_tier(&items[4])->name, "minimum");
     assert_int_equal(items[4].test, EB_RUN_LATENCY);
 
     o.tests = (1u << EB_TEST_UDP_RX) | (1u << EB_RUN_LATENCY);
@@ -248,14 +246,14 @@ static void test_latency_plan(void **state)
     n = eb_run_plan(&o, esp32, items, 64, &err);
     assert_int_equal(n, 2 * (1 + 3));
     assert_int_equal(items[0].test, EB_RUN_LATENCY);
-    assert_int_equal(items[0].point, -1);
-    assert_int_equal(items[1].point, 0);
+    assert_true(isnan(items[0].at[EB_DIM_UDP_RATE])); /* latency: no offered rate, once */
+    assert_true(items[1].at[EB_DIM_UDP_RATE] == 40);
 
     assert_int_equal(eb_sweep_parse("rtt=5,40", &o.sweep, &err), 0);
     o.tests = 1u << EB_RUN_LATENCY;
     n = eb_run_plan(&o, esp32, items, 64, &err);
     assert_int_equal(n, 2 * 2);
-    assert_int_equal(items[1].point, 1);
+    assert_true(items[1].at[EB_DIM_RTT] == 40);
 
     assert_string_equal(eb_run_test_name(EB_RUN_LATENCY), "latency");
     assert_int_equal(eb_run_test_from_name("latency"), EB_RUN_LATENCY);

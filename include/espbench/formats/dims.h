@@ -147,19 +147,27 @@ typedef struct eb_radio_values {
  * rv's names (canonical: "ht40" -> "40", "min-modem" -> "min_modem").
  * EB_ECONFIG with one line naming the flag and the values it takes. */
 int eb_radio_parse(eb_radio_values *rv, int dim, const char *list, eb_error *err);
-/* How many radio points the values make (their product; 1 when none). */
-int eb_radio_points(const eb_radio_values *rv);
-/* Point i's values into key's radio_* fields (a default value, and a
- * dimension not asked for, leaves its field unknown: the key it had). */
-void eb_radio_key(const eb_radio_values *rv, int i, eb_provenance *key);
-/* Point i's value of one dimension, as asked ("" when not asked). */
-const char *eb_radio_value(const eb_radio_values *rv, int i, int dim);
+
+/* ---- a value of a row: a number, or for a row of names its index in them ---- */
+
+/* A name or a number as the row's value (names: their index; NAN when
+ * the row has no such name). */
+double eb_dim_value(const eb_dim_desc *d, const char *text);
+/* The value as the row spells it: its name, else "%g". */
+void eb_dim_value_text(const eb_dim_desc *d, double v, char *out, size_t cap);
+/* A plan point's values (at: one per row, NAN = none) into key: the swept
+ * row's into the sweep pair (sweep_var, sweep_value), every other row's
+ * that owns a field into it; a default value, and NAN, leave the field
+ * unknown: the key it had. listen_interval goes with max_modem (the power
+ * save row's number). */
+void eb_dims_key(const double *at, int swept, int listen_interval, eb_provenance *key);
 /* Whether chip c can run every value asked for: false with one line
  * ("--band 5: esp32c3 has no 5 GHz radio (profile esp32c3: wifi_bands 2.4)"). */
 bool eb_radio_chip_can(const eb_radio_values *rv, const eb_chip *c, char *why, size_t cap);
 /* "band=5 bw=40" for a result's radio point ("" at the defaults). */
 void eb_radio_label(const eb_provenance *p, char *out, size_t cap);
-/* The same point as a file name's part: "-band5-bw40-len512". */
+/* The same point as a file name's part: "-rssi-60-band5-bw40-len512"
+ * (each row's tag, else its name, and its value). */
 void eb_dims_file_tag(const eb_provenance *p, char *out, size_t cap);
 
 /* The PHY rate ceiling of a mode (IEEE 802.11 rate tables, one spatial

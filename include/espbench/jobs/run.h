@@ -177,24 +177,30 @@ int eb_run_check_out(const eb_run_opts *o, eb_error *err);
  * be NULL (100). */
 double eb_run_udp_rate(const eb_run_opts *o, const eb_chip *chip, const eb_tier *t, int test);
 
-/* The ordered plan of one board: tier × test × repeat after sharding.
- * Returns the count; items are written to out (up to cap). */
+/* One point of a board's plan: the test and every dimension row's value
+ * there, indexed by row (dims.h): a number, or for a row of names the
+ * index of its name (the tier's: in the chip's tiers); NAN where the row
+ * has none (not asked, or its value does not reach the test). The UDP
+ * offered rate is there for a UDP test: the sweep point's, --udp-rate, else
+ * eb_run_udp_rate. */
 typedef struct eb_run_item {
-    const eb_tier *tier;
-    int test, repeat;
-    int point;              /* index into o->sweep.values; -1 = no sweep */
-    int radio;              /* the radio point (dims.h eb_radio_value of o->radio); 0 when none is asked */
-    double udp_rate_mbps;   /* a UDP test's offered rate (eb_run_item_udp_rate, set by eb_run_plan); 0 = not UDP */
+    const eb_chip *chip; /* whose plan it is (the tier row's names) */
+    int test;
+    double at[EB_DIM_MAX];
 } eb_run_item;
-/* The offered rate of an item: the sweep point's for a udp-rate sweep,
- * else eb_run_udp_rate. */
-double eb_run_item_udp_rate(const eb_run_opts *o, const eb_chip *chip, const eb_run_item *it);
+/* The item's tier (its row's value in the chip's tiers) and repeat. */
+const eb_tier *eb_run_item_tier(const eb_run_item *it);
+int eb_run_item_repeat(const eb_run_item *it);
 /* Checks a sweep against the run, through the swept dimension's row
  * (jobs/run_dims.c): a link variable needs every board under --sim (rssi:
  * or a lab attenuator), attenuation an attenuator, udp-rate a UDP test and
  * no --udp-rate; tx-power is refused (no console command sets it yet).
  * EB_ECONFIG with one line. */
 int eb_run_check_sweep(const eb_run_opts *o, eb_error *err);
+/* The ordered plan of one board (jobs/run_dims.c): the cross product of
+ * every row's values for this run (the rows asked as lists, outermost: one
+ * association each; the tier; the swept row; the test; the repeat) after
+ * sharding. Returns the count; items are written to out (up to cap). */
 int eb_run_plan(const eb_run_opts *o, const eb_chip *chip, eb_run_item *out, int cap, eb_error *err);
 
 /* CI shards: the planner keeps the matrix cells of one shard. */

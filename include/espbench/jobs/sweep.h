@@ -46,9 +46,9 @@ bool eb_sweep_var_sim_only(int var);
  * for channel and bandwidth; 0 for none. */
 int eb_sweep_var_instrument(int var);
 
-/* The virtual board's link at a point of a link sweep: base with the
- * swept value; base unchanged for other variables. */
-void eb_sweep_link_at(const eb_sweep *s, int point, const eb_model_link *base, eb_model_link *out);
+/* The virtual board's link at a plan point (at: each row's value, NAN =
+ * none): base with the value of every link row that has one. */
+void eb_sweep_link_at(const double *at, const eb_model_link *base, eb_model_link *out);
 /* The control-socket command for that link ("link rssi=-60 rtt=0 loss=0"),
  * or "" when the variable is not a link variable. */
 void eb_sweep_link_command(const eb_model_link *l, char *out, size_t cap);

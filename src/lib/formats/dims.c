@@ -109,9 +109,9 @@ static const char *const coex_names[] = {"none", "ble_scan", "ble_adv", NULL};
 
 static const eb_dim_desc dims[] = {
     [EB_DIM_UDP_RATE] = {.name = "udp-rate", .key = "udp_rate", .unit = "Mbit/s", .lo = 0.1, .hi = 1000, .flags = SWEEP, .instrument = 0,
-                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN},
+                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN, .tag = "udp_rate"},
     [EB_DIM_TX_POWER] = {.name = "tx-power", .key = "tx_power", .unit = "dBm", .lo = 2, .hi = 21, .flags = SWEEP, .instrument = 0,
-                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN},
+                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN, .tag = "tx_power"},
     [EB_DIM_RSSI] = {.name = "rssi", .key = "rssi", .unit = "dBm", .lo = -100, .hi = -10, .flags = LINK, .instrument = EB_INSTR_ATTENUATOR,
                    .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN, .link_off = offsetof(eb_model_link, rssi_dbm)},
     [EB_DIM_LOSS] = {.name = "loss", .key = "loss", .unit = "%", .lo = 0, .hi = 50, .flags = LINK, .instrument = 0,
@@ -370,43 +370,43 @@ int eb_radio_parse(eb_radio_values *rv, int dim, const char *list, eb_error *err
     return 0;
 }
 
-int eb_radio_points(const eb_radio_values *rv)
+double eb_dim_value(const eb_dim_desc *d, const char *text)
 {
-    int n = 1;
-    for (int d = 0; d < N_ROWS; d++)
-        if (radio_dim(d) && rv->n[d] > 0)
-            n *= rv->n[d];
-    return n;
+    for (int i = 0; d->values && d->values[i]; i++)
+        if (!strcmp(d->values[i], text))
+            return i;
+    return d->values ? NAN : atof(text);
 }
 
-/* Point i in mixed radix, the first radio dimension slowest (band, then
- * bandwidth, ...): all of one band's points together. */
-const char *eb_radio_value(const eb_radio_values *rv, int i, int dim)
+void eb_dim_value_text(const eb_dim_desc *d, double v, char *out, size_t cap)
 {
-    if (!radio_dim(dim) || rv->n[dim] <= 0)
-        return "";
-    int stride = 1;
-    for (int d = dim + 1; d < N_ROWS; d++)
-        if (radio_dim(d) && rv->n[d] > 0)
-            stride *= rv->n[d];
-    return rv->v[dim][(i / stride) % rv->n[dim]];
+    int n = 0;
+    while (d->values && d->values[n])
+        n++;
+    if (d->values)
+        snprintf(out, cap, "%s", isfinite(v) && v >= 0 && v < n ? d->values[(int)v] : "");
+    else
+        snprintf(out, cap, "%g", v);
 }
 
-void eb_radio_key(const eb_radio_values *rv, int i, eb_provenance *key)
+void eb_dims_key(const double *at, int swept, int listen_interval, eb_provenance *key)
 {
-    for (int d = 0; d < N_ROWS; d++) {
-        const char *v = eb_radio_value(rv, i, d);
-        if (!radio_dim(d) || !dims[d].prov_off || !v[0])
-            continue;
-        if (dims[d].values ? !strcmp(v, dims[d].values[0]) : eb_dim_is_default(&dims[d], atof(v)))
-            continue; /* the default keeps the key as it was */
-        if (dims[d].prov_size)
-            snprintf((char *)key + dims[d].prov_off, dims[d].prov_size, "%s", v);
-        else
-            memcpy((char *)key + dims[d].prov_off, &(double){atof(v)}, sizeof(double));
+    for (int d = EB_DIM_NONE + 1; d < N_ROWS; d++) {
+        const eb_dim_desc *r = &dims[d];
+        double v = at[d];
+        if (!isfinite(v) || (r->values ? v == 0 : eb_dim_is_default(r, v)))
+            continue; /* none, or the default: the key as it was */
+        if (d == swept) {
+            snprintf(key->sweep_var, sizeof key->sweep_var, "%s", r->key);
+            key->sweep_value = v;
+        } else if (r->prov_off && r->prov_size) {
+            eb_dim_value_text(r, v, (char *)key + r->prov_off, r->prov_size);
+        } else if (r->prov_off) {
+            memcpy((char *)key + r->prov_off, &v, sizeof v);
+        }
     }
-    if (!strcmp(key->radio_power_save, "max_modem") && rv->listen_interval > 0)
-        key->radio_listen_interval = rv->listen_interval;
+    if (!strcmp(key->radio_power_save, "max_modem") && listen_interval > 0)
+        key->radio_listen_interval = listen_interval;
 }
 
 bool eb_radio_chip_can(const eb_radio_values *rv, const eb_chip *c, char *why, size_t cap)
@@ -458,6 +458,9 @@ void eb_dims_file_tag(const eb_provenance *p, char *out, size_t cap)
     if (!cap)
         return;
     out[0] = 0;
+    const eb_dim_desc *sw = p->sweep_var[0] ? eb_dim(eb_dim_from_name(p->sweep_var)) : NULL;
+    if (sw)
+        snprintf(out, cap, "-%s%g", sw->tag ? sw->tag : sw->name, p->sweep_value);
     owned_parts(p, "-", "", out, cap);
 }
 

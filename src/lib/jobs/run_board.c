@@ -121,7 +121,7 @@ static int run_item(board_ctx *bc, const eb_run_item *it, bool *recorded, eb_err
         }
         bool fatal = board_cannot_go_on(bc, trc, err);
         if (!fatal && err->kind != EB_KIND_FINAL && attempt < o->retries) {
-            run_infof(bc, EB_RUN_EV_WARN, "%s: %s/%s: %s; retrying (%d of %d)", bc->label, it->tier->name,
+            run_infof(bc, EB_RUN_EV_WARN, "%s: %s/%s: %s; retrying (%d of %d)", bc->label, eb_run_item_tier(it)->name,
                       eb_run_test_name(it->test), err->msg, attempt + 1, o->retries);
             /* Whatever happened, start the next attempt from a known state. */
             if (reset_ends(bc, true, err) == 0) {

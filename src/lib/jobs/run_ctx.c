@@ -20,7 +20,7 @@ void run_emit(board_ctx *bc, int event, const eb_run_item *it, const char *msg, 
         return;
     eb_run_progress p = {
         .event = event, .board = bc->b->name, .chip = bc->chip->name,
-        .tier = it ? it->tier->name : "", .test = it ? it->test : -1, .repeat = it ? it->repeat : 0,
+        .tier = it ? eb_run_item_tier(it)->name : "", .test = it ? it->test : -1, .repeat = it ? eb_run_item_repeat(it) : 0,
         .index = bc->index, .total = bc->total, .elapsed_s = elapsed, .duration_s = o->duration_s,
         .current_mbps = mbps, .entry = e, .message = msg,
     };
@@ -35,8 +35,8 @@ void run_emit_latency(board_ctx *bc, const eb_run_item *it, const eb_latency *l)
     if (!o->progress)
         return;
     eb_run_progress p = {
-        .event = EB_RUN_EV_LATENCY_DONE, .board = bc->b->name, .chip = bc->chip->name, .tier = it->tier->name,
-        .test = it->test, .repeat = it->repeat, .index = bc->index, .total = bc->total,
+        .event = EB_RUN_EV_LATENCY_DONE, .board = bc->b->name, .chip = bc->chip->name, .tier = eb_run_item_tier(it)->name,
+        .test = it->test, .repeat = eb_run_item_repeat(it), .index = bc->index, .total = bc->total,
         .current_mbps = NAN, .latency = l,
     };
     pthread_mutex_lock(&bc->sh->lock);

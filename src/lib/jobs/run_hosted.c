@@ -205,8 +205,8 @@ static bool first_of_kind(const eb_run_opts *o, int i, bool by_coprocessor)
     return true;
 }
 
-/* --sim without --manifest: the stock images a real pair would be flashed
- * with, made by the vboard (the host's iperf example per tier, its app
+/* A source whose images are made (--sim), without --manifest: the stock
+ * images a real pair would be flashed with, made by the vboard (the host's iperf example per tier, its app
  * version naming the tier; the raw-throughput images per direction), in
  * OUT/hosted-fw/manifest.json. */
 int run_hosted_images(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
@@ -214,7 +214,7 @@ int run_hosted_images(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st
     bool any = false;
     for (int i = 0; i < o->n_boards; i++)
         any = any || o->boards[i].hosted;
-    if (!any || !rq->sim || o->manifest)
+    if (!any || !run_sources_provide(rq, RUN_SRC_MKIMAGE) || o->manifest)
         return 0;
     char dir[400], log[450], prog[512];
     snprintf(dir, sizeof dir, "%s/hosted-fw", o->out_dir);

@@ -361,9 +361,10 @@ static int att_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
 {
     run_instr_board *bi = bc->instr;
     const eb_sweep *sw = &bc->sh->o->sweep;
-    if (it->point < 0 || bi->point == it->point)
+    int point = run_sweep_point(bc->sh->o, it);
+    if (point < 0 || bi->point == point)
         return 0;
-    double v = sw->values[it->point];
+    double v = sw->values[point];
     int rc;
     if (sw->var == EB_DIM_RSSI) {
         if (!bc->tier) /* it connects next: with the least attenuation; steered once it reports an RSSI */
@@ -382,7 +383,7 @@ static int att_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
             run_infof(bc, EB_RUN_EV_WARN, "%s: sweep attenuation = %g dB: no RSSI: %s", bc->label, v, err->msg);
     }
     if (!rc)
-        bi->point = it->point;
+        bi->point = point;
     return rc;
 }
 
@@ -390,17 +391,18 @@ static int ap_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
 {
     run_instr *ri = bc->sh->instr;
     const eb_sweep *sw = &bc->sh->o->sweep;
-    if (it->point < 0 || !ri || !ri->ap_open || ri->ap_point == it->point)
+    int point = run_sweep_point(bc->sh->o, it);
+    if (point < 0 || !ri || !ri->ap_open || ri->ap_point == point)
         return 0;
     eb_ap_settings s;
-    double v = sw->values[it->point];
-    ap_point_settings(ri, sw, it->point, &s);
+    double v = sw->values[point];
+    ap_point_settings(ri, sw, point, &s);
     int rc = eb_ap_apply(&ri->ap, &s, &ri->now, err);
     if (rc) { /* the AP is in no known point: the next item sets it again */
         ri->ap_point = -1;
         return rc;
     }
-    ri->ap_point = it->point;
+    ri->ap_point = point;
     bc->tier = NULL; /* the radio restarted: the board connects again, under the tier */
     run_infof(bc, EB_RUN_EV_INFO, "%s: sweep %s = %g: %s reports band %s, channel %d, %d MHz", bc->label,
               eb_sweep_var_name(sw->var), v, ri->ap.spec->name, ri->now.band, ri->now.channel,

@@ -34,6 +34,8 @@
  *                   a table: --pattern, --dialect, detected), tier (switch or
  *                   flash), Wi-Fi, a link point, flashing a manifest image
  *   run_pattern.c   --pattern's checks and console driver
+ *   run_sources.c   where the boards come from: the board sources' table
+ *                   (--port, --lab; --sim: run_sim.c; --qemu: run_qemu.c)
  *   run_sweep.c     the --sweep spec over the dimension table
  *   run_ctx.c       the run context: progress events, step timing, results store
  *   run_plan.c      what to run: defaults, tier x test x repeat plan, shards, UDP
@@ -135,21 +137,117 @@ typedef struct board_ctx {
 /* run_plan.c */
 bool eb_run_test_is_tx(int test);
 bool eb_run_test_is_udp(int test);
+/* The item's point of the run's sweep: the index of the swept row's
+ * value in o->sweep.values; -1 when it has none. */
+int run_sweep_point(const eb_run_opts *o, const eb_run_item *it);
 /* An error of the request itself (a usage error, exit 2). */
 int run_bad_request(eb_run_setup *st, eb_error *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* run_qemu.c: --qemu's checks, its emulated board started and flashed, stopped. */
+/* run_qemu.c: --qemu's checks, its emulated board started and flashed,
+ * stopped: the entries of its board source (run_source_qemu). */
 int run_qemu_request_check(const eb_run_request *rq, eb_run_setup *st, eb_error *err);
 int run_qemu_start(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
 void run_qemu_stop(eb_run_setup *st);
 int run_qemu_tiers_check(const eb_run_request *rq, const eb_run_opts *o, eb_run_setup *st, eb_error *err);
 /* Before a tier: its own image (--qemu-image TIER=DIR, else the default)
- * written and booted when the flash holds another; the image's facts into
- * the board's provenance. A reset: QEMU restarted on the same flash. Both
- * reopen the console on the new UART; EB_KIND_BOARD when they cannot. */
-int run_qemu_tier_image(board_ctx *bc, const eb_tier *t, eb_error *err);
-int run_qemu_reset(board_ctx *bc, eb_error *err);
+ * into set when the flash holds another (set->n 0: the board runs it; its
+ * facts into the board's provenance). run_qemu_write writes such a set
+ * (QEMU restarted with the strap, then without), run_qemu_reboot restarts
+ * QEMU on the same flash (a reset); both make QEMU's new UART the board's
+ * port (its console is the caller's to open again: run_steps.c), and are
+ * EB_KIND_BOARD when QEMU does not come back. */
+int run_qemu_tier_image(board_ctx *bc, const eb_tier *t, eb_image_set *set, eb_error *err);
+int run_qemu_write(board_ctx *bc, const eb_image_set *set, eb_error *err);
+int run_qemu_reboot(board_ctx *bc, eb_error *err);
 /* Whether the tier has an image of its own (--qemu-image TIER=DIR). */
 bool run_qemu_own_image(const board_ctx *bc, const eb_tier *t);
+
+/* ------------------------------------------------------------ board sources (run_sources.c) */
+
+/* The request's options a board source is chosen by, claims, refuses or
+ * needs, as bits (run_sources.c reads each from its eb_run_request field;
+ * --pattern is no field: its check passes the bit). */
+enum run_opt {
+    RUN_OPT_PORT, RUN_OPT_SIM, RUN_OPT_LAB, RUN_OPT_QEMU, RUN_OPT_QEMU_BIN, RUN_OPT_QEMU_IMAGE, RUN_OPT_QEMU_TIER_IMAGE,
+    RUN_OPT_COPROCESSOR, RUN_OPT_TRANSPORT, RUN_OPT_COPROCESSOR_PORT, RUN_OPT_PEER_PORT, RUN_OPT_PEER_CHIP,
+    RUN_OPT_PEER_TIER, RUN_OPT_CHIP, RUN_OPT_SSID, RUN_OPT_PC_ADDRESS, RUN_OPT_PATTERN, RUN_OPT_COUNT
+};
+#define RUN_OPT(name) (1u << RUN_OPT_##name)
+
+/* What a source's boards have without being told (run_source_decl.provides). */
+enum run_source_fact {
+    RUN_SRC_OWN_PORTS = 1u << 0,  /* it starts its boards: their ports are its own, one per board */
+    RUN_SRC_OWN_PEERS = 1u << 1,  /* it starts a board's peer too (no --peer-port, no peer port:) */
+    RUN_SRC_PC_ADDRESS = 1u << 2, /* it gives the PC end its address (no --pc-address) */
+    RUN_SRC_MKIMAGE = 1u << 3,    /* an ESP-Hosted pair's stock images are made for it (vboard mkimage) */
+};
+
+/* The line of the sources that do not combine (--port, --sim, --lab). */
+#define RUN_SOURCE_CHOOSE_ONE "choose one of --port, --sim, --lab (--lab may be combined with --sim)"
+
+/* Options a source claims or refuses together, and the one line (a usage error). */
+typedef struct run_source_rule {
+    unsigned opts; /* RUN_OPT bits */
+    const char *line;
+} run_source_rule;
+
+/* What a board source declares; eb_run_resolve's checks are loops over these. */
+typedef struct run_source_decl {
+    unsigned combines;              /* the sources (their RUN_OPT) it may be chosen with */
+    const char *conflict;           /* the line when chosen with another source */
+    run_source_rule claims;         /* options that mean nothing without it */
+    const run_source_rule *refuses; /* options it refuses; ends with {0} */
+    unsigned needs;                 /* the flags a board it makes needs (RUN_OPT CHIP, SSID, PC_ADDRESS) */
+    unsigned provides;              /* enum run_source_fact */
+    const char *board_name;         /* the name of its one board from the flags */
+    const char *ssid, *ap_password; /* the network its boards join when the request names none */
+    const eb_run_board *standin;    /* its boards as the checks see them before they start */
+} run_source_decl;
+
+/* Where a run's boards come from: a board on a port, a lab file's boards,
+ * virtual boards, an emulated board. eb_run_resolve walks the rows in
+ * order (run_sources.c's list); a NULL entry: nothing to do. */
+typedef struct run_source {
+    const char *name;
+    unsigned selects; /* the request option that chooses it (RUN_OPT) */
+    const run_source_decl *decl;
+    /* Its own options, before anything loads: one line, a usage error. */
+    int (*check)(const eb_run_request *rq, eb_run_setup *st, eb_error *err);
+    /* The run's boards (o->boards); NULL: one board from the flags (--chip,
+     * --pc-address, --iperf-port, --dialect) named decl->board_name. The first
+     * chosen source with boards makes them (a lab file's under --sim). */
+    int (*boards)(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+    /* The dialect its boards speak when known before they open, else EB_DIALECT_UNKNOWN. */
+    int (*dialect)(const eb_run_request *rq);
+    /* Once the results folder is ready: its boards started (port, firmware
+     * digest, addresses); stopped by eb_run_setup_free (every row, started or not). */
+    int (*start)(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+    void (*stop)(eb_run_setup *st);
+} run_source;
+
+extern const run_source run_source_sim, run_source_qemu;
+
+/* The options the request gives (RUN_OPT bits). */
+unsigned run_sources_given(const eb_run_request *rq);
+/* Whether a source is chosen; the flags its boards need (--chip with none). */
+bool run_sources_chosen(const eb_run_request *rq);
+unsigned run_sources_needs(const eb_run_request *rq);
+/* Whether a chosen source provides fact (enum run_source_fact). */
+bool run_sources_provide(const eb_run_request *rq, unsigned fact);
+/* The first chosen source's dialect, SSID, AP password, stand-in board; NULL (UNKNOWN) when none says. */
+int run_sources_dialect(const eb_run_request *rq);
+const char *run_sources_ssid(const eb_run_request *rq);
+const char *run_sources_ap_password(const eb_run_request *rq);
+const eb_run_board *run_sources_standin(const eb_run_request *rq);
+/* Before anything loads, over the rows' declarations: sources chosen
+ * together that do not combine, an option without the source it belongs
+ * to, an option a chosen source refuses; then each chosen source's check. */
+int run_sources_check(const eb_run_request *rq, eb_run_setup *st, eb_error *err);
+/* The first refusal of a chosen source among opts (RUN_OPT bits): EB_ECONFIG with its line. */
+int run_sources_refused(const eb_run_request *rq, unsigned opts, eb_error *err);
+/* The boards, their start once the folder is ready, and the stop of every source. */
+int run_sources_boards(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+int run_sources_start(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
+void run_sources_stop(eb_run_setup *st);
 
 /* ------------------------------------------------------------ run_ctx.c */
 
@@ -182,16 +280,11 @@ int run_board_log(board_ctx *bc, eb_error *err);
 int run_board_open(board_ctx *bc, eb_error *err);
 /* Records the board's facts and closes its console, port and log. */
 void run_board_close(board_ctx *bc);
-/* An emulated board's QEMU restarted: the port closed first (detach), then
- * the console opened on the board's new port (set: the images just written,
- * whose app stands in for a boot log the console missed; NULL = none). */
 /* Resets the board (an emulated board's QEMU restarted, a virtual board's
  * control socket, EN through RTS) and waits for its prompt; the tier is to
  * be applied again. how: the way taken, for messages. EB_KIND_BOARD when
  * it cannot. */
 int run_board_reset(board_ctx *bc, char *how, size_t cap, eb_error *err);
-void run_board_detach(board_ctx *bc);
-int run_board_reopen(board_ctx *bc, const eb_image_set *set, eb_error *err);
 /* Applies tier t and connects; a failure is the board's (EB_KIND_BOARD)
  * unless it already has a kind (reboot, port lost). */
 int run_apply_tier(board_ctx *bc, const eb_tier *t, eb_error *err);
@@ -334,8 +427,12 @@ typedef struct run_key {
     eb_provenance *prov;
 } run_key;
 
+/* What a row of the formats' table does to an end in a run, besides what
+ * every row does by the loops (its value handed to the ends that declare
+ * its kind; the key and file names: run_plan.c). A row that needs nothing
+ * of its own has no entry here. */
 typedef struct run_dim {
-    int dim; /* enum eb_dim: its names, unit, range (formats/dims.c) */
+    int dim; /* its row of formats/dims.c: names, unit, range, where its value lives */
     /* Whether the run can take its values on a board (b NULL: a run of no
      * board yet) before anything starts; one line in why. */
     bool (*check)(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap);
@@ -343,9 +440,8 @@ typedef struct run_dim {
      * the tier), and what takes a connected end (after every row's apply). */
     int (*apply)(board_ctx *end, const eb_run_item *it, eb_error *err);
     int (*connected)(board_ctx *end, const eb_run_item *it, eb_error *err);
-    /* Its value in the result's key and in file names ("-rssi-60"). */
-    void (*key)(const eb_run_opts *o, const eb_run_item *it, run_key *k);
-    void (*tag)(const eb_run_opts *o, const eb_run_item *it, char *out, size_t cap);
+    bool connects; /* its apply connects the end (the tier): the radio's rows before it; a kind
+                    * that brings its own image (own_tier) skips it */
 } run_dim;
 
 /* The checks of the sweep variables (sweep_vars) or of the other
@@ -353,12 +449,14 @@ typedef struct run_dim {
 int run_dims_check(const eb_run_opts *o, bool sweep_vars, eb_error *err);
 /* Applies every dimension's value of the item to an end (own_tier: not the tier). */
 int run_dims_apply(board_ctx *end, const eb_run_item *it, bool own_tier, eb_error *err);
-/* Writes every dimension's value of the item into k. */
+/* run_plan.c: every dimension's value of the item into k (the rows' loop:
+ * the tier's and repeat's fields, the provenance's: eb_dims_key). */
 void run_dims_key(const eb_run_opts *o, const eb_run_item *it, run_key *k);
 /* Whether board/chip finished the item (status ok) in the results so far:
  * its whole key (a board-to-board test only against the same peer). */
 bool run_item_done(run_shared *sh, const eb_run_board *b, const char *chip, const eb_run_item *it);
-/* "-TIER[-TEST]-POINT-rREPEAT": a log file's part naming the item (test NULL: none). */
+/* run_plan.c: "-POINT-TIER[-TEST]-rREPEAT", the key as a log file's part
+ * naming the item (test NULL: none). */
 void run_dims_tag(const eb_run_opts *o, const eb_run_item *it, const char *test, char *out, size_t cap);
 
 /* ------------------------------------------------------------ run_iperf.c */

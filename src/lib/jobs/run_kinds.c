@@ -34,21 +34,21 @@ static void entry_start(board_ctx *bc, const eb_run_item *it, run_result *r)
     snprintf(e->chip, sizeof e->chip, "%s", bc->chip->name);
     e->test = it->test;
     run_dims_key(o, it, &(run_key){e->tier, sizeof e->tier, &e->repeat, r->prov});
-    e->ref_mbps = eb_tier_ref(it->tier, it->test, r->prov);
+    e->ref_mbps = eb_tier_ref(eb_run_item_tier(it), it->test, r->prov);
     e->duration_s = o->duration_s;
     e->interval_s = o->interval_s;
     e->warmup_s = o->warmup_s;
-    e->udp_rate_mbps = eb_run_test_is_udp(it->test) ? it->udp_rate_mbps : NAN;
+    e->udp_rate_mbps = it->at[EB_DIM_UDP_RATE]; /* the sender's, UDP tests only */
     eb_model_link link;
-    eb_sweep_link_at(&o->sweep, it->point, &bc->b->sim_link, &link);
-    eb_entry_set_tier_params(e, it->tier);
-    if (bc->tier == it->tier)
+    eb_sweep_link_at(it->at, &bc->b->sim_link, &link);
+    eb_entry_set_tier_params(e, eb_run_item_tier(it));
+    if (bc->tier == eb_run_item_tier(it))
         eb_entry_set_tier_note(e, bc->tier_note);
     if (bc->b->qemu) /* measured, but on an emulated chip and network (docs/emulator.md) */
         snprintf(e->figure_source, sizeof e->figure_source, "emulator");
     else if (bc->b->sim && it->test < EB_TEST_COUNT) /* the same decision the vboard makes (eb_model_figure, vb_radio.c) */
         snprintf(e->figure_source, sizeof e->figure_source, "%s",
-                 eb_model_source(it->tier, it->test, &link, bc->b->sim_model) == EB_FIG_PUBLISHED &&
+                 eb_model_source(eb_run_item_tier(it), it->test, &link, bc->b->sim_model) == EB_FIG_PUBLISHED &&
                          !eb_radio_modelled(r->prov) && !isnan(e->ref_mbps)
                      ? "published"
                      : "model " EB_MODEL_VERSION);

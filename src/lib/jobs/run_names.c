@@ -19,16 +19,21 @@ int run_missing_options(const eb_run_request *rq, eb_run_setup *st, eb_error *er
         size_t l_ = strlen(miss);                                                                                \
         snprintf(miss + l_, sizeof miss - l_, "%s%s", n++ ? ", " : "", text);                                    \
     } while (0)
-    bool board = rq->port || rq->sim || rq->lab_file || rq->qemu;
-    if (!board)
+    if (!run_sources_chosen(rq))
         MISSING("a board (--port URL, --sim or --lab FILE)");
-    if (!rq->lab_file && !rq->chip)
-        MISSING("--chip CHIP");
-    if (rq->port && !rq->lab_file && !rq->ssid)
-        MISSING("--ssid SSID");
-    bool pair = rq->peer_port || rq->peer_chip;
-    if (rq->port && !rq->lab_file && !rq->pc_address && !pair)
-        MISSING("--pc-address IP");
+    /* The flags the source's boards need (a lab file names its own); a
+     * board-to-board test has no PC end to give an address. */
+    unsigned lacks = run_sources_needs(rq) & ~run_sources_given(rq);
+    if (rq->peer_port || rq->peer_chip)
+        lacks &= ~RUN_OPT(PC_ADDRESS);
+    static const struct {
+        unsigned opt;
+        const char *text;
+    } needs[] = {
+        {RUN_OPT(CHIP), "--chip CHIP"}, {RUN_OPT(SSID), "--ssid SSID"}, {RUN_OPT(PC_ADDRESS), "--pc-address IP"}};
+    for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++)
+        if (lacks & needs[i].opt)
+            MISSING(needs[i].text);
 #undef MISSING
     if (rq->out_dir && !rq->out_dir[0])
         return run_bad_request(st, err, "--out '': an empty folder name; give the folder of the run, or leave out "
@@ -111,14 +116,13 @@ int run_tiers_resolve(eb_run_opts *o, eb_run_setup *st, eb_error *err)
 }
 
 /* The dialect a board will speak when it is known before it opens: a forced
- * --dialect (or the lab file's), else a virtual board's espbench firmware. */
+ * --dialect (or the lab file's), else its source's firmware's (a virtual
+ * board's espbench firmware). */
 static int known_dialect(const eb_run_request *rq, const eb_run_board *b)
 {
     if (b->dialect[0])
         return eb_dialect_from_name(b->dialect);
-    if (rq->sim && !rq->sim_image && (!rq->sim_project || !*rq->sim_project || !strcmp(rq->sim_project, "espbench")))
-        return EB_DIALECT_ESPBENCH;
-    return EB_DIALECT_UNKNOWN;
+    return run_sources_dialect(rq);
 }
 
 int run_limits_precheck(const eb_run_request *rq, const eb_run_opts *in, eb_run_setup *st, eb_error *err)

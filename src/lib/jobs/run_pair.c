@@ -41,7 +41,7 @@ static int check_peer_tiers(const eb_run_opts *o, const eb_run_board *b, const e
     int np = eb_run_plan(&chk, chip, plan, EB_RUN_MAX_PLAN, &perr);
     int rc = 0;
     for (int i = 0; i < np && i < EB_RUN_MAX_PLAN && !rc; i++) {
-        const char *want = eb_run_peer_tier(b, plan[i].tier->name);
+        const char *want = eb_run_peer_tier(b, eb_run_item_tier(&plan[i])->name);
         if (eb_chip_tier(pc, want))
             continue;
         char names[512];
@@ -82,14 +82,13 @@ static int check_peer(const eb_run_opts *o, eb_run_board *b, eb_run_setup *st, e
 
 int run_pair_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err)
 {
+    /* A lab file's --peer-* and --sim's --peer-port: refused by their board
+     * sources (run_sources_check); a source that starts its boards' peers
+     * needs no peer port, and its ports are one per board. */
     bool asked = rq->peer_port || rq->peer_chip || rq->peer_tier;
-    if (asked && rq->lab_file)
-        return run_bad_request(st, err, "--peer-port/--peer-chip/--peer-tier are for one board; in a lab file give "
-                               "the board a 'peer:' mapping (port, chip, tier)");
-    if (rq->peer_port && rq->sim)
-        return run_bad_request(st, err, "--peer-port is a second real board; under --sim pass --peer-chip CHIP "
-                               "(a second virtual board)");
-    if (asked && !rq->peer_port && !rq->sim)
+    bool own_peers = run_sources_provide(rq, RUN_SRC_OWN_PEERS);
+    bool own_ports = run_sources_provide(rq, RUN_SRC_OWN_PORTS);
+    if (asked && !rq->peer_port && !own_peers)
         return run_bad_request(st, err, "--peer-chip/--peer-tier need the peer board: pass --peer-port URL");
     if (asked && rq->coprocessor)
         return run_bad_request(st, err, "--peer-* and --coprocessor do not combine: a board-to-board test takes "
@@ -108,12 +107,12 @@ int run_pair_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st,
         eb_run_board *b = &o->boards[i];
         if (!b->peer.chip[0])
             continue;
-        if (!rq->sim && !b->peer.port[0])
+        if (!own_peers && !b->peer.port[0])
             return run_bad_request(st, err, "board '%s': its peer has no port", b->name);
         int rc = check_peer(o, b, st, err);
         if (rc)
             return rc;
-        for (int k = 0; k < o->n_boards && !rq->sim; k++) { /* one port, one board */
+        for (int k = 0; k < o->n_boards && !own_ports; k++) { /* one port, one board */
             const eb_run_board *other = &o->boards[k];
             if ((k != i && !strcmp(other->port, b->peer.port)) ||
                 (k > i && other->peer.port[0] && !strcmp(other->peer.port, b->peer.port)))
@@ -132,7 +131,7 @@ static void pair_entry(board_ctx *bc, const eb_run_item *it, eb_entry *e)
     eb_provenance *v = eb_entry_prov_mut(e);
     snprintf(v->peer_board, sizeof v->peer_board, "%s", p->b->name);
     snprintf(v->peer_chip, sizeof v->peer_chip, "%s", p->chip->name);
-    snprintf(v->peer_tier, sizeof v->peer_tier, "%s", eb_run_peer_tier(bc->b, it->tier->name));
+    snprintf(v->peer_tier, sizeof v->peer_tier, "%s", eb_run_peer_tier(bc->b, eb_run_item_tier(it)->name));
     e->ref_mbps = NAN; /* the docs measured against a PC: no published figure for a pair */
     const char *mac = p->ident.mac[0] ? p->ident.mac : p->prov.seen.mac;
     snprintf(v->peer_mac, sizeof v->peer_mac, "%s", mac);
@@ -286,7 +285,7 @@ int run_pair_test(board_ctx *bc, const eb_run_item *it, eb_entry *e, eb_error *e
     io.send.cfg.port = io.recv.cfg.port = bc->b->iperf_port;
     /* The offered rate follows the same rule as against the PC, from the
      * board under test's side: its plan's (eb_run_plan). */
-    io.send.cfg.udp_rate_mbps = io.send.cfg.udp ? it->udp_rate_mbps : 0;
+    io.send.cfg.udp_rate_mbps = io.send.cfg.udp ? it->at[EB_DIM_UDP_RATE] : 0;
     eb_iso8601_utc(e->started);
     int rc = receiver->wifi.ip[0] ? 0
                                   : eb_fail(err, EB_EIO, "%s: the receiving board has no address", receiver->label);

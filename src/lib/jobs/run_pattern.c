@@ -28,10 +28,10 @@ int eb_run_apply_pattern(eb_run_opts *o, const eb_pattern *p, eb_error *err)
 
 int eb_run_use_pattern(const eb_run_request *rq, eb_run_opts *o, const eb_pattern *p, bool *usage, eb_error *err)
 {
-    *usage = rq->sim || rq->dialect;
-    if (rq->sim)
-        return eb_fail(err, EB_ECONFIG, "--pattern with --sim: the virtual board speaks the built-in dialects only; run "
-                       "--pattern against the board (--port or --lab)");
+    int rc = run_sources_refused(rq, RUN_OPT(PATTERN), err); /* a source whose firmware has no pattern (--sim) */
+    *usage = rc || rq->dialect;
+    if (rc)
+        return rc;
     if (rq->dialect)
         return eb_fail(err, EB_ECONFIG, "--pattern and --dialect: give one (the pattern is the dialect)");
     return p ? eb_run_apply_pattern(o, p, err) : 0;

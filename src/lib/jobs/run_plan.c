@@ -1,8 +1,9 @@
-/* The run planner: option defaults, the ordered plan of one board (tier x
- * test x repeat), the CI shard that keeps a slice of the matrix, and the UDP
- * offered rate of a test. Pure: no board, no file. */
+/* The run's option defaults, the CI shard that keeps a slice of the
+ * matrix, and the UDP offered rate of a test (the plan itself, a cross
+ * product of the dimension rows: run_dims.c). Pure: no board, no file. */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,25 @@ double eb_run_grace_s(const eb_run_opts *o)
     return o->grace_s > 0 ? o->grace_s : 5 + 2 * o->interval_s;
 }
 
+const eb_tier *eb_run_item_tier(const eb_run_item *it)
+{
+    double v = it->at[EB_DIM_TIER];
+    return isfinite(v) && v >= 0 && v < it->chip->n_tiers ? &it->chip->tiers[(int)v] : NULL;
+}
+
+int eb_run_item_repeat(const eb_run_item *it)
+{
+    return isfinite(it->at[EB_DIM_REPEAT]) ? (int)it->at[EB_DIM_REPEAT] : 0;
+}
+
+int run_sweep_point(const eb_run_opts *o, const eb_run_item *it)
+{
+    for (int i = 0; o->sweep.n > 0 && i < o->sweep.n; i++)
+        if (it->at[o->sweep.var] == o->sweep.values[i])
+            return i;
+    return -1;
+}
+
 bool eb_run_test_is_tx(int test) { return test == EB_TEST_TCP_TX || test == EB_TEST_UDP_TX; }
 bool eb_run_test_is_udp(int test) { return test == EB_TEST_UDP_TX || test == EB_TEST_UDP_RX; }
 
@@ -115,11 +135,16 @@ double eb_run_udp_rate(const eb_run_opts *o, const eb_chip *chip, const eb_tier 
     return UDP_RATE_FALLBACK;
 }
 
-double eb_run_item_udp_rate(const eb_run_opts *o, const eb_chip *chip, const eb_run_item *it)
+/* ------------------------------------------------------------ the plan */
+
+static void tier_key(const eb_run_item *it, run_key *k)
 {
-    if (o->sweep.var == EB_DIM_UDP_RATE && it->point >= 0 && it->point < o->sweep.n)
-        return o->sweep.values[it->point];
-    return eb_run_udp_rate(o, chip, it->tier, it->test);
+    snprintf(k->tier, k->tier_cap, "%s", eb_run_item_tier(it)->name);
+}
+
+static void repeat_key(const eb_run_item *it, run_key *k)
+{
+    *k->repeat = eb_run_item_repeat(it);
 }
 
 static int unknown_tier(const eb_chip *chip, const char *name, eb_error *err)
@@ -130,38 +155,148 @@ static int unknown_tier(const eb_chip *chip, const char *name, eb_error *err)
                     list);
 }
 
-/* The tiers named by o (in the order given; "all" and "psram" expand in
- * profile order). Returns the count or -code. */
-static int select_tiers(const eb_run_opts *o, const eb_chip *chip, const eb_tier **tiers, int max, eb_error *err)
+/* The tiers named by o (in the order given; "all" = the docs' main table,
+ * the tiers without PSRAM, and "psram" the PSRAM tiers, in profile order),
+ * as their indexes in the chip's tiers. Returns the count or -code. */
+static int tier_axis(const eb_run_opts *o, const eb_chip *chip, double *v, int max, eb_error *err)
 {
-    /* "all" = the docs' main table (tiers without PSRAM); "psram" = the PSRAM tiers. */
     static const char *const all_list[] = {"all"};
     const char *const *names = o->n_tiers ? o->tiers : all_list;
     int n_names = o->n_tiers ? o->n_tiers : 1, nt = 0;
     for (int i = 0; i < n_names; i++) {
         bool all = !strcmp(names[i], "all"), psram = !strcmp(names[i], "psram");
-        if (all || psram) {
-            for (int k = 0; k < chip->n_tiers && nt < max; k++)
-                if (chip->tiers[k].psram == psram)
-                    tiers[nt++] = &chip->tiers[k];
+        for (int k = 0; (all || psram) && k < chip->n_tiers && nt < max; k++)
+            if (chip->tiers[k].psram == psram)
+                v[nt++] = k;
+        if (all || psram)
             continue;
-        }
         const eb_tier *t = eb_chip_tier(chip, names[i]);
         if (!t)
             return unknown_tier(chip, names[i], err);
         if (nt < max)
-            tiers[nt++] = t;
+            v[nt++] = (double)(t - chip->tiers);
     }
     return nt;
 }
 
-/* Is the cell of this tier and test in the plan (test chosen, shard kept,
- * and for a udp-rate sweep a UDP test: the offered rate does not touch TCP)? */
+static int repeat_axis(const eb_run_opts *o, const eb_chip *chip, double *v, int max, eb_error *err)
+{
+    (void)chip, (void)err;
+    int n = 0;
+    for (; n < o->repeat && n < max; n++)
+        v[n] = n;
+    return n;
+}
+
+/* The offered rate a UDP test's sender takes when the run sweeps none. */
+static double udp_rate_derive(const eb_run_opts *o, const eb_run_item *it)
+{
+    return eb_run_udp_rate(o, it->chip, eb_run_item_tier(it), it->test);
+}
+
+
+#define UDP_TESTS ((1u << EB_TEST_UDP_TX) | (1u << EB_TEST_UDP_RX))
+
+/* Where a row's values nest in the plan, outermost first: a row asked as
+ * a list (one association per value), the tier, a swept row, and inside
+ * the test (the repeat). */
+enum { NEST_LIST, NEST_TIER, NEST_SWEEP, NEST_IN_TEST };
+
+/* What a row's values are in the plan when they are not simply what the
+ * run asks of it (a list, a sweep): every other row of the formats' table
+ * needs no entry. */
+typedef struct plan_row {
+    int dim;
+    /* Its values for this run (the tier's: the chip's tiers asked, as
+     * indexes; the repeat's: 0..N-1), the count or -code; where they nest. */
+    int (*axis)(const eb_run_opts *o, const eb_chip *chip, double *v, int max, eb_error *err);
+    int nest;
+    /* Its value at an item when the run asks none (the offered rate: by
+     * chip, tier and test); NULL: none (NAN). */
+    double (*derive)(const eb_run_opts *o, const eb_run_item *it);
+    /* The tests its value reaches (bits; 0: every test). Swept, the other
+     * tests are left out of the plan, but for those in once: measured once
+     * per point of the other rows, with no value of it. */
+    unsigned tests, once;
+    /* Its value into the result's field of its own (the tier's name, the
+     * repeat); the other rows key through the provenance (eb_dims_key). */
+    void (*key)(const eb_run_item *it, run_key *k);
+} plan_row;
+
+static const plan_row rows[] = {
+    /* the offered rate reaches the UDP tests only: swept, the TCP tests are
+     * left out and latency, on an idle link, is measured once per tier */
+    {.dim = EB_DIM_UDP_RATE, .derive = udp_rate_derive, .tests = UDP_TESTS, .once = 1u << EB_RUN_LATENCY},
+    {.dim = EB_DIM_TIER, .axis = tier_axis, .nest = NEST_TIER, .key = tier_key},
+    {.dim = EB_DIM_REPEAT, .axis = repeat_axis, .nest = NEST_IN_TEST, .key = repeat_key},
+};
+#define N_ROWS ((int)(sizeof rows / sizeof rows[0]))
+
+static const plan_row *row_of(int d)
+{
+    for (int i = 0; i < N_ROWS; i++)
+        if (rows[i].dim == d)
+            return &rows[i];
+    return NULL;
+}
+
+static bool swept(const eb_run_opts *o, int d)
+{
+    return o->sweep.n > 0 && o->sweep.var == d;
+}
+
+/* ------------------------------------------------------------ the plan: a cross product of the rows */
+
+/* What the run asks of row d: its sweep's points, else its list's (names:
+ * their index). */
+static int asked(const eb_run_opts *o, int d, double *v, int max)
+{
+    int n = 0;
+    if (swept(o, d))
+        for (; n < o->sweep.n && n < max; n++)
+            v[n] = o->sweep.values[n];
+    else
+        for (; n < o->radio.n[d] && n < max; n++)
+            v[n] = eb_dim_value(eb_dim(d), o->radio.v[d][n]);
+    return n;
+}
+
+#define AXIS_MAX 1024 /* --repeat's most */
+
+/* A row's values for this run, and where they nest in the plan. */
+typedef struct axis {
+    int d, nest, n;
+    double v[AXIS_MAX];
+} axis;
+
+/* Every row that has values for this run, outermost first: the rows asked
+ * as lists (one association each), the tier, the swept row, then inside
+ * the test the repeat; in table order within a level. The count or -code. */
+static int plan_axes(const eb_run_opts *o, const eb_chip *chip, axis *ax, eb_error *err)
+{
+    int na = 0;
+    for (int nest = NEST_LIST; nest <= NEST_IN_TEST; nest++)
+        for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++) {
+            const plan_row *r = row_of(d);
+            int at = r && r->axis ? r->nest : swept(o, d) ? NEST_SWEEP : NEST_LIST;
+            if (at != nest)
+                continue;
+            ax[na] = (axis){.d = d, .nest = nest};
+            int n = r && r->axis ? r->axis(o, chip, ax[na].v, AXIS_MAX, err) : asked(o, d, ax[na].v, AXIS_MAX);
+            if (n < 0)
+                return n;
+            if (!n && r && r->axis) /* no tier: no plan */
+                return 0;
+            ax[na].n = n;
+            na += n > 0;
+        }
+    return na;
+}
+
+/* Is the cell of this tier and test in the plan (test chosen, shard kept)? */
 static bool cell_planned(const eb_run_opts *o, const eb_chip *chip, const eb_tier *t, int test)
 {
     if (!(o->tests & (1u << test)))
-        return false;
-    if (o->sweep.n > 0 && o->sweep.var == EB_DIM_UDP_RATE && test != EB_RUN_LATENCY && !eb_run_test_is_udp(test))
         return false;
     if (o->shard_total > 0) {
         char key[128];
@@ -172,59 +307,112 @@ static bool cell_planned(const eb_run_opts *o, const eb_chip *chip, const eb_tie
     return true;
 }
 
-static void plan_add(eb_run_item *out, int cap, int *n, const eb_tier *t, int test, int repeats, int point)
+/* The item of a test at the outer rows' values (idx: each axis's index):
+ * a row whose value does not reach the test has none there; swept, such
+ * a test is left out (false) but for its once tests, at its first point.
+ * A row the run asks nothing of takes its derived value. */
+static bool item_at(const eb_run_opts *o, const axis *ax, int na, const int *idx, int test, eb_run_item *it)
 {
-    for (int r = 0; r < repeats; r++) {
-        if (*n < cap)
-            out[*n] = (eb_run_item){.tier = t, .test = test, .repeat = r, .point = point};
-        (*n)++;
+    unsigned bit = 1u << test;
+    it->test = test;
+    for (int k = 0; k < na && ax[k].nest < NEST_IN_TEST; k++) {
+        const plan_row *r = row_of(ax[k].d);
+        bool reaches = !r || !r->tests || (r->tests & bit);
+        if (!reaches && ax[k].nest == NEST_SWEEP && (!(r->once & bit) || idx[k] > 0))
+            return false;
+        it->at[ax[k].d] = reaches ? ax[k].v[idx[k]] : NAN;
     }
+    for (int i = 0; i < N_ROWS; i++) {
+        bool has = false;
+        for (int k = 0; k < na; k++)
+            has = has || ax[k].d == rows[i].dim;
+        if (rows[i].derive && !has && (!rows[i].tests || (rows[i].tests & bit)))
+            it->at[rows[i].dim] = rows[i].derive(o, it);
+    }
+    return true;
 }
 
-/* Order: radio point (band, bandwidth, PHY, power save, coexistence: one
- * association for all its tests), tier, sweep point (one link or rate
- * setting for all its tests), test, repeat. Latency comes first at each
- * point, on an idle link; with a udp-rate sweep it runs once per tier (the
- * offered rate does not touch it). */
+/* Adds the test's items, one per value of the rows inside the test (the repeat). */
+static void plan_add(const axis *ax, int na, const eb_run_item *it, eb_run_item *out, int cap, int *n)
+{
+    int k = na - 1;
+    if (k < 0 || ax[k].nest != NEST_IN_TEST) {
+        if (*n < cap)
+            out[*n] = *it;
+        (*n)++;
+        return;
+    }
+    for (int i = 0; i < ax[k].n; i++, (*n)++)
+        if (*n < cap) {
+            out[*n] = *it;
+            out[*n].at[ax[k].d] = ax[k].v[i];
+        }
+}
+
+/* The tests in order at each point: latency first, on an idle link, then
+ * the throughput tests. ESP-Hosted's raw transport tests (run_hosted.c) do
+ * not depend on the tier or a sweep point: once per board, first, at the
+ * first value of every outer row but a sweep's. */
 int eb_run_plan(const eb_run_opts *o, const eb_chip *chip, eb_run_item *out, int cap, eb_error *err)
 {
-    const eb_tier *tiers[EB_RUN_MAX_TIERS + 64];
-    int nt = select_tiers(o, chip, tiers, (int)(sizeof tiers / sizeof tiers[0]), err);
-    if (nt < 0)
-        return nt;
-    bool sweep = o->sweep.n > 0;
-    bool rate_sweep = sweep && o->sweep.var == EB_DIM_UDP_RATE;
-    bool latency = (o->tests & (1u << EB_RUN_LATENCY)) != 0;
-    int points = sweep ? o->sweep.n : 1;
-    int n = 0;
-    /* ESP-Hosted's raw transport tests (run_hosted.c) do not depend on the
-     * tier: once per board, first, filed under the first tier. */
-    for (int test = EB_TEST_RAW_TX; nt > 0 && test < EB_TEST_ALL_COUNT; test++)
-        if (cell_planned(o, chip, tiers[0], test))
-            plan_add(out, cap, &n, tiers[0], test, o->repeat, -1);
-    int first = n, radio_points = eb_radio_points(&o->radio);
-    for (int rp = 0; rp < radio_points; rp++) {
-        for (int i = 0; i < nt; i++) {
-            if (latency && rate_sweep && cell_planned(o, chip, tiers[i], EB_RUN_LATENCY))
-                plan_add(out, cap, &n, tiers[i], EB_RUN_LATENCY, o->repeat, -1);
-            for (int p = 0; p < points; p++) {
-                if (latency && !rate_sweep && cell_planned(o, chip, tiers[i], EB_RUN_LATENCY))
-                    plan_add(out, cap, &n, tiers[i], EB_RUN_LATENCY, o->repeat, sweep ? p : -1);
-                for (int test = 0; test < EB_TEST_COUNT; test++)
-                    if (cell_planned(o, chip, tiers[i], test))
-                        plan_add(out, cap, &n, tiers[i], test, o->repeat, sweep ? p : -1);
-            }
-        }
-        for (int k = first; k < n && k < cap; k++) /* the items this radio point added */
-            out[k].radio = rp;
-        first = n;
+    axis *ax = malloc(sizeof *ax * EB_DIM_MAX);
+    if (!ax)
+        return -eb_fail(err, EB_EIO, "out of memory for the plan");
+    int na = plan_axes(o, chip, ax, err), n = 0, idx[EB_DIM_MAX] = {0};
+    int outer = 0;
+    while (outer < na && ax[outer].nest < NEST_IN_TEST)
+        outer++;
+    eb_run_item it = {.chip = chip};
+    for (int d = 0; d < EB_DIM_MAX; d++)
+        it.at[d] = NAN;
+    for (int test = EB_TEST_RAW_TX; na > 0 && test < EB_TEST_ALL_COUNT; test++) {
+        eb_run_item raw = it;
+        if (!item_at(o, ax, outer, idx, test, &raw))
+            continue;
+        for (int k = 0; k < outer; k++)
+            if (ax[k].nest == NEST_SWEEP)
+                raw.at[ax[k].d] = NAN;
+        if (cell_planned(o, chip, eb_run_item_tier(&raw), test))
+            plan_add(ax, na, &raw, out, cap, &n);
     }
-    for (int k = 0; k < n && k < cap; k++) /* each UDP test carries its offered rate to its ends */
-        if (eb_run_test_is_udp(out[k].test))
-            out[k].udp_rate_mbps = eb_run_item_udp_rate(o, chip, &out[k]);
-    return n;
+    static const int order[] = {EB_RUN_LATENCY, EB_TEST_TCP_TX, EB_TEST_TCP_RX, EB_TEST_UDP_TX, EB_TEST_UDP_RX};
+    for (bool more = na > 0; more;) {
+        for (size_t t = 0; t < sizeof order / sizeof order[0]; t++) {
+            eb_run_item one = it;
+            if (item_at(o, ax, outer, idx, order[t], &one) && cell_planned(o, chip, eb_run_item_tier(&one), order[t]))
+                plan_add(ax, na, &one, out, cap, &n);
+        }
+        int k = outer - 1; /* the next point: the innermost row first */
+        while (k >= 0 && ++idx[k] == ax[k].n)
+            idx[k--] = 0;
+        more = k >= 0;
+    }
+    free(ax);
+    return na < 0 ? na : n;
 }
 
+void run_dims_key(const eb_run_opts *o, const eb_run_item *it, run_key *k)
+{
+    for (int i = 0; i < N_ROWS; i++)
+        if (rows[i].key)
+            rows[i].key(it, k);
+    eb_dims_key(it->at, o->sweep.n > 0 ? o->sweep.var : EB_DIM_NONE, o->radio.listen_interval, k->prov);
+}
+
+/* The key rendered: the point's rows ("-rssi-60-band5"), the tier, the
+ * test, the repeat. */
+void run_dims_tag(const eb_run_opts *o, const eb_run_item *it, const char *test, char *out, size_t cap)
+{
+    char tier[32] = "";
+    int repeat = 0;
+    eb_provenance p;
+    eb_prov_init(&p);
+    run_dims_key(o, it, &(run_key){tier, sizeof tier, &repeat, &p});
+    eb_dims_file_tag(&p, out, cap);
+    size_t n = strlen(out);
+    if (n < cap)
+        snprintf(out + n, cap - n, "-%s%s%s-r%d", tier, test ? "-" : "", test ? test : "", repeat);
+}
 /* ------------------------------------------------------------ CI shards */
 
 uint32_t eb_shard_hash(const char *key)

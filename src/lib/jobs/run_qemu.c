@@ -42,6 +42,7 @@ typedef struct eb_run_qemu {
     qemu_image img[EB_RUN_MAX_TIERS + 1];
     int n;
     int flashed;        /* the image on the emulated flash; -1 none */
+    int next;           /* the image being written (run_qemu_tier_image, then run_qemu_write) */
     char emulator[160]; /* QEMU's version line and the program, for the entries */
 } eb_run_qemu;
 
@@ -59,18 +60,10 @@ static void split_tier_image(const char *spec, char *tier, size_t cap, const cha
     *dir = eq + 1;
 }
 
-/* The request's own contradictions, before anything loads. */
+/* The request's own contradictions, before anything loads (the other
+ * sources and the options --qemu refuses: its row's declaration below). */
 int run_qemu_request_check(const eb_run_request *rq, eb_run_setup *st, eb_error *err)
 {
-    if (!rq->qemu) {
-        if (rq->qemu_bin || rq->qemu_image || rq->n_qemu_tier_images)
-            return run_bad_request(st, err, "--qemu-bin and --qemu-image are for --qemu (an emulated ESP32-C3)");
-        return 0;
-    }
-    if (rq->port || rq->sim || rq->lab_file)
-        return run_bad_request(st, err, "--qemu is one emulated board: leave out --port, --sim and --lab");
-    if (rq->coprocessor || rq->peer_port || rq->peer_chip)
-        return run_bad_request(st, err, "--qemu runs against the PC only: leave out --coprocessor and --peer-*");
     if (rq->chip && !eb_name_same(rq->chip, "esp32c3"))
         return run_bad_request(st, err, "--qemu emulates the ESP32-C3 only: pass --chip esp32c3, not '%s'", rq->chip);
     const char *img = default_dir(rq);
@@ -129,12 +122,12 @@ int run_qemu_tiers_check(const eb_run_request *rq, const eb_run_opts *o, eb_run_
             char tier[32];
             const char *dir;
             split_tier_image(rq->qemu_tier_images[k], tier, sizeof tier, &dir);
-            own = plan[i].tier && eb_name_same(tier, plan[i].tier->name);
+            own = eb_run_item_tier(&plan[i]) && eb_name_same(tier, eb_run_item_tier(&plan[i])->name);
         }
-        if (!own && plan[i].tier)
+        if (!own && eb_run_item_tier(&plan[i]))
             rc = run_bad_request(st, err, "--qemu: tier %s has no image: give --qemu-image %s=DIR, or --qemu-image "
-                                          "DIR for the tiers without their own", plan[i].tier->name,
-                                 plan[i].tier->name);
+                                          "DIR for the tiers without their own", eb_run_item_tier(&plan[i])->name,
+                                 eb_run_item_tier(&plan[i])->name);
     }
     free(plan);
     return rc;
@@ -255,8 +248,8 @@ static int first_image(const eb_run_opts *o, const eb_chip *chip, const eb_run_q
     eb_error perr = {0};
     eb_run_opts all = *o;
     eb_run_opts_defaults(&all);
-    if (chip && eb_run_plan(&all, chip, &first, 1, &perr) >= 1 && first.tier)
-        return image_of(q, first.tier->name);
+    if (chip && eb_run_plan(&all, chip, &first, 1, &perr) >= 1 && eb_run_item_tier(&first))
+        return image_of(q, eb_run_item_tier(&first)->name);
     return image_of(q, NULL);
 }
 
@@ -334,47 +327,48 @@ static void stamp_image(board_ctx *bc, const eb_run_qemu *q)
     snprintf(bc->fw_sha256, sizeof bc->fw_sha256, "%s", im->sha256);
 }
 
-/* QEMU restarted (a reflash or a reset): the board's new UART, its console
- * opened again on it. */
-static int reattach(board_ctx *bc, eb_run_qemu *q, const eb_image_set *set, eb_error *err)
-{
-    snprintf(bc->b->port, sizeof bc->b->port, "%s", eb_qemu_board_port(q->board));
-    int rc = run_board_reopen(bc, set, err);
-    if (rc && err->kind == EB_KIND_NONE)
-        eb_error_kind(err, EB_KIND_BOARD);
-    return rc;
-}
-
-int run_qemu_tier_image(board_ctx *bc, const eb_tier *t, eb_error *err)
+int run_qemu_tier_image(board_ctx *bc, const eb_tier *t, eb_image_set *set, eb_error *err)
 {
     eb_run_qemu *q = bc->b->qemu_ctl;
     int idx = image_of(q, t->name);
     if (idx < 0)
         return eb_fail(err, EB_ECONFIG, "--qemu: tier %s has no image: give --qemu-image %s=DIR", t->name, t->name);
-    if (idx != q->flashed) {
-        eb_image_set set = {0};
-        int rc = eb_qemu_images_from_dir(&set, q->img[idx].dir, bc->chip->bootloader_offset, err);
-        if (!rc) {
-            run_infof(bc, EB_RUN_EV_INFO, "%s: tier %s: writing its image %s through the ROM loader...", bc->label,
-                      t->name, q->img[idx].spec);
-            run_board_detach(bc);
-            q->flashed = -1;
-            rc = eb_qemu_board_reflash(q->board, &set, err);
-        }
-        if (!rc) {
-            q->flashed = idx;
-            int w, u;
-            eb_qemu_board_flashed(q->board, &w, &u);
-            run_infof(bc, EB_RUN_EV_INFO, "%s: tier %s: %d image(s) written, %d unchanged; booted from its flash",
-                      bc->label, t->name, w, u);
-            rc = reattach(bc, q, &set, err);
-        } else if (err->kind == EB_KIND_NONE) {
-            eb_error_kind(err, EB_KIND_BOARD); /* no QEMU, no console: the board cannot go on */
-        }
-        eb_image_set_free(&set);
-        if (rc)
-            return rc;
+    if (idx == q->flashed) {
+        stamp_image(bc, q);
+        return 0;
     }
+    int rc = eb_qemu_images_from_dir(set, q->img[idx].dir, bc->chip->bootloader_offset, err);
+    if (!rc) {
+        q->next = idx;
+        run_infof(bc, EB_RUN_EV_INFO, "%s: tier %s: writing its image %s through the ROM loader...", bc->label,
+                  t->name, q->img[idx].spec);
+    }
+    return rc;
+}
+
+/* QEMU's new UART is the board's port; no QEMU, no console: the board cannot go on. */
+static int restarted(board_ctx *bc, const eb_run_qemu *q, int rc, eb_error *err)
+{
+    if (rc) {
+        if (err->kind == EB_KIND_NONE)
+            eb_error_kind(err, EB_KIND_BOARD);
+        return rc;
+    }
+    snprintf(bc->b->port, sizeof bc->b->port, "%s", eb_qemu_board_port(q->board));
+    return 0;
+}
+
+int run_qemu_write(board_ctx *bc, const eb_image_set *set, eb_error *err)
+{
+    eb_run_qemu *q = bc->b->qemu_ctl;
+    q->flashed = -1;
+    int rc = restarted(bc, q, eb_qemu_board_reflash(q->board, set, err), err);
+    if (rc)
+        return rc;
+    q->flashed = q->next;
+    int w, u;
+    eb_qemu_board_flashed(q->board, &w, &u);
+    run_infof(bc, EB_RUN_EV_INFO, "%s: %d image(s) written, %d unchanged; booted from its flash", bc->label, w, u);
     stamp_image(bc, q);
     return 0;
 }
@@ -386,17 +380,10 @@ bool run_qemu_own_image(const board_ctx *bc, const eb_tier *t)
     return idx >= 0 && q->img[idx].tier[0];
 }
 
-int run_qemu_reset(board_ctx *bc, eb_error *err)
+int run_qemu_reboot(board_ctx *bc, eb_error *err)
 {
     eb_run_qemu *q = bc->b->qemu_ctl;
-    run_board_detach(bc);
-    int rc = eb_qemu_board_reboot(q->board, err);
-    if (rc) {
-        if (err->kind == EB_KIND_NONE)
-            eb_error_kind(err, EB_KIND_BOARD);
-        return rc;
-    }
-    return reattach(bc, q, NULL, err);
+    return restarted(bc, q, eb_qemu_board_reboot(q->board, err), err);
 }
 
 void run_qemu_stop(eb_run_setup *st)
@@ -407,3 +394,23 @@ void run_qemu_stop(eb_run_setup *st)
     free(st->qemu);
     st->qemu = NULL;
 }
+
+/* ------------------------------------------------------------ its board source */
+
+static const run_source_rule qemu_refuses[] = {
+    {RUN_OPT(COPROCESSOR) | RUN_OPT(PEER_PORT) | RUN_OPT(PEER_CHIP),
+     "--qemu runs against the PC only: leave out --coprocessor and --peer-*"},
+    {0, NULL},
+};
+static const run_source_decl qemu_decl = {
+    .conflict = "--qemu is one emulated board: leave out --port, --sim and --lab",
+    .claims = {RUN_OPT(QEMU_BIN) | RUN_OPT(QEMU_IMAGE) | RUN_OPT(QEMU_TIER_IMAGE), "--qemu-bin and --qemu-image are for --qemu (an emulated "
+                                                        "ESP32-C3)"},
+    .refuses = qemu_refuses,
+    .needs = RUN_OPT(CHIP),
+    .provides = RUN_SRC_OWN_PORTS | RUN_SRC_PC_ADDRESS,
+    .board_name = "qemu",
+    .ssid = "ethernet", /* no AP: the emulated board's link is Ethernet (docs/emulator.md) */
+};
+const run_source run_source_qemu = {"qemu", RUN_OPT(QEMU), &qemu_decl, run_qemu_request_check, NULL, NULL,
+                                    run_qemu_start, run_qemu_stop};

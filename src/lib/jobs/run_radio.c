@@ -47,10 +47,12 @@ bool run_radio_check(const eb_run_opts *o, const eb_run_board *b, char *why, siz
     return !c || eb_radio_chip_can(&o->radio, c, why, cap);
 }
 
-/* The item's band ("" when not asked: the board's own, 2.4 GHz). */
-static bool five_ghz(const eb_run_opts *o, const eb_run_item *it)
+/* The item's band (none asked: the board's own, 2.4 GHz). */
+static bool five_ghz(const eb_run_item *it)
 {
-    return !strcmp(eb_radio_value(&o->radio, it->radio, EB_DIM_BAND), "5");
+    char band[8];
+    eb_dim_value_text(eb_dim(EB_DIM_BAND), it->at[EB_DIM_BAND], band, sizeof band);
+    return !strcmp(band, "5");
 }
 
 /* One radio row's setting as radio_set spells it ("" when not asked):
@@ -60,8 +62,10 @@ static bool five_ghz(const eb_run_opts *o, const eb_run_item *it)
 static void setting(const eb_run_opts *o, const eb_run_item *it, int dim, char *out, size_t cap)
 {
     const eb_dim_desc *row = eb_dim(dim);
-    const char *v = eb_radio_value(&o->radio, it->radio, dim);
-    bool five = five_ghz(o, it);
+    char v[16] = "";
+    if (isfinite(it->at[dim]))
+        eb_dim_value_text(row, it->at[dim], v, sizeof v);
+    bool five = five_ghz(it);
     out[0] = 0;
     if (!v[0])
         return;
@@ -69,7 +73,7 @@ static void setting(const eb_run_opts *o, const eb_run_item *it, int dim, char *
                      five && (row->flags & EB_DIM_BAND5) ? "5" : "", row->spell ? row->spell(v, five) : v);
     eb_provenance key;
     eb_prov_init(&key);
-    eb_radio_key(&o->radio, it->radio, &key);
+    eb_dims_key(it->at, EB_DIM_NONE, o->radio.listen_interval, &key);
     double extra = NAN;
     if (row->extra_off)
         memcpy(&extra, (const char *)&key + row->extra_off, sizeof extra);
@@ -148,11 +152,10 @@ bool run_radio_tx_power_check(const eb_run_opts *o, const eb_run_board *b, char 
 
 int run_radio_tx_power_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
 {
-    const eb_run_opts *o = end->sh->o;
-    if (o->sweep.var != EB_DIM_TX_POWER || it->point < 0 || it->point >= o->sweep.n)
+    if (!isfinite(it->at[EB_DIM_TX_POWER]))
         return 0;
     char want[64];
-    snprintf(want, sizeof want, "tx_power=%.2f", o->sweep.values[it->point]);
+    snprintf(want, sizeof want, "tx_power=%.2f", it->at[EB_DIM_TX_POWER]);
     return send_setting(end, EB_DIM_TX_POWER, want, err);
 }
 

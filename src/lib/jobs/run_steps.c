@@ -128,20 +128,6 @@ static int open_console(board_ctx *bc, const eb_image_info *app, eb_error *err)
     return 0;
 }
 
-/* The board's port and console closed: its port is about to change (an
- * emulated board's QEMU restarted, run_qemu.c). */
-void run_board_detach(board_ctx *bc) { close_board_port(bc); }
-
-static bool app_info(board_ctx *bc, const eb_image_set *set, eb_image_info *info);
-
-int run_board_reopen(board_ctx *bc, const eb_image_set *set, eb_error *err)
-{
-    close_board_port(bc);
-    eb_image_info info;
-    bool have = set && app_info(bc, set, &info);
-    return open_console(bc, have ? &info : NULL, err);
-}
-
 /* Writes a tier's images over the board's own port, lent to the flasher,
  * and takes the port back after the hard reset without closing it, so the
  * boot log is read rather than lost between a close and a reopen. */
@@ -223,6 +209,26 @@ int run_flash_manifest(board_ctx *bc, const char *firmware, const char *tier, co
 }
 
 #define WIRED_NOTE "Wi-Fi buffers not applicable (Ethernet image)"
+
+/* An emulated board (run_qemu.c): the tier's own image written when the
+ * flash holds another, QEMU started anew on it, the console opened on its
+ * new UART with the image's app standing in for the boot log. */
+static int qemu_tier_image(board_ctx *bc, const eb_tier *t, eb_error *err)
+{
+    eb_image_set set = {0};
+    int rc = run_qemu_tier_image(bc, t, &set, err);
+    if (!rc && set.n) {
+        close_board_port(bc);
+        rc = run_qemu_write(bc, &set, err);
+        eb_image_info info;
+        if (!rc)
+            rc = open_console(bc, app_info(bc, &set, &info) ? &info : NULL, err);
+        if (rc && err->kind == EB_KIND_NONE)
+            eb_error_kind(err, EB_KIND_BOARD);
+    }
+    eb_image_set_free(&set);
+    return rc;
+}
 
 /* The espbench firmware's Ethernet image (the emulated board, docs/emulator.md)
  * has no Wi-Fi driver, and every runtime field is a Wi-Fi buffer. */
@@ -353,8 +359,8 @@ int run_apply_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
     uint64_t t0 = eb_now_us();
     bc->tier_note[0] = 0;
     int rc = 0;
-    if (bc->b->qemu_ctl) /* the tier's own image first, where it has one (run_qemu.c) */
-        rc = run_qemu_tier_image(bc, t, err);
+    if (bc->b->qemu_ctl) /* the tier's own image first, where it has one */
+        rc = qemu_tier_image(bc, t, err);
     if (!rc)
         rc = bc->drv->runtime_tiers && bc->drv->set_tier ? set_tier_runtime(bc, t, err) : flash_tier(bc, t, err);
     if (!rc) {
@@ -384,18 +390,19 @@ int run_apply_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
 int run_apply_link_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
 {
     const eb_sweep *sw = &bc->sh->o->sweep;
-    if (it->point < 0 || !eb_sweep_var_sim_only(sw->var) || bc->link_point == it->point || !bc->b->sim_control[0])
+    int point = run_sweep_point(bc->sh->o, it);
+    if (point < 0 || !eb_sweep_var_sim_only(sw->var) || bc->link_point == point || !bc->b->sim_control[0])
         return 0; /* without a control socket a lab attenuator sets it (run_instruments.c) */
     eb_model_link l;
-    eb_sweep_link_at(sw, it->point, &bc->b->sim_link, &l);
+    eb_sweep_link_at(it->at, &bc->b->sim_link, &l);
     char cmd[160], reply[160];
     eb_sweep_link_command(&l, cmd, sizeof cmd);
     int rc = eb_vboard_ctl(bc->b->sim_control, cmd, reply, sizeof reply, 5000, err);
     if (rc)
         return rc;
-    bc->link_point = it->point;
+    bc->link_point = point;
     run_infof(bc, EB_RUN_EV_INFO, "%s: sweep %s = %g %s (link %s)", bc->label, eb_sweep_var_name(sw->var),
-              sw->values[it->point], eb_sweep_var_unit(sw->var), reply);
+              sw->values[point], eb_sweep_var_unit(sw->var), reply);
     return 0;
 }
 
@@ -408,7 +415,12 @@ static bool is_qemu(const board_ctx *bc) { return bc->b->qemu_ctl != NULL; }
 static bool has_control(const board_ctx *bc) { return bc->b->sim_control[0] != 0; }
 static bool has_lines(const board_ctx *bc) { return bc->port && bc->port->can_set_lines; }
 
-static int reset_qemu(board_ctx *bc, eb_error *err) { return run_qemu_reset(bc, err); }
+static int reset_qemu(board_ctx *bc, eb_error *err)
+{
+    close_board_port(bc);
+    int rc = run_qemu_reboot(bc, err);
+    return rc ? rc : open_console(bc, NULL, err);
+}
 
 static int reset_control(board_ctx *bc, eb_error *err)
 {
@@ -486,16 +498,18 @@ static int first_open(board_ctx *bc, eb_error *err)
     const eb_run_opts *o = bc->sh->o;
     eb_run_item first = {0};
     eb_error perr = {0};
-    if (!o->manifest || !o->firmware || bc->dut || eb_run_plan(o, bc->chip, &first, 1, &perr) < 1 || !first.tier)
+    if (!o->manifest || !o->firmware || bc->dut || eb_run_plan(o, bc->chip, &first, 1, &perr) < 1 ||
+        !eb_run_item_tier(&first))
         return open_console(bc, NULL, err);
+    const eb_tier *t = eb_run_item_tier(&first);
     int rc = 0;
     if (!bc->port && (rc = eb_port_open(&bc->port, bc->b->port, o->baud, err)) != 0)
         return rc;
     bc->port->lines_absent_known = bc->b->sim;
     char what[48];
-    snprintf(what, sizeof what, "tier %s", first.tier->name);
-    rc = run_flash_manifest(bc, o->firmware, first.tier->name, what, err);
-    bc->preflashed = rc ? NULL : first.tier;
+    snprintf(what, sizeof what, "tier %s", t->name);
+    rc = run_flash_manifest(bc, o->firmware, t->name, what, err);
+    bc->preflashed = rc ? NULL : t;
     return rc;
 }
 

@@ -111,14 +111,14 @@ int eb_sweep_parse(const char *spec, eb_sweep *out, eb_error *err)
     return 0;
 }
 
-void eb_sweep_link_at(const eb_sweep *s, int point, const eb_model_link *base, eb_model_link *out)
+void eb_sweep_link_at(const double *at, const eb_model_link *base, eb_model_link *out)
 {
     *out = *base;
-    if (!s || point < 0 || point >= s->n)
-        return;
-    const eb_dim_desc *d = eb_dim(s->var); /* a link row says where its value lives */
-    if (d && (d->flags & EB_DIM_LINK))
-        memcpy((char *)out + d->link_off, &s->values[point], sizeof(double));
+    for (int i = EB_DIM_NONE + 1; i < eb_dim_count(); i++) {
+        const eb_dim_desc *d = eb_dim(i); /* a link row says where its value lives */
+        if ((d->flags & EB_DIM_LINK) && isfinite(at[i]))
+            memcpy((char *)out + d->link_off, &at[i], sizeof(double));
+    }
 }
 
 void eb_sweep_link_command(const eb_model_link *l, char *out, size_t cap)

@@ -128,7 +128,7 @@ static void io_init(test_io *io, board_ctx *bc, const eb_run_item *it)
     io->cfg.port = bc->b->iperf_port;
     io->cfg.time_s = o->duration_s;
     io->cfg.interval_s = o->interval_s;
-    io->cfg.udp_rate_mbps = io->cfg.udp ? it->udp_rate_mbps : 0; /* the plan's (eb_run_plan) */
+    io->cfg.udp_rate_mbps = io->cfg.udp ? it->at[EB_DIM_UDP_RATE] : 0; /* the plan's (eb_run_plan) */
     run_iperf_options(bc, io->cfg.options, sizeof io->cfg.options);
     io->boots = eb_console_boot(bc->con)->boots;
     io->prog = o->iperf ? o->iperf : eb_iperf_program();
@@ -372,7 +372,7 @@ int run_read_memory(board_ctx *bc, const eb_run_item *it, unsigned boots, eb_ent
     /* A simulated board of a chip the docs give no memory figure for has
      * none to show: the entry's memory stays unknown (the query still runs:
      * it tells a reboot). */
-    bool known = !bc->b->sim || bc->b->hosted || eb_model_heap_known(bc->chip, it->tier);
+    bool known = !bc->b->sim || bc->b->hosted || eb_model_heap_known(bc->chip, eb_run_item_tier(it));
     if (bc->drv->memory(bc->drv, bc->con, &m, eb_deadline_in(EB_RUN_CMD_MS), err) == 0) {
         if (!known)
             m = (eb_mem_info){-1, -1, -1};
