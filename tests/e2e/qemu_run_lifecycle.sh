@@ -41,7 +41,9 @@ expect_fail 2 "espbench run: --qemu-image maximum=$T/img-min: esp32c3 has no tie
 expect_fail 2 "espbench run: --qemu: tier iperf has no image: give --qemu-image iperf=DIR, or --qemu-image DIR for the tiers without their own" \
     env -u ESPBENCH_QEMU_IMAGE "$ESPBENCH" run --chip esp32c3 --qemu --qemu-image "minimum=$T/img-min" \
     --tier minimum,iperf --out "$T/u11"
-for u in u7 u8 u9 u10 u11; do [ ! -e "$T/$u" ] || fail "a refused --qemu-image made the output folder $u"; done
+expect_fail 2 "espbench run: --qemu-bin and --qemu-image are for --qemu (an emulated ESP32-C3)" \
+    "$ESPBENCH" run --chip esp32c3 --sim --qemu-image "minimum=$T/img-min" --out "$T/u12"
+for u in u7 u8 u9 u10 u11 u12; do [ ! -e "$T/$u" ] || fail "a refused --qemu-image made the output folder $u"; done
 expect_fail 2 "qemu: '$T/no-qemu' not found or not executable; install Espressif's QEMU (idf_tools.py install qemu-riscv32), give --qemu-bin PATH or set ESPBENCH_QEMU (docs/emulator.md)" \
     "$ESPBENCH" run --chip esp32c3 --qemu --qemu-bin "$T/no-qemu" --qemu-image "$T/img" --out "$T/u6"
 
