@@ -37,7 +37,6 @@ END_STEPS = {
     "run_board_close": ("run_ends.c",),
     "run_dims_apply": ("run_ends.c",),
     "run_apply_tier": ("run_dims.c",),
-    "run_apply_link_point": ("run_dims.c",),
 }
 TABLES = ("run_end_ops", "run_kind", "run_dim", "run_source")
 MAX_ENTRIES = 10

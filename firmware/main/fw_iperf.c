@@ -81,7 +81,10 @@ int fw_iperf_start(void *ctx, const ebc_iperf_args *a, char *msg, size_t msg_len
      * nearest, at least 1 (below 1 s its own default would be 30 s). */
     cfg.interval = a->interval_s >= 1.0 ? (uint32_t)(a->interval_s + 0.5) : 1;
     cfg.time = a->time_s >= 1.0 ? (uint32_t)(a->time_s + 0.5) : 1;
-    cfg.len_send_buf = (uint16_t)a->len; /* 0: the engine's Kconfig default */
+    /* the engine's options of the core's table (0: the engine's Kconfig default) */
+#define FW_IPERF_SET(name, opt, lo, hi, field) cfg.field = (__typeof__(cfg.field))a->name;
+    EBC_IPERF_ENGINE_OPTS(FW_IPERF_SET)
+#undef FW_IPERF_SET
     cfg.bw_lim = a->bw_mbps > 0 ? (int32_t)(a->bw_mbps * 1e6) : IPERF_DEFAULT_NO_BW_LIMIT;
     cfg.format = MBITS_PER_SEC;
     cfg.state_handler = on_state;

@@ -26,7 +26,8 @@ const char cmd_predict_usage[] =
     "together, or 2 for a board-to-board pair through one AP). Lint findings and settings the\n"
     "model has no term for are listed.\n"
     "--json keys: tcp_tx_mbps, tcp_rx_mbps, udp_tx_mbps, udp_rx_mbps, free_kb, unmodelled,\n"
-    "lint. --as-built replaces the build-time settings with those of the espbench\n"
+    "lint; the free heap is unknown (null) for a chip with no published free heap (ESP32-C5).\n"
+    "--as-built replaces the build-time settings with those of the espbench\n"
     "firmware image (one image for every tier, as `run` and `run --sim` run a tier).\n"
     "--model is accepted for symmetry with the vboard: predict always uses the model.\n"
     "Exit 2 on a bad setting, link value or a tier that fails validation.\n";
@@ -145,7 +146,10 @@ static void print_table(const eb_chip *c, const eb_tier *t, const eb_model_link 
     printf("%-10s %10s  %s\n", "TEST", "Mbit/s", "BOUND");
     for (int k = 0; k < EB_TEST_COUNT; k++)
         printf("%-10s %10.2f  %s\n", eb_test_label(k), p->mbps[k], eb_model_bound_name(p->bound[k]));
-    printf("%-10s %10.1f  KB\n", "Free heap", p->free_kb);
+    if (isnan(p->free_kb)) /* no published free heap of the chip fitted the model's */
+        printf("%-10s %10s  KB\n", "Free heap", "unknown");
+    else
+        printf("%-10s %10.1f  KB\n", "Free heap", p->free_kb);
     unsigned um = eb_model_unmodelled(t);
     if (um) {
         printf("unmodelled:");
@@ -188,7 +192,7 @@ int cmd_predict(int argc, char **argv)
         int n_lint = eb_model_lint(&t, lint, 8);
         n_lint = n_lint > 8 ? 8 : n_lint;
         eb_prediction p;
-        eb_model_predict(mc, c, &t, &a.link, &p);
+        eb_model_predict_shown(mc, c, &t, &a.link, &p);
         (a.json ? print_json : print_table)(c, &t, &a.link, &p, lint, n_lint);
     }
     eb_model_free(&model);

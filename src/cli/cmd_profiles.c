@@ -134,16 +134,18 @@ static int print_predictions(const eb_chip *c, const eb_tier *only)
         if (only && t != only)
             continue;
         eb_prediction pr;
-        eb_model_predict(mc, c, t, NULL, &pr);
+        eb_model_predict_shown(mc, c, t, NULL, &pr);
         printf("%-26s", t->name);
         for (int k = 0; k <= EB_TEST_COUNT; k++) {
             double pub = k < EB_TEST_COUNT ? eb_tier_ref(t, k, NULL) : t->ref_avail_kb;
             double v = k < EB_TEST_COUNT ? pr.mbps[k] : pr.free_kb;
-            char cell[32];
+            char cell[32], pred[16] = "-";
+            if (!isnan(v))
+                snprintf(pred, sizeof pred, "%.1f", v);
             if (isnan(pub))
-                snprintf(cell, sizeof cell, "- / %.1f", v);
+                snprintf(cell, sizeof cell, "- / %s", pred);
             else
-                snprintf(cell, sizeof cell, "%.1f / %.1f", pub, v);
+                snprintf(cell, sizeof cell, "%.1f / %s", pub, pred);
             printf(" %15s", cell);
         }
         printf("\n");

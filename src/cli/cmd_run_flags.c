@@ -81,9 +81,7 @@ const char cmd_run_usage[] =
     "                        (default ESPBENCH_WIFI_PASSWORD; never pass a password as a flag)\n"
     "  --pc-address IP       this PC's address as the board sees it\n"
     "  --iperf-port N        iperf port (default 5001)\n"
-    "tests:\n"
-    "  --tier LIST           tiers, comma separated or repeated; 'all' (default) = the tiers\n"
-    "                        without PSRAM (the docs' main table); 'psram' = the PSRAM tiers\n"
+    "tests (the dimensions' flags: below):\n"
     "  --tests LIST          subset of tcp_tx,tcp_rx,udp_tx,udp_rx (default all four), and\n"
     "                        latency: round trips PC-board (UDP echo where the firmware serves\n"
     "                        it, else the system's ping)\n"
@@ -95,21 +93,9 @@ const char cmd_run_usage[] =
     "  --duration S          seconds per test (default 10)\n"
     "  --interval S          report interval (default 1)\n"
     "  --warmup S            seconds left out of the statistics (default one interval)\n"
-    "  --repeat N            runs of each test (default 1)\n"
-    "  --udp-rate MBPS       offered UDP rate (default: udp_rx the chip's udp_rx_rate_mbps as\n"
-    "                        ESP-IDF's CI offers it; udp_tx 1.3 x the docs' figure, else 100)\n"
-    "  --sweep VAR=A:B:STEP  run the tests at each point (also VAR=V1,V2,...): udp-rate (Mbit/s),\n"
-    "                        tx-power (dBm); under --sim the link: rssi (dBm), loss (%), rtt (ms);\n"
-    "                        with lab instruments attenuation (dB), rssi, channel, bandwidth (MHz)\n"
     "  --ap NAME             the lab's access point to use: powered on, every other AP off\n"
     "  --ap-set SETTINGS     the AP's band=2g|5g,channel=N,bandwidth=MHZ,txpower=DBM for the run\n"
     "  --settle SECONDS      after an attenuator change, before the board's RSSI is read (default 2)\n"
-    "radio (lists cross with the tiers; the espbench firmware; docs/dimensions.md):\n"
-    "  --band 2.4,5          Wi-Fi band, GHz (5: ESP32-C5)\n"
-    "  --bandwidth 20,40     the board's HT20/HT40\n"
-    "  --phy b|g|n|ac|ax     the highest protocol enabled (ax: C5, C6, C61)\n"
-    "  --power-save none,min-modem,max-modem   modem sleep (--listen-interval N with max-modem)\n"
-    "  --coex none,ble-scan,ble-adv            a BLE activity during the test\n"
     "  --retries N           retries of a test after a reboot or failure (default 2)\n"
     "  --iperf PROGRAM       the PC's iperf2 (default $ESPBENCH_IPERF, else iperf in PATH)\n"
     "  --env SETTING         where the board ran: shield-box, air, cable or free text\n"
@@ -167,7 +153,6 @@ static const run_flag flags[] = {
     SP("parallel-index"), SP("performance-lines"), SP("metrics"), SP("password"), SP("iperf-port"),
     SP("tests"), SP("idf"), SP("idf-cache"), SP("env"), SP("sim-rssi"), SP("sim-phy"), SP("sim-rtt"),
     SP("sim-loss"), SP("sweep"), SP("latency-method"), SP("pattern"), SP("baud"),
-    SP("listen-interval"),
 };
 #define N_FLAGS ((int)(sizeof flags / sizeof flags[0]))
 
@@ -207,18 +192,6 @@ static int parse_int(const char *opt, const char *v, long lo, long hi, long *out
     return cli_parse_long("run", opt, v, lo, hi, out);
 }
 
-/* --listen-interval (with --power-save max-modem); 1 when name is not it. */
-static int parse_radio_opt(const char *name, eb_run_opts *o)
-{
-    if (strcmp(name, "listen-interval"))
-        return -1;
-    long v;
-    int rc = parse_int("--listen-interval", optarg, 1, 65535, &v);
-    if (!rc)
-        o->radio.listen_interval = (int)v;
-    return rc;
-}
-
 /* --qemu-image DIR (every tier's image) or TIER=DIR (a tier's own): a tier
  * name has no '/', so a path holding '=' is still a path. */
 static int parse_qemu_image(const char *v, eb_run_request *rq)
@@ -254,9 +227,6 @@ static int parse_special(const char *name, eb_run_request *rq, eb_run_opts *o, r
     char why[160];
     if (!strcmp(name, "tier") || !strcmp(name, "tiers"))
         return add_tiers(o, optarg);
-    if ((rc = parse_radio_opt(name, o)) >= 0)
-        return rc;
-    rc = 0;
     if (!strcmp(name, "tests"))
         return parse_tests(optarg, &o->tests);
     if (!strcmp(name, "qemu-image"))
@@ -318,19 +288,34 @@ static int parse_special(const char *name, eb_run_request *rq, eb_run_opts *o, r
 }
 
 /* A flag of a dimension row (dims.h: the lists, EB_DIM_LIST): its list
- * of values, crossed with the tiers. */
+ * of values, crossed with the tiers; the number that goes with a row's
+ * value (its extra_name flag). */
 static int parse_row(int d, eb_run_opts *o)
 {
     eb_error re;
     return eb_radio_parse(&o->radio, d, optarg, &re) ? cli_usage_error("run", "%s", re.msg) : 0;
 }
 
+static int parse_row_extra(int d, eb_run_opts *o)
+{
+    const eb_dim_desc *r = eb_dim(d);
+    char opt[40];
+    snprintf(opt, sizeof opt, "--%s", r->extra_name);
+    long v;
+    int rc = parse_int(opt, optarg, r->extra_lo, r->extra_hi, &v);
+    if (!rc)
+        o->radio.extra[d] = (int)v;
+    return rc;
+}
+
+/* The rows' own lines: each row's flag, its value and its help (dims.c). */
 void cmd_run_usage_rows(FILE *out)
 {
-    char rows[2048];
+    char rows[4096];
     eb_dims_help(rows, sizeof rows);
     if (rows[0])
-        fprintf(out, "\ndimensions (lists cross with the tiers; --sweep NAME=A:B:STEP takes them too):\n%s", rows);
+        fprintf(out, "\ndimensions (lists cross with the tiers, each radio point one association; the radio's:\n"
+                     "the espbench firmware, docs/dimensions.md; --sweep VAR=... takes a list row too):\n%s", rows);
 }
 
 /* One option into the request or the options; 0 or the exit code. */
@@ -338,6 +323,8 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o, run_args *args)
 {
     if (c >= 256 + N_FLAGS && c < 256 + N_FLAGS + eb_dim_count())
         return parse_row(c - 256 - N_FLAGS, o);
+    if (c >= 256 + N_FLAGS + EB_DIM_MAX && c < 256 + N_FLAGS + EB_DIM_MAX + eb_dim_count())
+        return parse_row_extra(c - 256 - N_FLAGS - EB_DIM_MAX, o);
     if (c < 256 || c >= 256 + N_FLAGS)
         return cli_option_error("run");
     const run_flag *f = &flags[c - 256];
@@ -361,7 +348,7 @@ static int parse_opt(int c, eb_run_request *rq, eb_run_opts *o, run_args *args)
 /* The options read, with every long option of the flag table. */
 int run_read_options(int argc, char **argv, eb_run_request *rq, eb_run_opts *o, run_args *args)
 {
-    static struct option long_opts[N_FLAGS + EB_DIM_MAX + 1];
+    static struct option long_opts[N_FLAGS + 2 * EB_DIM_MAX + 1];
     int n = 0;
     for (int i = 0; i < N_FLAGS; i++)
         long_opts[n++] = (struct option){flags[i].name, flags[i].how == RQ_ON || flags[i].how == O_ON ||
@@ -372,6 +359,9 @@ int run_read_options(int argc, char **argv, eb_run_request *rq, eb_run_opts *o, 
     for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++) /* the rows' own flags */
         if (eb_dim(d)->flags & EB_DIM_LIST)
             long_opts[n++] = (struct option){eb_dim_flag(eb_dim(d)), required_argument, 0, 256 + N_FLAGS + d};
+    for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++) /* the numbers that go with a row's value */
+        if (eb_dim(d)->extra_name)
+            long_opts[n++] = (struct option){eb_dim(d)->extra_name, required_argument, 0, 256 + N_FLAGS + EB_DIM_MAX + d};
     long_opts[n] = (struct option){0, 0, 0, 0};
     memset(args, 0, sizeof *args);
     optind = 1;

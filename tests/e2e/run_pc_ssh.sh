@@ -3,9 +3,12 @@
 # adapters/pc_ssh.c), against a real sshd
 # this test starts on 127.0.0.1 (its own host key, authorized_keys, port and config, running as
 # the current user) and the real iperf2 on the "host" (this machine): a virtual board's tests
-# in both directions and its round trips through the host's ping; a wrong key, a port with
-# nothing listening, no iperf2 at the given path, the host's iperf2 killed mid-test (the points
-# measured before it are kept), and espbench killed mid-test (the host's iperf2 stops too).
+# in both directions and its round trips through the host's ping; the host's iperf2 version as
+# the board's and its name in every entry; each failure one line with its exit code: a key ssh
+# would need a passphrase for (never asked: BatchMode, though an askpass would answer),
+# a port with nothing listening, no iperf2 at the given path, a login that never starts anything
+# (the start's deadline), the host's iperf2 killed mid-test (the points measured before it are
+# kept), and espbench killed mid-test (the host's iperf2 stops too). One sshd serves every case.
 source "$(dirname "$0")/lib/run_helpers.sh"
 source "$(dirname "$0")/lib/skip.sh"
 
@@ -19,8 +22,11 @@ S="$T/sshd"
 mkdir -p "$S"
 ssh-keygen -q -t ed25519 -N '' -f "$S/host_key"
 ssh-keygen -q -t ed25519 -N '' -f "$S/id"
-ssh-keygen -q -t ed25519 -N '' -f "$S/wrong_id"
-cp "$S/id.pub" "$S/authorized_keys"
+ssh-keygen -q -t ed25519 -N 'espbench-secret' -f "$S/locked_id"
+ssh-keygen -q -t ed25519 -N '' -f "$S/hang_id"
+cat "$S/id.pub" "$S/locked_id.pub" >"$S/authorized_keys"
+# This key logs in to a command that reads its stdin and starts nothing: a login that hangs.
+echo "command=\"cat >/dev/null\" $(cat "$S/hang_id.pub")" >>"$S/authorized_keys"
 chmod 600 "$S/authorized_keys"
 PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 cat >"$S/sshd_config" <<EOF
@@ -63,7 +69,11 @@ Host lab
 EOF
 }
 client_config "$S/config" "$PORT" "$S/id"
-client_config "$S/config-wrong-key" "$PORT" "$S/wrong_id"
+client_config "$S/config-locked-key" "$PORT" "$S/locked_id"
+# An askpass that would unlock that key, and says that it was asked.
+printf '#!/bin/sh\ntouch "%s/asked"\necho espbench-secret\n' "$S" >"$S/askpass"
+chmod +x "$S/askpass"
+client_config "$S/config-hang" "$PORT" "$S/hang_id"
 NOPORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 client_config "$S/config-no-server" "$NOPORT" "$S/id"
 # No agent: the key of the config only.
@@ -76,6 +86,8 @@ run_ssh() { # RC OUT URL EXTRA...: a --sim run whose far end is the host at URL
     expect_rc "$rc" timeout 240 "$ESPBENCH" run --sim --chip esp32 --tier iperf --duration 3 --interval 1 \
         --warmup 1 --pc-address "$PC" --far-end "$url" --out "$T/$out" "$@"
 }
+# once TEXT: the last command's output holds TEXT on exactly one line.
+once() { has "$1"; [ "$(grep -cF -- "$1" "$T/last.out")" = 1 ] || { cat "$T/last.out" >&2; fail "more than once: $1"; }; }
 # No iperf2 of the host is left behind: the servers of this test listen on $PC only.
 no_host_iperf() {
     for _ in $(seq 50); do
@@ -92,9 +104,13 @@ has "2 tests done, 0 skipped, 0 failed of 2"
 grep -q "^# on SSH host ssh://lab$" "$T/ok/iperf-sim-esp32-iperf-tcp_tx-r0.log" || fail "the tcp_tx log is not the host's"
 grep -q "^\$ $IPERF -s -B $PC -p 5001" "$T/ok/iperf-sim-esp32-iperf-tcp_tx-r0.log" || fail "no server command in the log"
 [ "$(grep -c "Accepted publickey" "$S/sshd.log")" -ge 3 ] || fail "sshd saw fewer than 3 logins (probe, 2 tests)"
+# The host's iperf2 is the board's (its run-level iperf_version) and every entry's; every entry
+# names the host.
 json_check "$T/ok" '(sorted(e["test"] for e in r["entries"]) == ["tcp_tx", "udp_rx"] and
                      all(e["status"] == "ok" and e["rx_stats"]["n"] > 0 for e in r["entries"]) and
-                     r["entries"][0]["provenance"]["pc_iperf_version"].startswith("iperf version 2."))'
+                     r["boards"][0]["iperf_version"].startswith("iperf version 2.") and
+                     all(e["provenance"]["pc_iperf_version"] == r["boards"][0]["iperf_version"] and
+                         e["provenance"]["far_end"] == "ssh://lab" for e in r["entries"]))'
 no_host_iperf
 # The host's log reads as a local iperf2's: parse gives the run's receiver figures.
 expect_rc 0 "$ESPBENCH" parse --chip esp32 --tier iperf --interval 1 --warmup 1 -o "$T/parsed.json" \
@@ -139,20 +155,28 @@ has "SSH host ssh://lab has no iperf2 '/x;touch $T/pwned'"
 run_ssh 2 echo "ssh://lab?config=$S/config" --tests latency --latency-method udp-echo --latency-count 3
 has "SSH host ssh://lab: UDP echo probes run from this computer only; pass --latency-method icmp (the host's ping)"
 
-# A key the host does not know: refused before anything starts, exit 2.
-run_ssh 2 wrongkey "ssh://lab?config=$S/config-wrong-key"
-has "espbench: SSH host ssh://lab refused the login ("
+# A key the host knows but ssh would have to unlock: never a prompt (BatchMode=yes; without it ssh
+# would ask the askpass, which answers, and log in), the login refused before anything starts, exit 2.
+SSH_ASKPASS="$S/askpass" SSH_ASKPASS_REQUIRE=force DISPLAY=:0 run_ssh 2 lockedkey "ssh://lab?config=$S/config-locked-key"
+once "espbench: SSH host ssh://lab refused the login ("
 has "Permission denied (publickey)"
 has "espbench logs in with a key or ssh-agent only, never a password; put your public key in the host's authorized_keys, or name the key in the ssh config (?config=FILE)"
-json_check "$T/wrongkey" '(r.get("entries", []) == [])'
+[ ! -e "$S/asked" ] || fail "ssh asked for a passphrase"
+json_check "$T/lockedkey" '(r.get("entries", []) == [])'
 
 # Nothing listening on the port: exit 3.
 run_ssh 3 noserver "ssh://lab?config=$S/config-no-server"
-has "espbench: SSH host ssh://lab cannot be reached (ssh: connect to host 127.0.0.1 port $NOPORT: Connection refused): check the address and port, and that sshd runs there"
+once "espbench: SSH host ssh://lab cannot be reached (ssh: connect to host 127.0.0.1 port $NOPORT: Connection refused): check the address and port, and that sshd runs there"
 
 # No iperf2 at the path given: exit 2.
 run_ssh 2 noiperf "ssh://lab/nonexistent/iperf?config=$S/config"
-has "espbench: SSH host ssh://lab has no iperf2 '/nonexistent/iperf': install it there (Debian/Ubuntu: apt install iperf) or name its path in the far end's URL (ssh://HOST/PATH/OF/IPERF)"
+once "espbench: SSH host ssh://lab has no iperf2 '/nonexistent/iperf': install it there (Debian/Ubuntu: apt install iperf) or name its path in the far end's URL (ssh://HOST/PATH/OF/IPERF)"
+
+# Logged in, and then nothing starts (a hung login): the start's deadline (connect_timeout=2: 2 s
+# to connect, as long again to start) gives up with one line, exit 3; ssh and the host's command
+# are stopped (its stdin closed).
+run_ssh 3 hang "ssh://lab?config=$S/config-hang&connect_timeout=2"
+once "espbench: SSH host ssh://lab: no iperf2 started within 4 s (connect, log in, start): check the host and the network"
 
 # A destination that would be an ssh option: refused as a usage error.
 run_ssh 2 opt "ssh://-oProxyCommand=true"

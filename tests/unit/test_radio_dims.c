@@ -62,6 +62,7 @@ static void test_values_and_keys(void **state)
 {
     (void)state;
     double at[EB_DIM_MAX];
+    int extra[EB_DIM_MAX] = {[EB_DIM_POWER_SAVE] = 10};
     for (int d = 0; d < EB_DIM_MAX; d++)
         at[d] = NAN;
     const eb_dim_desc *band = eb_dim(EB_DIM_BAND), *ps = eb_dim(EB_DIM_POWER_SAVE);
@@ -78,12 +79,12 @@ static void test_values_and_keys(void **state)
     eb_prov_init(&k);
     at[EB_DIM_BAND] = 0; /* 2.4 GHz, no power save: the defaults, the key as it was */
     at[EB_DIM_POWER_SAVE] = 0;
-    eb_dims_key(at, EB_DIM_NONE, 10, &k);
+    eb_dims_key(at, EB_DIM_NONE, extra, &k);
     assert_true(eb_dims_at_default(&k));
     eb_prov_init(&k);
     at[EB_DIM_BAND] = 1;
     at[EB_DIM_POWER_SAVE] = 2;
-    eb_dims_key(at, EB_DIM_NONE, 10, &k);
+    eb_dims_key(at, EB_DIM_NONE, extra, &k);
     assert_string_equal(k.radio_band, "5");
     assert_string_equal(k.radio_power_save, "max_modem");
     assert_true(k.radio_listen_interval == 10);
@@ -97,7 +98,7 @@ static void test_values_and_keys(void **state)
     assert_string_equal(label, "-band5-psmax_modem-li10");
     at[EB_DIM_RSSI] = -60; /* the swept row: the sweep pair */
     eb_prov_init(&k);
-    eb_dims_key(at, EB_DIM_RSSI, 10, &k);
+    eb_dims_key(at, EB_DIM_RSSI, extra, &k);
     assert_string_equal(k.sweep_var, "rssi");
     eb_dims_point_label(&k, label, sizeof label);
     assert_string_equal(label, "rssi=-60 band=5 ps=max_modem li=10");
@@ -143,7 +144,7 @@ static void test_chip_rules(void **state)
     assert_false(eb_radio_chip_can(&rv, eb_profiles_chip(&shipped, "esp32c5"), why, sizeof why));
     assert_string_equal(why, "--phy g: a 2.4 GHz mode, and the run asks for 5 GHz");
     eb_radio_values li = {0};
-    li.listen_interval = 10;
+    li.extra[EB_DIM_POWER_SAVE] = 10;
     assert_false(eb_radio_chip_can(&li, eb_profiles_chip(&shipped, "esp32c3"), why, sizeof why));
     assert_string_equal(why, "--listen-interval applies with --power-save max-modem only "
                              "(wifi_sta_config_t.listen_interval)");

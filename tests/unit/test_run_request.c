@@ -148,17 +148,17 @@ static void test_request_dimensions(void **state)
     assert_int_equal(eb_radio_parse(&now.radio, EB_DIM_POWER_SAVE, "min-modem", &e), 0);
     assert_int_equal(eb_radio_parse(&now.radio, EB_DIM_BAND, "2.4,5", &e), 0);
     assert_int_equal(eb_radio_parse(&now.radio, eb_dim_from_name("len"), "512", &e), 0);
-    now.radio.listen_interval = 10;
+    now.radio.extra[EB_DIM_POWER_SAVE] = 10;
     eb_lab lab = {.n_instruments = 1};
     lab.instruments[0] = (eb_instr_spec){.name = "att1", .kind = EB_INSTR_ATTENUATOR, .driver = "idf-serial",
                                          .address = "/dev/ttyACM0", .channel = 2};
     now.lab = &lab;
     now.ap_name = "ap1";
     assert_int_equal(run_request_diff(text, strlen(text), &now, diff, sizeof diff), 6);
-    assert_string_equal(diff, "--listen-interval: 0 then, 10 now; the lab file's instruments: (none) then, "
+    assert_string_equal(diff, "the lab file's instruments: (none) then, "
                               "att1=attenuator/idf-serial@/dev/ttyACM0 channel 2 now; --ap: (none) then, ap1 now; "
                               "--band: (none) then, 2.4,5 now; --power-save: (none) then, min_modem now; "
-                              "--len: (none) then, 512 now");
+                              "--listen-interval: 0 then, 10 now; --len: (none) then, 512 now");
     free(text);
     /* a folder from before: no radio, instrument or iperf fields to compare */
     const char *old = "{\"boards\": [\"sim:esp32c3\"], \"tiers\": [\"iperf\"], \"tests\": [\"tcp_tx\", \"udp_tx\"], "

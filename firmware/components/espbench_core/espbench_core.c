@@ -711,6 +711,23 @@ static int parse_double(const char *s, double lo, double hi, double *out)
     return 0;
 }
 
+/* An option of the engine's table (EBC_IPERF_ENGINE_OPTS): its value into
+ * a (whole units); -1 with no or a bad value, 1 when o is none of them. */
+static int engine_opt(ebc_iperf_args *a, const char *o, const char *v)
+{
+    double d;
+#define EBC_IPERF_READ(name, opt, lo, hi, field)                       \
+    if (strcmp(o, opt) == 0) {                                         \
+        if (!v || parse_double(v, lo, hi, &d) != 0)                    \
+            return -1;                                                 \
+        a->name = (double)(long)d;                                     \
+        return 0;                                                      \
+    }
+    EBC_IPERF_ENGINE_OPTS(EBC_IPERF_READ)
+#undef EBC_IPERF_READ
+    return 1;
+}
+
 static void cmd_iperf(ebc_core *c, int argc, char **argv)
 {
     ebc_iperf_args a;
@@ -723,6 +740,7 @@ static void cmd_iperf(ebc_core *c, int argc, char **argv)
         const char *o = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         double d;
+        int eo = 1;
         if (strcmp(o, "-s") == 0) {
             a.server = true;
         } else if (strcmp(o, "-u") == 0) {
@@ -735,8 +753,7 @@ static void cmd_iperf(ebc_core *c, int argc, char **argv)
         } else if (strcmp(o, "-p") == 0 && v && parse_double(v, 1, 65535, &d) == 0) {
             a.port = (uint16_t)d;
             i++;
-        } else if (strcmp(o, "-l") == 0 && v && parse_double(v, 1, 65536, &d) == 0) {
-            a.len = (uint32_t)d;
+        } else if ((eo = engine_opt(&a, o, v)) == 0) {
             i++;
         } else if (strcmp(o, "-i") == 0 && v && parse_double(v, 0.1, 3600, &d) == 0) {
             a.interval_s = d;
@@ -749,7 +766,7 @@ static void cmd_iperf(ebc_core *c, int argc, char **argv)
             i++;
         } else if (strcmp(o, "-f") == 0 && v) {
             i++; /* events carry bytes; the format only matters to humans */
-        } else if (!v && strlen(o) == 2 && strchr("cpliftb", o[1]) && o[0] == '-') {
+        } else if (!v && ((strlen(o) == 2 && strchr("cpiftb", o[1]) && o[0] == '-') || eo < 0)) {
             snprintf(msg, sizeof msg, "iperf option %s needs a value", o);
             ebc_reply_err(c, EBC_ERR_SYNTAX, msg);
             return;

@@ -1,10 +1,10 @@
 /* The PC side of a run behind one ops struct, as ports are behind
  * eb_port_ops: the iperf2 processes, ping and the UDP echo probes. The run
  * job calls these only; eb_pc_host() is this computer's programs
- * (iperf_proc.c, ping_proc.c, udp_echo.c), eb_pc_ssh_open() a lab server's
- * over SSH (pc_ssh.c), eb_pc_fake_load() a scripted PC
+ * (iperf_proc.c, ping_proc.c, udp_echo.c), eb_pc_fake_load() a scripted PC
  * for tests (pc_fake.c), so a unit test drives a whole board loop — traffic
- * included — with no process, socket or pty. */
+ * included — with no process, socket or pty. An end may bring a PC side of
+ * its own (run_end_ssh.c: a lab server's programs over SSH). */
 #ifndef ESPBENCH_PC_H
 #define ESPBENCH_PC_H
 
@@ -66,17 +66,6 @@ eb_pc *eb_pc_host(void);
 int eb_pc_fake_load(eb_pc **out, const char *path, eb_error *err);
 /* How many iperf processes a fake PC started (for tests). */
 int eb_pc_fake_spawns(const eb_pc *pc);
-
-/* A remote Linux host over SSH (pc_ssh.c): its iperf2 and ping, started
- * with the OpenSSH client (key or agent login only, a deadline on every
- * step, the remote iperf2 stopped on every way out). */
-typedef struct eb_pc_ssh_opts {
-    const char *dest;      /* [USER@]HOST, a Host of the ssh config, or ssh://[USER@]HOST[:PORT] */
-    const char *config;    /* ssh -F FILE; NULL = the user's ~/.ssh/config */
-    const char *iperf;     /* iperf2 on the host, run whatever program the caller names; NULL = that program */
-    int connect_timeout_s; /* ssh's ConnectTimeout; 0 = 10 */
-} eb_pc_ssh_opts;
-int eb_pc_ssh_open(eb_pc **out, const eb_pc_ssh_opts *o, eb_error *err);
 
 void eb_pc_free(eb_pc *pc);
 

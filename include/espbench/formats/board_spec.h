@@ -22,6 +22,7 @@ typedef struct eb_run_peer {
     char fw_sha256[72];     /* --sim: of the image flashed */
     bool sim;
     char sim_control[256];
+    bool port_no_lines;     /* as eb_run_board's */
 } eb_run_peer;
 
 /* One board of the run. */
@@ -67,6 +68,12 @@ typedef struct eb_run_board {
     char emulator[320];
     char tier_images[1200];
     struct eb_run_qemu *qemu_ctl;
+    /* What its source knows of its console's port: no DTR/RTS on it (a
+     * virtual board's pty: resets say nothing of their absence), and how
+     * many times a chip's boot time it may take to greet (an emulated chip
+     * boots at its host's pace; 0 = 1). */
+    bool port_no_lines;
+    int boot_pace;
 } eb_run_board;
 
 #endif

@@ -94,6 +94,14 @@ typedef struct eb_dim_desc {
     const char *tag;
     size_t extra_off;
     const char *extra_tag, *extra_name;
+    /* That number's flag of run (extra_name) takes extra_lo..extra_hi and
+     * goes with the row's value extra_with (max_modem), the reason in
+     * extra_why; extra_key names it in the request record. */
+    int extra_lo, extra_hi;
+    const char *extra_with, *extra_why, *extra_key, *extra_help;
+    /* Its flag's value in `run --help` ("2.4,5", "MBPS"); NULL: its help
+     * line says it (help after "--FLAG ARG"). */
+    const char *arg;
     /* A radio row: its value as the espbench console's radio_set spells it
      * (five: at 5 GHz; NULL: as it is); the key is its tag (or name). */
     const char *(*spell)(const char *v, bool five);
@@ -109,7 +117,10 @@ const char *eb_dim_flag(const eb_dim_desc *d);
 int eb_dim_count(void);
 /* Whether v is the row's default (a row of no default: never). */
 bool eb_dim_is_default(const eb_dim_desc *d, double v);
-/* `run --help`'s lines of the rows that carry help, in table order. */
+/* `run --help`'s lines of the rows that carry help, in table order
+ * ("  --band 2.4,5          Wi-Fi band, GHz ..."), the numbers that go
+ * with a row (--listen-interval) after it, and --sweep's line with the
+ * rows it takes. */
 void eb_dims_help(char *out, size_t cap);
 /* From either spelling ("udp-rate" or "udp_rate"); EB_DIM_NONE if unknown. */
 int eb_dim_from_name(const char *name);
@@ -140,7 +151,9 @@ void eb_dim_value_label(int dim, const eb_provenance *p, char *out, size_t cap);
 typedef struct eb_radio_values {
     char v[EB_DIM_MAX][EB_RADIO_MAX_VALUES][12];
     int n[EB_DIM_MAX];
-    int listen_interval; /* beacon intervals with max_modem; 0 = ESP-IDF's */
+    /* The number that goes with a row's value (its extra_name flag: power
+     * save's listen interval, beacons with max_modem); 0 = none given. */
+    int extra[EB_DIM_MAX];
 } eb_radio_values;
 
 /* Parses a flag's comma-separated list ("2.4,5", "min-modem,none") into
@@ -158,9 +171,9 @@ void eb_dim_value_text(const eb_dim_desc *d, double v, char *out, size_t cap);
 /* A plan point's values (at: one per row, NAN = none) into key: the swept
  * row's into the sweep pair (sweep_var, sweep_value), every other row's
  * that owns a field into it; a default value, and NAN, leave the field
- * unknown: the key it had. listen_interval goes with max_modem (the power
- * save row's number). */
-void eb_dims_key(const double *at, int swept, int listen_interval, eb_provenance *key);
+ * unknown: the key it had. A row's extra number (extra[row], 0 = none)
+ * goes with its value extra_with (power save's listen interval). */
+void eb_dims_key(const double *at, int swept, const int *extra, eb_provenance *key);
 /* Whether chip c can run every value asked for: false with one line
  * ("--band 5: esp32c3 has no 5 GHz radio (profile esp32c3: wifi_bands 2.4)"). */
 bool eb_radio_chip_can(const eb_radio_values *rv, const eb_chip *c, char *why, size_t cap);

@@ -160,6 +160,12 @@ int eb_model_source(const eb_tier *t, int test, const eb_model_link *l, bool for
  * row) the vboard's heap answer has nothing behind it: results keep the
  * memory unknown (null, "-"), never a number. */
 bool eb_model_heap_known(const eb_chip *c, const eb_tier *t);
+/* eb_model_predict, for showing (predict, profiles --predict): the free heap
+ * NAN, unknown, where eb_model_heap_known is false — the chip's heap
+ * constants are then their priors (heap_base_kb 200 KB), not the chip's,
+ * and the buffers take them below zero (the ESP32-C5's iperf tier: -64.2). */
+void eb_model_predict_shown(const eb_model_chip *mc, const eb_chip *c, const eb_tier *t, const eb_model_link *l,
+                            eb_prediction *out);
 
 /* Replaces t's build-time fields with those of the espbench firmware image
  * (one image for every tier: for each build-time field the largest value

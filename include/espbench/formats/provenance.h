@@ -93,6 +93,9 @@ typedef struct eb_provenance {
     char fw_sha256[72];
     char fw_version[96];
     char fw_image[240];
+    /* The far end when it is not this PC: the SSH host that ran the test's
+     * iperf2 ("ssh://lab"). Written only when known. */
+    char far_end[256];
     /* The values of the dimensions whose rows own a slot here (dims.c:
      * eb_dim_desc.prov_off, e.g. an iperf option), NAN at their default;
      * their keys and labels are the rows', written only where known. */

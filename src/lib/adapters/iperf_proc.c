@@ -1,12 +1,12 @@
 /* iperf2 child processes: spawn in a new process group, pump both pipes
  * into the output collector and a log, stop, reap. */
 #include "espbench/adapters/iperf_proc.h"
+#include "espbench/adapters/child_io.h"
 #include "espbench/adapters/spawn.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -52,11 +52,7 @@ void eb_iperf_kill_all(void)
 }
 
 struct eb_iperf_proc {
-    pid_t pid;          /* also the process group id */
-    bool reaped;
-    int status;
-    int fd_out, fd_err; /* -1 once closed */
-    FILE *log;
+    eb_child c;         /* its output: stdout, stderr into take() */
     eb_iperf_run run;
     char errtext[512];  /* stderr lines kept for messages (the collector also sees them) */
     bool finished;
@@ -66,14 +62,6 @@ const char *eb_iperf_program(void)
 {
     const char *e = getenv("ESPBENCH_IPERF");
     return e && *e ? e : "iperf";
-}
-
-static void close_fd(int *fd)
-{
-    if (*fd >= 0) {
-        close(*fd);
-        *fd = -1;
-    }
 }
 
 static int spawn_piped(pid_t *pid, const char *program, const char *const *args, int *fd_out,
@@ -107,6 +95,21 @@ static int spawn_piped(pid_t *pid, const char *program, const char *const *args,
     return 0;
 }
 
+/* What `iperf -v` says, on either stream. */
+typedef struct probe_text {
+    char text[1024];
+    size_t n;
+} probe_text;
+
+static void probe_take(void *ctx, int which, const char *buf, size_t n)
+{
+    (void)which;
+    probe_text *t = ctx;
+    size_t k = n < sizeof t->text - 1 - t->n ? n : sizeof t->text - 1 - t->n;
+    memcpy(t->text + t->n, buf, k);
+    t->n += k;
+}
+
 int eb_iperf_probe(const char *program, eb_iperf_version *v, eb_error *err)
 {
     const char *args[] = {program, "-v", NULL};
@@ -115,83 +118,26 @@ int eb_iperf_probe(const char *program, eb_iperf_version *v, eb_error *err)
     int rc = spawn_piped(&pid, program, args, &fo, &fe, err);
     if (rc)
         return rc;
-    char text[1024];
-    size_t n = 0;
-    eb_deadline d = eb_deadline_in(5000);
-    struct pollfd pf[2] = {{fo, POLLIN, 0}, {fe, POLLIN, 0}};
-    int open_fds = 2;
-    while (open_fds > 0 && !eb_deadline_passed(d)) {
-        if (poll(pf, 2, eb_deadline_left_ms(d)) <= 0)
-            continue;
-        for (int i = 0; i < 2; i++) {
-            if (pf[i].fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
-            char buf[256];
-            ssize_t r = read(pf[i].fd, buf, sizeof buf);
-            if (r <= 0) {
-                close(pf[i].fd);
-                pf[i].fd = -1;
-                open_fds--;
-                continue;
-            }
-            size_t take = (size_t)r < sizeof text - 1 - n ? (size_t)r : sizeof text - 1 - n;
-            memcpy(text + n, buf, take);
-            n += take;
-        }
-    }
-    for (int i = 0; i < 2; i++)
-        if (pf[i].fd >= 0)
-            close(pf[i].fd);
+    probe_text t = {.n = 0};
+    eb_child_out out = {{fo, fe}, probe_take, &t};
+    eb_child_pump(&out, eb_deadline_in(5000));
+    eb_child_out_close(&out);
     kill(-pid, SIGKILL);
     eb_spawn_reap(pid, NULL);
-    text[n] = 0;
-    rc = eb_iperf_version_parse(text, n, v, err);
+    t.text[t.n] = 0;
+    rc = eb_iperf_version_parse(t.text, t.n, v, err);
     if (rc)
         eb_error_prefix(err, "PC iperf '%s': ", program);
     return rc;
 }
 
-int eb_iperf_spawn(eb_iperf_proc **out, const char *program, const char *const *args,
-                   const char *log_path, eb_error *err)
+static void take(void *ctx, int which, const char *buf, size_t n)
 {
-    eb_iperf_proc *p = calloc(1, sizeof *p);
-    if (!p)
-        abort();
-    p->fd_out = p->fd_err = -1;
-    eb_iperf_run_init(&p->run);
-    if (log_path) {
-        p->log = fopen(log_path, "ae");
-        if (!p->log) {
-            int e = errno;
-            eb_iperf_run_free(&p->run);
-            free(p);
-            return eb_fail(err, EB_EIO, "PC iperf log %s: %s", log_path, strerror(e));
-        }
-        fprintf(p->log, "$");
-        for (int i = 0; args[i]; i++)
-            fprintf(p->log, " %s", args[i]);
-        fprintf(p->log, "\n");
-        fflush(p->log);
-    }
-    int rc = spawn_piped(&p->pid, program, args, &p->fd_out, &p->fd_err, err);
-    if (rc) {
-        if (p->log)
-            fclose(p->log);
-        eb_iperf_run_free(&p->run);
-        free(p);
-        return rc;
-    }
-    live_add(p->pid);
-    *out = p;
-    return 0;
-}
-
-static void take(eb_iperf_proc *p, const char *buf, size_t n, bool is_err)
-{
+    eb_iperf_proc *p = ctx;
     eb_iperf_feed(&p->run, buf, n);
-    if (p->log)
-        fwrite(buf, 1, n, p->log);
-    if (is_err) {
+    if (p->c.log)
+        fwrite(buf, 1, n, p->c.log);
+    if (which == 1) {
         size_t have = strlen(p->errtext);
         size_t room = sizeof p->errtext - 1 - have;
         size_t k = n < room ? n : room;
@@ -200,113 +146,73 @@ static void take(eb_iperf_proc *p, const char *buf, size_t n, bool is_err)
     }
 }
 
-int eb_iperf_pump(eb_iperf_proc *p, eb_deadline d)
+int eb_iperf_spawn(eb_iperf_proc **out, const char *program, const char *const *args,
+                   const char *log_path, eb_error *err)
 {
-    for (;;) {
-        struct pollfd pf[2] = {{p->fd_out, POLLIN, 0}, {p->fd_err, POLLIN, 0}};
-        if (p->fd_out < 0 && p->fd_err < 0) {
-            if (p->log)
-                fflush(p->log);
-            return 1;
+    eb_iperf_proc *p = calloc(1, sizeof *p);
+    if (!p)
+        abort();
+    p->c.out = (eb_child_out){{-1, -1}, take, p};
+    eb_iperf_run_init(&p->run);
+    if (log_path) {
+        p->c.log = fopen(log_path, "ae");
+        if (!p->c.log) {
+            int e = errno;
+            eb_iperf_run_free(&p->run);
+            free(p);
+            return eb_fail(err, EB_EIO, "PC iperf log %s: %s", log_path, strerror(e));
         }
-        int left = eb_deadline_left_ms(d);
-        int r = poll(pf, 2, left);
-        if (r < 0 && errno != EINTR)
-            return 1;
-        if (r <= 0) {
-            if (eb_deadline_passed(d)) {
-                if (p->log)
-                    fflush(p->log);
-                return 0;
-            }
-            continue;
-        }
-        for (int i = 0; i < 2; i++) {
-            int *fd = i == 0 ? &p->fd_out : &p->fd_err;
-            if (*fd < 0 || !(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
-            char buf[4096];
-            ssize_t n = read(*fd, buf, sizeof buf);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                close_fd(fd);
-            else
-                take(p, buf, (size_t)n, i == 1);
-        }
-        /* Give the caller a chance to look at progress at least every 100 ms. */
-        if (eb_deadline_passed(d))
-            return 0;
+        fprintf(p->c.log, "$");
+        for (int i = 0; args[i]; i++)
+            fprintf(p->c.log, " %s", args[i]);
+        fprintf(p->c.log, "\n");
+        fflush(p->c.log);
     }
+    int rc = spawn_piped(&p->c.pid, program, args, &p->c.out.fd[0], &p->c.out.fd[1], err);
+    if (rc) {
+        if (p->c.log)
+            fclose(p->c.log);
+        eb_iperf_run_free(&p->run);
+        free(p);
+        return rc;
+    }
+    live_add(p->c.pid);
+    *out = p;
+    return 0;
 }
 
-static void reap(eb_iperf_proc *p, int wait_ms)
-{
-    if (p->reaped)
-        return;
-    eb_deadline d = eb_deadline_in((uint64_t)wait_ms);
-    for (;;) {
-        pid_t r = waitpid(p->pid, &p->status, WNOHANG);
-        if (r == p->pid || (r < 0 && errno == ECHILD)) {
-            p->reaped = true;
-            live_remove(p->pid);
-            kill(-p->pid, SIGKILL); /* anything it left in its group */
-            return;
-        }
-        if (eb_deadline_passed(d))
-            return;
-        eb_sleep_ms(10);
-    }
-}
+int eb_iperf_pump(eb_iperf_proc *p, eb_deadline d) { return eb_child_read(&p->c, d); }
 
 static void finish(eb_iperf_proc *p)
 {
     if (p->finished)
         return;
-    close_fd(&p->fd_out);
-    close_fd(&p->fd_err);
+    eb_child_close(&p->c);
     eb_iperf_finish(&p->run);
-    if (p->log) {
-        fclose(p->log);
-        p->log = NULL;
-    }
+    live_remove(p->c.pid);
     p->finished = true;
 }
 
 void eb_iperf_stop(eb_iperf_proc *p)
 {
-    static const int sigs[] = {SIGINT, SIGTERM, SIGKILL};
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0] && !p->reaped; i++) {
-        kill(-p->pid, sigs[i]);
-        /* An iperf server prints its last lines on SIGINT. */
-        eb_iperf_pump(p, eb_deadline_in(300));
-        reap(p, 200);
-    }
-    if (!p->reaped) {
-        while (waitpid(p->pid, &p->status, 0) < 0 && errno == EINTR)
-            ;
-        p->reaped = true;
-        live_remove(p->pid);
-    }
+    /* An iperf server prints its last lines on SIGINT. */
+    static const eb_child_step steps[] = {{SIGINT, 300, 200}, {SIGTERM, 300, 200}, {SIGKILL, 300, 200}};
+    eb_child_stop(&p->c, steps, sizeof steps / sizeof steps[0]);
     eb_iperf_pump(p, eb_deadline_in(50));
     finish(p);
 }
 
 void eb_iperf_wait(eb_iperf_proc *p, eb_deadline d)
 {
-    if (eb_iperf_pump(p, d) == 1) {
-        reap(p, 2000);
-        if (p->reaped) {
-            finish(p);
-            return;
-        }
-    }
-    eb_iperf_stop(p);
+    if (eb_child_wait(&p->c, d))
+        finish(p);
+    else
+        eb_iperf_stop(p);
 }
 
 eb_iperf_run *eb_iperf_proc_run(eb_iperf_proc *p) { return &p->run; }
-pid_t eb_iperf_proc_pid(const eb_iperf_proc *p) { return p->pid; }
-bool eb_iperf_proc_running(const eb_iperf_proc *p) { return !p->reaped; }
+pid_t eb_iperf_proc_pid(const eb_iperf_proc *p) { return p->c.pid; }
+bool eb_iperf_proc_running(const eb_iperf_proc *p) { return !p->c.reaped; }
 
 int eb_iperf_proc_check(eb_iperf_proc *p, eb_error *err)
 {
@@ -329,7 +235,7 @@ void eb_iperf_free(eb_iperf_proc *p)
 {
     if (!p)
         return;
-    if (!p->reaped)
+    if (!p->c.reaped)
         eb_iperf_stop(p);
     finish(p);
     eb_iperf_run_free(&p->run);

@@ -109,7 +109,9 @@ static const char *const coex_names[] = {"none", "ble_scan", "ble_adv", NULL};
 
 static const eb_dim_desc dims[] = {
     [EB_DIM_UDP_RATE] = {.name = "udp-rate", .key = "udp_rate", .unit = "Mbit/s", .lo = 0.1, .hi = 1000, .flags = SWEEP, .instrument = 0,
-                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN, .tag = "udp_rate"},
+                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN, .tag = "udp_rate", .arg = "MBPS",
+                   .help = "offered UDP rate (default: udp_rx the chip's udp_rx_rate_mbps as\n"
+                           "ESP-IDF's CI offers it; udp_tx 1.3 x the docs' figure, else 100)"},
     [EB_DIM_TX_POWER] = {.name = "tx-power", .key = "tx_power", .unit = "dBm", .lo = 2, .hi = 21, .flags = SWEEP, .instrument = 0,
                    .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN, .tag = "tx_power"},
     [EB_DIM_RSSI] = {.name = "rssi", .key = "rssi", .unit = "dBm", .lo = -100, .hi = -10, .flags = LINK, .instrument = EB_INSTR_ATTENUATOR,
@@ -127,22 +129,31 @@ static const eb_dim_desc dims[] = {
     [EB_DIM_BANDWIDTH] = {.name = "bandwidth", .key = "bandwidth", .unit = "MHz", .lo = 20, .hi = 160, .flags = SWEEP, .instrument = EB_INSTR_AP,
                    .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN},
     [EB_DIM_TIER] = {.name = "tier", .key = "tier", .unit = "", .lo = NAN, .hi = NAN, .flags = 0, .instrument = 0,
-                   .same = NULL, .values = NULL, .chip_can = NULL, .def = NAN},
+                   .same = NULL, .values = NULL, .chip_can = NULL, .def = NAN, .arg = "LIST",
+                   .help = "tiers, comma separated or repeated; 'all' (default) = the tiers\n"
+                           "without PSRAM (the docs' main table); 'psram' = the PSRAM tiers"},
     [EB_DIM_REPEAT] = {.name = "repeat", .key = "repeat", .unit = "", .lo = 0, .hi = 1000, .flags = 0, .instrument = 0,
-                   .same = NULL, .values = NULL, .chip_can = NULL, .def = NAN},
+                   .same = NULL, .values = NULL, .chip_can = NULL, .def = NAN, .arg = "N", .help = "runs of each test (default 1)"},
     [EB_DIM_IDF] = {.name = "idf", .key = "idf_version", .unit = "", .lo = NAN, .hi = NAN, .flags = 0, .instrument = 0,
                    .same = NULL, .values = NULL, .chip_can = NULL, .def = NAN},
     [EB_DIM_BAND] = {.name = "band", .key = "radio_band", .unit = "GHz", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
-                   .same = NULL, .values = band_names, .chip_can = band_can, .def = NAN, .prov_off = offsetof(eb_provenance, radio_band), .prov_size = sizeof(((eb_provenance *)0)->radio_band)},
+                   .same = NULL, .values = band_names, .chip_can = band_can, .def = NAN, .prov_off = offsetof(eb_provenance, radio_band), .prov_size = sizeof(((eb_provenance *)0)->radio_band),
+                   .arg = "2.4,5", .help = "Wi-Fi band, GHz (5: ESP32-C5)"},
     [EB_DIM_RADIO_BW] = {.name = "radio-bandwidth", .key = "radio_bandwidth", .unit = "MHz", .lo = 20, .hi = 40, .flags = RADIO | EB_DIM_BAND5, .instrument = 0,
-                   .same = NULL, .values = bw_names, .chip_can = bw_can, .def = NAN, .flag = "bandwidth", .prov_off = offsetof(eb_provenance, radio_bandwidth), .tag = "bw"},
+                   .same = NULL, .values = bw_names, .chip_can = bw_can, .def = NAN, .flag = "bandwidth", .prov_off = offsetof(eb_provenance, radio_bandwidth), .tag = "bw",
+                   .arg = "20,40", .help = "the board's HT20/HT40"},
     [EB_DIM_PHY] = {.name = "phy", .key = "radio_phy", .unit = "", .lo = NAN, .hi = NAN, .flags = RADIO | EB_DIM_BAND5, .instrument = 0,
-                   .same = NULL, .values = phy_names, .chip_can = phy_can, .def = NAN, .prov_off = offsetof(eb_provenance, radio_phy), .prov_size = sizeof(((eb_provenance *)0)->radio_phy), .spell = phy_set},
+                   .same = NULL, .values = phy_names, .chip_can = phy_can, .def = NAN, .prov_off = offsetof(eb_provenance, radio_phy), .prov_size = sizeof(((eb_provenance *)0)->radio_phy), .spell = phy_set,
+                   .arg = "b|g|n|ac|ax", .help = "the highest protocol enabled (ax: C5, C6, C61)"},
     [EB_DIM_POWER_SAVE] = {.name = "power-save", .key = "radio_power_save", .unit = "", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
                    .same = NULL, .values = ps_names, .chip_can = any_can, .def = NAN, .prov_off = offsetof(eb_provenance, radio_power_save), .prov_size = sizeof(((eb_provenance *)0)->radio_power_save), .tag = "ps",
-                   .extra_off = offsetof(eb_provenance, radio_listen_interval), .extra_tag = "li", .extra_name = "listen-interval"},
+                   .extra_off = offsetof(eb_provenance, radio_listen_interval), .extra_tag = "li", .extra_name = "listen-interval",
+                   .extra_lo = 1, .extra_hi = 65535, .extra_with = "max_modem", .extra_why = "wifi_sta_config_t.listen_interval",
+                   .extra_key = "radio_listen_interval", .extra_help = "beacon intervals between wake-ups with max-modem (default: ESP-IDF's 3)",
+                   .arg = "none,min-modem,max-modem", .help = "modem sleep (--listen-interval N with max-modem)"},
     [EB_DIM_COEX] = {.name = "coex", .key = "radio_coex", .unit = "", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
-                   .same = NULL, .values = coex_names, .chip_can = coex_can, .def = NAN, .prov_off = offsetof(eb_provenance, radio_coex), .prov_size = sizeof(((eb_provenance *)0)->radio_coex)},
+                   .same = NULL, .values = coex_names, .chip_can = coex_can, .def = NAN, .prov_off = offsetof(eb_provenance, radio_coex), .prov_size = sizeof(((eb_provenance *)0)->radio_coex),
+                   .arg = "none,ble-scan,ble-adv", .help = "a BLE activity during the test"},
     /* iperf's -l on both ends: bytes per write (TCP) or per datagram (UDP).
      * 64..65507: a datagram holds iperf2's header, and 65507 is the largest
      * UDP payload over IPv4; the espbench firmware's `iperf -l` takes
@@ -150,8 +161,8 @@ static const eb_dim_desc dims[] = {
      * (iperf_cmd.c). No default: a run that does not ask passes none. */
     {.name = "len", .key = "iperf_len", .unit = "bytes", .lo = 64, .hi = 65507,
      .flags = EB_DIM_IPERF | EB_DIM_LIST | EB_DIM_SWEEPS, .prov_off = EB_PROV_DIM_SLOT(0), .def = NAN,
-     .label = "iperf -l (bytes)", .iperf_opt = "-l",
-     .help = "iperf's -l on both ends, bytes per write or datagram (64..65507): 512,1470"},
+     .label = "iperf -l (bytes)", .iperf_opt = "-l", .arg = "512,1470",
+     .help = "iperf's -l on both ends, bytes per write or datagram (64..65507)"},
     /* iperf's -P: parallel streams (1: the default, passed to no end).
      * iperf2 takes it; Espressif's iperf-cmd takes it for a client only
      * (since 1.0.0, iperf_cmd.c "parallel": one engine instance per stream,
@@ -159,7 +170,7 @@ static const eb_dim_desc dims[] = {
      * espbench firmware's `iperf` has none: a console end refuses it. */
     {.name = "parallel", .key = "iperf_parallel", .unit = "streams", .lo = 1, .hi = 16,
      .flags = EB_DIM_IPERF | EB_DIM_LIST | EB_DIM_SWEEPS, .prov_off = EB_PROV_DIM_SLOT(1), .def = 1,
-     .label = "iperf -P (streams)", .iperf_opt = "-P",
+     .label = "iperf -P (streams)", .iperf_opt = "-P", .arg = "1,4",
      .help = "iperf's -P, parallel streams (1..16), where both ends' iperf has it"},
 };
 
@@ -180,14 +191,65 @@ bool eb_dim_is_default(const eb_dim_desc *d, double v)
     return isfinite(d->def) && v == d->def;
 }
 
+/* "  --FLAG ARG" and its help from column 24, each further line of it
+ * indented as far. */
+static size_t help_line(char *out, size_t cap, const char *flag, const char *arg, const char *help)
+{
+    char head[64];
+    snprintf(head, sizeof head, "--%s%s%s", flag, arg ? " " : "", arg ? arg : "");
+    size_t n = (size_t)snprintf(out, cap, "  %-20s%s", head, strlen(head) > 20 ? "   " : "  ");
+    for (const char *p = help; *p && n < cap;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+        n += (size_t)snprintf(out + n, cap - n, "%.*s\n%s", (int)len, p, nl ? "                        " : "");
+        p = nl ? nl + 1 : p + len;
+    }
+    return n < cap ? n : cap;
+}
+
+/* The sweep's variables, grouped as a run can set them. */
+static size_t sweep_vars(char *out, size_t cap)
+{
+    static const struct {
+        const char *intro;
+        unsigned flags; /* EB_DIM_LINK; instrument */
+        bool instrument;
+    } groups[] = {{"", 0, false}, {";\nunder --sim the link: ", EB_DIM_LINK, false}, {";\nwith lab instruments: ", 0, true}};
+    size_t n = 0;
+    out[0] = 0;
+    for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+        bool first = true;
+        for (int d = EB_DIM_NONE + 1; d < N_ROWS && n < cap; d++) {
+            const eb_dim_desc *r = &dims[d];
+            bool in = groups[g].instrument ? r->instrument != 0
+                      : groups[g].flags          ? (r->flags & EB_DIM_LINK) != 0
+                                                 : !(r->flags & EB_DIM_LINK) && !r->instrument;
+            if (!(r->flags & EB_DIM_SWEEPS) || !in)
+                continue;
+            n += (size_t)snprintf(out + n, cap - n, "%s%s%s%s%s%s", first ? groups[g].intro : ", ", r->name,
+                                  r->unit[0] ? " (" : "", r->unit, r->unit[0] ? ")" : "", "");
+            first = false;
+        }
+    }
+    return n;
+}
+
 void eb_dims_help(char *out, size_t cap)
 {
     size_t n = 0;
     if (cap)
         out[0] = 0;
-    for (int d = EB_DIM_NONE + 1; d < N_ROWS && n < cap; d++)
+    for (int d = EB_DIM_NONE + 1; d < N_ROWS && n < cap; d++) {
         if (dims[d].help)
-            n += (size_t)snprintf(out + n, cap - n, "  --%-19s %s\n", eb_dim_flag(&dims[d]), dims[d].help);
+            n += help_line(out + n, cap - n, eb_dim_flag(&dims[d]), dims[d].arg, dims[d].help);
+        if (dims[d].extra_help && n < cap)
+            n += help_line(out + n, cap - n, dims[d].extra_name, "N", dims[d].extra_help);
+    }
+    char vars[400], sweep[600];
+    sweep_vars(vars, sizeof vars);
+    snprintf(sweep, sizeof sweep, "run the tests at each point (also VAR=V1,V2,...) of one of:\n%s", vars);
+    if (n < cap)
+        help_line(out + n, cap - n, "sweep", "VAR=A:B:STEP", sweep);
 }
 
 /* A number of the provenance at off. */
@@ -389,7 +451,7 @@ void eb_dim_value_text(const eb_dim_desc *d, double v, char *out, size_t cap)
         snprintf(out, cap, "%g", v);
 }
 
-void eb_dims_key(const double *at, int swept, int listen_interval, eb_provenance *key)
+void eb_dims_key(const double *at, int swept, const int *extra, eb_provenance *key)
 {
     for (int d = EB_DIM_NONE + 1; d < N_ROWS; d++) {
         const eb_dim_desc *r = &dims[d];
@@ -405,8 +467,14 @@ void eb_dims_key(const double *at, int swept, int listen_interval, eb_provenance
             memcpy((char *)key + r->prov_off, &v, sizeof v);
         }
     }
-    if (!strcmp(key->radio_power_save, "max_modem") && listen_interval > 0)
-        key->radio_listen_interval = listen_interval;
+    for (int d = EB_DIM_NONE + 1; d < N_ROWS; d++) { /* the numbers that go with a value */
+        const eb_dim_desc *r = &dims[d];
+        char v[32] = "";
+        if (r->extra_off && extra[d] > 0 && isfinite(at[d]))
+            eb_dim_value_text(r, at[d], v, sizeof v);
+        if (v[0] && !strcmp(v, r->extra_with))
+            memcpy((char *)key + r->extra_off, &(double){extra[d]}, sizeof(double));
+    }
 }
 
 bool eb_radio_chip_can(const eb_radio_values *rv, const eb_chip *c, char *why, size_t cap)
@@ -434,12 +502,18 @@ bool eb_radio_chip_can(const eb_radio_values *rv, const eb_chip *c, char *why, s
             return false;
         }
     }
-    bool max_modem = false;
-    for (int i = 0; i < rv->n[EB_DIM_POWER_SAVE]; i++)
-        max_modem = max_modem || !strcmp(rv->v[EB_DIM_POWER_SAVE][i], "max_modem");
-    if (rv->listen_interval > 0 && !max_modem) {
-        snprintf(why, cap, "--listen-interval applies with --power-save max-modem only "
-                 "(wifi_sta_config_t.listen_interval)");
+    for (int d = 0; d < N_ROWS; d++) { /* a number that goes with a value the run does not ask */
+        bool with = false;
+        for (int i = 0; i < rv->n[d] && dims[d].extra_with; i++)
+            with = with || !strcmp(rv->v[d][i], dims[d].extra_with);
+        if (rv->extra[d] <= 0 || with)
+            continue;
+        char spelt[32];
+        snprintf(spelt, sizeof spelt, "%s", dims[d].extra_with);
+        for (char *ch = spelt; *ch; ch++) /* as the flag takes it: max-modem */
+            *ch = *ch == '_' ? '-' : *ch;
+        snprintf(why, cap, "--%s applies with --%s %s only (%s)", dims[d].extra_name, eb_dim_flag(&dims[d]), spelt,
+                 dims[d].extra_why);
         return false;
     }
     return true;

@@ -525,6 +525,14 @@ bool eb_model_heap_known(const eb_chip *c, const eb_tier *t)
     return false;
 }
 
+void eb_model_predict_shown(const eb_model_chip *mc, const eb_chip *c, const eb_tier *t, const eb_model_link *l,
+                            eb_prediction *out)
+{
+    eb_model_predict(mc, c, t, l, out);
+    if (!eb_model_heap_known(c, t))
+        out->free_kb = NAN;
+}
+
 int eb_model_source(const eb_tier *t, int test, const eb_model_link *l, bool force_model)
 {
     double pub = !t ? NAN : test == EB_TEST_COUNT ? t->ref_avail_kb : eb_tier_ref(t, test, NULL);

@@ -80,6 +80,7 @@ static const eb_prov_field base_fields[] = {
     OPT("fw_sha256", EB_PROV_TEXT, fw_sha256, "firmware image (SHA-256 of the app)"),
     OPT("fw_version", EB_PROV_TEXT, fw_version, "firmware image (project, version)"),
     OPT("fw_image", EB_PROV_TEXT, fw_image, "firmware image given"),
+    OPT("far_end", EB_PROV_TEXT, far_end, "far end (a host other than this PC)"),
 };
 #undef F
 

@@ -1,5 +1,6 @@
-/* --aggregate: several boards into one AP at the same time, a barrier the
- * core calls (run_board.c, run_job.c). Each board thread meets the others
+/* --aggregate: several boards into one AP at the same time, a run-level
+ * service the core calls (run_service_meet: run_board.c, run_job.c). Each
+ * board thread meets the others
  * before every test of its plan, so the tests
  * overlap and the report can sum them (a question users ask: do four
  * boards together carry more than one?). The meeting has a deadline: a
@@ -70,7 +71,7 @@ static void close_meeting(run_meet *m)
     pthread_cond_broadcast(&m->cond);
 }
 
-int run_meet_wait(board_ctx *bc)
+static int meet_wait(board_ctx *bc)
 {
     run_meet *m = &bc->sh->meet;
     struct timespec until;
@@ -112,7 +113,7 @@ int run_meet_wait(board_ctx *bc)
     return met;
 }
 
-void run_meet_leave(board_ctx *bc)
+static void meet_leave(board_ctx *bc)
 {
     run_meet *m = &bc->sh->meet;
     pthread_mutex_lock(&m->lock);
@@ -122,7 +123,7 @@ void run_meet_leave(board_ctx *bc)
     pthread_mutex_unlock(&m->lock);
 }
 
-bool run_meet_done(board_ctx *bc, const eb_run_item *it)
+static bool meet_done(board_ctx *bc, const eb_run_item *it)
 {
     const eb_run_opts *o = bc->sh->o;
     for (int i = 0; i < o->n_boards; i++)
@@ -131,14 +132,36 @@ bool run_meet_done(board_ctx *bc, const eb_run_item *it)
     return true;
 }
 
-int run_meet_begin(run_shared *sh, board_ctx *bcs, int n, eb_error *err)
+static int meet_begin(run_shared *sh, board_ctx *bcs, int n, eb_error *err)
 {
     meet_init(&sh->meet, n);
     return aggregate_check(sh, bcs, n, err);
 }
 
-void run_meet_end(run_shared *sh)
+static void meet_end(run_shared *sh)
 {
     if (sh->meet.open)
         meet_destroy(&sh->meet);
 }
+
+/* Before each item: start together with the other boards. */
+static void meet(board_ctx *bc)
+{
+    bc->concurrent = meet_wait(bc);
+}
+
+/* Every result says how many boards measured at once. */
+static void meet_stamp(board_ctx *bc, run_result *r)
+{
+    r->prov->concurrent_boards = bc->concurrent;
+}
+
+const run_service run_service_meet = {
+    .name = "aggregate",
+    .begin = meet_begin,
+    .end = meet_end,
+    .meet = meet,
+    .leave = meet_leave,
+    .done = meet_done, /* redone on every board unless done on all: the figures stay concurrent */
+    .stamp = meet_stamp,
+};

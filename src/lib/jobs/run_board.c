@@ -1,10 +1,12 @@
 /* The core of a board's run: the loop over its plan with retries. A board's
- * tests have two ends (run_ends.c: the board, and a peer board or the PC)
- * and the core runs each step for both through the end table: open,
- * prepare (every dimension's value: run_dims.c), ready after a failure,
- * lost, close. The item's test kind (run_kinds.c) starts, measures, records
- * and fails its result; --aggregate's barrier (run_aggregate.c) is called
- * before each item. Failures are classified by their kind (error.h): a
+ * tests have two ends (run_ends.c: the board, and a peer board or the PC),
+ * and its surroundings are fixtures (the virtual board, the lab's
+ * instruments); the core runs each step for all of them through the end
+ * table: open, prepare (every dimension's value: run_dims.c), reset after a
+ * failure, lost, stamp, close. The item's test kind (run_kinds.c) starts,
+ * measures, records and fails its result; the run-level services
+ * (run_service: --aggregate's meeting) are called before each item, on
+ * every result and at the plan's end. Failures are classified by their kind (error.h): a
  * reboot or a failed test is retried, a lost port or a failed board-level
  * step ends the board, Ctrl-C ends the run with what was finished kept. */
 #include <math.h>
@@ -14,20 +16,30 @@
 
 #include "run_internal.h"
 
-/* The board's ends, the board first. */
-#define EACH_END(e, bc) for (board_ctx *e = (bc); e; e = e == (bc) ? (bc)->far : NULL)
+/* The board's ends in the order the core runs them: its fixtures (set
+ * before the board connects), the board, its far end. */
+#define EACH_END(e, bc) for (board_ctx *e = (bc)->first; e; e = e->next)
+/* The ends the board's thread opens and closes: the board and its far end
+ * (a fixture is opened when it is made, closed when freed: run_ends.c). */
+#define EACH_OWN_LIFE(e, bc) for (board_ctx *e = (bc); e; e = e->next)
+/* The run's services. */
+#define EACH_SERVICE(s, bc) for (const run_service *const *s = (bc)->sh->services; *s; s++)
 
+/* Done before (--resume): as a service says (--aggregate: on every board),
+ * else the board's own result. */
 static bool item_done(board_ctx *bc, const eb_run_item *it)
 {
-    if (bc->sh->o->aggregate) /* redone on every board unless done on all: the figures stay concurrent */
-        return run_meet_done(bc, it);
+    EACH_SERVICE(s, bc)
+    if ((*s)->done)
+        return (*s)->done(bc, it);
     return run_item_done(bc->sh, bc->b, bc->chip->name, it);
 }
 
 static void plan_ended(board_ctx *bc)
 {
-    if (bc->sh->o->aggregate)
-        run_meet_leave(bc);
+    EACH_SERVICE(s, bc)
+    if ((*s)->leave)
+        (*s)->leave(bc);
 }
 
 /* ------------------------------------------------------------ one item */
@@ -36,9 +48,9 @@ static void result_start(board_ctx *bc, const run_kind *kind, const eb_run_item 
 {
     memset(r, 0, sizeof *r);
     kind->start(bc, it, r);
-    if (bc->sh->o->aggregate)
-        r->prov->concurrent_boards = bc->concurrent;
-    run_instr_stamp(bc, it, r);
+    EACH_SERVICE(s, bc)
+    if ((*s)->stamp)
+        (*s)->stamp(bc, r);
     EACH_END(e, bc)
     if (e->ops->stamp)
         e->ops->stamp(e, it, r);
@@ -79,17 +91,15 @@ static bool board_cannot_go_on(const board_ctx *bc, int trc, const eb_error *err
     return false;
 }
 
-/* After a failed attempt: every end's tier forgotten and, before a retry,
- * the ends brought to a known state. Returns 0, or the error of an end
- * whose console is gone. */
-static int reset_ends(board_ctx *bc, bool ready, eb_error *err)
+/* After a failed attempt: what every end set forgotten and, before a
+ * retry, the ends brought to a known state. Returns 0, or the error of an
+ * end that is gone (a console whose port failed). */
+static int reset_ends(board_ctx *bc, bool retry, eb_error *err)
 {
     int rc = 0;
     EACH_END(e, bc) {
-        e->tier = NULL;
-        run_instr_forget(e);
-        if (!rc && ready && e->ops->ready)
-            rc = e->ops->ready(e, err);
+        int erc = e->ops->reset ? e->ops->reset(e, retry && !rc, err) : 0;
+        rc = rc ? rc : erc;
     }
     return rc;
 }
@@ -186,7 +196,7 @@ void run_board_not_run(board_ctx *bc, const char *why)
 static int open_ends(board_ctx *bc, eb_error *err)
 {
     int rc = 0;
-    EACH_END(e, bc)
+    EACH_OWN_LIFE(e, bc)
     if (!rc && e->ops->open)
         rc = e->ops->open(e, err);
     return rc;
@@ -194,7 +204,7 @@ static int open_ends(board_ctx *bc, eb_error *err)
 
 static void close_ends(board_ctx *bc)
 {
-    EACH_END(e, bc)
+    EACH_OWN_LIFE(e, bc)
     if (e->ops->close)
         e->ops->close(e);
 }
@@ -233,8 +243,9 @@ int run_board(board_ctx *bc)
             run_emit(bc, EB_RUN_EV_SKIP, &plan[i], NULL, 0, NAN, NULL);
             continue;
         }
-        if (o->aggregate) /* start together with the other boards */
-            bc->concurrent = run_meet_wait(bc);
+        EACH_SERVICE(s, bc) /* --aggregate: start together with the other boards */
+        if ((*s)->meet)
+            (*s)->meet(bc);
         bool recorded;
         rc = run_item(bc, &plan[i], &recorded, err);
         if (rc)

@@ -187,7 +187,11 @@ void run_fill_meta(board_ctx *bc)
     copy_if(m->board_ip, sizeof m->board_ip, bc->wifi.ip);
     snprintf(m->pc_ip, sizeof m->pc_ip, "%s", bc->b->pc_ip);
     snprintf(m->host, sizeof m->host, "%s", sh->host);
-    snprintf(m->iperf_version, sizeof m->iperf_version, "%s", sh->iperf_version);
+    /* The iperf2 of the board's far end: its host's when the end has a PC
+     * side of its own (an SSH host, probed at its open), else this PC's. */
+    const board_ctx *far = bc->far && bc->far->pc ? bc->far : NULL;
+    snprintf(m->iperf_version, sizeof m->iperf_version, "%s",
+             far ? far->prov.seen.pc_iperf_version : sh->iperf_version);
     if (!m->started[0])
         eb_iso8601_utc(m->started);
     eb_iso8601_utc(m->finished);

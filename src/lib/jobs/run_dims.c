@@ -4,11 +4,14 @@
  * rows that have something of their own, in the order their values are
  * applied: the UDP offered rate (checked here; the plan's item carries it
  * to the test's sender), the TX power (the espbench firmware's radio_set:
- * run_radio.c), the link (the virtual board's RSSI, loss and round trip; a
- * lab attenuator; the lab AP's channel and bandwidth: before the tier, as
- * a real link is there before the board connects), the radio's check and
- * link, the tier with its Wi-Fi connection. A row's connected step
- * follows on a connected end (an RSSI steered with an attenuator). The
+ * run_radio.c), the radio's check and link, the tier with its Wi-Fi
+ * connection. A row's connected step follows on a connected end. The link's
+ * rows (the virtual board's RSSI, loss and round trip) and the lab
+ * instruments' (attenuation; rssi on hardware; the AP's channel and
+ * bandwidth) have nothing here: the board's fixtures that declare them set
+ * them (run_ends.c; before the board, as a real link is there before the
+ * board connects), and take their values for the next test once the board
+ * is connected (fixtures_set). The
  * rows' names, units, ranges and where their values live are the formats'
  * table (formats/dims.c); the plan, the keys and file names run_plan.c's.
  * A row whose firmware cannot take it (tx_power, the radio rows on a
@@ -20,7 +23,6 @@
 #include <string.h>
 
 #include "espbench/formats/dims.h"
-#include "espbench/formats/lab.h"
 #include "run_internal.h"
 
 /* ------------------------------------------------------------ sweep variables */
@@ -42,46 +44,6 @@ static bool udp_rate_check(const eb_run_opts *o, const eb_run_board *b, char *wh
         snprintf(why, cap, "--sweep udp-rate and --udp-rate both set the offered rate: give one");
     else
         return true;
-    return false;
-}
-
-/* Whether a lab attenuator serves the board (the lab file's serves:). */
-static bool has_attenuator(const eb_run_opts *o, const eb_run_board *b)
-{
-    return o->lab && b->name[0] && eb_lab_attenuator_of(o->lab, b->name);
-}
-
-/* The link variables go through the virtual board's control socket (rssi
- * also through a lab attenuator). */
-static bool link_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap)
-{
-    int var = o->sweep.var;
-    if (!b || o->sweep.n <= 0 || !eb_sweep_var_sim_only(var) || (b->sim && b->sim_control[0]) ||
-        (has_attenuator(o, b) && eb_sweep_var_instrument(var) == EB_INSTR_ATTENUATOR))
-        return true;
-    snprintf(why, cap, "--sweep %s sets the virtual board's link and needs --sim (board %s is not simulated)%s; on "
-             "hardware sweep udp-rate, or change the link yourself", eb_sweep_var_name(var),
-             b->name[0] ? b->name : b->port,
-             eb_sweep_var_instrument(var) ? " or a lab attenuator in front of the board (docs/instruments.md)" : "");
-    return false;
-}
-
-/* rssi: the virtual board's link where the board has a control socket,
- * else the board's attenuator steered to it; each takes the boards it
- * serves (run_apply_link_point: a control socket; run_instruments.c: an
- * attenuator attached for the sweep, none under a control socket). */
-static int rssi_apply(board_ctx *end, const eb_run_item *it, eb_error *err)
-{
-    int rc = run_apply_link_point(end, it, err);
-    return rc ? rc : run_instr_rssi_apply(end, it, err);
-}
-
-static bool atten_check(const eb_run_opts *o, const eb_run_board *b, char *why, size_t cap)
-{
-    if (!b || o->sweep.n <= 0 || o->sweep.var != EB_DIM_ATTEN || has_attenuator(o, b))
-        return true;
-    snprintf(why, cap, "--sweep attenuation needs a lab attenuator in front of board %s: an instruments: entry of "
-             "kind attenuator in the lab file (docs/instruments.md)", b->name[0] ? b->name : b->port);
     return false;
 }
 
@@ -126,13 +88,6 @@ static const run_dim dims[] = {
     /* the senders take it from the item (run_test.c, run_pair.c) */
     {.dim = EB_DIM_UDP_RATE, .check = udp_rate_check},
     {.dim = EB_DIM_TX_POWER, .check = run_radio_tx_power_check, .apply = run_radio_tx_power_apply},
-    {.dim = EB_DIM_RSSI, .check = link_check, .apply = rssi_apply, .connected = run_instr_rssi_connected},
-    {.dim = EB_DIM_LOSS, .check = link_check, .apply = run_apply_link_point},
-    {.dim = EB_DIM_RTT, .check = link_check, .apply = run_apply_link_point},
-    /* the lab instruments' (run_instruments.c; the AP's are checked with --ap in its resolve) */
-    {.dim = EB_DIM_ATTEN, .check = atten_check, .apply = run_instr_atten_apply},
-    {.dim = EB_DIM_CHANNEL, .apply = run_instr_ap_apply},
-    {.dim = EB_DIM_BANDWIDTH, .apply = run_instr_ap_apply},
     /* the board's radio (run_radio.c): set before the tier connects; the
      * band row records the link as negotiated once connected */
     {.dim = EB_DIM_BAND, .check = run_radio_check, .connected = run_radio_link},
@@ -167,6 +122,19 @@ int run_dims_check(const eb_run_opts *o, bool sweep_vars, eb_error *err)
 
 /* ------------------------------------------------------------ the table's loops */
 
+/* The board connected: each fixture of it (its ends before it) takes the
+ * item's value of every row it declares for the next test (an rssi
+ * steered with the board's report). */
+static int fixtures_set(board_ctx *end, const eb_run_item *it, eb_error *err)
+{
+    int rc = 0;
+    for (board_ctx *f = end->first; f && f != end && !rc; f = f->next)
+        for (int d = EB_DIM_NONE + 1; d < eb_dim_count() && !rc && f->ops->config_set; d++)
+            if (run_end_declares(f->ops->decl, eb_dim(d)) && !isnan(it->at[d]))
+                rc = f->ops->config_set(f, eb_dim(d), it->at[d], err);
+    return rc;
+}
+
 int run_dims_apply(board_ctx *end, const eb_run_item *it, bool own_tier, eb_error *err)
 {
     int rc = 0;
@@ -183,6 +151,8 @@ int run_dims_apply(board_ctx *end, const eb_run_item *it, bool own_tier, eb_erro
         if (dims[i].apply && !rc && row_on(&dims[i], end->sh->o) && !(own_tier && dims[i].connects))
             rc = dims[i].apply(end, it, err);
     }
+    if (!rc && !own_tier)
+        rc = fixtures_set(end, it, err);
     for (int i = 0; i < N_DIMS && !rc; i++)
         if (dims[i].connected && row_on(&dims[i], end->sh->o) && !own_tier)
             rc = dims[i].connected(end, it, err);
@@ -213,13 +183,4 @@ bool run_item_done(run_shared *sh, const eb_run_board *b, const char *chip, cons
     }
     pthread_mutex_unlock(&sh->lock);
     return done;
-}
-
-int eb_run_check_sweep(const eb_run_opts *o, eb_error *err)
-{
-    if (o->sweep.n <= 0)
-        return 0;
-    if (!eb_sweep_var_name(o->sweep.var))
-        return eb_fail(err, EB_ECONFIG, "--sweep: no variable");
-    return run_dims_check(o, true, err);
 }

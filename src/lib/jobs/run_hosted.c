@@ -308,7 +308,8 @@ int run_hosted_flash_coprocessor(board_ctx *bc, eb_error *err)
 
 /* ------------------------------------------------------------ entries */
 
-/* The pair's part of an entry: transport provenance, raw reference, figure source. */
+/* The pair's part of an entry: transport provenance, raw reference (a
+ * virtual pair's figure source: run_end_vboard.c). */
 static void hosted_entry(board_ctx *bc, const eb_run_item *it, eb_entry *e)
 {
     const eb_hosted_pair *p = bc->b->hosted;
@@ -320,10 +321,6 @@ static void hosted_entry(board_ctx *bc, const eb_run_item *it, eb_entry *e)
     bool raw = EB_TEST_IS_RAW(it->test);
     if (raw)
         e->ref_mbps = p->raw_mbps[it->test == EB_TEST_RAW_RX];
-    /* The vboard's transport runs at the published raw rate; its iperf
-     * figures are always the pair model's (model_hosted.c). */
-    if (bc->b->sim)
-        snprintf(e->figure_source, sizeof e->figure_source, "%s", raw ? "published" : "model " EB_MODEL_VERSION);
 }
 
 /* Reads the console until the report covers the test's duration (or the

@@ -1,8 +1,10 @@
-/* Lab instruments in a run (docs/instruments.md): a run-level service the
- * core calls (resolve, begin/end, a board's attenuator attached/detached,
- * its part of every result, a failed attempt forgotten) and the apply
- * functions of the dimensions they set (run_dims.c: attenuation, rssi on
- * hardware, the AP's channel and bandwidth).
+/* Lab instruments in a run (docs/instruments.md), drivers of the same kind
+ * as a board's ends (run_internal.h run_end_ops, fixtures): a board's
+ * attenuator (run_end_atten: attenuation, rssi on hardware) and the lab's
+ * AP with the instruments' facts (run_end_lab: the AP's channel and
+ * bandwidth), opened when made, prepared before the board connects, reset,
+ * stamped and closed by the core as any end; and the run-level service
+ * that powers and sets the AP before the run (run_service_lab).
  *  - run begin: --ap NAME powers that AP's outlet on and every other AP's
  *    off (one AP at a time, as ESP-IDF's shield-box test does with its APC
  *    switch), waits for the AP to answer, and applies --ap-set;
@@ -41,19 +43,28 @@ typedef struct run_instr {
     char names[160];               /* provenance: "att1=idf-serial ap1=openwrt" */
 } run_instr;
 
+/* A board's attenuator: the fixture's own state (board_ctx.priv). */
 typedef struct run_instr_board {
     eb_instr att;
     double db;                     /* read back, NAN = not set yet */
     int point;                     /* the sweep point set, -1 = none */
+    int pending;                   /* the item's point, steered to once the board is connected */
 } run_instr_board;
 
 static bool ap_var(int var) { return eb_sweep_var_instrument(var) == EB_INSTR_AP; }
 
-/* Whether the board's sweep goes through its attenuator. */
-static bool att_sweep(const board_ctx *bc)
+/* The run's instruments, made by the first that needs them. */
+static run_instr *shared_instr(run_shared *sh)
 {
-    const eb_sweep *sw = &bc->sh->o->sweep;
-    return sw->n > 0 && (sw->var == EB_DIM_ATTEN || (sw->var == EB_DIM_RSSI && !bc->b->sim_control[0]));
+    if (sh->instr)
+        return sh->instr;
+    run_instr *ri = calloc(1, sizeof *ri);
+    if (!ri)
+        abort();
+    ri->ap_point = -1;
+    eb_ap_settings_init(&ri->base);
+    eb_ap_settings_init(&ri->now);
+    return sh->instr = ri;
 }
 
 
@@ -188,21 +199,14 @@ static int open_ap(board_ctx *bc0, run_instr *ri, const eb_instr_spec *s, bool p
     }
 }
 
-int run_instr_begin(run_shared *sh, board_ctx *bcs, int n, eb_error *err)
+/* The AP powered (one on the air at a time), opened and set for the run;
+ * the boards' attenuators are named already (opened as they were made). */
+static int instr_begin(run_shared *sh, board_ctx *bcs, int n, eb_error *err)
 {
     const eb_run_opts *o = sh->o;
     if (!o->lab || !o->lab->n_instruments || !n)
         return 0;
-    run_instr *ri = calloc(1, sizeof *ri);
-    if (!ri)
-        abort();
-    ri->ap_point = -1;
-    eb_ap_settings_init(&ri->base);
-    eb_ap_settings_init(&ri->now);
-    sh->instr = ri;
-    for (int i = 0; i < n; i++)
-        if (bcs[i].instr)
-            add_name(ri, bcs[i].instr->att.spec);
+    run_instr *ri = shared_instr(sh);
     bool needs_ap = o->ap_name || o->ap_set || (o->sweep.n > 0 && ap_var(o->sweep.var));
     if (!needs_ap)
         return 0;
@@ -240,7 +244,7 @@ int run_instr_begin(run_shared *sh, board_ctx *bcs, int n, eb_error *err)
     return 0;
 }
 
-void run_instr_end(run_shared *sh)
+static void instr_end(run_shared *sh)
 {
     run_instr *ri = sh->instr;
     if (!ri)
@@ -251,29 +255,31 @@ void run_instr_end(run_shared *sh)
     sh->instr = NULL;
 }
 
-int run_instr_attach(board_ctx *bc, eb_error *err)
+/* ------------------------------------------------------------ a board's attenuator */
+
+/* Opened as it is made (the lab file's serves: names it for the board),
+ * and named in every result of the run; every point within this unit's
+ * range, said before anything runs. */
+static int att_open(board_ctx *end, eb_error *err)
 {
-    const eb_run_opts *o = bc->sh->o;
-    if (!o->lab || o->lab->n_instruments <= 0 || !att_sweep(bc))
-        return 0;
-    const eb_instr_spec *s = eb_lab_attenuator_of(bc->sh->o->lab, bc->b->name);
+    const eb_instr_spec *s = eb_lab_attenuator_of(end->sh->o->lab, end->b->name);
     if (!s)
         return eb_fail(err, EB_ECONFIG, "%s: --sweep %s needs an attenuator in front of the board: an instruments: "
-                       "entry of kind attenuator that serves it (docs/instruments.md)", bc->label,
-                       eb_sweep_var_name(bc->sh->o->sweep.var));
+                       "entry of kind attenuator that serves it (docs/instruments.md)", end->label,
+                       eb_sweep_var_name(end->sh->o->sweep.var));
     run_instr_board *bi = calloc(1, sizeof *bi);
     if (!bi)
         abort();
     bi->db = NAN;
-    bi->point = -1;
+    bi->point = bi->pending = -1;
     int rc = eb_instr_open(&bi->att, s, err);
     if (rc) {
         free(bi);
         return rc;
     }
-    bc->instr = bi;
-    /* every point within this unit's range, said before anything runs */
-    const eb_sweep *sw = &bc->sh->o->sweep;
+    end->priv = bi;
+    add_name(shared_instr(end->sh), s);
+    const eb_sweep *sw = &end->sh->o->sweep;
     for (int i = 0; sw->var == EB_DIM_ATTEN && i < sw->n; i++)
         if (sw->values[i] > bi->att.max_db)
             return eb_instr_fail(&bi->att, EB_ECONFIG, err, "the sweep's %g dB is above this unit's %g dB",
@@ -281,13 +287,14 @@ int run_instr_attach(board_ctx *bc, eb_error *err)
     return 0;
 }
 
-void run_instr_detach(board_ctx *bc)
+static void att_close(board_ctx *end)
 {
-    if (!bc->instr)
+    run_instr_board *bi = end->priv;
+    if (!bi)
         return;
-    eb_instr_close(&bc->instr->att);
-    free(bc->instr);
-    bc->instr = NULL;
+    eb_instr_close(&bi->att);
+    free(bi);
+    end->priv = NULL;
 }
 
 /* The board's RSSI now: a scan for the run's SSID (stock and espbench
@@ -306,9 +313,8 @@ static int read_rssi(board_ctx *bc, int *rssi, eb_error *err)
     return rc;
 }
 
-static int set_att(board_ctx *bc, double db, eb_error *err)
+static int set_att(board_ctx *bc, run_instr_board *bi, double db, eb_error *err)
 {
-    run_instr_board *bi = bc->instr;
     double got = NAN;
     int rc = eb_atten_set(&bi->att, db, &got, err);
     bi->db = rc ? NAN : got;
@@ -320,14 +326,13 @@ static int set_att(board_ctx *bc, double db, eb_error *err)
 /* Steers the attenuator until the board reports target within the
  * tolerance: one dB of attenuation is one dB of RSSI, so each step moves by
  * the difference; an AP out of sight means too much, so back off 10 dB. */
-static int steer_rssi(board_ctx *bc, double target, eb_error *err)
+static int steer_rssi(board_ctx *bc, run_instr_board *bi, double target, eb_error *err)
 {
-    run_instr_board *bi = bc->instr;
     const eb_atten_ops *ops = bi->att.ops.atten;
     double a = isfinite(bi->db) ? bi->db : 0;
     char last[160] = "";
     for (int step = 0; step < EB_RUN_RSSI_STEPS; step++) {
-        int rc = step == 0 && a == bi->db ? 0 : set_att(bc, a, err), rssi = 0;
+        int rc = step == 0 && a == bi->db ? 0 : set_att(bc, bi, a, err), rssi = 0;
         if (rc)
             return rc;
         if ((rc = read_rssi(bc, &rssi, err)) == EB_ECONFIG)
@@ -357,21 +362,20 @@ static int steer_rssi(board_ctx *bc, double target, eb_error *err)
                    target, bi->att.spec->name, last[0] ? last : "no reading", EB_RUN_RSSI_TOL_DB, ops->max_db);
 }
 
-static int att_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
+/* The board's attenuator at sweep point `point` (bc: the board). */
+static int att_point(board_ctx *bc, run_instr_board *bi, int point, eb_error *err)
 {
-    run_instr_board *bi = bc->instr;
     const eb_sweep *sw = &bc->sh->o->sweep;
-    int point = run_sweep_point(bc->sh->o, it);
     if (point < 0 || bi->point == point)
         return 0;
     double v = sw->values[point];
     int rc;
     if (sw->var == EB_DIM_RSSI) {
         if (!bc->tier) /* it connects next: with the least attenuation; steered once it reports an RSSI */
-            return set_att(bc, 0, err);
-        rc = steer_rssi(bc, v, err);
+            return set_att(bc, bi, 0, err);
+        rc = steer_rssi(bc, bi, v, err);
     } else {
-        rc = set_att(bc, v, err);
+        rc = set_att(bc, bi, v, err);
         int rssi = 0;
         if (!rc && !bc->tier)
             run_infof(bc, EB_RUN_EV_INFO, "%s: sweep attenuation = %g dB (%s reads %g dB); the board connects next",
@@ -386,6 +390,65 @@ static int att_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
         bi->point = point;
     return rc;
 }
+
+/* Before the board connects: an attenuation point set (and, on a
+ * connected board, its RSSI read); an rssi point, on a board about to
+ * connect, the least attenuation. */
+static int att_prepare(board_ctx *end, const eb_run_item *it, bool own_tier, eb_error *err)
+{
+    (void)own_tier;
+    run_instr_board *bi = end->priv;
+    bi->pending = run_sweep_point(end->sh->o, it);
+    if (end->sh->o->sweep.var == EB_DIM_RSSI && end->dut->tier)
+        return 0; /* steered once connected (config_set) */
+    return att_point(end->dut, bi, bi->pending, err);
+}
+
+/* The board connected: an rssi point steered to (an attenuation point is set already). */
+static int att_config_set(board_ctx *end, const eb_dim_desc *d, double v, eb_error *err)
+{
+    (void)d, (void)v;
+    return att_point(end->dut, end->priv, ((run_instr_board *)end->priv)->pending, err);
+}
+
+/* A failed attempt: the point is set again before the next one. */
+static int att_reset(board_ctx *end, bool retry, eb_error *err)
+{
+    (void)retry, (void)err;
+    ((run_instr_board *)end->priv)->point = -1;
+    return 0;
+}
+
+/* What the attenuator read back, in every result of the board. */
+static void att_stamp(board_ctx *end, const eb_run_item *it, run_result *r)
+{
+    (void)it;
+    run_instr_board *bi = end->priv;
+    if (isfinite(bi->db))
+        r->prov->attenuation_db = bi->db;
+}
+
+/* The attenuator sets the rows of its instrument kind: attenuation, and
+ * rssi steered by the board's report (dims.h eb_dim_desc.instrument). */
+static const run_end_decl att_decl = {
+    .instrument = EB_INSTR_ATTENUATOR,
+    .needs = "needs a lab attenuator in front of board %s: an instruments: entry of kind attenuator in the lab "
+             "file (docs/instruments.md)%s",
+    .also = " or a lab attenuator in front of the board (docs/instruments.md)",
+};
+
+const run_end_ops run_end_atten = {
+    .name = "attenuator",
+    .decl = &att_decl,
+    .open = att_open,
+    .prepare = att_prepare,
+    .config_set = att_config_set,
+    .reset = att_reset,
+    .close = att_close,
+    .stamp = att_stamp,
+};
+
+/* ------------------------------------------------------------ the lab's AP */
 
 static int ap_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
 {
@@ -403,45 +466,31 @@ static int ap_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
         return rc;
     }
     ri->ap_point = point;
-    bc->tier = NULL; /* the radio restarted: the board connects again, under the tier */
     run_infof(bc, EB_RUN_EV_INFO, "%s: sweep %s = %g: %s reports band %s, channel %d, %d MHz", bc->label,
               eb_sweep_var_name(sw->var), v, ri->ap.spec->name, ri->now.band, ri->now.channel,
               ri->now.bandwidth_mhz);
     return 0;
 }
 
-/* ------------------------------------------------------------ the dimensions */
-
-int run_instr_atten_apply(board_ctx *bc, const eb_run_item *it, eb_error *err)
+/* Before the board connects: an AP point applied; the radio restarted,
+ * so the board forgets its association and connects again, under the tier. */
+static int lab_prepare(board_ctx *end, const eb_run_item *it, bool own_tier, eb_error *err)
 {
-    return bc->instr ? att_point(bc, it, err) : 0;
+    (void)own_tier;
+    run_instr *ri = end->sh->instr;
+    int point = ri ? ri->ap_point : -1, rc = 0;
+    if (ap_var(end->sh->o->sweep.var))
+        rc = ap_point(end->dut, it, err);
+    if (!rc && ri && ri->ap_point != point && end->dut->ops->reset)
+        rc = end->dut->ops->reset(end->dut, false, err);
+    return rc;
 }
 
-/* rssi on hardware: before connecting, the least attenuation; once
- * connected, steered until the board reports the point's RSSI. */
-int run_instr_rssi_apply(board_ctx *bc, const eb_run_item *it, eb_error *err)
-{
-    return bc->instr && !bc->tier ? att_point(bc, it, err) : 0;
-}
-
-int run_instr_rssi_connected(board_ctx *bc, const eb_run_item *it, eb_error *err)
-{
-    return bc->instr ? att_point(bc, it, err) : 0;
-}
-
-int run_instr_ap_apply(board_ctx *bc, const eb_run_item *it, eb_error *err)
-{
-    return ap_point(bc, it, err);
-}
-
-/* ------------------------------------------------------------ results */
-
-void run_instr_stamp(board_ctx *bc, const eb_run_item *it, run_result *r)
+/* Every result: the instruments' names, the AP as it reports itself. */
+static void lab_stamp(board_ctx *end, const eb_run_item *it, run_result *r)
 {
     (void)it;
-    run_instr *ri = bc->sh->instr;
-    if (bc->instr && isfinite(bc->instr->db))
-        r->prov->attenuation_db = bc->instr->db;
+    run_instr *ri = end->sh->instr;
     if (!ri)
         return;
     snprintf(r->prov->instruments, sizeof r->prov->instruments, "%s", ri->names);
@@ -458,9 +507,23 @@ void run_instr_stamp(board_ctx *bc, const eb_run_item *it, run_result *r)
     }
 }
 
-/* A failed attempt: the point is set again before the next one. */
-void run_instr_forget(board_ctx *bc)
-{
-    if (bc->instr)
-        bc->instr->point = -1;
-}
+/* The AP sets the rows of its instrument kind: channel, bandwidth. */
+static const run_end_decl lab_decl = {
+    .instrument = EB_INSTR_AP,
+    .needs = "needs the lab's access point%.0s: --lab FILE with an instruments: entry of kind ap "
+             "(docs/instruments.md)%s",
+    .also = " or the lab's access point",
+};
+
+const run_end_ops run_end_lab = {
+    .name = "lab",
+    .decl = &lab_decl,
+    .prepare = lab_prepare,
+    .stamp = lab_stamp,
+};
+
+const run_service run_service_lab = {
+    .name = "lab",
+    .begin = instr_begin,
+    .end = instr_end,
+};

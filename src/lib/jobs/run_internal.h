@@ -1,10 +1,13 @@
 /* Private to the run job (run_*.c): the run context shared by the board
- * threads, the ends of a test, and three small tables the core walks:
+ * threads, the ends of a test, and small tables the core walks:
  *
  *   ends        run_end_ops: a board's console, an ESP-Hosted host with its
- *               co-processor, the PC (run_ends.c). The core opens, prepares,
- *               readies, checks and closes EVERY end of a board's tests the
- *               same way: board to board is two console ends.
+ *               co-processor, the PC (run_ends.c), and the fixtures of its
+ *               surroundings (the virtual board, the lab's instruments). The
+ *               core opens, prepares, resets, checks and closes EVERY end of a
+ *               board the same way: board to board is two console ends.
+ *   services    run_service: the run-level ones (the lab's AP, --aggregate's
+ *               meeting), chosen once, called at fixed points.
  *   test kinds  run_kind: throughput, latency, the hosted raw transport
  *               (run_kinds.c), chosen by the test (each test has one kind),
  *               refused up front when an end pair cannot run it.
@@ -21,18 +24,21 @@
  *   run_board.c     the core: one board's plan loop with retries and failure
  *                   classification over its ends, the item's kind, the barrier
  *   run_kinds.c     the test kinds' table
- *   run_ends.c      the ends' table, the making of a board's far end
+ *   run_ends.c      the ends' and fixtures' rows, the making of a board's
+ *                   other ends, which rows no end of a board sets
  *   run_pair.c, run_hosted.c, run_latency.c, run_aggregate.c
  *                   what an end or a kind does: a throughput test between
  *                   two consoles; the pair's resolve, images, co-processor
  *                   and raw test; round trips from the PC; the --aggregate
- *                   barrier
+ *                   meeting (a service)
+ *   run_end_vboard.c  the fixtures vboard (--sim's link, figure source), qemu
  *   run_test.c      a throughput test against the PC, free memory, figures
  *   run_dims.c      the dimensions' table, an item's key and file names
- *   run_instruments.c  the lab instruments (attenuator, AP, power switch)
+ *   run_instruments.c  the lab instruments (attenuator, AP, power switch):
+ *                   fixtures and the lab's service
  *   run_steps.c     a board's steps: port and console (its driver chosen from
  *                   a table: --pattern, --dialect, detected), tier (switch or
- *                   flash), Wi-Fi, a link point, flashing a manifest image
+ *                   flash), Wi-Fi, flashing a manifest image
  *   run_pattern.c   --pattern's checks and console driver
  *   run_sources.c   where the boards come from: the board sources' table
  *                   (--port, --lab; --sim: run_sim.c; --qemu: run_qemu.c)
@@ -94,6 +100,7 @@ typedef struct run_shared {
     char iperf_version[64];
     run_meet meet;
     struct run_instr *instr; /* lab instruments the run drives (run_instruments.c), NULL = none */
+    const struct run_service *services[4]; /* the run-level services (run_job.c), NULL-ended */
 } run_shared;
 
 struct run_end_ops;
@@ -103,7 +110,11 @@ struct run_end_ops;
 typedef struct board_ctx {
     const struct run_end_ops *ops;
     struct board_ctx *far; /* the board's far end (owned): a peer board or the PC */
-    struct board_ctx *dut; /* a far end's board under test; NULL for the board */
+    struct board_ctx *dut; /* a far end's or a fixture's board under test; NULL for the board */
+    /* The board's ends in the order the core runs them: first its fixtures
+     * (owned: the virtual board's link, the lab's instruments), then the
+     * board, then its far end; next of the last is NULL. */
+    struct board_ctx *first, *next;
     run_shared *sh;
     eb_run_board *b;
     const eb_chip *chip;
@@ -122,14 +133,13 @@ typedef struct board_ctx {
     int index, total;
     eb_error err;
     eb_prov_tracker prov;  /* provenance facts seen on the console */
-    int link_point;        /* sweep point whose link the virtual board has; -1 = none set */
-    int concurrent;        /* --aggregate: boards that started the current test together; 0 = no aggregate */
+    int concurrent;        /* --aggregate's meeting: boards that started the current test together */
     eb_pattern_driver pattern_drv; /* --pattern: the board's driver (drv points here) */
     eb_run_board far_board; /* a peer end: the board it describes (made from the board's peer) */
-    struct run_instr_board *instr; /* the board's attenuator (run_instruments.c), NULL = none */
     char radio_sent[EB_DIM_MAX][64]; /* the radio setting each radio dimension sent last (run_radio.c) */
     const eb_tier *link_for; /* the association whose link is recorded (run_radio.c); NULL = none */
     atomic_bool traffic_on;  /* a throughput test's traffic runs (run_test.c): --latency-under-load's probes start */
+    bool memory_unknown;     /* the item's free memory is no figure (set by a fixture: run_end_vboard.c) */
     void *priv;              /* the end driver's own state (run_end_ops), freed with the end */
     eb_pc *pc;               /* a far end's PC side elsewhere (run_end_ssh.c), owned by its driver; NULL = sh->pc */
 } board_ctx;
@@ -291,8 +301,6 @@ int run_apply_tier(board_ctx *bc, const eb_tier *t, eb_error *err);
 /* Before a retry: the board from a known state (tier and Wi-Fi redone);
  * an error only when its console is gone. */
 int run_board_ready(board_ctx *bc, eb_error *err);
-/* A link sweep point: the virtual board takes the point's link. */
-int run_apply_link_point(board_ctx *bc, const eb_run_item *it, eb_error *err);
 /* Flashes the manifest's images of firmware/tier (stock firmware) over the
  * board's port and opens the console on the new image; what names the
  * image in messages ("tier minimum"). */
@@ -331,23 +339,47 @@ typedef struct run_end_tests {
     int (*transport)(board_ctx *dut, const eb_run_item *it, eb_entry *e, eb_error *err);
 } run_end_tests;
 
-/* What an end declares (libsigrok's devopts): the dimensions its
- * config_set takes, by their flags in the dimension table (dims.h: an iperf
- * option, a radio setting, the link), and whether it takes one value of
+/* What an end declares (libsigrok's devopts): the dimensions it sets, by
+ * their flags in the dimension table (dims.h: an iperf option, a radio
+ * setting, the virtual board's link) or by the lab instrument that sets
+ * them (dims.h eb_dim_desc.instrument), and whether it takes one value of
  * one of them on a board. "Can this run?" is one check of the request
  * against these before anything starts (run_ends_check). */
 typedef struct run_end_decl {
-    unsigned sets; /* dims.h EB_DIM_* flags of the rows config_set takes */
+    unsigned sets; /* dims.h EB_DIM_* flags of the rows it sets */
     /* Whether the end takes row d's value v on board b (NULL: every value
      * of the rows in sets); false with the reason in why (what the end is,
      * what it lacks). */
     bool (*takes)(const eb_run_opts *o, const eb_run_board *b, const eb_dim_desc *d, double v, char *why,
                   size_t cap);
+    int instrument; /* a fixture: the lab instrument kind (lab.h) whose rows it sets too; 0 = none */
+    /* A fixture: what a board lacks when no end of it sets a row this one
+     * would: needs, a format of the board's name and the other fixtures'
+     * also ("--sweep rssi " + "sets the virtual board's link and needs
+     * --sim (board %s is not simulated)%s; ..."); also, its part in
+     * another's line (" or a lab attenuator in front of the board"). */
+    const char *needs, *also;
+    bool local_iperf; /* a far end whose traffic runs on this computer's iperf2 (probed before the run) */
 } run_end_decl;
+
+/* Whether end e sets row d (by the row's kind flags or its instrument). */
+static inline bool run_end_declares(const struct run_end_decl *decl, const eb_dim_desc *d)
+{
+    return (decl->sets & d->flags & (EB_DIM_LINK | EB_DIM_RADIO | EB_DIM_IPERF)) ||
+           (decl->instrument && d->instrument == decl->instrument);
+}
 
 /* An end of a test: a driver. The core calls every entry of every end of
  * a board (a NULL entry: nothing to do); a test kind calls the test that
- * serves it. An end's own state sits behind board_ctx.priv. */
+ * serves it. An end's own state sits behind board_ctx.priv.
+ *
+ * A fixture is an end of the board's surroundings that runs no test: the
+ * virtual board (run_end_vboard.c), the lab's attenuator and its AP
+ * (run_instruments.c). It is opened when it is made, before anything runs
+ * (an instrument that cannot take the run's points refuses the run), is
+ * prepared before the board (the link is there before the board
+ * connects), takes its rows' values for the next test through config_set
+ * once the board is connected, and is reset, stamped and closed as any end. */
 typedef struct run_end_ops {
     const char *name;
     const run_end_decl *decl;
@@ -358,9 +390,11 @@ typedef struct run_end_ops {
     int (*prepare)(board_ctx *end, const eb_run_item *it, bool own_tier, eb_error *err);
     /* One dimension's value for the next test (a row the end declares). */
     int (*config_set)(board_ctx *end, const eb_dim_desc *d, double v, eb_error *err);
-    /* After a failed attempt, before a retry: a known state (the tier is
-     * redone); an error only when the end is gone. */
-    int (*ready)(board_ctx *end, eb_error *err);
+    /* After a failed attempt: what the end set is forgotten (set again
+     * before the next attempt: the tier, an instrument's point); before a
+     * retry (retry) also brought to a known state. An error only when the
+     * end is gone. */
+    int (*reset)(board_ctx *end, bool retry, eb_error *err);
     bool (*lost)(const board_ctx *end); /* the end cannot go on (its console is gone) */
     void (*close)(board_ctx *end);
     /* The end's part of every result of its board (after the kind's start). */
@@ -369,6 +403,8 @@ typedef struct run_end_ops {
 } run_end_ops;
 
 extern const run_end_ops run_end_board, run_end_hosted, run_end_pc, run_end_ssh;
+/* The fixtures (run_end_vboard.c, run_instruments.c). */
+extern const run_end_ops run_end_vboard, run_end_qemu, run_end_atten, run_end_lab;
 /* Whether the SSH end takes a board (its far_end URL is ssh://...). */
 bool run_end_ssh_wants(const eb_run_board *b);
 /* Where the far end of board dut runs its iperf2 and ping: its own PC
@@ -384,13 +420,17 @@ static inline eb_pc *run_far_pc(const board_ctx *dut)
 void run_end_rows(const eb_run_board *b, const run_end_ops **own, const run_end_ops **far);
 /* A context for end (zeroed here) of board b, chip from the profiles. */
 int run_end_init(board_ctx *end, run_shared *sh, eb_run_board *b, const run_end_ops *ops, eb_error *err);
-/* The board's far end (its peer or the PC), made and freed (with the
- * ends' private state). */
+/* The board's other ends, made and freed (with the ends' private state):
+ * its far end (its peer or the PC) and its fixtures, each of run_ends.c's
+ * fixture rows present at the board that sets a row the run asks which no
+ * earlier one sets, or whose facts go in every result; a fixture is opened
+ * as it is made. */
 int run_end_make_far(board_ctx *bc, eb_error *err);
 void run_end_free_far(board_ctx *bc);
 /* Every board's ends against the request: a far_end URL no end claims, a
- * dimension's value an end cannot take. EB_ECONFIG with one line naming
- * the board, the end and the dimension. */
+ * dimension's value an end cannot take, a row the run asks that no end of
+ * the board sets. EB_ECONFIG with one line naming the board, the end and
+ * the dimension. */
 int run_ends_check(const eb_run_opts *o, eb_error *err);
 
 /* ------------------------------------------------------------ test kinds (run_kinds.c) */
@@ -447,7 +487,9 @@ typedef struct run_dim {
 /* The checks of the sweep variables (sweep_vars) or of the other
  * dimensions for every board: EB_ECONFIG with one line. */
 int run_dims_check(const eb_run_opts *o, bool sweep_vars, eb_error *err);
-/* Applies every dimension's value of the item to an end (own_tier: not the tier). */
+/* Applies every dimension's value of the item to an end (own_tier: not the
+ * tier); on a connected board, each row's value then goes to the board's
+ * fixtures that set it (their config_set). */
 int run_dims_apply(board_ctx *end, const eb_run_item *it, bool own_tier, eb_error *err);
 /* run_plan.c: every dimension's value of the item into k (the rows' loop:
  * the tier's and repeat's fields, the provenance's: eb_dims_key). */
@@ -501,33 +543,37 @@ int run_latency_under_load(board_ctx *bc, const eb_run_item *it, run_result *r,
 /* Stores and reports r->lat when probes ran under load; 0 otherwise. */
 int run_latency_record_loaded(board_ctx *bc, const eb_run_item *it, run_result *r, eb_error *err);
 
-/* run_aggregate.c: the --aggregate barrier the core calls: begin (the
- * run's check) and end; each board waits before every item (returns how
- * many boards start it together) and leaves at the end of its plan; an
- * item counts done (--resume) only when every board finished it. */
-int run_meet_begin(run_shared *sh, board_ctx *bcs, int n, eb_error *err);
-void run_meet_end(run_shared *sh);
-int run_meet_wait(board_ctx *bc);
-void run_meet_leave(board_ctx *bc);
-bool run_meet_done(board_ctx *bc, const eb_run_item *it);
+/* ------------------------------------------------------------ run-level services */
 
-/* run_instruments.c: the lab instruments (docs/instruments.md), a
- * run-level service the core calls: resolve (--ap, --ap-set, an AP
- * sweep), begin (the AP powered and set) and end; a board's attenuator
- * attached before the run and detached after; their facts in every result
- * of the board; a failed attempt's point forgotten. And the apply functions
- * of the dimensions they set (run_dims.c). */
+/* A service of the whole run, called by the core at fixed points
+ * (run_job.c, run_board.c): begun once the boards' ends are made (a
+ * failure: nothing runs, every test said not run) and ended after the run;
+ * before each item a board meets the other boards (meet), and leaves at
+ * the end of its plan; done: whether an item counts done for --resume
+ * (instead of the board's own result); stamp: its part of every result. A
+ * NULL entry: nothing to do. The run's services are chosen once, by
+ * run_job.c's rows: a run without --aggregate has no meeting. */
+typedef struct run_service {
+    const char *name;
+    int (*begin)(run_shared *sh, board_ctx *bcs, int n, eb_error *err);
+    void (*end)(run_shared *sh);
+    void (*meet)(board_ctx *bc);
+    void (*leave)(board_ctx *bc);
+    bool (*done)(board_ctx *bc, const eb_run_item *it);
+    void (*stamp)(board_ctx *bc, run_result *r);
+} run_service;
+
+/* run_aggregate.c: --aggregate's barrier (the boards start each item
+ * together; an item counts done only when every board finished it).
+ * run_instruments.c: the lab's power switches and AP set before the run. */
+extern const run_service run_service_meet, run_service_lab;
+
+/* run_instruments.c: the lab instruments (docs/instruments.md): resolve
+ * (--ap, --ap-set, an AP sweep); the fixtures run_end_atten (a board's
+ * attenuator) and run_end_lab (the lab's AP, the instruments' facts in
+ * every result); the run-level service run_service_lab (the AP powered and
+ * set before the run). */
 int run_instr_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
-int run_instr_begin(run_shared *sh, board_ctx *bcs, int n, eb_error *err);
-void run_instr_end(run_shared *sh);
-int run_instr_attach(board_ctx *bc, eb_error *err);
-void run_instr_detach(board_ctx *bc);
-void run_instr_stamp(board_ctx *bc, const eb_run_item *it, run_result *r);
-void run_instr_forget(board_ctx *bc);
-int run_instr_atten_apply(board_ctx *bc, const eb_run_item *it, eb_error *err);
-int run_instr_rssi_apply(board_ctx *bc, const eb_run_item *it, eb_error *err);
-int run_instr_rssi_connected(board_ctx *bc, const eb_run_item *it, eb_error *err);
-int run_instr_ap_apply(board_ctx *bc, const eb_run_item *it, eb_error *err);
 
 /* run_radio.c: the radio dimensions' check (the chip's facts, a console
  * that can set them) and apply functions (their keys and file names are

@@ -1,6 +1,6 @@
 /* The run job's entry point (run.h), part of the core: checks the options,
- * loads a run to resume, makes the boards' ends and
- * check the run (its ends: run_ends.c; --aggregate's barrier), probes the PC's iperf2, then runs each
+ * loads a run to resume, makes the boards' ends (run_ends.c), begins the
+ * run-level services (the lab's AP, --aggregate's meeting), probes the PC's iperf2, then runs each
  * board's plan (run_board.c) in a thread of its own and keeps the first
  * board error. The parts: run_internal.h. */
 #include "espbench/base/fs.h"
@@ -78,10 +78,8 @@ static int first_board_error(const board_ctx *bcs, int n, eb_error *err)
 
 static void free_boards(board_ctx *bcs, int n)
 {
-    for (int i = 0; bcs && i < n; i++) {
-        run_instr_detach(&bcs[i]);
+    for (int i = 0; bcs && i < n; i++)
         run_end_free_far(&bcs[i]);
-    }
     free(bcs);
 }
 
@@ -98,7 +96,7 @@ static int make_boards(run_shared *sh, board_ctx **out, eb_error *err)
         run_end_rows(&o->boards[i], &own, &far);
         eb_run_item probe[1];
         if (run_end_init(&bcs[i], sh, &o->boards[i], own, err) || eb_run_plan(o, bcs[i].chip, probe, 0, err) < 0 ||
-            run_instr_attach(&bcs[i], err) || run_end_make_far(&bcs[i], err)) {
+            run_end_make_far(&bcs[i], err)) {
             free_boards(bcs, o->n_boards);
             return err->code;
         }
@@ -125,6 +123,39 @@ static int prepare_out(run_shared *sh, eb_error *err)
     return rc;
 }
 
+/* The run-level services, each taken when its predicate wants the run, in
+ * the order they begin. */
+static bool every_run(const eb_run_opts *o) { return (void)o, true; }
+static bool aggregating(const eb_run_opts *o) { return o->aggregate; }
+static const struct service_row {
+    const run_service *svc;
+    bool (*wanted)(const eb_run_opts *o);
+} service_rows[] = {{&run_service_lab, every_run}, {&run_service_meet, aggregating}};
+
+static void choose_services(run_shared *sh)
+{
+    int n = 0;
+    for (size_t i = 0; i < sizeof service_rows / sizeof service_rows[0]; i++)
+        if (service_rows[i].wanted(sh->o))
+            sh->services[n++] = service_rows[i].svc;
+    sh->services[n] = NULL;
+}
+
+static int begin_services(run_shared *sh, board_ctx *bcs, int n, eb_error *err)
+{
+    int rc = 0;
+    for (const run_service *const *s = sh->services; *s && !rc; s++)
+        rc = (*s)->begin ? (*s)->begin(sh, bcs, n, err) : 0;
+    return rc;
+}
+
+static void end_services(run_shared *sh)
+{
+    for (const run_service *const *s = sh->services; *s; s++)
+        if ((*s)->end)
+            (*s)->end(sh);
+}
+
 static int check_opts(const eb_run_opts *o, eb_error *err)
 {
     if (!o->out_dir || !o->n_boards)
@@ -149,6 +180,7 @@ int eb_run(const eb_run_opts *o_in, eb_run_summary *sum, eb_error *err)
     if (rc)
         return rc;
     run_shared sh = {.o = &o, .pc = o.pc ? o.pc : eb_pc_host(), .sum = sum};
+    choose_services(&sh);
     pthread_mutex_init(&sh.lock, NULL);
     eb_results_init(&sh.results);
     if (gethostname(sh.host, sizeof sh.host) != 0)
@@ -157,8 +189,7 @@ int eb_run(const eb_run_opts *o_in, eb_run_summary *sum, eb_error *err)
     board_ctx *bcs = NULL;
     if ((rc = prepare_out(&sh, err)) != 0 || (rc = make_boards(&sh, &bcs, err)) != 0)
         goto out;
-    if ((rc = run_instr_begin(&sh, bcs, o.n_boards, err)) != 0 ||
-        (o.aggregate && (rc = run_meet_begin(&sh, bcs, o.n_boards, err)) != 0))
+    if ((rc = begin_services(&sh, bcs, o.n_boards, err)) != 0)
         goto unrun;
     snprintf(sh.results.espbench_version, sizeof sh.results.espbench_version, "%s", eb_version());
     /* The PC side first: no iperf2, no run (eb_run_resolve may have probed it). */
@@ -193,7 +224,6 @@ out:
     sum->test_s = (sum->done) * o.duration_s;
     eb_results_free(&sh.results);
     pthread_mutex_destroy(&sh.lock);
-    run_instr_end(&sh);
-    run_meet_end(&sh);
+    end_services(&sh);
     return rc;
 }

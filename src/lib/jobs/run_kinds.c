@@ -16,13 +16,13 @@
 #include <string.h>
 
 #include "espbench/formats/dims.h"
-#include "espbench/formats/radio_model.h"
 #include "run_internal.h"
 
 /* ------------------------------------------------------------ an entry */
 
 /* An entry's key and settings for the item (its dimensions, tier
- * settings, reference figure at its key, figure source). */
+ * settings, reference figure at its key); the figure source of a virtual
+ * board's entry is its fixture's stamp (run_end_vboard.c). */
 static void entry_start(board_ctx *bc, const eb_run_item *it, run_result *r)
 {
     const eb_run_opts *o = bc->sh->o;
@@ -39,19 +39,9 @@ static void entry_start(board_ctx *bc, const eb_run_item *it, run_result *r)
     e->interval_s = o->interval_s;
     e->warmup_s = o->warmup_s;
     e->udp_rate_mbps = it->at[EB_DIM_UDP_RATE]; /* the sender's, UDP tests only */
-    eb_model_link link;
-    eb_sweep_link_at(it->at, &bc->b->sim_link, &link);
     eb_entry_set_tier_params(e, eb_run_item_tier(it));
     if (bc->tier == eb_run_item_tier(it))
         eb_entry_set_tier_note(e, bc->tier_note);
-    if (bc->b->qemu) /* measured, but on an emulated chip and network (docs/emulator.md) */
-        snprintf(e->figure_source, sizeof e->figure_source, "emulator");
-    else if (bc->b->sim && it->test < EB_TEST_COUNT) /* the same decision the vboard makes (eb_model_figure, vb_radio.c) */
-        snprintf(e->figure_source, sizeof e->figure_source, "%s",
-                 eb_model_source(eb_run_item_tier(it), it->test, &link, bc->b->sim_model) == EB_FIG_PUBLISHED &&
-                         !eb_radio_modelled(r->prov) && !isnan(e->ref_mbps)
-                     ? "published"
-                     : "model " EB_MODEL_VERSION);
     eb_prov_track_test_start(&bc->prov);
 }
 

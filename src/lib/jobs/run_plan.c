@@ -396,7 +396,7 @@ void run_dims_key(const eb_run_opts *o, const eb_run_item *it, run_key *k)
     for (int i = 0; i < N_ROWS; i++)
         if (rows[i].key)
             rows[i].key(it, k);
-    eb_dims_key(it->at, o->sweep.n > 0 ? o->sweep.var : EB_DIM_NONE, o->radio.listen_interval, k->prov);
+    eb_dims_key(it->at, o->sweep.n > 0 ? o->sweep.var : EB_DIM_NONE, o->radio.extra, k->prov);
 }
 
 /* The key rendered: the point's rows ("-rssi-60-band5"), the tier, the

@@ -302,6 +302,7 @@ int run_qemu_start(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     emulator_text(q, b);
     b->qemu = true;
     b->qemu_ctl = q;
+    b->boot_pace = 12; /* a busy host takes QEMU several times a chip's boot time to the first prompt */
     /* The guest's seconds are longer than the host's on a busy host (QEMU's
      * -icount): the board's iperf ends later than --duration says. */
     if (o->grace_s <= 0)

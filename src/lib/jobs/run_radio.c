@@ -18,7 +18,10 @@ static bool asked(const eb_run_opts *o)
     for (int d = 0; d < EB_DIM_COUNT; d++)
         if (eb_dim(d) && (eb_dim(d)->flags & EB_DIM_RADIO) && o->radio.n[d] > 0)
             return true;
-    return o->radio.listen_interval > 0;
+    for (int d = 0; d < EB_DIM_COUNT; d++)
+        if (o->radio.extra[d] > 0)
+            return true;
+    return false;
 }
 
 /* What stops a firmware from taking radio settings ("" when it can). */
@@ -73,7 +76,7 @@ static void setting(const eb_run_opts *o, const eb_run_item *it, int dim, char *
                      five && (row->flags & EB_DIM_BAND5) ? "5" : "", row->spell ? row->spell(v, five) : v);
     eb_provenance key;
     eb_prov_init(&key);
-    eb_dims_key(it->at, EB_DIM_NONE, o->radio.listen_interval, &key);
+    eb_dims_key(it->at, EB_DIM_NONE, o->radio.extra, &key);
     double extra = NAN;
     if (row->extra_off)
         memcpy(&extra, (const char *)&key + row->extra_off, sizeof extra);

@@ -76,7 +76,8 @@ static void add_sweep(cJSON *obj, const eb_sweep *s)
 }
 
 /* Every list row of the dimension table (the radio's, the iperf
- * options'), as asked, under the row's key; the listen interval. */
+ * options'), as asked, under the row's key; the number that goes with a
+ * row's value (the listen interval) under its extra_key. */
 static void add_dims(cJSON *obj, const eb_run_opts *o)
 {
     for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++) {
@@ -87,7 +88,9 @@ static void add_dims(cJSON *obj, const eb_run_opts *o)
             v[i] = o->radio.v[d][i];
         add_list(obj, eb_dim(d)->key, v, o->radio.n[d]);
     }
-    cJSON_AddNumberToObject(obj, "radio_listen_interval", o->radio.listen_interval); /* 0: ESP-IDF's */
+    for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++)
+        if (eb_dim(d)->extra_key)
+            cJSON_AddNumberToObject(obj, eb_dim(d)->extra_key, o->radio.extra[d]); /* 0: none given */
 }
 
 /* The lab instruments the run may drive (what sets a point's attenuation,
@@ -172,7 +175,6 @@ static const struct field {
     {"shard", "--shard", false, false},
     {"aggregate", "--aggregate", false, false},
     {"pattern", "--pattern", false, false},
-    {"radio_listen_interval", "--listen-interval", false, true},
     {"instruments", "the lab file's instruments", false, true},
     {"ap", "--ap", false, true},
     {"ap_set", "--ap-set", false, true},
@@ -259,13 +261,16 @@ static int diff_objects(const cJSON *was, const cJSON *now, char *out, size_t ca
     int n = 0;
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         n = diff_field(&fields[i], was, now, out, cap, n);
-    for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++) { /* the dimension rows' lists */
-        if (!(eb_dim(d)->flags & EB_DIM_LIST))
-            continue;
+    for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++) { /* the dimension rows' lists, their numbers */
         char label[48];
         snprintf(label, sizeof label, "--%s", eb_dim_flag(eb_dim(d)));
         struct field f = {eb_dim(d)->key, label, false, true};
-        n = diff_field(&f, was, now, out, cap, n);
+        if (eb_dim(d)->flags & EB_DIM_LIST)
+            n = diff_field(&f, was, now, out, cap, n);
+        snprintf(label, sizeof label, "--%s", eb_dim(d)->extra_name ? eb_dim(d)->extra_name : "");
+        f.key = eb_dim(d)->extra_key;
+        if (f.key)
+            n = diff_field(&f, was, now, out, cap, n);
     }
     return n;
 }

@@ -75,7 +75,7 @@ static bool no_pc_end(const eb_run_opts *o)
     for (int i = 0; i < o->n_boards; i++) {
         const run_end_ops *own, *far;
         run_end_rows(&o->boards[i], &own, &far);
-        if (far == &run_end_pc)
+        if (far && far->decl->local_iperf)
             return false;
     }
     return o->n_boards > 0;

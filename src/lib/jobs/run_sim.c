@@ -56,6 +56,7 @@ static int start_peer_sim(eb_run_opts *o, eb_run_setup *st, const eb_sim_opts *b
     snprintf(b->peer.fw_sha256, sizeof b->peer.fw_sha256, "%s", eb_sim_app_sha256(ps));
     snprintf(b->peer.sim_control, sizeof b->peer.sim_control, "%s", eb_sim_control(ps));
     b->peer.sim = true;
+    b->peer.port_no_lines = true; /* a pty */
     return 0;
 }
 
@@ -93,6 +94,7 @@ static int start_sims(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st
         if (b->peer.chip[0])
             so.link.stations = (so.link.stations > 1 ? so.link.stations : 1) * 2;
         b->sim = true;
+        b->port_no_lines = true; /* a pty */
         b->sim_model = rq->sim_model;
         b->sim_link = so.link;
         for (int k = 0; k < rq->n_sim_faults; k++)

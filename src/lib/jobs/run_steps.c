@@ -1,8 +1,8 @@
 /* A board's steps, run for every end through the end and dimension tables
  * (run_ends.c, run_dims.c): its port and console session (the console
  * driver chosen from a table when it opens), the tier (switched at run
- * time or flashed as an image of its own), Wi-Fi, a link sweep point on a
- * virtual board, and flashing a manifest image over the board's own port. */
+ * time or flashed as an image of its own), Wi-Fi, and flashing a manifest
+ * image over the board's own port. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,9 +18,12 @@
 #include "espbench/protocols/reset.h"
 #include "run_internal.h"
 
-/* An emulated chip boots at the pace its host gives it (run --qemu): a busy
- * host takes QEMU several times a chip's boot time to the first prompt. */
-static uint64_t ready_ms(const board_ctx *bc) { return bc->b->qemu ? 12 * EB_RUN_READY_MS : EB_RUN_READY_MS; }
+/* A board greets within a chip's boot time, or its source's pace of it
+ * (an emulated chip boots at the pace its host gives it: run --qemu). */
+static uint64_t ready_ms(const board_ctx *bc)
+{
+    return (uint64_t)(bc->b->boot_pace > 1 ? bc->b->boot_pace : 1) * EB_RUN_READY_MS;
+}
 
 #define SCAN_TRIES 3
 #define CONNECT_TRIES 2
@@ -115,7 +118,7 @@ static int open_console(board_ctx *bc, const eb_image_info *app, eb_error *err)
     int rc;
     if (!bc->port && (rc = eb_port_open(&bc->port, bc->b->port, o->baud, err)) != 0)
         return rc;
-    bc->port->lines_absent_known = bc->b->sim; /* the virtual board's pty has no DTR/RTS */
+    bc->port->lines_absent_known = bc->b->port_no_lines; /* a virtual board's pty has no DTR/RTS */
     eb_console_open(&bc->con, bc->port, err);
     eb_console_set_stop(bc->con, o->stop);
     eb_console_set_capture(bc->con, run_console_capture, bc);
@@ -385,27 +388,6 @@ int run_apply_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
     return 0;
 }
 
-/* The point's link through the virtual board's control socket, before the
- * point's first test (vb_control.c "link"). */
-int run_apply_link_point(board_ctx *bc, const eb_run_item *it, eb_error *err)
-{
-    const eb_sweep *sw = &bc->sh->o->sweep;
-    int point = run_sweep_point(bc->sh->o, it);
-    if (point < 0 || !eb_sweep_var_sim_only(sw->var) || bc->link_point == point || !bc->b->sim_control[0])
-        return 0; /* without a control socket a lab attenuator sets it (run_instruments.c) */
-    eb_model_link l;
-    eb_sweep_link_at(it->at, &bc->b->sim_link, &l);
-    char cmd[160], reply[160];
-    eb_sweep_link_command(&l, cmd, sizeof cmd);
-    int rc = eb_vboard_ctl(bc->b->sim_control, cmd, reply, sizeof reply, 5000, err);
-    if (rc)
-        return rc;
-    bc->link_point = point;
-    run_infof(bc, EB_RUN_EV_INFO, "%s: sweep %s = %g %s (link %s)", bc->label, eb_sweep_var_name(sw->var),
-              sw->values[point], eb_sweep_var_unit(sw->var), reply);
-    return 0;
-}
-
 /* ------------------------------------------------------------ a reset */
 
 /* The ways a run resets a board, the first that applies: an emulated
@@ -505,7 +487,7 @@ static int first_open(board_ctx *bc, eb_error *err)
     int rc = 0;
     if (!bc->port && (rc = eb_port_open(&bc->port, bc->b->port, o->baud, err)) != 0)
         return rc;
-    bc->port->lines_absent_known = bc->b->sim;
+    bc->port->lines_absent_known = bc->b->port_no_lines;
     char what[48];
     snprintf(what, sizeof what, "tier %s", t->name);
     rc = run_flash_manifest(bc, o->firmware, t->name, what, err);

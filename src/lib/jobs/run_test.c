@@ -369,10 +369,10 @@ int run_read_memory(board_ctx *bc, const eb_run_item *it, unsigned boots, eb_ent
 {
     uint64_t t_mem = eb_now_us();
     eb_mem_info m = {-1, -1, -1};
-    /* A simulated board of a chip the docs give no memory figure for has
-     * none to show: the entry's memory stays unknown (the query still runs:
-     * it tells a reboot). */
-    bool known = !bc->b->sim || bc->b->hosted || eb_model_heap_known(bc->chip, eb_run_item_tier(it));
+    /* A board whose fixture says it has no memory figure to show (a
+     * virtual board of a chip the docs give none for): the entry's memory
+     * stays unknown (the query still runs: it tells a reboot). */
+    bool known = !bc->memory_unknown;
     if (bc->drv->memory(bc->drv, bc->con, &m, eb_deadline_in(EB_RUN_CMD_MS), err) == 0) {
         if (!known)
             m = (eb_mem_info){-1, -1, -1};

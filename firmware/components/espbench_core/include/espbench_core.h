@@ -199,11 +199,23 @@ typedef struct ebc_heap {
     uint32_t min_default;       /* esp_get_minimum_free_heap_size() (the stock `heap`) */
 } ebc_heap;
 
+/* The iperf command's options that hand a number to the traffic engine,
+ * one line each: X(NAME, OPTION, LO, HI, ENGINE_FIELD). cmd_iperf reads
+ * OPTION's value (LO..HI) into ebc_iperf_args.NAME (0: not given, the
+ * engine's default), the firmware sets the espressif/iperf engine's
+ * iperf_cfg_t ENGINE_FIELD from it (fw_iperf.c), and the host's console
+ * end takes the dimension row of that iperf option (run_ends.c). An option
+ * the engine has is one line here. */
+#define EBC_IPERF_ENGINE_OPTS(X) \
+    X(len, "-l", 1, 65536, len_send_buf) /* bytes per write or datagram */
+
+#define EBC_IPERF_ARG_FIELD(name, opt, lo, hi, field) double name;
+
 typedef struct ebc_iperf_args {
     bool server, udp, abort;
     char host[64];       /* -c */
     uint16_t port;       /* -p, default 5001 */
-    uint32_t len;        /* -l, 0 = engine default */
+    EBC_IPERF_ENGINE_OPTS(EBC_IPERF_ARG_FIELD) /* -l ..., 0 = engine default */
     double interval_s;   /* -i, default 1 */
     double time_s;       /* -t, default 10 */
     double bw_mbps;      /* -b (decimal Mbit/s), 0 = unlimited */
