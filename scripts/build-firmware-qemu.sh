@@ -16,6 +16,8 @@
 #   --build DIR      the build directory (default: firmware/build-esp32c3-openeth)
 #   --defaults FILE  one more sdkconfig defaults file, applied last (repeatable)
 #   --idf-commit SHA the ESP-IDF commit `version` reports when --idf is not a git checkout
+#   --sources TEXT   the sources used in place of those ESP-IDF pins, as `version`
+#                    reports them (sources=): "name=used for pinned,..." (< 200 chars)
 #   --python PATH    the Python ESP-IDF's build runs (default: python3 on PATH);
 #                    its modules (kconfgen, esptool, ...) must import
 # The component manager is off: the build uses only what it is given.
@@ -25,16 +27,16 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 fw="$top/firmware"
 me=build-firmware-qemu
-idf= toolchain= iperf= out= build= commit= python=python3
+idf= toolchain= iperf= out= build= commit= sources= python=python3
 extra=()
 usage() { sed -n '/^# usage:/s/^# //p' "$0" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
-    --idf|--toolchain|--iperf|--out|--build|--defaults|--idf-commit|--python)
+    --idf|--toolchain|--iperf|--out|--build|--defaults|--idf-commit|--sources|--python)
       [ $# -ge 2 ] || { echo "$me: $1 needs a value" >&2; usage; }
       case "$1" in
         --idf) idf=$2;; --toolchain) toolchain=$2;; --iperf) iperf=$2;; --out) out=$2;;
-        --build) build=$2;; --defaults) extra+=("$(realpath "$2")");; --idf-commit) commit=$2;;
+        --build) build=$2;; --defaults) extra+=("$(realpath "$2")");; --idf-commit) commit=$2;; --sources) sources=$2;;
         --python) python=$2;;
       esac
       shift 2;;
@@ -71,6 +73,8 @@ args=(-S "$fw" -B "$build" -G Ninja -DIDF_TARGET=esp32c3 -DESPBENCH_NET=openeth
       -DSDKCONFIG="$build/sdkconfig" "-DSDKCONFIG_DEFAULTS=$defaults"
       "-DEXTRA_COMPONENT_DIRS=$iperf" -DPYTHON="$(command -v "$python")" -DPYTHON_DEPS_CHECKED=1)
 [ -z "$commit" ] || args+=(-DESPBENCH_IDF_COMMIT="$commit")
+[ ${#sources} -lt 200 ] || { echo "$me: --sources: ${#sources} characters, at most 199 (one console line holds the version reply)" >&2; exit 2; }
+[ -z "$sources" ] || args+=(-DESPBENCH_FW_SOURCES="$sources")
 # From the defaults every time: a kept sdkconfig would ignore changes to them.
 mkdir -p "$build" && rm -f "$build/sdkconfig"
 t0=$(date +%s)

@@ -6,8 +6,8 @@ ends through the end table. This check fails (exit 1, one line per
 problem) on:
   - a call circle among those files;
   - a variant table (run_variant): ends, test kinds and dimensions replace it;
-  - a per-end copy: a board's life steps (open, ready, close, tier, link
-    point, the dimensions applied) named outside the table that runs them
+  - a per-end copy: a board's life steps (open, ready, close, tier, the
+    dimensions applied) named outside the table that runs them
     for every end (run_ends.c, run_dims.c) and their own file;
   - a core file (run_board.c, run_job.c) naming what one end or test kind
     does (run_pair.c, run_hosted.c, run_latency.c, run_test.c) instead of

@@ -33,6 +33,8 @@ void fw_net_setup(ebc_core *core);
 unsigned long fw_net_ip4(void);
 /* fw_eth.c: ebc_ops.net_start. */
 int fw_net_start(void *ctx);
+/* fw_emu.c: the emulator's interrupt settings (open_eth image only). */
+void fw_emu_setup(void);
 
 /* fw_wifi.c */
 int fw_wifi_deinit(void *ctx);

@@ -39,6 +39,10 @@ void iperf_report_output(const iperf_report_t *r)
             inet_ntoa_r(in->sin_addr, ip, sizeof ip);
             port = ntohs(in->sin_port);
         }
+        /* The engine's report task also prints its connect info when a server that never had
+         * a client ends (accept() timed out after an abort): no peer, no event. */
+        if (!ip[0] || !port)
+            break;
         ebc_event_iperf_connected(s_core, ip, port);
         break;
     }

@@ -25,9 +25,9 @@
 
 static ebc_core s_core;
 
-#if FW_NET_OPENETH
-/* No Wi-Fi: the core answers every Wi-Fi field and command "not applicable"
- * (ebc_build.ethernet) and never calls the Wi-Fi operations. */
+/* The Ethernet image (FW_NET_OPENETH) has no Wi-Fi: the core answers every Wi-Fi
+ * field and command "not applicable" (ebc_build.ethernet) and never calls the
+ * Wi-Fi operations, so only the network start differs. */
 static const ebc_ops s_ops = {
     .ctx = NULL,
     .write = fw_console_write,
@@ -36,25 +36,17 @@ static const ebc_ops s_ops = {
     .iperf_running = fw_iperf_running,
     .heap = fw_heap,
     .restart = fw_restart,
+#if FW_NET_OPENETH
     .net_start = fw_net_start,
-};
 #else
-static const ebc_ops s_ops = {
-    .ctx = NULL,
-    .write = fw_console_write,
     .wifi_deinit = fw_wifi_deinit,
     .wifi_init = fw_wifi_init,
     .wifi_connect = fw_wifi_connect,
     .wifi_scan = fw_wifi_scan,
-    .iperf_start = fw_iperf_start,
-    .iperf_abort = fw_iperf_abort,
-    .iperf_running = fw_iperf_running,
-    .heap = fw_heap,
-    .restart = fw_restart,
     .link = fw_link,
     .radio_apply = fw_radio_apply,
-};
 #endif
+};
 
 void fw_heap(void *ctx, ebc_heap *h)
 {
@@ -75,7 +67,9 @@ void fw_restart(void *ctx)
 
 void app_main(void)
 {
-#if !FW_NET_OPENETH
+#if FW_NET_OPENETH
+    fw_emu_setup();
+#else
     esp_err_t err = nvs_flash_init(); /* the Wi-Fi driver keeps its calibration there */
     if (err == ESP_ERR_NVS_NO_FREE_PAGES || err == ESP_ERR_NVS_NEW_VERSION_FOUND) {
         ESP_ERROR_CHECK(nvs_flash_erase());

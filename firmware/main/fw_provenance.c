@@ -42,6 +42,9 @@ void fw_provenance_build(ebc_build *b)
 #ifdef FW_IDF_COMMIT
     b->idf_commit = FW_IDF_COMMIT;
 #endif
+#ifdef FW_SOURCES
+    b->sources = FW_SOURCES; /* ESPBENCH_FW_SOURCES: stand-ins for what ESP-IDF pins */
+#endif
     static char sdk[120];
     int spiram = 0, he = 0;
 #ifdef CONFIG_SPIRAM

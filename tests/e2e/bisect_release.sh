@@ -58,7 +58,7 @@ while read -r c mark; do
     want=good
     git -C "$T/idf" merge-base --is-ancestor "$bad" "$c" && want=bad
     [ "$mark" = "$want" ] || fail "$c judged $mark, holds the bump: $want: $(cat "$T/e")"
-done < <(sed -n 's/^step [0-9]*: \([0-9a-f]*\) .* \(good\|bad\)$/\1 \2/p' "$T/e")
+done < <(sed -n 's/^step [0-9]*: \([0-9a-f]*\) .* \(good\|bad\)\( (.*)\)\?$/\1 \2/p' "$T/e")
 [ "$n_steps" -ge 3 ] && [ "$n_steps" -le 5 ] || fail "$n_steps commits measured (9 in range: 3..5): $(cat "$T/e")"
 python3 - "$T/b.vb.err" "$n_steps" <<'PY' || fail "the board's shaping: $(grep shaped "$T/b.vb.err")"
 import re, sys

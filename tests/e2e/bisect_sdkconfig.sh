@@ -25,7 +25,7 @@ while read -r tag mark; do
     want=good
     [ "${tag#fake-}" -ge 4 ] && want=bad
     [ "$mark" = "$want" ] || fail "$tag judged $mark, not $want: $(cat "$T/e")"
-done < <(sed -n 's/^step [0-9]*: [0-9a-f]* \(fake-[0-9]*\): .* \(good\|bad\)$/\1 \2/p' "$T/e")
+done < <(sed -n 's/^step [0-9]*: [0-9a-f]* \(fake-[0-9]*\): .* \(good\|bad\)\( (.*)\)\?$/\1 \2/p' "$T/e")
 [ "$n_steps" -ge 3 ] && [ "$n_steps" -le 5 ] || fail "$n_steps commits measured: $(cat "$T/e")"
 python3 - "$T/b" "$n_steps" <<'PY' || fail "the board's shaping"
 import glob, re, sys

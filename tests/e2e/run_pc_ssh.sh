@@ -172,11 +172,11 @@ once "espbench: SSH host ssh://lab cannot be reached (ssh: connect to host 127.0
 run_ssh 2 noiperf "ssh://lab/nonexistent/iperf?config=$S/config"
 once "espbench: SSH host ssh://lab has no iperf2 '/nonexistent/iperf': install it there (Debian/Ubuntu: apt install iperf) or name its path in the far end's URL (ssh://HOST/PATH/OF/IPERF)"
 
-# Logged in, and then nothing starts (a hung login): the start's deadline (connect_timeout=2: 2 s
+# Logged in, and then nothing starts (a hung login): the start's deadline (connect_timeout=4: 4 s
 # to connect, as long again to start) gives up with one line, exit 3; ssh and the host's command
 # are stopped (its stdin closed).
-run_ssh 3 hang "ssh://lab?config=$S/config-hang&connect_timeout=2"
-once "espbench: SSH host ssh://lab: no iperf2 started within 4 s (connect, log in, start): check the host and the network"
+run_ssh 3 hang "ssh://lab?config=$S/config-hang&connect_timeout=4"
+once "espbench: SSH host ssh://lab: no iperf2 started within 8 s (connect, log in, start): check the host and the network"
 
 # A destination that would be an ssh option: refused as a usage error.
 run_ssh 2 opt "ssh://-oProxyCommand=true"

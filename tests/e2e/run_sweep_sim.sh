@@ -24,6 +24,11 @@ expect_fail "espbench run: --sweep udp-rate needs a UDP test: add udp_tx or udp_
     --chip esp32 --sim --tests tcp_tx --sweep udp-rate=40:80:20 --out "$T/x"
 expect_fail "espbench run: --sweep rssi sets the virtual board's link and needs --sim (board /dev/ttyUSB9 is not simulated)" \
     --chip esp32 --port /dev/ttyUSB9 --ssid lab --pc-address 192.168.1.2 --sweep rssi=-50,-60 --out "$T/x"
+# what would set a row is the fixtures' declarations: rssi a vboard or an attenuator, loss only a vboard
+expect_fail "espbench run: --sweep rssi sets the virtual board's link and needs --sim (board /dev/ttyUSB9 is not simulated) or a lab attenuator in front of the board (docs/instruments.md); on hardware sweep udp-rate, or change the link yourself" \
+    --chip esp32 --port /dev/ttyUSB9 --ssid lab --pc-address 192.168.1.2 --sweep rssi=-50,-60 --out "$T/x"
+expect_fail "espbench run: --sweep loss sets the virtual board's link and needs --sim (board /dev/ttyUSB9 is not simulated); on hardware sweep udp-rate, or change the link yourself" \
+    --chip esp32 --port /dev/ttyUSB9 --ssid lab --pc-address 192.168.1.2 --sweep loss=1,2 --out "$T/x"
 expect_fail "espbench run: --sweep given twice: one variable per run" --chip esp32 --sim --sweep udp-rate=40 --sweep rssi=-50
 
 # udp-rate: 3 points x 3 repeats of udp_rx, noise on so the repeats differ

@@ -36,7 +36,7 @@ SHAPE = {
 }
 # Facts the vboard cannot know and so does not report: the ESP-IDF commit an image was built from
 # (its descriptor has only the version). Compared by shape where both have them.
-OPTIONAL = {"idf_commit": r"[0-9a-f]{7,40}"}
+OPTIONAL = {"idf_commit": r"[0-9a-f]{7,40}", "sources": r".+"}
 SHAPE.update(OPTIONAL)
 # Boot log facts of the app compared exactly (the rest of the boot log is the emulator's and the
 # bootloader's: not compared).

@@ -443,6 +443,18 @@ static void test_commands(void **state)
     assert_string_equal(run(e, "iperf -s"), "#EB:ERR code=BUSY msg=\"iperf is already running\"\r\n");
     assert_string_equal(run(e, "iperf --abort"), "#EB:OK\r\n");
     assert_false(e->f.iperf_running);
+    /* An engine that keeps running after the abort (espressif/iperf's server still in accept):
+     * BUSY says why, until its iperf.done. */
+    e->f.iperf_running = true;
+    assert_string_equal(run(e, "iperf --abort"), "#EB:OK\r\n");
+    e->f.iperf_running = true;
+    assert_string_equal(run(e, "iperf -s"),
+                        "#EB:ERR code=BUSY msg=\"iperf is already running: the aborted test ends at the next "
+                        "iperf.done (a server that never had a client: when its accept or receive times out, "
+                        "up to 10 s)\"\r\n");
+    ebc_event_iperf_done(&e->core);
+    assert_string_equal(run(e, "iperf -s"), "#EB:ERR code=BUSY msg=\"iperf is already running\"\r\n");
+    e->f.iperf_running = false;
     assert_string_equal(run(e, "iperf -s -c x"),
                         "#EB:ERR code=SYNTAX msg=\"iperf needs exactly one of -s or -c <host>\"\r\n");
     assert_string_equal(run(e, "iperf -q"), "#EB:ERR code=SYNTAX msg=\"bad iperf option -q\"\r\n");
@@ -469,6 +481,11 @@ static void test_provenance_replies(void **state)
                         "#EB:OK proto=1 fw=0.1.0 idf=v5.5 chip=esp32 runtime=static_rx,dynamic_rx,dynamic_tx,"
                         "static_tx,rx_ba_win idf_commit=v5.5-dirty iperf=espressif/iperf iperf_ver=0.1.3 "
                         "chip_rev=v3.1 flash_mhz=80 cpu_mhz=240 sdkconfig=\"freertos_hz=1000,spiram=0\"\r\n");
+    /* an image built with stand-in sources names them (the build's ESPBENCH_FW_SOURCES) */
+    e->build.sources = "esp-lwip=f7922143 for fd432e4,tlsf=ba64d19 for 2867f68";
+    assert_non_null(strstr(run(e, "version"), " sdkconfig=\"freertos_hz=1000,spiram=0\" "
+                                              "sources=\"esp-lwip=f7922143 for fd432e4,tlsf=ba64d19 for 2867f68\"\r\n"));
+    e->build.sources = NULL;
     assert_null(strstr(run(e, "tier_show"), "rssi="));
     connect(e);
     const char *link = " rssi=-47 ch=6 bw=20 band=2.4GHz phy=11n ps=none bssid=02:eb:00:00:00:01\r\n";

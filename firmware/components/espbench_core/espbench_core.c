@@ -547,7 +547,11 @@ void ebc_event_iperf_error(ebc_core *c, const char *msg)
     ebc_emit(c, &l);
 }
 
-void ebc_event_iperf_done(ebc_core *c) { ev_simple(c, "iperf.done"); }
+void ebc_event_iperf_done(ebc_core *c)
+{
+    c->iperf_aborting = false;
+    ev_simple(c, "iperf.done");
+}
 
 /* ---------------------------------------------------------------- core */
 
@@ -777,6 +781,7 @@ static void cmd_iperf(ebc_core *c, int argc, char **argv)
         }
     }
     if (a.abort) {
+        c->iperf_aborting = c->ops->iperf_running(c->ops->ctx);
         c->ops->iperf_abort(c->ops->ctx);
         reply_ok(c);
         return;
@@ -786,7 +791,15 @@ static void cmd_iperf(ebc_core *c, int argc, char **argv)
         return;
     }
     if (c->ops->iperf_running(c->ops->ctx)) {
-        ebc_reply_err(c, EBC_ERR_BUSY, "iperf is already running");
+        /* espressif/iperf 1.x ends an aborted test at its next 1 s tick, but a server still
+         * waiting for its client only when accept() (IPERF_SOCKET_ACCEPT_TIMEOUT, 5 s) or
+         * recvfrom() (CONFIG_IPERF_DEF_SOCKET_RX_TIMEOUT, 10 s) times out: iperf.c starts its
+         * timers with the first data. The host may retry after the iperf.done. */
+        ebc_reply_err(c, EBC_ERR_BUSY, c->iperf_aborting
+                          ? "iperf is already running: the aborted test ends at the next iperf.done "
+                            "(a server that never had a client: when its accept or receive times out, "
+                            "up to 10 s)"
+                          : "iperf is already running");
         return;
     }
     if (!c->connected) {
@@ -859,6 +872,8 @@ static void build_kv(const ebc_build *b, ebc_line *l)
         ebc_line_kv_int(l, "cpu_mhz", b->cpu_mhz);
     if (b->sdkconfig && b->sdkconfig[0])
         ebc_line_kv_str(l, "sdkconfig", b->sdkconfig);
+    if (b->sources && b->sources[0])
+        ebc_line_kv_str(l, "sources", b->sources);
 }
 
 static void cmd_free(ebc_core *c, int argc, char **argv)

@@ -102,6 +102,12 @@ typedef struct eb_dim_desc {
     /* Its flag's value in `run --help` ("2.4,5", "MBPS"); NULL: its help
      * line says it (help after "--FLAG ARG"). */
     const char *arg;
+    /* A row that keys results by a field of its own: what compare does
+     * with it instead of --ignore (compare.c). */
+    const char *compare_note;
+    /* Where its value lives in an entry besides the key (the offered
+     * rate's udp_rate_mbps; 0: nowhere): the kinds' start writes it. */
+    size_t entry_off;
     /* A radio row: its value as the espbench console's radio_set spells it
      * (five: at 5 GHz; NULL: as it is); the key is its tag (or name). */
     const char *(*spell)(const char *v, bool five);

@@ -376,10 +376,10 @@ int eb_compare_parse_ignore(const char *arg, eb_compare_opts *o, char *why, size
         snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), p);
         int d = eb_dim_from_name(name);
         if (!eb_dim_keys(d)) {
-            const char *other = d == EB_DIM_TIER ? " (pair tiers with --tier-map A=B)"
-                                : d == EB_DIM_IDF ? " (compare ESP-IDF versions with --idf-base/--idf-new)"
-                                : d == EB_DIM_REPEAT ? " (a cell already averages its repeats)" : "";
-            snprintf(why, cap, "--ignore '%s': not a dimension a cell is keyed by%s; one of: %s", name, other, names);
+            const eb_dim_desc *r = eb_dim(d);
+            snprintf(why, cap, "--ignore '%s': not a dimension a cell is keyed by%s%s%s; one of: %s", name,
+                     r && r->compare_note ? " (" : "", r && r->compare_note ? r->compare_note : "",
+                     r && r->compare_note ? ")" : "", names);
             return -1;
         }
         o->ignore |= 1u << d;

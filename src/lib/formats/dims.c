@@ -6,6 +6,7 @@
 #include "espbench/base/names.h"
 #include "espbench/formats/lab.h"
 #include "espbench/formats/model.h"
+#include "espbench/formats/results.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -109,7 +110,7 @@ static const char *const coex_names[] = {"none", "ble_scan", "ble_adv", NULL};
 
 static const eb_dim_desc dims[] = {
     [EB_DIM_UDP_RATE] = {.name = "udp-rate", .key = "udp_rate", .unit = "Mbit/s", .lo = 0.1, .hi = 1000, .flags = SWEEP, .instrument = 0,
-                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN, .tag = "udp_rate", .arg = "MBPS",
+                   .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN, .tag = "udp_rate", .arg = "MBPS", .entry_off = offsetof(eb_entry, udp_rate_mbps),
                    .help = "offered UDP rate (default: udp_rx the chip's udp_rx_rate_mbps as\n"
                            "ESP-IDF's CI offers it; udp_tx 1.3 x the docs' figure, else 100)"},
     [EB_DIM_TX_POWER] = {.name = "tx-power", .key = "tx_power", .unit = "dBm", .lo = 2, .hi = 21, .flags = SWEEP, .instrument = 0,
@@ -130,12 +131,15 @@ static const eb_dim_desc dims[] = {
                    .same = same_sweep_point, .values = NULL, .chip_can = NULL, .def = NAN},
     [EB_DIM_TIER] = {.name = "tier", .key = "tier", .unit = "", .lo = NAN, .hi = NAN, .flags = 0, .instrument = 0,
                    .same = NULL, .values = NULL, .chip_can = NULL, .def = NAN, .arg = "LIST",
+                   .compare_note = "pair tiers with --tier-map A=B",
                    .help = "tiers, comma separated or repeated; 'all' (default) = the tiers\n"
                            "without PSRAM (the docs' main table); 'psram' = the PSRAM tiers"},
     [EB_DIM_REPEAT] = {.name = "repeat", .key = "repeat", .unit = "", .lo = 0, .hi = 1000, .flags = 0, .instrument = 0,
-                   .same = NULL, .values = NULL, .chip_can = NULL, .def = NAN, .arg = "N", .help = "runs of each test (default 1)"},
+                   .same = NULL, .values = NULL, .chip_can = NULL, .def = NAN, .arg = "N", .help = "runs of each test (default 1)",
+                   .compare_note = "a cell already averages its repeats"},
     [EB_DIM_IDF] = {.name = "idf", .key = "idf_version", .unit = "", .lo = NAN, .hi = NAN, .flags = 0, .instrument = 0,
-                   .same = NULL, .values = NULL, .chip_can = NULL, .def = NAN},
+                   .same = NULL, .values = NULL, .chip_can = NULL, .def = NAN,
+                   .compare_note = "compare ESP-IDF versions with --idf-base/--idf-new"},
     [EB_DIM_BAND] = {.name = "band", .key = "radio_band", .unit = "GHz", .lo = NAN, .hi = NAN, .flags = RADIO, .instrument = 0,
                    .same = NULL, .values = band_names, .chip_can = band_can, .def = NAN, .prov_off = offsetof(eb_provenance, radio_band), .prov_size = sizeof(((eb_provenance *)0)->radio_band),
                    .arg = "2.4,5", .help = "Wi-Fi band, GHz (5: ESP32-C5)"},

@@ -108,6 +108,7 @@ struct run_end_ops;
 /* One end of a board's tests: the board itself, or its far end (its peer
  * board, or the PC, whose context has no console). */
 typedef struct board_ctx {
+    /* ---- every end's */
     const struct run_end_ops *ops;
     struct board_ctx *far; /* the board's far end (owned): a peer board or the PC */
     struct board_ctx *dut; /* a far end's or a fixture's board under test; NULL for the board */
@@ -118,30 +119,36 @@ typedef struct board_ctx {
     run_shared *sh;
     eb_run_board *b;
     const eb_chip *chip;
-    eb_port *port;         /* owned; the console reads it, the flasher borrows it */
-    eb_console *con;
-    const eb_console_driver *drv;
-    FILE *console_log;
-    eb_console_boot_info ident;
-    eb_wifi_info wifi;
-    const eb_tier *tier;   /* applied and connected with it; NULL = redo */
-    char tier_note[256];   /* build-time settings the board runs with other values */
-    const eb_tier *preflashed; /* its image flashed before the first greeting (run_steps.c) */
     const char *label;     /* board name for messages */
     char file_label[80];   /* in its file names: NAME-CHIP (run_file_label_init) */
-    char fw_sha256[72];    /* of the application image, when known */
-    int index, total;
     eb_error err;
-    eb_prov_tracker prov;  /* provenance facts seen on the console */
-    int concurrent;        /* --aggregate's meeting: boards that started the current test together */
-    eb_pattern_driver pattern_drv; /* --pattern: the board's driver (drv points here) */
-    eb_run_board far_board; /* a peer end: the board it describes (made from the board's peer) */
-    char radio_sent[EB_DIM_MAX][64]; /* the radio setting each radio dimension sent last (run_radio.c) */
-    const eb_tier *link_for; /* the association whose link is recorded (run_radio.c); NULL = none */
-    atomic_bool traffic_on;  /* a throughput test's traffic runs (run_test.c): --latency-under-load's probes start */
+    eb_prov_tracker prov;  /* provenance facts seen by the end (a console's lines, an SSH host's iperf2) */
+    void *priv;            /* the end driver's own state (run_end_ops), freed with the end */
+    eb_pc *pc;             /* a far end's PC side elsewhere (run_end_ssh.c), owned by its driver; NULL = sh->pc */
+    /* ---- the board's, as its thread runs its plan (run_board.c): where it
+     * is, what the run's services and its fixtures say of the item */
+    int index, total;
+    int concurrent;          /* --aggregate's meeting: boards that started the current test together */
     bool memory_unknown;     /* the item's free memory is no figure (set by a fixture: run_end_vboard.c) */
-    void *priv;              /* the end driver's own state (run_end_ops), freed with the end */
-    eb_pc *pc;               /* a far end's PC side elsewhere (run_end_ssh.c), owned by its driver; NULL = sh->pc */
+    atomic_bool traffic_on;  /* a throughput test's traffic runs (run_test.c): --latency-under-load's probes start */
+    /* ---- a console's (the board's and a peer's: run_steps.c, run_radio.c,
+     * run_pattern.c; zero in the PC, SSH and fixture ends) */
+    struct {
+        eb_port *port;         /* owned; the console reads it, the flasher borrows it */
+        eb_console *con;
+        const eb_console_driver *drv;
+        FILE *console_log;
+        eb_console_boot_info ident;
+        eb_wifi_info wifi;
+        const eb_tier *tier;   /* applied and connected with it; NULL = redo */
+        char tier_note[256];   /* build-time settings the board runs with other values */
+        const eb_tier *preflashed; /* its image flashed before the first greeting (run_steps.c) */
+        char fw_sha256[72];    /* of the application image, when known */
+        eb_pattern_driver pattern_drv; /* --pattern: the board's driver (drv points here) */
+        eb_run_board far_board; /* a peer console: the board it describes (made from the board's peer) */
+        char radio_sent[EB_DIM_MAX][64]; /* the radio setting each radio dimension sent last (run_radio.c) */
+        const eb_tier *link_for; /* the association whose link is recorded (run_radio.c); NULL = none */
+    };
 } board_ctx;
 
 /* run_plan.c */

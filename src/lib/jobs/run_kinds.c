@@ -38,7 +38,9 @@ static void entry_start(board_ctx *bc, const eb_run_item *it, run_result *r)
     e->duration_s = o->duration_s;
     e->interval_s = o->interval_s;
     e->warmup_s = o->warmup_s;
-    e->udp_rate_mbps = it->at[EB_DIM_UDP_RATE]; /* the sender's, UDP tests only */
+    for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++) /* a row's value where the entry keeps it */
+        if (eb_dim(d)->entry_off)
+            memcpy((char *)e + eb_dim(d)->entry_off, &it->at[d], sizeof(double));
     eb_entry_set_tier_params(e, eb_run_item_tier(it));
     if (bc->tier == eb_run_item_tier(it))
         eb_entry_set_tier_note(e, bc->tier_note);

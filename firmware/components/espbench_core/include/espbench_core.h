@@ -95,6 +95,8 @@ typedef struct ebc_build {
     const char *iperf_version;   /* its version */
     const char *chip_rev;        /* "v0.4" */
     const char *sdkconfig;       /* build options beyond the tier, "key=value,..." (< 120 chars) */
+    const char *sources;         /* what the image was built with in place of what its ESP-IDF
+                                    pins, "name=used for pinned,..." (< 200 chars); NULL: none */
     int flash_mhz, cpu_mhz;
     /* Radio facts of the chip (SoC capabilities): what radio_set may ask for. */
     bool band_5g;            /* SOC_WIFI_SUPPORT_5G: the 5 GHz band (esp32c5) */
@@ -335,6 +337,7 @@ typedef struct ebc_core {
     ebc_ip_info ip;
     bool want_secret;         /* the next line is a password (sta_connect SSID -) */
     ebc_radio radio;          /* radio settings requested so far; applied again after each wifi_init */
+    bool iperf_aborting;      /* `iperf --abort` sent, the engine's iperf.done not yet come */
 } ebc_core;
 
 void ebc_core_init(ebc_core *c, const ebc_ops *ops, const ebc_build *b);
