@@ -343,7 +343,7 @@ static void test_iperf_that_does_not_stop_resets_the_board(void **state)
     assert_int_equal(s.failed, 1);
     assert_int_equal(s.done, 1); /* tcp_rx ran on the reset board */
     assert_string_equal(s.last_error, "dut: the board's iperf did not stop after iperf --abort (no iperf.done within "
-                                      "3 s; it answers BUSY until a reset): the board was reset (EN pulsed through "
+                                      "5.1 s; it answers BUSY until a reset): the board was reset (EN pulsed through "
                                       "RTS) for the next test");
     assert_string_equal(entry_of(&res, EB_TEST_TCP_TX)->status, "failed");
     assert_string_equal(entry_of(&res, EB_TEST_TCP_RX)->status, "ok");
