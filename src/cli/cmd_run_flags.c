@@ -38,6 +38,8 @@ const char cmd_run_usage[] =
     "  --qemu-bin PATH       QEMU (default $ESPBENCH_QEMU, else qemu-system-riscv32 on PATH)\n"
     "  --qemu-image DIR      its firmware: an ESP-IDF build folder, or bootloader.bin,\n"
     "                        partition-table.bin and espbench.bin (default $ESPBENCH_QEMU_IMAGE)\n"
+    "  --qemu-image TIER=DIR a tier's own image (its build-time settings), flashed through the\n"
+    "                        ROM before the tier's tests; repeatable\n"
     "  --idf PATH[,PATH...]  build the firmware with each ESP-IDF checkout (cached, as\n"
     "                        `espbench build`) and measure the matrix with each (a board gets\n"
     "                        each build flashed); one run folder per IDF in --out, merged\n"
@@ -138,7 +140,7 @@ static const run_flag flags[] = {
     RQT("chip", chip), RQT("port", port), RQB("sim", sim), RQT("lab", lab_file), RQT("dialect", dialect),
     RQT("ssid", ssid), RQT("password-env", password_env), RQT("pc-address", pc_address), RQT("out", out_dir),
     RQT("sim-project", sim_project), RQT("sim-idf", sim_idf), RQT("sim-image", sim_image),
-    RQB("sim-model", sim_model), RQB("qemu", qemu), RQT("qemu-bin", qemu_bin), RQT("qemu-image", qemu_image),
+    RQB("sim-model", sim_model), RQB("qemu", qemu), RQT("qemu-bin", qemu_bin), SP("qemu-image"),
     RQT("coprocessor", coprocessor), RQT("transport", transport),
     RQT("coprocessor-port", coprocessor_port), RQT("peer-port", peer_port), RQT("peer-chip", peer_chip),
     RQT("peer-tier", peer_tier), RQT("far-end", far_end), OT("iperf", iperf), OT("ap", ap_name), OT("ap-set", ap_set),
@@ -190,6 +192,32 @@ static int parse_int(const char *opt, const char *v, long lo, long hi, long *out
     return cli_parse_long("run", opt, v, lo, hi, out);
 }
 
+/* --qemu-image DIR (every tier's image) or TIER=DIR (a tier's own): a tier
+ * name has no '/', so a path holding '=' is still a path. */
+static int parse_qemu_image(const char *v, eb_run_request *rq)
+{
+    const char *eq = strchr(v, '=');
+    if (!eq || memchr(v, '/', (size_t)(eq - v))) {
+        if (rq->qemu_image)
+            return cli_usage_error("run", "--qemu-image DIR given twice ('%s', '%s'): one image for every tier; "
+                                   "a tier's own is --qemu-image TIER=DIR", rq->qemu_image, v);
+        rq->qemu_image = v;
+        return 0;
+    }
+    if (eq == v || !eq[1])
+        return cli_usage_error("run", "--qemu-image '%s': expected TIER=DIR (a tier's own image) or DIR", v);
+    for (int i = 0; i < rq->n_qemu_tier_images; i++) {
+        const char *o = rq->qemu_tier_images[i];
+        if (!strncmp(o, v, (size_t)(eq - v) + 1))
+            return cli_usage_error("run", "--qemu-image: tier '%.*s' given two images ('%s', '%s')", (int)(eq - v),
+                                   v, o, v);
+    }
+    if (rq->n_qemu_tier_images >= EB_RUN_MAX_TIERS)
+        return cli_usage_error("run", "at most %d --qemu-image TIER=DIR", EB_RUN_MAX_TIERS);
+    rq->qemu_tier_images[rq->n_qemu_tier_images++] = v;
+    return 0;
+}
+
 /* A flag read by a case of its own; 0 or the exit code. */
 static int parse_special(const char *name, eb_run_request *rq, eb_run_opts *o, run_args *args)
 {
@@ -201,6 +229,8 @@ static int parse_special(const char *name, eb_run_request *rq, eb_run_opts *o, r
         return add_tiers(o, optarg);
     if (!strcmp(name, "tests"))
         return parse_tests(optarg, &o->tests);
+    if (!strcmp(name, "qemu-image"))
+        return parse_qemu_image(optarg, rq);
     if (!strcmp(name, "sim-noise"))
         return cli_parse_double("run", "--sim-noise", optarg, 0, &rq->sim_noise_pct);
     if (!strcmp(name, "sim-fault")) {

@@ -535,7 +535,8 @@ int vb_con_iperf_start(vb_console *c, char *msg, size_t msg_len)
     cfg.send_udp_server_report = false; /* no firmware answers a UDP client's end marker (espressif/iperf) */
     const char *test = eb_test_name(c->run.test);
     vb_fault f;
-    if (take_run_fault(c, "stall", test, &f))
+    bool no_stop = take_run_fault(c, "no-stop", test, &f);
+    if (no_stop || take_run_fault(c, "stall", test, &f))
         cfg.stall = true;
     if (take_run_fault(c, "zero", test, &f)) {
         cfg.zero_intervals = f.arg[0] ? atoi(f.arg) : 1;
@@ -545,6 +546,7 @@ int vb_con_iperf_start(vb_console *c, char *msg, size_t msg_len)
     double queue_ms = load_queue_ms(c, c->run.test, cfg.model_mbps);
     pthread_mutex_lock(&c->run_lock);
     c->run.connected = c->run.done = false;
+    c->run.no_stop = no_stop;
     c->run.queue_ms = queue_ms;
     c->run.sum_mbps = 0;
     c->run.n_intervals = 0;

@@ -43,6 +43,7 @@ typedef struct vb_iperf_run {
     char fmt;                /* -f unit ('m', 'k', 'M', 'K') */
     bool connected;
     bool done;
+    bool no_stop;            /* the no-stop fault: an abort leaves it running (vb_faults.c) */
     double sum_mbps;         /* interval rates summed (decimal Mbit/s), for mean-of-intervals */
     int n_intervals;
     uint64_t bytes;

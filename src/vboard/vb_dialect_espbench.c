@@ -246,6 +246,10 @@ static void op_iperf_abort(void *ctx)
     bool was = vb_con_iperf_running(c);
     uint64_t total = was && c->iperf ? c->traffic.total_bytes(c->iperf) : 0;
     pthread_mutex_lock(&c->run_lock);
+    if (was && c->run.no_stop) { /* the no-stop fault: the instance never reaches its next tick */
+        pthread_mutex_unlock(&c->run_lock);
+        return;
+    }
     double last = c->run.last_end_s, t0 = (double)c->run.t0_ms;
     uint64_t reported = c->run.bytes;
     pthread_mutex_unlock(&c->run_lock);

@@ -20,6 +20,11 @@ typedef struct fault_kind {
 static const fault_kind kinds[] = {
     {"reboot", ARG_NONE, NULL},             /* panic with backtrace, then boot log */
     {"stall", ARG_NONE, NULL},              /* iperf stops moving data and reporting */
+    /* iperf stalls and `iperf --abort` does not end it (no iperf.done; iperf
+     * and tier_set answer BUSY) until the board resets: espressif/iperf-cmd's
+     * iperf_force_stop only marks the instance to end at its next tick, and
+     * one blocked in the network never gets there */
+    {"no-stop", ARG_NONE, NULL},
     {"zero", ARG_OPTIONAL_INT, "intervals"},/* N intervals with no traffic (default 1) */
     {"garbage", ARG_OPTIONAL_INT, "bytes"}, /* N random bytes on the console at boot (default 64) */
     {"rom-checksum", ARG_OPTIONAL_INT, "blocks"}, /* next N _DATA blocks: checksum error (default 1) */

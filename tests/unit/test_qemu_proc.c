@@ -214,9 +214,51 @@ static void test_flash_then_boot_then_skip(void **state)
     eb_qemu_board_flashed(b, &w, &u);
     assert_int_equal(w, 0);
     assert_int_equal(u, 1);
+
+    /* Another firmware on the running board (run --qemu's tier images): the
+     * unchanged region skipped, the new one written, QEMU started anew
+     * (another pid, another UART) and the chip booted from its flash again. */
+    char app2[128];
+    snprintf(app2, sizeof app2, "%s/app2.bin", tmpdir);
+    char *mk2[] = {"mkimage", "--chip", "esp32c3", "--project", "qemu-test-2", "--idf", "v6.0",
+                   "--size", "9001", "-o", app2, NULL};
+    assert_int_equal(vb_mkimage_main(11, mk2), 0);
+    eb_image_set set2 = {0};
+    assert_int_equal(eb_image_set_add_arg(&set2, arg, &err), 0);
+    snprintf(arg, sizeof arg, "%s@0x30000", app2);
+    assert_int_equal(eb_image_set_add_arg(&set2, arg, &err), 0);
+    char port1[64];
+    snprintf(port1, sizeof port1, "%s", eb_qemu_board_port(b));
+    pid = eb_qemu_board_pid(b);
+    if (eb_qemu_board_reflash(b, &set2, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_true(gone(pid));
+    eb_qemu_board_flashed(b, &w, &u);
+    assert_int_equal(w, 1);
+    assert_int_equal(u, 1);
+    assert_string_not_equal(eb_qemu_board_port(b), port1);
+    read_uart(eb_qemu_board_port(b), buf, sizeof buf, 30000);
+    if (!strstr(buf, "invalid header"))
+        fail_msg("no boot lines after the reflash: '%s'", buf);
+    /* A reset: QEMU restarted on the same flash, the chip boots again. */
+    pid = eb_qemu_board_pid(b);
+    if (eb_qemu_board_reboot(b, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_true(gone(pid));
+    read_uart(eb_qemu_board_port(b), buf, sizeof buf, 30000);
+    if (!strstr(buf, "invalid header"))
+        fail_msg("no boot lines after the reset: '%s'", buf);
     pid = eb_qemu_board_pid(b);
     eb_qemu_board_stop(b);
     assert_true(gone(pid));
+    size_t an2;
+    f = slurp(fp, &n);
+    unsigned char *img2 = slurp(app2, &an2);
+    assert_memory_equal(f + 0x10000, img, an);
+    assert_memory_equal(f + 0x30000, img2, an2);
+    free(f);
+    free(img2);
+    eb_image_set_free(&set2);
     free(img);
     eb_image_set_free(&set);
     eb_profiles_free(&profiles);

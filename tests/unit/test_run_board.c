@@ -147,7 +147,7 @@ static void test_bad_script_says_where(void **state)
     eb_error err = {0};
     assert_int_equal(eb_port_open(&p, url, 115200, &err), EB_ECONFIG);
     char want[128];
-    snprintf(want, sizeof want, "%s:2: unknown directive (print, on, once)", path);
+    snprintf(want, sizeof want, "%s:2: unknown directive (print, on, once, lines)", path);
     assert_string_equal(err.msg, want);
     unlink(path);
 }

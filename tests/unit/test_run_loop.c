@@ -80,7 +80,7 @@ typedef struct scenario {
     unsigned tests;
     bool latency, under_load;
     double grace_s, duration_s; /* 0 = 2 s, as the golden logs */
-    int retries;                /* 0 = 2 */
+    int retries;                /* 0 = 2, -1 = none */
 } scenario;
 
 /* Runs tier iperf's tests of sc; the results file is loaded into res. */
@@ -103,7 +103,7 @@ static int run_scenario(const scenario *sc, seen *s, eb_results *res, int *spawn
                      .latency_method = "icmp", .latency_count = 3, .latency_interval_s = 0.2,
                      .latency_under_load = sc->under_load,
                      .duration_s = sc->duration_s ? sc->duration_s : 2, .interval_s = 0.5, .warmup_s = 0, .repeat = 1,
-                     .retries = sc->retries ? sc->retries : 2, .ssid = "lab",
+                     .retries = sc->retries < 0 ? 0 : sc->retries ? sc->retries : 2, .ssid = "lab",
                      .password = "secret", .out_dir = dir, .pc = pc, .grace_s = sc->grace_s,
                      .progress = on_progress, .user = s};
     eb_run_summary sum;
@@ -320,6 +320,60 @@ static void test_stalled_board_is_aborted_and_recorded(void **state)
     cleanup(&res);
 }
 
+/* The board's iperf stalls and `iperf --abort` does not end it (no
+ * iperf.done: espressif/iperf-cmd's iperf_force_stop waits for an instance
+ * blocked in the network): the point fails with that line, the board is
+ * reset through EN (RTS) and the next test runs. */
+static void test_iperf_that_does_not_stop_resets_the_board(void **state)
+{
+    (void)state;
+    seen s = {0};
+    eb_results res;
+    eb_error err = {0};
+    int spawns = 0;
+    scenario sc = {.board = "lines\n"
+                            "on iperf -c -> " CLIENT_STARTED IV("0.00", "0.50", "1310780") "\n"
+                            "on iperf --abort -> #EB:OK" P "\n"
+                            "on <en> -> " REBOOT "\n",
+                   .tests = 1u << EB_TEST_TCP_TX | 1u << EB_TEST_TCP_RX, .grace_s = 0.1, .duration_s = 0.5,
+                   .retries = -1};
+    int rc = run_scenario(&sc, &s, &res, &spawns, &err);
+    assert_int_equal(rc, EB_EIO);
+    assert_int_equal(s.retries, 0);
+    assert_int_equal(s.failed, 1);
+    assert_int_equal(s.done, 1); /* tcp_rx ran on the reset board */
+    assert_string_equal(s.last_error, "dut: the board's iperf did not stop after iperf --abort (no iperf.done within "
+                                      "5.1 s; it answers BUSY until a reset): the board was reset (EN pulsed through "
+                                      "RTS) for the next test");
+    assert_string_equal(entry_of(&res, EB_TEST_TCP_TX)->status, "failed");
+    assert_string_equal(entry_of(&res, EB_TEST_TCP_RX)->status, "ok");
+    cleanup(&res);
+}
+
+/* The same on a port with no modem lines: nothing here can reset the
+ * board, so it ends with what to do; a BUSY at the next start says the same. */
+static void test_iperf_still_busy_on_a_board_that_cannot_be_reset(void **state)
+{
+    (void)state;
+    seen s = {0};
+    eb_results res;
+    eb_error err = {0};
+    int spawns = 0;
+    scenario sc = {.board = "on iperf -c -> #EB:ERR code=BUSY msg=\"iperf is already running\"" P "\n",
+                   .tests = 1u << EB_TEST_TCP_TX | 1u << EB_TEST_TCP_RX, .retries = -1};
+    int rc = run_scenario(&sc, &s, &res, &spawns, &err);
+    assert_int_equal(rc, EB_EIO);
+    assert_int_equal(s.failed, 1);
+    assert_int_equal(s.done, 0);
+    assert_int_equal(res.n_entries, 1); /* the board ended: tcp_rx did not run */
+    const char *e = eb_entry_error(entry_of(&res, EB_TEST_TCP_TX));
+    const char *want = "dut: the board's iperf was still running from before (it answered BUSY to a new iperf): reset "
+                       "the board (EN or power) and rerun with --resume; espbench could not: fake://";
+    assert_memory_equal(e, want, strlen(want));
+    assert_non_null(strstr(e, "/board.script: the port has no modem lines to reset the board"));
+    cleanup(&res);
+}
+
 static void test_pc_iperf_that_cannot_start(void **state)
 {
     (void)state;
@@ -381,6 +435,8 @@ int main(void)
         cmocka_unit_test(test_reboots_spend_the_retries),
         cmocka_unit_test(test_partial_receiver_gives_no_figure),
         cmocka_unit_test(test_stalled_board_is_aborted_and_recorded),
+        cmocka_unit_test(test_iperf_that_does_not_stop_resets_the_board),
+        cmocka_unit_test(test_iperf_still_busy_on_a_board_that_cannot_be_reset),
         cmocka_unit_test(test_pc_iperf_that_cannot_start),
         cmocka_unit_test(test_pc_client_that_never_ends),
         cmocka_unit_test(test_bad_pc_script_says_where),

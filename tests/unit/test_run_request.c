@@ -114,6 +114,26 @@ static void test_request_same_and_different(void **state)
     free(text);
 }
 
+/* An emulated board's request: the emulator and each tier's image, so a
+ * --resume with another image for a tier is refused naming it. */
+static void test_request_emulated_images(void **state)
+{
+    (void)state;
+    eb_run_board q = board_c3;
+    snprintf(q.emulator, sizeof q.emulator, "QEMU emulator version 8.1.3, qemu-system-riscv32 -M esp32c3");
+    snprintf(q.tier_images, sizeof q.tier_images, "*=aa11,minimum=cc33");
+    eb_run_opts was = opts_of(&q, 10, 0);
+    char *text = run_request_json(&was);
+    assert_non_null(strstr(text, "\"tier_images\":\t\"*=aa11,minimum=cc33\""));
+    char diff[EB_ERROR_MSG_MAX];
+    assert_int_equal(run_request_diff(text, strlen(text), &was, diff, sizeof diff), 0);
+    snprintf(q.tier_images, sizeof q.tier_images, "*=aa11,minimum=dd44");
+    eb_run_opts now = opts_of(&q, 10, 0);
+    assert_int_equal(run_request_diff(text, strlen(text), &now, diff, sizeof diff), 1);
+    assert_string_equal(diff, "--qemu-image (each tier's app SHA-256): *=aa11,minimum=cc33 then, *=aa11,minimum=dd44 now");
+    free(text);
+}
+
 /* Every dimension of the request: the radio's and the iperf options'
  * lists, the listen interval, the instruments, --ap / --ap-set; a folder
  * from before they were recorded compares what it has. */
@@ -492,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_profiles_take_printed_spellings),
         cmocka_unit_test(test_request_same_and_different),
         cmocka_unit_test(test_request_dimensions),
+        cmocka_unit_test(test_request_emulated_images),
         cmocka_unit_test(test_request_against_old_results),
         cmocka_unit_test(test_lock_one_writer),
         cmocka_unit_test(test_lock_gone_with_a_killed_holder),

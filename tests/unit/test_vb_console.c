@@ -520,6 +520,47 @@ static void test_espbench_transcript(void **state)
 }
 
 
+/* The no-stop fault: the test stalls and `iperf --abort` answers OK without
+ * ending it (espressif/iperf-cmd's iperf_force_stop waits for an instance
+ * that never reaches its next tick): no iperf.done, BUSY to the next iperf
+ * and to tier_set, until a restart. */
+static void test_espbench_iperf_that_does_not_stop(void **state)
+{
+    fixture *fx = *state;
+    fx->b.faults[0] = (vb_fault){"no-stop", "", "tcp_tx", true};
+    fx->b.n_faults = 1;
+    boot(fx, "esp32c3", "espbench", "v6.0.2", "0.1.0");
+    type(fx, "sta_connect lab-ap -\r\nsecret123\r\n");
+    type(fx, "iperf -c 127.0.0.1 -i 1 -t 2\r\n");
+    assert_true(fx->cfg.stall);
+    emit(VB_IPERF_SOCKET_CREATED, 0, 0, 0);
+    emit(VB_IPERF_CONNECTED, 0, 0, 0);
+    eb_buf_reset(&fx->out);
+    type(fx, "iperf --abort\r\n");
+    assert_non_null(strstr(eb_buf_cstr(&fx->out), "#EB:OK"));
+    assert_null(strstr(eb_buf_cstr(&fx->out), "iperf.done"));
+    assert_true(fx->engine_running);
+    eb_buf_reset(&fx->out);
+    type(fx, "iperf -c 127.0.0.1 -i 1 -t 2\r\n");
+    assert_non_null(strstr(eb_buf_cstr(&fx->out), "#EB:ERR code=BUSY msg=\"iperf is already running: the aborted "
+                                                  "test ends at the next iperf.done"));
+    eb_buf_reset(&fx->out);
+    type(fx, "tier_set name=default\r\n");
+    assert_non_null(strstr(eb_buf_cstr(&fx->out), "code=BUSY"));
+    type(fx, "restart\r\n");
+    assert_int_equal(fx->resets, 1);
+    /* The fault was the test's: after the boot an abort ends a test again. */
+    boot(fx, "esp32c3", "espbench", "v6.0.2", "0.1.0");
+    type(fx, "sta_connect lab-ap -\r\nsecret123\r\n");
+    type(fx, "iperf -c 127.0.0.1 -i 1 -t 2\r\n");
+    assert_false(fx->cfg.stall);
+    emit(VB_IPERF_SOCKET_CREATED, 0, 0, 0);
+    emit(VB_IPERF_CONNECTED, 0, 0, 0);
+    eb_buf_reset(&fx->out);
+    type(fx, "iperf --abort\r\n");
+    assert_non_null(strstr(eb_buf_cstr(&fx->out), "#EB:EV iperf.done"));
+}
+
 /* The radio settings on the virtual board: the core's checks with the chip's
  * facts from its name, ESP-IDF's TX power steps, the link's bandwidth. */
 static void test_espbench_radio(void **state)
@@ -557,6 +598,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_faults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_wifi_faults_and_restart, setup, teardown),
         cmocka_unit_test_setup_teardown(test_espbench_transcript, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_espbench_iperf_that_does_not_stop, setup, teardown),
         cmocka_unit_test_setup_teardown(test_espbench_radio, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_loaded_dialect_row_sets_prompt_and_bandwidth, setup, teardown),
         cmocka_unit_test_setup_teardown(test_engine_test_efficiency, setup, teardown),

@@ -35,7 +35,7 @@ static void test_parse_errors(void **state)
     vb_fault f;
     eb_error e;
     assert_int_equal(vb_fault_parse("explode", &f, &e), EB_ECONFIG);
-    assert_string_equal(e.msg, "fault \"explode\": unknown kind \"explode\" (known: reboot, stall, zero, garbage, "
+    assert_string_equal(e.msg, "fault \"explode\": unknown kind \"explode\" (known: reboot, stall, no-stop, zero, garbage, "
                                "rom-checksum, flash-write, wifi-disconnect, slow-boot, no-ap, wifi-start)");
     assert_int_equal(vb_fault_parse("stall:4", &f, &e), EB_ECONFIG);
     assert_string_equal(e.msg, "fault \"stall:4\": stall takes no argument");

@@ -61,6 +61,13 @@ typedef struct eb_run_board {
      * "" = each reaches the other directly. */
     bool qemu;
     char nat_pc_ip[48], nat_board_ip[48];
+    /* The emulator as run ("QEMU emulator version 8.1.3, /path/qemu-system-riscv32
+     * -M esp32c3") and the images per tier ("TIER=SHA-256 of its app,...";
+     * "*" the default image's), for request.json; the emulated board and its
+     * images, owned by the run's setup (run_qemu.c). */
+    char emulator[320];
+    char tier_images[1200];
+    struct eb_run_qemu *qemu_ctl;
     /* What its source knows of its console's port: no DTR/RTS on it (a
      * virtual board's pty: resets say nothing of their absence), and how
      * many times a chip's boot time it may take to greet (an emulated chip

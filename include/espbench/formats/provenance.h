@@ -84,6 +84,15 @@ typedef struct eb_provenance {
      * Written only when known. */
     char net[8];
     char fw_sources[240];
+    /* An emulated board (run --qemu): the emulator as run ("QEMU emulator
+     * version 8.1.3, qemu-system-riscv32 -M esp32c3"), and the image the
+     * test ran on: its app's SHA-256, its descriptor's project and version
+     * ("espbench 31d2e5d"), and the --qemu-image it came from ("TIER=DIR", or
+     * DIR for the image of every tier without one). Written only when known. */
+    char emulator[160];
+    char fw_sha256[72];
+    char fw_version[96];
+    char fw_image[240];
     /* The far end when it is not this PC: the SSH host that ran the test's
      * iperf2 ("ssh://lab"). Written only when known. */
     char far_end[256];

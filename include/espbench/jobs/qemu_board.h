@@ -39,6 +39,15 @@ const char *eb_qemu_board_app_sha256(const eb_qemu_board *b); /* of the image at
 /* Regions written and skipped as unchanged by the start. */
 void eb_qemu_board_flashed(const eb_qemu_board *b, int *written, int *unchanged);
 pid_t eb_qemu_board_pid(const eb_qemu_board *b);
+/* Another firmware: QEMU stopped by its pid, started with the download
+ * strap, the images written through the ROM loader (unchanged regions
+ * skipped: MD5), and the chip booted from its flash again. The UART's port
+ * changes (eb_qemu_board_port); eb_qemu_board_flashed counts this write. */
+int eb_qemu_board_reflash(eb_qemu_board *b, const eb_image_set *images, eb_error *err);
+/* A reset: QEMU stopped by its pid and started again on the same flash,
+ * without the strap (the guest boots from scratch, as after EN). The UART's
+ * port changes. */
+int eb_qemu_board_reboot(eb_qemu_board *b, eb_error *err);
 /* Stops QEMU by its pid and frees. NULL is fine. */
 void eb_qemu_board_stop(eb_qemu_board *b);
 

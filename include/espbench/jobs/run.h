@@ -252,9 +252,13 @@ typedef struct eb_run_request {
      * the URL (docs/architecture.md "Adding an end"); NULL = the PC. */
     const char *far_end;
     /* --qemu: an emulated ESP32-C3 (docs/emulator.md); --qemu-bin PATH (NULL =
-     * $ESPBENCH_QEMU or PATH), --qemu-image DIR (NULL = $ESPBENCH_QEMU_IMAGE). */
+     * $ESPBENCH_QEMU or PATH), --qemu-image DIR (NULL = $ESPBENCH_QEMU_IMAGE),
+     * and --qemu-image TIER=DIR, a tier's own image (its build-time settings),
+     * as given ("TIER=DIR"). */
     bool qemu;
     const char *qemu_bin, *qemu_image;
+    const char *qemu_tier_images[EB_RUN_MAX_TIERS];
+    int n_qemu_tier_images;
 } eb_run_request;
 
 /* What resolving owns for the run's lifetime (eb_run_setup_free). */
@@ -273,7 +277,7 @@ typedef struct eb_run_setup {
     char hosted_manifest[448];    /* --sim: the pair's images, made by run_hosted.c */
     bool bad_request;          /* the error is the request's own (a usage error) */
     struct eb_dir_lock *out_lock; /* one writer per results folder (dir_lock.h), held to eb_run_setup_free */
-    struct eb_qemu_board *qemu; /* --qemu: the emulated board (qemu_board.h) */
+    struct eb_run_qemu *qemu;  /* --qemu: the emulated board and its images (run_qemu.c) */
 } eb_run_setup;
 
 /* One step from request to a runnable eb_run_opts: loads the profiles and

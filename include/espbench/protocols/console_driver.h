@@ -108,6 +108,12 @@ struct eb_console_driver {
                        eb_board_run *run);
     /* Stops a running iperf (or does nothing when it already finished). */
     int (*iperf_abort)(const eb_console_driver *drv, eb_console *c, eb_deadline d, eb_error *err);
+    /* Stops a running iperf and waits, up to d, for the board's line that
+     * it ended (run->done; every line on the way goes to iperf_line). 0 when
+     * the abort was answered, done or not: the caller reads run->done. NULL:
+     * the dialect prints no such line (iperf_abort alone). */
+    int (*iperf_stop)(const eb_console_driver *drv, eb_console *c, const eb_board_iperf *cfg, eb_board_run *run,
+                      eb_deadline d, eb_error *err);
     /* Radio settings (dims.h's radio dimensions), "band=5 bw5=40" in the
      * espbench console's spelling; the board's reply (what it runs now) in
      * now. A setting the firmware refuses is EB_ECONFIG with its reason.

@@ -9,7 +9,10 @@
  * The first rule whose PREFIX matches wins (an empty PREFIX matches every
  * line: put it last). TEXT and REPLY take \r \n \t \\ escapes; a REPLY of
  * <gone> makes the port fail like a removed USB device (reads and writes
- * then return EB_EIO). Baud changes succeed; modem lines are absent. */
+ * then return EB_EIO). Baud changes succeed; modem lines are absent, unless
+ *   lines                   the port has DTR/RTS: releasing RTS (EN) after
+ *                           asserting it answers as a written line "<en>"
+ *                           would (a rule "on <en> -> BOOT LOG"). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +35,7 @@ typedef struct fake_state {
     eb_buf out;     /* bytes the board has printed, not read yet */
     eb_buf line;    /* the line being written */
     bool gone;
+    bool lines, rts; /* the lines directive; RTS as last set */
 } fake_state;
 
 static int parse_rule(fake_state *f, const char *path, int ln, const char *rest, bool once, eb_error *err)
@@ -61,11 +65,15 @@ static int parse_line(fake_state *f, const char *path, int ln, char *s, eb_error
         free(t);
         return 0;
     }
+    if (!strcmp(s, "lines")) {
+        f->lines = true;
+        return 0;
+    }
     if (!strncmp(s, "on ", 3))
         return parse_rule(f, path, ln, s + 3, false, err);
     if (!strncmp(s, "once ", 5))
         return parse_rule(f, path, ln, s + 5, true, err);
-    return eb_fail(err, EB_ECONFIG, "%s:%d: unknown directive (print, on, once)", path, ln);
+    return eb_fail(err, EB_ECONFIG, "%s:%d: unknown directive (print, on, once, lines)", path, ln);
 }
 
 static void fake_free(fake_state *f)
@@ -99,7 +107,7 @@ static int fake_open(eb_port *p, const char *target, eb_error *err)
         return rc;
     }
     p->impl = f;
-    p->can_set_lines = false;
+    p->can_set_lines = f->lines;
     return 0;
 }
 
@@ -116,9 +124,8 @@ static int gone(eb_port *p, eb_error *err)
 }
 
 /* A complete written line: the first matching rule answers. */
-static void answer(fake_state *f)
+static void answer_line(fake_state *f, const char *line)
 {
-    const char *line = eb_buf_cstr(&f->line);
     for (int i = 0; i < f->n_rules; i++) {
         fake_rule *r = &f->rules[i];
         if ((r->once && r->used) || strncmp(line, r->prefix, strlen(r->prefix)) != 0)
@@ -130,6 +137,11 @@ static void answer(fake_state *f)
             eb_buf_append(&f->out, r->reply, strlen(r->reply));
         break;
     }
+}
+
+static void answer(fake_state *f)
+{
+    answer_line(f, eb_buf_cstr(&f->line));
     eb_buf_reset(&f->line);
 }
 
@@ -178,8 +190,14 @@ static int fake_set_baud(eb_port *p, uint32_t baud, eb_error *err)
 
 static int fake_set_lines(eb_port *p, bool dtr, bool rts, eb_error *err)
 {
-    (void)p, (void)dtr, (void)rts, (void)err;
-    return 1;
+    (void)dtr, (void)err;
+    fake_state *f = p->impl;
+    if (!f->lines)
+        return 1;
+    if (f->rts && !rts)
+        answer_line(f, "<en>");
+    f->rts = rts;
+    return 0;
 }
 
 static void fake_flush(eb_port *p) { (void)p; }

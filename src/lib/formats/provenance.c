@@ -76,6 +76,10 @@ static const eb_prov_field base_fields[] = {
     OPT("radio_coex", EB_PROV_TEXT, radio_coex, "BLE activity during the test"),
     OPT("net", EB_PROV_TEXT, net, "firmware's network (eth: no Wi-Fi)"),
     OPT("fw_sources", EB_PROV_TEXT, fw_sources, "firmware built with stand-in sources"),
+    OPT("emulator", EB_PROV_TEXT, emulator, "emulator"),
+    OPT("fw_sha256", EB_PROV_TEXT, fw_sha256, "firmware image (SHA-256 of the app)"),
+    OPT("fw_version", EB_PROV_TEXT, fw_version, "firmware image (project, version)"),
+    OPT("fw_image", EB_PROV_TEXT, fw_image, "firmware image given"),
     OPT("far_end", EB_PROV_TEXT, far_end, "far end (a host other than this PC)"),
 };
 #undef F

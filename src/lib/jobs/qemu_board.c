@@ -22,6 +22,8 @@
 
 struct eb_qemu_board {
     eb_qemu *q;
+    eb_qemu_board_opts o; /* kept for each restart: its texts copied below */
+    char program[PATH_MAX], rom_dir[PATH_MAX], fwd_addr[48];
     char flash[PATH_MAX], log[PATH_MAX];
     char sha256[72];
     int written, unchanged;
@@ -83,9 +85,8 @@ int eb_qemu_images_from_dir(eb_image_set *s, const char *dir, uint32_t bootloade
 /* The images through the ROM loader: no reset lines on socket://, no stub
  * (Espressif's stubs do not answer in QEMU: docs/flashing.md), the loader
  * left as it is, since QEMU is stopped next. */
-static int write_images(eb_qemu_board *b, const eb_qemu_board_opts *o, eb_error *err)
+static int write_images(eb_qemu_board *b, const eb_qemu_board_opts *o, const eb_image_set *s, eb_error *err)
 {
-    const eb_image_set *s = o->images;
     eb_flash_opts fo = {.profiles = o->profiles, .expect_chip = "esp32c3", .before = "no-reset",
                         .after = "no-reset", .stub = "off", .emulated = true};
     eb_flash_session *fs = NULL;
@@ -96,6 +97,7 @@ static int write_images(eb_qemu_board *b, const eb_qemu_board_opts *o, eb_error 
     if (!rc)
         rc = eb_flash_write(fs, s->regions, s->n, res, err);
     eb_flash_close(fs);
+    b->written = b->unchanged = 0;
     for (int i = 0; !rc && i < s->n; i++) {
         b->written += res[i].written;
         b->unchanged += res[i].skipped;
@@ -123,6 +125,32 @@ static int start_qemu(eb_qemu_board *b, const eb_qemu_board_opts *o, bool downlo
     return rc;
 }
 
+/* A text of the options kept in the board (NULL stays NULL). */
+static const char *keep(char *dst, size_t cap, const char *src)
+{
+    if (!src)
+        return NULL;
+    snprintf(dst, cap, "%s", src);
+    return dst;
+}
+
+/* The images written in download mode, then "reset into the app" (unless
+ * keep_loader): QEMU stopped by its pid and started again without the strap. */
+static int flash_and_boot(eb_qemu_board *b, const eb_image_set *set, eb_error *err)
+{
+    const eb_qemu_board_opts *o = &b->o;
+    bool flashing = set && set->n > 0;
+    int rc = start_qemu(b, o, flashing || o->keep_loader, err);
+    if (!rc && flashing)
+        rc = write_images(b, o, set, err);
+    if (!rc && flashing && !o->keep_loader) {
+        eb_qemu_stop(b->q); /* by its pid: the strap is only read when QEMU starts */
+        b->q = NULL;
+        rc = start_qemu(b, o, false, err);
+    }
+    return rc;
+}
+
 int eb_qemu_board_start(eb_qemu_board **out, const eb_qemu_board_opts *o, eb_error *err)
 {
     *out = NULL;
@@ -133,25 +161,37 @@ int eb_qemu_board_start(eb_qemu_board **out, const eb_qemu_board_opts *o, eb_err
     eb_qemu_board *b = calloc(1, sizeof *b);
     if (!b)
         abort();
+    b->o = *o;
+    b->o.program = keep(b->program, sizeof b->program, o->program);
+    b->o.rom_dir = keep(b->rom_dir, sizeof b->rom_dir, o->rom_dir);
+    b->o.fwd_addr = keep(b->fwd_addr, sizeof b->fwd_addr, o->fwd_addr);
+    b->o.images = NULL; /* the caller's: each start or reflash is given its own */
+    b->o.name = b->o.out_dir = NULL;
     snprintf(b->flash, sizeof b->flash, "%s/%s-flash.bin", o->out_dir, name);
     snprintf(b->log, sizeof b->log, "%s/%s.log", o->out_dir, name);
-    bool flashing = o->images && o->images->n > 0;
     int rc = eb_qemu_flash_file(b->flash, EB_QEMU_FLASH_BYTES, err);
     if (!rc)
-        rc = start_qemu(b, o, flashing || o->keep_loader, err);
-    if (!rc && flashing)
-        rc = write_images(b, o, err);
-    if (!rc && flashing && !o->keep_loader) {
-        eb_qemu_stop(b->q); /* by its pid: the strap is only read when QEMU starts */
-        b->q = NULL;
-        rc = start_qemu(b, o, false, err);
-    }
+        rc = flash_and_boot(b, o->images, err);
     if (rc) {
         eb_qemu_board_stop(b);
         return rc;
     }
     *out = b;
     return 0;
+}
+
+int eb_qemu_board_reflash(eb_qemu_board *b, const eb_image_set *images, eb_error *err)
+{
+    eb_qemu_stop(b->q);
+    b->q = NULL;
+    return flash_and_boot(b, images, err);
+}
+
+int eb_qemu_board_reboot(eb_qemu_board *b, eb_error *err)
+{
+    eb_qemu_stop(b->q);
+    b->q = NULL;
+    return start_qemu(b, &b->o, false, err);
 }
 
 void eb_qemu_board_stop(eb_qemu_board *b)

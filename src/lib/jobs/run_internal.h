@@ -66,6 +66,7 @@
 #include "espbench/protocols/console.h"
 #include "espbench/protocols/console_driver.h"
 #include "espbench/formats/esp_image.h"
+#include "espbench/jobs/firmware_source.h"
 #include "espbench/adapters/pc.h"
 #include "espbench/adapters/port.h"
 #include "espbench/formats/provenance.h"
@@ -168,6 +169,19 @@ int run_bad_request(eb_run_setup *st, eb_error *err, const char *fmt, ...) __att
 int run_qemu_request_check(const eb_run_request *rq, eb_run_setup *st, eb_error *err);
 int run_qemu_start(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, eb_error *err);
 void run_qemu_stop(eb_run_setup *st);
+int run_qemu_tiers_check(const eb_run_request *rq, const eb_run_opts *o, eb_run_setup *st, eb_error *err);
+/* Before a tier: its own image (--qemu-image TIER=DIR, else the default)
+ * into set when the flash holds another (set->n 0: the board runs it; its
+ * facts into the board's provenance). run_qemu_write writes such a set
+ * (QEMU restarted with the strap, then without), run_qemu_reboot restarts
+ * QEMU on the same flash (a reset); both make QEMU's new UART the board's
+ * port (its console is the caller's to open again: run_steps.c), and are
+ * EB_KIND_BOARD when QEMU does not come back. */
+int run_qemu_tier_image(board_ctx *bc, const eb_tier *t, eb_image_set *set, eb_error *err);
+int run_qemu_write(board_ctx *bc, const eb_image_set *set, eb_error *err);
+int run_qemu_reboot(board_ctx *bc, eb_error *err);
+/* Whether the tier has an image of its own (--qemu-image TIER=DIR). */
+bool run_qemu_own_image(const board_ctx *bc, const eb_tier *t);
 
 /* ------------------------------------------------------------ board sources (run_sources.c) */
 
@@ -175,7 +189,7 @@ void run_qemu_stop(eb_run_setup *st);
  * needs, as bits (run_sources.c reads each from its eb_run_request field;
  * --pattern is no field: its check passes the bit). */
 enum run_opt {
-    RUN_OPT_PORT, RUN_OPT_SIM, RUN_OPT_LAB, RUN_OPT_QEMU, RUN_OPT_QEMU_BIN, RUN_OPT_QEMU_IMAGE,
+    RUN_OPT_PORT, RUN_OPT_SIM, RUN_OPT_LAB, RUN_OPT_QEMU, RUN_OPT_QEMU_BIN, RUN_OPT_QEMU_IMAGE, RUN_OPT_QEMU_TIER_IMAGE,
     RUN_OPT_COPROCESSOR, RUN_OPT_TRANSPORT, RUN_OPT_COPROCESSOR_PORT, RUN_OPT_PEER_PORT, RUN_OPT_PEER_CHIP,
     RUN_OPT_PEER_TIER, RUN_OPT_CHIP, RUN_OPT_SSID, RUN_OPT_PC_ADDRESS, RUN_OPT_PATTERN, RUN_OPT_COUNT
 };
@@ -288,6 +302,11 @@ int run_board_log(board_ctx *bc, eb_error *err);
 int run_board_open(board_ctx *bc, eb_error *err);
 /* Records the board's facts and closes its console, port and log. */
 void run_board_close(board_ctx *bc);
+/* Resets the board (an emulated board's QEMU restarted, a virtual board's
+ * control socket, EN through RTS) and waits for its prompt; the tier is to
+ * be applied again. how: the way taken, for messages. EB_KIND_BOARD when
+ * it cannot. */
+int run_board_reset(board_ctx *bc, char *how, size_t cap, eb_error *err);
 /* Applies tier t and connects; a failure is the board's (EB_KIND_BOARD)
  * unless it already has a kind (reboot, port lost). */
 int run_apply_tier(board_ctx *bc, const eb_tier *t, eb_error *err);

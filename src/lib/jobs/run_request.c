@@ -45,6 +45,13 @@ static void add_boards(cJSON *obj, const eb_run_opts *o)
         cJSON_AddItemToArray(a, cJSON_CreateString(t));
         cJSON_AddItemToArray(fw, cJSON_CreateString(o->boards[i].fw_sha256));
     }
+    /* An emulated board (--qemu): the emulator as run and each tier's image. */
+    for (int i = 0; i < o->n_boards; i++)
+        if (o->boards[i].emulator[0]) {
+            cJSON_AddStringToObject(obj, "emulator", o->boards[i].emulator);
+            cJSON_AddStringToObject(obj, "tier_images", o->boards[i].tier_images);
+            break;
+        }
 }
 
 static void add_tests(cJSON *obj, unsigned mask)
@@ -149,6 +156,8 @@ static const struct field {
 } fields[] = {
     {"boards", "boards (--chip, --lab, --sim, --port, --dialect, --peer-*, --coprocessor)", false, false},
     {"firmware_sha256", "firmware image (SHA-256)", true, false},
+    {"emulator", "emulator (--qemu-bin)", true, true},
+    {"tier_images", "--qemu-image (each tier's app SHA-256)", true, true},
     {"firmware", "--firmware", false, false},
     {"manifest", "--manifest", false, false},
     {"tiers", "--tier", false, false},

@@ -165,7 +165,7 @@ int eb_run_resolve(const eb_run_request *rq, eb_run_opts *o, eb_run_setup *st, e
     if ((rc = run_instr_resolve(rq, o, st, err)) != 0 || (rc = run_hosted_resolve(rq, o, st, err)) != 0 ||
         (rc = run_pair_resolve(rq, o, st, err)) != 0 || (rc = run_tiers_resolve(o, st, err)) != 0)
         return rc;
-    if ((rc = check_plan(rq, o, st, err)) != 0)
+    if ((rc = check_plan(rq, o, st, err)) != 0 || (rc = run_qemu_tiers_check(rq, o, st, err)) != 0)
         return rc;
     out_default(rq, o, st);
     if ((rc = eb_run_check_out(o, err)) != 0)

@@ -19,10 +19,11 @@
 #include "run_internal.h"
 
 /* Each option bit's field in the request: text (given when not NULL), a
- * flag, or none (--pattern). */
-enum { OPT_NONE, OPT_TEXT, OPT_FLAG };
+ * flag, a count (given when not 0), or none (--pattern). */
+enum { OPT_NONE, OPT_TEXT, OPT_FLAG, OPT_COUNT };
 #define TEXT(f) {offsetof(eb_run_request, f), OPT_TEXT}
 #define FLAG(f) {offsetof(eb_run_request, f), OPT_FLAG}
+#define COUNT(f) {offsetof(eb_run_request, f), OPT_COUNT}
 static const struct opt_field {
     size_t off;
     int kind;
@@ -33,6 +34,7 @@ static const struct opt_field {
     [RUN_OPT_QEMU] = FLAG(qemu),
     [RUN_OPT_QEMU_BIN] = TEXT(qemu_bin),
     [RUN_OPT_QEMU_IMAGE] = TEXT(qemu_image),
+    [RUN_OPT_QEMU_TIER_IMAGE] = COUNT(n_qemu_tier_images),
     [RUN_OPT_COPROCESSOR] = TEXT(coprocessor),
     [RUN_OPT_TRANSPORT] = TEXT(transport),
     [RUN_OPT_COPROCESSOR_PORT] = TEXT(coprocessor_port),
@@ -46,6 +48,7 @@ static const struct opt_field {
 };
 #undef TEXT
 #undef FLAG
+#undef COUNT
 
 unsigned run_sources_given(const eb_run_request *rq)
 {
@@ -61,6 +64,10 @@ unsigned run_sources_given(const eb_run_request *rq)
             bool v;
             memcpy(&v, at, sizeof v);
             set = v;
+        } else if (opt_fields[i].kind == OPT_COUNT) {
+            int v;
+            memcpy(&v, at, sizeof v);
+            set = v > 0;
         }
         given |= set ? 1u << i : 0;
     }

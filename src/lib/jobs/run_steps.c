@@ -13,7 +13,9 @@
 #include "espbench/jobs/firmware_source.h"
 #include "espbench/jobs/flash.h"
 #include "espbench/base/sha256.h"
+#include "espbench/adapters/vboard_ctl.h"
 #include "espbench/formats/dialect.h"
+#include "espbench/protocols/reset.h"
 #include "run_internal.h"
 
 /* A board greets within a chip's boot time, or its source's pace of it
@@ -209,6 +211,28 @@ int run_flash_manifest(board_ctx *bc, const char *firmware, const char *tier, co
     return open_console(bc, have_info ? &info : NULL, err);
 }
 
+#define WIRED_NOTE "Wi-Fi buffers not applicable (Ethernet image)"
+
+/* An emulated board (run_qemu.c): the tier's own image written when the
+ * flash holds another, QEMU started anew on it, the console opened on its
+ * new UART with the image's app standing in for the boot log. */
+static int qemu_tier_image(board_ctx *bc, const eb_tier *t, eb_error *err)
+{
+    eb_image_set set = {0};
+    int rc = run_qemu_tier_image(bc, t, &set, err);
+    if (!rc && set.n) {
+        close_board_port(bc);
+        rc = run_qemu_write(bc, &set, err);
+        eb_image_info info;
+        if (!rc)
+            rc = open_console(bc, app_info(bc, &set, &info) ? &info : NULL, err);
+        if (rc && err->kind == EB_KIND_NONE)
+            eb_error_kind(err, EB_KIND_BOARD);
+    }
+    eb_image_set_free(&set);
+    return rc;
+}
+
 /* The espbench firmware's Ethernet image (the emulated board, docs/emulator.md)
  * has no Wi-Fi driver, and every runtime field is a Wi-Fi buffer. */
 static bool wired(const board_ctx *bc) { return !strcmp(bc->cons->ident.net, "eth"); }
@@ -238,10 +262,13 @@ static int switch_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
                                  eb_deadline_in(EB_RUN_CMD_MS), err);
     size_t n = strlen(bc->cons->tier_note);
     if (!rc && dropped)
-        snprintf(bc->cons->tier_note + n, sizeof bc->cons->tier_note - n, "%sWi-Fi buffers not applicable (Ethernet image)",
-                 n ? "; " : "");
+        snprintf(bc->cons->tier_note + n, sizeof bc->cons->tier_note - n, "%s" WIRED_NOTE, n ? "; " : "");
     return rc;
 }
+
+/* Whether the image lacks build-time settings of the tier (the note says
+ * more than that the Ethernet image has no Wi-Fi buffers). */
+static bool built_differs(const board_ctx *bc) { return bc->cons->tier_note[0] && strcmp(bc->cons->tier_note, WIRED_NOTE); }
 
 /* --manifest: the tier's own espbench image (espbench build --tier), when
  * the manifest has one; why not in why. */
@@ -266,15 +293,17 @@ static int set_tier_runtime(board_ctx *bc, const eb_tier *t, eb_error *err)
     int rc = switch_tier(bc, t, err);
     /* The image on the board lacks build-time settings of the tier: flash
      * the tier's own image where the manifest has one, then switch again. */
-    if (!rc && bc->cons->tier_note[0] && o->manifest && tier_image_listed(bc, fw, t, why, sizeof why)) {
+    if (!rc && built_differs(bc) && o->manifest && tier_image_listed(bc, fw, t, why, sizeof why)) {
         char what[48];
         snprintf(what, sizeof what, "tier %s", t->name);
         rc = run_flash_manifest(bc, fw, t->name, what, err);
         if (!rc)
             rc = switch_tier(bc, t, err);
     }
+    if (bc->b->qemu_ctl && !why[0] && !run_qemu_own_image(bc, t)) /* the emulated board's (run_qemu.c) */
+        snprintf(why, sizeof why, "give --qemu-image %s=DIR, the firmware built with the tier's settings", t->name);
     /* One image serves the tier: say which build-time settings it cannot switch. */
-    if (!rc && bc->cons->tier_note[0])
+    if (!rc && built_differs(bc))
         run_infof(bc, EB_RUN_EV_WARN, "%s: tier %s: the firmware's build-time settings differ: %s; "
                   "the runtime settings are the tier's%s%s", bc->label, t->name, bc->cons->tier_note,
                   why[0] ? "; no image of its own: " : "", why);
@@ -332,7 +361,11 @@ int run_apply_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
 {
     uint64_t t0 = eb_now_us();
     bc->cons->tier_note[0] = 0;
-    int rc = bc->cons->drv->runtime_tiers && bc->cons->drv->set_tier ? set_tier_runtime(bc, t, err) : flash_tier(bc, t, err);
+    int rc = 0;
+    if (bc->b->qemu_ctl) /* the tier's own image first, where it has one */
+        rc = qemu_tier_image(bc, t, err);
+    if (!rc)
+        rc = bc->cons->drv->runtime_tiers && bc->cons->drv->set_tier ? set_tier_runtime(bc, t, err) : flash_tier(bc, t, err);
     if (!rc) {
         run_step_done(bc, EB_STEP_TIER, t0);
         t0 = eb_now_us();
@@ -353,6 +386,65 @@ int run_apply_tier(board_ctx *bc, const eb_tier *t, eb_error *err)
     bc->cons->tier = t;
     run_fill_meta(bc);
     return 0;
+}
+
+/* ------------------------------------------------------------ a reset */
+
+/* The ways a run resets a board, the first that applies: an emulated
+ * board's QEMU restarted; a virtual board's control socket; EN pulsed
+ * through RTS where the port has modem lines. */
+static bool is_qemu(const board_ctx *bc) { return bc->b->qemu_ctl != NULL; }
+static bool has_control(const board_ctx *bc) { return bc->b->sim_control[0] != 0; }
+static bool has_lines(const board_ctx *bc) { return bc->cons->port && bc->cons->port->can_set_lines; }
+
+static int reset_qemu(board_ctx *bc, eb_error *err)
+{
+    close_board_port(bc);
+    int rc = run_qemu_reboot(bc, err);
+    return rc ? rc : open_console(bc, NULL, err);
+}
+
+static int reset_control(board_ctx *bc, eb_error *err)
+{
+    char reply[160];
+    return eb_vboard_ctl(bc->b->sim_control, "reset", reply, sizeof reply, 5000, err);
+}
+
+static int reset_en(board_ctx *bc, eb_error *err)
+{
+    const eb_reset_seq *seq = eb_reset_after("hard-reset", bc->cons->port->usb_vid, bc->cons->port->usb_pid);
+    int rc = seq ? eb_reset_run(bc->cons->port, seq, 0, err) : eb_fail(err, EB_ECONFIG, "no hard-reset sequence");
+    return rc == 1 ? eb_fail(err, EB_EIO, "%s: the port cannot set RTS (EN)", bc->b->port) : rc;
+}
+
+static const struct reset_row {
+    const char *how;
+    bool (*applies)(const board_ctx *bc);
+    int (*reset)(board_ctx *bc, eb_error *err);
+} resets[] = {
+    {"QEMU restarted", is_qemu, reset_qemu},
+    {"the virtual board's reset", has_control, reset_control},
+    {"EN pulsed through RTS", has_lines, reset_en},
+};
+
+int run_board_reset(board_ctx *bc, char *how, size_t cap, eb_error *err)
+{
+    bc->cons->tier = NULL; /* the firmware boots with its own tier: applied again */
+    for (size_t i = 0; i < sizeof resets / sizeof resets[0]; i++) {
+        if (!resets[i].applies(bc))
+            continue;
+        snprintf(how, cap, "%s", resets[i].how);
+        int rc = resets[i].reset(bc, err);
+        if (!rc && bc->cons->con) /* its prompt again, after the boot log */
+            rc = bc->cons->drv->ready(bc->cons->drv, bc->cons->con, eb_deadline_in(ready_ms(bc)), err);
+        if (rc && err->kind == EB_KIND_NONE)
+            eb_error_kind(err, EB_KIND_BOARD);
+        return rc;
+    }
+    snprintf(how, cap, "no way to reset it from here");
+    eb_fail(err, EB_EIO, "%s: the port has no modem lines to reset the board", bc->b->port);
+    eb_error_kind(err, EB_KIND_BOARD);
+    return EB_EIO;
 }
 
 int run_board_ready(board_ctx *bc, eb_error *err)

@@ -143,6 +143,68 @@ static void io_init(test_io *io, board_ctx *bc, const eb_run_item *it)
     snprintf(io->srv_t, sizeof io->srv_t, "%g", o->duration_s + 30);
 }
 
+/* How long the board may take to end its iperf after an abort: the
+ * engine's next 1 s tick (espressif/iperf-cmd iperf_force_stop), but a
+ * server still waiting for its client only when its accept (5 s) or
+ * receive (CONFIG_IPERF_DEF_SOCKET_RX_TIMEOUT, 10 s) times out: the run's
+ * allowance for a stalled iperf and 5 s more (12 s at -i 1; an emulated
+ * chip's allowance is its slower clock's). */
+static uint64_t stop_ms(const board_ctx *bc) { return (uint64_t)((eb_run_grace_s(bc->sh->o) + 5) * 1000); }
+
+/* The board's iperf did not end (what: after an abort, or from before):
+ * the firmware answers BUSY to the next iperf until it restarts. The point
+ * fails with that line, and the board is reset so the points after it run;
+ * a board that cannot be reset from here ends (EB_KIND_BOARD). */
+static int iperf_stuck(test_io *io, const char *what, const char *why, eb_error *err)
+{
+    board_ctx *bc = io->bc;
+    char how[64];
+    eb_error rerr = {0};
+    int rc = run_board_reset(bc, how, sizeof how, &rerr);
+    if (rc) {
+        eb_fail(err, EB_EIO, "%s: the board's iperf %s (%s): reset the board (EN or power) and rerun with "
+                "--resume; espbench could not: %s", bc->label, what, why, rerr.msg);
+        eb_error_kind(err, EB_KIND_BOARD);
+    } else {
+        eb_fail(err, EB_EIO, "%s: the board's iperf %s (%s): the board was reset (%s) for the next test",
+                bc->label, what, why, how);
+    }
+    return EB_EIO;
+}
+
+/* Aborts the board's iperf and waits for its end (a dialect without an end
+ * line: the abort alone). 0 when it ended; else the point fails (iperf_stuck). */
+static int stop_board_iperf(test_io *io, eb_error *err)
+{
+    board_ctx *bc = io->bc;
+    if (!bc->cons->drv->iperf_stop || io->run.done) {
+        eb_error ignored = {0};
+        if (!io->run.done)
+            bc->cons->drv->iperf_abort(bc->cons->drv, bc->cons->con, eb_deadline_in(EB_RUN_CMD_MS), &ignored);
+        return 0;
+    }
+    int rc = bc->cons->drv->iperf_stop(bc->cons->drv, bc->cons->con, &io->cfg, &io->run, eb_deadline_in(stop_ms(bc)), err);
+    if (rc && (rc == EB_EINTR || eb_console_port_failed(bc->cons->con)))
+        return rc;
+    if (!rc && io->run.done)
+        return 0;
+    char why[EB_ERROR_MSG_MAX / 2];
+    if (rc)
+        snprintf(why, sizeof why, "%.*s", (int)sizeof why - 1, err->msg);
+    else
+        snprintf(why, sizeof why, "no iperf.done within %g s; it answers BUSY until a reset",
+                 (double)stop_ms(bc) / 1000);
+    return iperf_stuck(io, "did not stop after iperf --abort", why, err);
+}
+
+/* A board whose iperf answers BUSY at a start: a test before it did not end. */
+static int start_refused(test_io *io, int rc, eb_error *err)
+{
+    if (rc && strstr(err->msg, ": BUSY: "))
+        return iperf_stuck(io, "was still running from before", "it answered BUSY to a new iperf", err);
+    return rc;
+}
+
 /* Starts the PC iperf2 server and waits until it listens. */
 static int start_pc_server(test_io *io, eb_error *err)
 {
@@ -189,7 +251,8 @@ static int board_sends(test_io *io, eb_entry *e, const eb_interval **udp_final, 
     uint64_t t_setup = eb_now_us();
     int rc = start_pc_server(io, err);
     if (!rc)
-        rc = bc->cons->drv->iperf_start(bc->cons->drv, bc->cons->con, &io->cfg, &io->run, eb_deadline_in(EB_RUN_CMD_MS), err);
+        rc = start_refused(io, bc->cons->drv->iperf_start(bc->cons->drv, bc->cons->con, &io->cfg, &io->run,
+                                                    eb_deadline_in(EB_RUN_CMD_MS), err), err);
     if (rc)
         return rc;
     run_step_done(bc, EB_STEP_SETUP, t_setup);
@@ -205,7 +268,8 @@ static int board_sends(test_io *io, eb_entry *e, const eb_interval **udp_final, 
     if (io->run.failed)
         return eb_fail(err, EB_EIO, "%s: board iperf failed: %s", bc->label, io->run.msg);
     if (!io->run.done) {
-        bc->cons->drv->iperf_abort(bc->cons->drv, bc->cons->con, eb_deadline_in(EB_RUN_CMD_MS), err);
+        if ((rc = stop_board_iperf(io, err)) != 0)
+            return rc;
         return eb_fail(err, EB_EIO, "%s: the board's iperf was still running %g s after the end of %s "
                        "(stalled?); aborted it", bc->label, eb_run_grace_s(o), eb_test_name(io->it->test));
     }
@@ -258,7 +322,8 @@ static int board_receives(test_io *io, eb_entry *e, const eb_interval **udp_fina
     board_ctx *bc = io->bc;
     const eb_run_opts *o = bc->sh->o;
     uint64_t t_setup = eb_now_us();
-    int rc = bc->cons->drv->iperf_start(bc->cons->drv, bc->cons->con, &io->cfg, &io->run, eb_deadline_in(EB_RUN_CMD_MS), err);
+    int rc = start_refused(io, bc->cons->drv->iperf_start(bc->cons->drv, bc->cons->con, &io->cfg, &io->run,
+                                                    eb_deadline_in(EB_RUN_CMD_MS), err), err);
     if (!rc)
         rc = start_pc_client(io, err);
     if (rc)
@@ -287,8 +352,8 @@ static int board_receives(test_io *io, eb_entry *e, const eb_interval **udp_fina
     while (!io->run.done && !io->run.failed && !eb_deadline_passed(bd))
         if ((rc = pump(io, 100, err)) != 0)
             return rc;
-    if (!io->run.done)
-        bc->cons->drv->iperf_abort(bc->cons->drv, bc->cons->con, eb_deadline_in(EB_RUN_CMD_MS), err);
+    if (!io->run.done && (rc = stop_board_iperf(io, err)) != 0)
+        return rc;
     if ((rc = run_pc_iperf_final(io->bc, io->pc, io->cfg.port, eb_pc_iperf_check(io->pc, err), err)) != 0)
         return rc;
     if (io->run.n == 0)

@@ -440,6 +440,27 @@ static int espbench_iperf_abort(const eb_console_driver *drv, eb_console *c, eb_
     return command(c, "iperf --abort", NULL, 0, NULL, NULL, d, err);
 }
 
+/* The firmware ends its iperf after an abort at the engine's next tick
+ * (espressif/iperf-cmd's iperf_force_stop), then prints iperf.done: before
+ * the abort's #EB:OK or after it. */
+static int espbench_iperf_stop(const eb_console_driver *drv, eb_console *c, const eb_board_iperf *cfg,
+                               eb_board_run *run, eb_deadline d, eb_error *err)
+{
+    struct start_ctx s = {drv, cfg, run};
+    int rc = command(c, "iperf --abort", NULL, 0, start_line, &s, d, err);
+    char line[EB_CONSOLE_LINE_MAX];
+    while (!rc && !run->done) {
+        int ev = eb_console_next(c, line, sizeof line, d, err);
+        if (ev < 0)
+            return -ev;
+        if (ev == EB_CON_TIMEOUT)
+            break;
+        if (ev == EB_CON_LINE)
+            drv->iperf_line(drv, cfg, line, run);
+    }
+    return rc;
+}
+
 /* radio_set (docs/console-protocol.md "Radio settings"): a value the chip
  * or this ESP-IDF cannot take is the request's fault, not the board's. */
 static int espbench_radio_set(const eb_console_driver *drv, eb_console *c, const char *settings, char *now,
@@ -500,6 +521,7 @@ const eb_console_driver eb_driver_espbench = {
     .iperf_start = espbench_iperf_start,
     .iperf_line = espbench_iperf_line,
     .iperf_abort = espbench_iperf_abort,
+    .iperf_stop = espbench_iperf_stop,
     .radio_set = espbench_radio_set,
     .link = espbench_link,
 };
