@@ -211,8 +211,6 @@ static const fixture_row fixture_rows[] = {
 #define N_FIXTURES (sizeof fixture_rows / sizeof fixture_rows[0])
 
 /* The values a run asks of row d: its list's, or the sweep's when it is swept. */
-static int asked_values(const eb_run_opts *o, int d, double *v, int max);
-
 static bool asked(const eb_run_opts *o, int d)
 {
     return o->radio.n[d] > 0 || (o->sweep.var == d && o->sweep.n > 0);
@@ -299,16 +297,6 @@ int eb_run_check_sweep(const eb_run_opts *o, eb_error *err)
     return rc ? rc : ends_set_rows(o, err);
 }
 
-static int asked_values(const eb_run_opts *o, int d, double *v, int max)
-{
-    int n = 0;
-    for (int i = 0; i < o->radio.n[d] && n < max; i++)
-        v[n++] = atof(o->radio.v[d][i]);
-    for (int i = 0; o->sweep.var == d && i < o->sweep.n && n < max; i++)
-        v[n++] = o->sweep.values[i];
-    return n;
-}
-
 /* Whether an end takes every value the run asks of the rows that are
  * iperf options (both ends of the traffic run iperf with them). */
 static bool end_takes(const eb_run_opts *o, const eb_run_board *b, const run_end_ops *end, char *why, size_t cap)
@@ -316,7 +304,7 @@ static bool end_takes(const eb_run_opts *o, const eb_run_board *b, const run_end
     for (int d = EB_DIM_NONE + 1; d < eb_dim_count(); d++) {
         const eb_dim_desc *row = eb_dim(d);
         double v[EB_SWEEP_MAX_POINTS + EB_RADIO_MAX_VALUES];
-        int n = (row->flags & EB_DIM_IPERF) ? asked_values(o, d, v, (int)(sizeof v / sizeof v[0])) : 0;
+        int n = (row->flags & EB_DIM_IPERF) ? run_plan_asked(o, d, v, (int)(sizeof v / sizeof v[0])) : 0;
         for (int i = 0; i < n; i++) {
             if (eb_dim_is_default(row, v[i]))
                 continue;

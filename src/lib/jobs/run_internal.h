@@ -162,6 +162,9 @@ bool eb_run_test_is_udp(int test);
 /* The item's point of the run's sweep: the index of the swept row's
  * value in o->sweep.values; -1 when it has none. */
 int run_sweep_point(const eb_run_opts *o, const eb_run_item *it);
+/* What the run asks of row d: its sweep's points, else its list's (a row
+ * of names: their indexes); returns how many, at most max. */
+int run_plan_asked(const eb_run_opts *o, int d, double *v, int max);
 /* An error of the request itself (a usage error, exit 2). */
 int run_bad_request(eb_run_setup *st, eb_error *err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* run_qemu.c: --qemu's checks, its emulated board started and flashed,

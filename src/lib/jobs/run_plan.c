@@ -247,9 +247,8 @@ static bool swept(const eb_run_opts *o, int d)
 
 /* ------------------------------------------------------------ the plan: a cross product of the rows */
 
-/* What the run asks of row d: its sweep's points, else its list's (names:
- * their index). */
-static int asked(const eb_run_opts *o, int d, double *v, int max)
+/* run_internal.h: a row's asked values (the fixtures' and ends' checks use them too). */
+int run_plan_asked(const eb_run_opts *o, int d, double *v, int max)
 {
     int n = 0;
     if (swept(o, d))
@@ -282,7 +281,7 @@ static int plan_axes(const eb_run_opts *o, const eb_chip *chip, axis *ax, eb_err
             if (at != nest)
                 continue;
             ax[na] = (axis){.d = d, .nest = nest};
-            int n = r && r->axis ? r->axis(o, chip, ax[na].v, AXIS_MAX, err) : asked(o, d, ax[na].v, AXIS_MAX);
+            int n = r && r->axis ? r->axis(o, chip, ax[na].v, AXIS_MAX, err) : run_plan_asked(o, d, ax[na].v, AXIS_MAX);
             if (n < 0)
                 return n;
             if (!n && r && r->axis) /* no tier: no plan */
